@@ -1,0 +1,73 @@
+#pragma once
+// The read-only view of a CRI runtime that plegscope is allowed to have.
+// There is deliberately no mutating call here: plegscope can observe a node
+// but cannot change it, whatever its configuration.
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cri_runtime_v1.pb.h"
+
+namespace plegscope {
+
+namespace cri = ::runtime::v1;
+
+// Outcome of one call. `code` uses gRPC's numbering (0 = OK).
+struct CallStatus {
+  int code = 0;
+  std::string message;
+
+  bool ok() const { return code == 0; }
+  static CallStatus Ok() { return {}; }
+};
+
+// gRPC code name as the kubelet's metrics spell it ("DeadlineExceeded"), and
+// the canonical upper-case form ("DEADLINE_EXCEEDED") for reports.
+std::string grpc_code_name(int code);
+std::string grpc_code_upper(int code);
+
+template <typename T>
+struct CallResult {
+  CallStatus status;
+  T value{};
+  bool ok() const { return status.ok(); }
+};
+
+// Receives runtime container events (GetContainerEvents). Return false to end the stream.
+using ContainerEventHandler = std::function<bool(const cri::ContainerEventResponse&)>;
+
+// Thread-safe: calls may be issued from several threads at once.
+class RuntimeClient {
+ public:
+  virtual ~RuntimeClient() = default;
+
+  virtual CallResult<cri::VersionResponse> version() = 0;
+  virtual CallResult<cri::StatusResponse> status() = 0;
+  virtual CallResult<std::vector<cri::PodSandbox>> list_pod_sandboxes(
+      const cri::PodSandboxFilter& filter) = 0;
+  virtual CallResult<std::vector<cri::Container>> list_containers(
+      const cri::ContainerFilter& filter) = 0;
+  virtual CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string& id) = 0;
+  virtual CallResult<cri::ContainerStatusResponse> container_status(const std::string& id) = 0;
+  // Blocks, delivering events to `handler`, until the stream ends, fails,
+  // the handler returns false, or cancel_event_stream() is called.
+  virtual CallStatus watch_container_events(const ContainerEventHandler& handler) = 0;
+  virtual void cancel_event_stream() {}
+};
+
+// Operation names, exactly the kubelet's `operation_type` label values.
+namespace op {
+inline constexpr const char* kVersion = "version";
+inline constexpr const char* kStatus = "status";
+inline constexpr const char* kListPodSandbox = "list_podsandbox";
+inline constexpr const char* kListContainers = "list_containers";
+inline constexpr const char* kPodSandboxStatus = "podsandbox_status";
+inline constexpr const char* kContainerStatus = "container_status";
+inline constexpr const char* kGetContainerEvents = "get_container_events";
+inline constexpr const char* kAll[] = {kVersion,          kStatus,           kListPodSandbox,
+                                       kListContainers,   kPodSandboxStatus, kContainerStatus,
+                                       kGetContainerEvents};
+}  // namespace op
+
+}  // namespace plegscope

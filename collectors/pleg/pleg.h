@@ -1,0 +1,68 @@
+#pragma once
+// Pod Lifecycle Event Generator: the types and the one interface both
+// implementations (generic relist, evented) share, as in the kubelet's pleg.go.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/bounded_channel.h"
+#include "common/clock.h"
+
+namespace plegscope {
+
+enum class PodLifecycleEventType {
+  ContainerStarted,
+  ContainerDied,
+  ContainerRemoved,
+  PodSync,
+  ContainerChanged,
+};
+inline constexpr PodLifecycleEventType kAllEventTypes[] = {
+    PodLifecycleEventType::ContainerStarted, PodLifecycleEventType::ContainerDied,
+    PodLifecycleEventType::ContainerRemoved, PodLifecycleEventType::PodSync,
+    PodLifecycleEventType::ContainerChanged};
+
+const char* event_type_name(PodLifecycleEventType type);
+
+struct PodLifecycleEvent {
+  std::string pod_uid;
+  PodLifecycleEventType type = PodLifecycleEventType::PodSync;
+  std::string container_id;  // the kubelet's Data field
+
+  bool operator==(const PodLifecycleEvent& o) const {
+    return pod_uid == o.pod_uid && type == o.type && container_id == o.container_id;
+  }
+};
+
+using EventChannel = BoundedChannel<PodLifecycleEvent>;
+
+struct RelistTiming {
+  Duration period;
+  Duration threshold;
+};
+
+// The kubelet's defaults: generic relist every 1 s, unhealthy after 3 min;
+// with evented PLEG the generic relist slows to 300 s / 10 min.
+inline constexpr RelistTiming kGenericRelistTiming{std::chrono::seconds(1), std::chrono::minutes(3)};
+inline constexpr RelistTiming kEventedRelistTiming{std::chrono::seconds(300),
+                                                   std::chrono::minutes(10)};
+
+struct HealthStatus {
+  bool healthy = false;
+  std::string message;  // empty when healthy; the kubelet's sentence otherwise
+};
+
+// Thread-safety is per implementation; both shipped ones are thread-safe.
+class PodLifecycleEventGenerator {
+ public:
+  virtual ~PodLifecycleEventGenerator() = default;
+  virtual void start() = 0;
+  virtual void stop() = 0;
+  virtual void update(RelistTiming timing) = 0;
+  virtual EventChannel& watch() = 0;
+  virtual HealthStatus healthy() const = 0;
+  virtual void relist() = 0;
+};
+
+}  // namespace plegscope
