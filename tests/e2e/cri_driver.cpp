@@ -1,0 +1,325 @@
+// cri-driver: a tiny CRI client used only by the e2e tests to drive a real
+// runtime (containerd) through the mutating CRI calls. The agent itself is
+// read-only and never links this.
+//
+// Usage: cri-driver [--endpoint unix:///path.sock] [--timeout SECONDS] COMMAND ...
+//   version                                   runtime name and version
+//   run-pod NAME UID [NAMESPACE]              host-network sandbox -> prints id
+//   create-container SANDBOX NAME IMAGE CMD...  -> prints container id
+//   start-container ID | stop-container ID [TIMEOUT_S] | remove-container ID
+//   stop-pod ID | remove-pod ID
+//   status-container ID                       state exit_code reason (one line)
+//   list                                      JSON: sandboxes and containers
+//   images                                    image tags, one per line
+// The endpoint may also come from CRI_ENDPOINT. Exit 0 on success; 1 with a
+// one-line "cri-driver: OP: CODE: message" on an RPC error; 2 on bad usage.
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cri_runtime_v1.grpc.pb.h"
+
+namespace {
+
+using runtime::v1::ImageService;
+using runtime::v1::RuntimeService;
+
+const char* kCodeNames[] = {"OK",
+                            "CANCELLED",
+                            "UNKNOWN",
+                            "INVALID_ARGUMENT",
+                            "DEADLINE_EXCEEDED",
+                            "NOT_FOUND",
+                            "ALREADY_EXISTS",
+                            "PERMISSION_DENIED",
+                            "RESOURCE_EXHAUSTED",
+                            "FAILED_PRECONDITION",
+                            "ABORTED",
+                            "OUT_OF_RANGE",
+                            "UNIMPLEMENTED",
+                            "INTERNAL",
+                            "UNAVAILABLE",
+                            "DATA_LOSS",
+                            "UNAUTHENTICATED"};
+
+int timeout_s = 60;
+
+struct Ctx {
+  grpc::ClientContext ctx;
+  Ctx() { ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(timeout_s)); }
+};
+
+int fail(const std::string& op, const grpc::Status& s) {
+  int c = s.error_code();
+  const char* name = (c >= 0 && c <= 16) ? kCodeNames[c] : "?";
+  std::string msg = s.error_message();
+  for (auto& ch : msg)
+    if (ch == '\n') ch = ' ';
+  std::fprintf(stderr, "cri-driver: %s: %s: %s\n", op.c_str(), name, msg.c_str());
+  return 1;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: cri-driver [--endpoint unix:///sock] [--timeout S] "
+               "version|run-pod NAME UID [NS]|create-container SANDBOX NAME IMAGE CMD...|"
+               "start-container ID|stop-container ID [T]|remove-container ID|stop-pod ID|"
+               "remove-pod ID|status-container ID|list|images\n");
+  return 2;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          o += buf;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o;
+}
+
+const char* container_state(runtime::v1::ContainerState s) {
+  switch (s) {
+    case runtime::v1::CONTAINER_CREATED: return "created";
+    case runtime::v1::CONTAINER_RUNNING: return "running";
+    case runtime::v1::CONTAINER_EXITED: return "exited";
+    default: return "unknown";
+  }
+}
+
+runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std::string& uid,
+                                             const std::string& ns) {
+  runtime::v1::PodSandboxConfig cfg;
+  auto* md = cfg.mutable_metadata();
+  md->set_name(name);
+  md->set_uid(uid);
+  md->set_namespace_(ns);
+  md->set_attempt(0);
+  // Host network: no CNI needed. The hostname must stay empty, since a
+  // host-network sandbox has no private UTS namespace.
+  cfg.set_hostname("");
+  (*cfg.mutable_labels())["io.kubernetes.pod.name"] = name;
+  (*cfg.mutable_labels())["io.kubernetes.pod.namespace"] = ns;
+  (*cfg.mutable_labels())["io.kubernetes.pod.uid"] = uid;
+  (*cfg.mutable_labels())["plegscope.e2e"] = "true";
+  auto* nso = cfg.mutable_linux()->mutable_security_context()->mutable_namespace_options();
+  nso->set_network(runtime::v1::NODE);
+  nso->set_pid(runtime::v1::POD);
+  nso->set_ipc(runtime::v1::POD);
+  if (const char* parent = std::getenv("CRI_CGROUP_PARENT")) cfg.mutable_linux()->set_cgroup_parent(parent);
+  return cfg;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string endpoint = std::getenv("CRI_ENDPOINT") ? std::getenv("CRI_ENDPOINT") : "";
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--endpoint" && i + 1 < argc) {
+      endpoint = argv[++i];
+    } else if (a.rfind("--endpoint=", 0) == 0) {
+      endpoint = a.substr(11);
+    } else if (a == "--timeout" && i + 1 < argc) {
+      timeout_s = std::atoi(argv[++i]);
+    } else {
+      args.push_back(a);
+    }
+  }
+  if (endpoint.empty() || args.empty()) return usage();
+  if (endpoint.rfind("unix://", 0) != 0 && endpoint[0] == '/') endpoint = "unix://" + endpoint;
+
+  grpc::ChannelArguments chargs;
+  chargs.SetMaxReceiveMessageSize(64 * 1024 * 1024);
+  auto channel = grpc::CreateCustomChannel(endpoint, grpc::InsecureChannelCredentials(), chargs);
+  auto rt = RuntimeService::NewStub(channel);
+  auto img = ImageService::NewStub(channel);
+  const std::string& cmd = args[0];
+  auto need = [&](size_t n) { return args.size() >= n + 1; };
+
+  if (cmd == "version") {
+    runtime::v1::VersionRequest req;
+    req.set_version("v1");
+    runtime::v1::VersionResponse resp;
+    Ctx c;
+    auto s = rt->Version(&c.ctx, req, &resp);
+    if (!s.ok()) return fail(cmd, s);
+    std::printf("%s %s %s\n", resp.runtime_name().c_str(), resp.runtime_version().c_str(),
+                resp.runtime_api_version().c_str());
+    return 0;
+  }
+  if (cmd == "run-pod") {
+    if (!need(2)) return usage();
+    runtime::v1::RunPodSandboxRequest req;
+    *req.mutable_config() = sandbox_config(args[1], args[2], need(3) ? args[3] : "plegscope-e2e");
+    runtime::v1::RunPodSandboxResponse resp;
+    Ctx c;
+    auto s = rt->RunPodSandbox(&c.ctx, req, &resp);
+    if (!s.ok()) return fail(cmd, s);
+    std::printf("%s\n", resp.pod_sandbox_id().c_str());
+    return 0;
+  }
+  if (cmd == "create-container") {
+    if (!need(4)) return usage();
+    const std::string& sandbox = args[1];
+    // The sandbox config must match the one the sandbox was created with for
+    // the labels containerd copies; read it back from the sandbox status.
+    runtime::v1::PodSandboxStatusRequest sreq;
+    sreq.set_pod_sandbox_id(sandbox);
+    runtime::v1::PodSandboxStatusResponse sresp;
+    {
+      Ctx c;
+      auto s = rt->PodSandboxStatus(&c.ctx, sreq, &sresp);
+      if (!s.ok()) return fail("create-container: sandbox status", s);
+    }
+    const auto& md = sresp.status().metadata();
+    runtime::v1::CreateContainerRequest req;
+    req.set_pod_sandbox_id(sandbox);
+    *req.mutable_sandbox_config() = sandbox_config(md.name(), md.uid(), md.namespace_());
+    auto* cfg = req.mutable_config();
+    cfg->mutable_metadata()->set_name(args[2]);
+    cfg->mutable_metadata()->set_attempt(0);
+    cfg->mutable_image()->set_image(args[3]);
+    cfg->add_command(args[4]);
+    for (size_t i = 5; i < args.size(); ++i) cfg->add_args(args[i]);
+    (*cfg->mutable_labels())["io.kubernetes.container.name"] = args[2];
+    (*cfg->mutable_labels())["io.kubernetes.pod.name"] = md.name();
+    (*cfg->mutable_labels())["io.kubernetes.pod.namespace"] = md.namespace_();
+    (*cfg->mutable_labels())["io.kubernetes.pod.uid"] = md.uid();
+    auto* nso = cfg->mutable_linux()->mutable_security_context()->mutable_namespace_options();
+    nso->set_network(runtime::v1::NODE);
+    nso->set_pid(runtime::v1::CONTAINER);
+    nso->set_ipc(runtime::v1::POD);
+    runtime::v1::CreateContainerResponse resp;
+    Ctx c;
+    auto s = rt->CreateContainer(&c.ctx, req, &resp);
+    if (!s.ok()) return fail(cmd, s);
+    std::printf("%s\n", resp.container_id().c_str());
+    return 0;
+  }
+  if (cmd == "start-container") {
+    if (!need(1)) return usage();
+    runtime::v1::StartContainerRequest req;
+    req.set_container_id(args[1]);
+    runtime::v1::StartContainerResponse resp;
+    Ctx c;
+    auto s = rt->StartContainer(&c.ctx, req, &resp);
+    return s.ok() ? 0 : fail(cmd, s);
+  }
+  if (cmd == "stop-container") {
+    if (!need(1)) return usage();
+    runtime::v1::StopContainerRequest req;
+    req.set_container_id(args[1]);
+    req.set_timeout(need(2) ? std::atoll(args[2].c_str()) : 10);
+    runtime::v1::StopContainerResponse resp;
+    Ctx c;
+    auto s = rt->StopContainer(&c.ctx, req, &resp);
+    return s.ok() ? 0 : fail(cmd, s);
+  }
+  if (cmd == "remove-container") {
+    if (!need(1)) return usage();
+    runtime::v1::RemoveContainerRequest req;
+    req.set_container_id(args[1]);
+    runtime::v1::RemoveContainerResponse resp;
+    Ctx c;
+    auto s = rt->RemoveContainer(&c.ctx, req, &resp);
+    return s.ok() ? 0 : fail(cmd, s);
+  }
+  if (cmd == "stop-pod") {
+    if (!need(1)) return usage();
+    runtime::v1::StopPodSandboxRequest req;
+    req.set_pod_sandbox_id(args[1]);
+    runtime::v1::StopPodSandboxResponse resp;
+    Ctx c;
+    auto s = rt->StopPodSandbox(&c.ctx, req, &resp);
+    return s.ok() ? 0 : fail(cmd, s);
+  }
+  if (cmd == "remove-pod") {
+    if (!need(1)) return usage();
+    runtime::v1::RemovePodSandboxRequest req;
+    req.set_pod_sandbox_id(args[1]);
+    runtime::v1::RemovePodSandboxResponse resp;
+    Ctx c;
+    auto s = rt->RemovePodSandbox(&c.ctx, req, &resp);
+    return s.ok() ? 0 : fail(cmd, s);
+  }
+  if (cmd == "status-container") {
+    if (!need(1)) return usage();
+    runtime::v1::ContainerStatusRequest req;
+    req.set_container_id(args[1]);
+    runtime::v1::ContainerStatusResponse resp;
+    Ctx c;
+    auto s = rt->ContainerStatus(&c.ctx, req, &resp);
+    if (!s.ok()) return fail(cmd, s);
+    const auto& st = resp.status();
+    std::printf("%s %d %s\n", container_state(st.state()), st.exit_code(),
+                st.reason().empty() ? "-" : st.reason().c_str());
+    return 0;
+  }
+  if (cmd == "list") {
+    runtime::v1::ListPodSandboxResponse pods;
+    runtime::v1::ListContainersResponse ctrs;
+    {
+      Ctx c;
+      auto s = rt->ListPodSandbox(&c.ctx, runtime::v1::ListPodSandboxRequest(), &pods);
+      if (!s.ok()) return fail("list: ListPodSandbox", s);
+    }
+    {
+      Ctx c;
+      auto s = rt->ListContainers(&c.ctx, runtime::v1::ListContainersRequest(), &ctrs);
+      if (!s.ok()) return fail("list: ListContainers", s);
+    }
+    std::ostringstream o;
+    o << "{\"sandboxes\": [";
+    for (int i = 0; i < pods.items_size(); ++i) {
+      const auto& p = pods.items(i);
+      o << (i ? ", " : "") << "{\"id\": \"" << json_escape(p.id()) << "\", \"name\": \""
+        << json_escape(p.metadata().name()) << "\", \"namespace\": \"" << json_escape(p.metadata().namespace_())
+        << "\", \"uid\": \"" << json_escape(p.metadata().uid()) << "\", \"state\": \""
+        << (p.state() == runtime::v1::SANDBOX_READY ? "ready" : "notready") << "\", \"created_at\": "
+        << p.created_at() << "}";
+    }
+    o << "], \"containers\": [";
+    for (int i = 0; i < ctrs.containers_size(); ++i) {
+      const auto& ct = ctrs.containers(i);
+      auto lbl = ct.labels().find("io.kubernetes.pod.uid");
+      o << (i ? ", " : "") << "{\"id\": \"" << json_escape(ct.id()) << "\", \"pod_sandbox_id\": \""
+        << json_escape(ct.pod_sandbox_id()) << "\", \"name\": \"" << json_escape(ct.metadata().name())
+        << "\", \"pod_uid\": \"" << json_escape(lbl == ct.labels().end() ? "" : lbl->second)
+        << "\", \"state\": \"" << container_state(ct.state()) << "\", \"created_at\": " << ct.created_at()
+        << "}";
+    }
+    o << "]}";
+    std::printf("%s\n", o.str().c_str());
+    return 0;
+  }
+  if (cmd == "images") {
+    runtime::v1::ListImagesResponse resp;
+    Ctx c;
+    auto s = img->ListImages(&c.ctx, runtime::v1::ListImagesRequest(), &resp);
+    if (!s.ok()) return fail(cmd, s);
+    for (const auto& im : resp.images()) {
+      for (const auto& t : im.repo_tags()) std::printf("%s %s\n", t.c_str(), im.id().c_str());
+      if (im.repo_tags_size() == 0) std::printf("<none> %s\n", im.id().c_str());
+    }
+    return 0;
+  }
+  return usage();
+}
