@@ -22,10 +22,11 @@ struct CallStatus {
   static CallStatus Ok() { return {}; }
 };
 
-// gRPC code name as the kubelet's metrics spell it ("DeadlineExceeded"), and
-// the canonical upper-case form ("DEADLINE_EXCEEDED") for reports.
+// The canonical gRPC status code name ("DEADLINE_EXCEEDED"), used in metric
+// labels and reports alike.
 std::string grpc_code_name(int code);
-std::string grpc_code_upper(int code);
+// Inverse of grpc_code_name; -1 for an unknown name.
+int grpc_code_from_name(const std::string& name);
 
 template <typename T>
 struct CallResult {
@@ -65,9 +66,13 @@ inline constexpr const char* kListContainers = "list_containers";
 inline constexpr const char* kPodSandboxStatus = "podsandbox_status";
 inline constexpr const char* kContainerStatus = "container_status";
 inline constexpr const char* kGetContainerEvents = "get_container_events";
-inline constexpr const char* kAll[] = {kVersion,          kStatus,           kListPodSandbox,
-                                       kListContainers,   kPodSandboxStatus, kContainerStatus,
-                                       kGetContainerEvents};
+// CRI list streaming has no kubelet name yet; kept apart from the unary lists
+// so a dashboard shows which path a node's runtime takes.
+inline constexpr const char* kStreamPodSandboxes = "stream_podsandboxes";
+inline constexpr const char* kStreamContainers = "stream_containers";
+inline constexpr const char* kAll[] = {
+    kVersion,         kStatus,           kListPodSandbox,     kListContainers,     kPodSandboxStatus,
+    kContainerStatus, kGetContainerEvents, kStreamPodSandboxes, kStreamContainers};
 }  // namespace op
 
 }  // namespace plegscope

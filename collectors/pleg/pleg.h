@@ -29,7 +29,13 @@ struct PodLifecycleEvent {
   std::string pod_uid;
   PodLifecycleEventType type = PodLifecycleEventType::PodSync;
   std::string container_id;  // the kubelet's Data field
+  // Not in the kubelet's event: context for people reading /debug/events.
+  TimePoint time{};
+  std::string pod_name;
+  std::string pod_namespace;
+  std::string container_name;
 
+  // Equality is the kubelet's: pod, type and container.
   bool operator==(const PodLifecycleEvent& o) const {
     return pod_uid == o.pod_uid && type == o.type && container_id == o.container_id;
   }

@@ -1,0 +1,25 @@
+#include <array>
+
+#include "cri/runtime_client.h"
+
+namespace plegscope {
+namespace {
+constexpr std::array<const char*, 17> kCodeNames = {
+    "OK",        "CANCELLED",          "UNKNOWN",           "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+    "NOT_FOUND", "ALREADY_EXISTS",     "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+    "FAILED_PRECONDITION",             "ABORTED",           "OUT_OF_RANGE",     "UNIMPLEMENTED",
+    "INTERNAL",  "UNAVAILABLE",        "DATA_LOSS",         "UNAUTHENTICATED"};
+}  // namespace
+
+std::string grpc_code_name(int code) {
+  if (code >= 0 && code < static_cast<int>(kCodeNames.size())) return kCodeNames[code];
+  return "UNKNOWN";
+}
+
+int grpc_code_from_name(const std::string& name) {
+  for (size_t i = 0; i < kCodeNames.size(); ++i)
+    if (name == kCodeNames[i]) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace plegscope

@@ -1,0 +1,251 @@
+#include "cri/grpc_runtime_client.h"
+
+#include <grpcpp/grpcpp.h>
+#include <sys/stat.h>
+
+namespace plegscope {
+namespace {
+
+// gRPC's default reconnect back-off grows to 120 s; a runtime that restarts
+// must be found again within about a second of its socket returning.
+constexpr int kInitialReconnectBackoffMs = 100;
+constexpr int kMaxReconnectBackoffMs = 1000;
+
+bool is_unfiltered(const cri::PodSandboxFilter& f) {
+  return f.id().empty() && !f.has_state() && f.label_selector().empty();
+}
+bool is_unfiltered(const cri::ContainerFilter& f) {
+  return f.id().empty() && !f.has_state() && f.pod_sandbox_id().empty() &&
+         f.label_selector().empty();
+}
+
+}  // namespace
+
+std::optional<std::string> unix_socket_path(const std::string& endpoint) {
+  if (endpoint.rfind("unix://", 0) == 0) {
+    std::string path = endpoint.substr(7);
+    if (!path.empty() && path[0] == '/') return path;
+    return std::nullopt;
+  }
+  if (endpoint.rfind("unix:", 0) == 0 && endpoint.size() > 5 && endpoint[5] == '/')
+    return endpoint.substr(5);
+  if (!endpoint.empty() && endpoint[0] == '/') return endpoint;
+  return std::nullopt;
+}
+
+GrpcRuntimeClient::GrpcRuntimeClient(GrpcClientOptions options, OperationTracker& tracker,
+                                     const Clock& clock)
+    : options_(std::move(options)), tracker_(tracker), clock_(clock) {
+  socket_path_ = unix_socket_path(options_.endpoint).value_or("");
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options_.max_receive_bytes);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, kInitialReconnectBackoffMs);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, kInitialReconnectBackoffMs);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
+  // Never route a local unix socket through an HTTP proxy from the environment.
+  args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
+  auto channel = grpc::CreateCustomChannel("unix://" + socket_path_,
+                                           grpc::InsecureChannelCredentials(), args);
+  stub_ = cri::RuntimeService::NewStub(channel);
+}
+
+std::optional<CallStatus> GrpcRuntimeClient::socket_problem() const {
+  struct stat st {};
+  if (socket_path_.empty())
+    return CallStatus{grpc::StatusCode::INVALID_ARGUMENT,
+                      "endpoint " + options_.endpoint + " is not a unix socket address"};
+  if (::stat(socket_path_.c_str(), &st) != 0)
+    return CallStatus{grpc::StatusCode::UNAVAILABLE, "socket " + socket_path_ + " does not exist"};
+  if (!S_ISSOCK(st.st_mode))
+    return CallStatus{grpc::StatusCode::UNAVAILABLE, socket_path_ + " is not a socket"};
+  return std::nullopt;
+}
+
+void GrpcRuntimeClient::set_deadline(grpc::ClientContext& ctx) const {
+  ctx.set_deadline(std::chrono::system_clock::now() + options_.request_timeout);
+}
+
+template <typename Response, typename Call>
+CallResult<Response> GrpcRuntimeClient::unary(const char* op, Call&& call) {
+  CallResult<Response> result;
+  if (auto problem = socket_problem()) {
+    tracker_.record(op, problem->code, 0);
+    result.status = *problem;
+    return result;
+  }
+  grpc::ClientContext ctx;
+  set_deadline(ctx);
+  auto id = tracker_.begin(op, [&ctx] { ctx.TryCancel(); });
+  grpc::Status st = call(ctx, result.value);
+  tracker_.end(id, st.error_code());
+  result.status = CallStatus{st.error_code(), st.error_message()};
+  return result;
+}
+
+CallResult<cri::VersionResponse> GrpcRuntimeClient::version() {
+  return unary<cri::VersionResponse>(op::kVersion, [&](auto& ctx, auto& out) {
+    cri::VersionRequest req;
+    req.set_version("v1");
+    return stub_->Version(&ctx, req, &out);
+  });
+}
+
+CallResult<cri::StatusResponse> GrpcRuntimeClient::status() {
+  return unary<cri::StatusResponse>(op::kStatus, [&](auto& ctx, auto& out) {
+    return stub_->Status(&ctx, cri::StatusRequest(), &out);
+  });
+}
+
+CallResult<cri::PodSandboxStatusResponse> GrpcRuntimeClient::pod_sandbox_status(
+    const std::string& id) {
+  return unary<cri::PodSandboxStatusResponse>(op::kPodSandboxStatus, [&](auto& ctx, auto& out) {
+    cri::PodSandboxStatusRequest req;
+    req.set_pod_sandbox_id(id);
+    return stub_->PodSandboxStatus(&ctx, req, &out);
+  });
+}
+
+CallResult<cri::ContainerStatusResponse> GrpcRuntimeClient::container_status(
+    const std::string& id) {
+  return unary<cri::ContainerStatusResponse>(op::kContainerStatus, [&](auto& ctx, auto& out) {
+    cri::ContainerStatusRequest req;
+    req.set_container_id(id);
+    return stub_->ContainerStatus(&ctx, req, &out);
+  });
+}
+
+template <typename Item, typename StreamResponse, typename Request, typename Open,
+          typename Extract>
+CallResult<std::vector<Item>> GrpcRuntimeClient::stream_list(const char* op,
+                                                             const Request& request, Open&& open,
+                                                             Extract&& extract, bool unfiltered,
+                                                             const char* list_op) {
+  CallResult<std::vector<Item>> result;
+  grpc::ClientContext ctx;
+  set_deadline(ctx);
+  auto id = tracker_.begin(op, [&ctx] { ctx.TryCancel(); });
+  auto reader = open(ctx, request);
+  StreamResponse msg;
+  uint64_t bytes = 0;
+  while (reader->Read(&msg)) {
+    bytes += msg.ByteSizeLong();
+    result.value.push_back(std::move(*extract(msg)));
+  }
+  grpc::Status st = reader->Finish();
+  tracker_.end(id, st.error_code());
+  result.status = CallStatus{st.error_code(), st.error_message()};
+  if (!st.ok()) {
+    result.value.clear();  // a broken stream's partial list is never used
+  } else if (unfiltered) {
+    tracker_.record_list_size(list_op, bytes, result.value.size());
+  }
+  return result;
+}
+
+CallResult<std::vector<cri::PodSandbox>> GrpcRuntimeClient::list_pod_sandboxes(
+    const cri::PodSandboxFilter& filter) {
+  if (auto problem = socket_problem()) {
+    tracker_.record(op::kListPodSandbox, problem->code, 0);
+    return {*problem, {}};
+  }
+  const bool unfiltered = is_unfiltered(filter);
+  if (!sandbox_stream_unimplemented_) {
+    cri::StreamPodSandboxesRequest req;
+    *req.mutable_filter() = filter;
+    auto streamed = stream_list<cri::PodSandbox, cri::StreamPodSandboxesResponse>(
+        op::kStreamPodSandboxes, req,
+        [&](grpc::ClientContext& ctx, const auto& r) { return stub_->StreamPodSandboxes(&ctx, r); },
+        [](cri::StreamPodSandboxesResponse& m) { return m.mutable_pod_sandbox(); }, unfiltered,
+        op::kListPodSandbox);
+    if (streamed.status.code != grpc::StatusCode::UNIMPLEMENTED) return streamed;
+    sandbox_stream_unimplemented_ = true;
+  }
+  auto result =
+      unary<cri::ListPodSandboxResponse>(op::kListPodSandbox, [&](auto& ctx, auto& out) {
+        cri::ListPodSandboxRequest req;
+        *req.mutable_filter() = filter;
+        return stub_->ListPodSandbox(&ctx, req, &out);
+      });
+  if (result.ok() && unfiltered)
+    tracker_.record_list_size(op::kListPodSandbox, result.value.ByteSizeLong(),
+                              result.value.items_size());
+  CallResult<std::vector<cri::PodSandbox>> out{result.status, {}};
+  out.value.assign(std::make_move_iterator(result.value.mutable_items()->begin()),
+                   std::make_move_iterator(result.value.mutable_items()->end()));
+  return out;
+}
+
+CallResult<std::vector<cri::Container>> GrpcRuntimeClient::list_containers(
+    const cri::ContainerFilter& filter) {
+  if (auto problem = socket_problem()) {
+    tracker_.record(op::kListContainers, problem->code, 0);
+    return {*problem, {}};
+  }
+  const bool unfiltered = is_unfiltered(filter);
+  if (!container_stream_unimplemented_) {
+    cri::StreamContainersRequest req;
+    *req.mutable_filter() = filter;
+    auto streamed = stream_list<cri::Container, cri::StreamContainersResponse>(
+        op::kStreamContainers, req,
+        [&](grpc::ClientContext& ctx, const auto& r) { return stub_->StreamContainers(&ctx, r); },
+        [](cri::StreamContainersResponse& m) { return m.mutable_container(); }, unfiltered,
+        op::kListContainers);
+    if (streamed.status.code != grpc::StatusCode::UNIMPLEMENTED) return streamed;
+    container_stream_unimplemented_ = true;
+  }
+  auto result =
+      unary<cri::ListContainersResponse>(op::kListContainers, [&](auto& ctx, auto& out) {
+        cri::ListContainersRequest req;
+        *req.mutable_filter() = filter;
+        return stub_->ListContainers(&ctx, req, &out);
+      });
+  if (result.ok() && unfiltered)
+    tracker_.record_list_size(op::kListContainers, result.value.ByteSizeLong(),
+                              result.value.containers_size());
+  CallResult<std::vector<cri::Container>> out{result.status, {}};
+  out.value.assign(std::make_move_iterator(result.value.mutable_containers()->begin()),
+                   std::make_move_iterator(result.value.mutable_containers()->end()));
+  return out;
+}
+
+CallStatus GrpcRuntimeClient::watch_container_events(const ContainerEventHandler& handler) {
+  if (auto problem = socket_problem()) {
+    tracker_.record(op::kGetContainerEvents, problem->code, 0);
+    return *problem;
+  }
+  grpc::ClientContext ctx;
+  {
+    std::lock_guard<std::mutex> lock(event_mu_);
+    if (event_cancelled_) return CallStatus{grpc::StatusCode::CANCELLED, "event stream cancelled"};
+    event_ctx_ = &ctx;
+  }
+  TimePoint start = clock_.now();
+  auto reader = stub_->GetContainerEvents(&ctx, cri::GetEventsRequest());
+  cri::ContainerEventResponse event;
+  bool stopped_by_handler = false;
+  while (reader->Read(&event)) {
+    if (!handler(event)) {
+      stopped_by_handler = true;
+      ctx.TryCancel();
+      break;
+    }
+  }
+  grpc::Status st = reader->Finish();
+  {
+    std::lock_guard<std::mutex> lock(event_mu_);
+    event_ctx_ = nullptr;
+  }
+  int code = stopped_by_handler ? 0 : st.error_code();
+  tracker_.record(op::kGetContainerEvents, code, to_seconds(clock_.now() - start));
+  if (stopped_by_handler) return CallStatus::Ok();
+  if (st.ok()) return CallStatus{grpc::StatusCode::UNAVAILABLE, "event stream ended by the runtime"};
+  return CallStatus{st.error_code(), st.error_message()};
+}
+
+void GrpcRuntimeClient::cancel_event_stream() {
+  std::lock_guard<std::mutex> lock(event_mu_);
+  event_cancelled_ = true;
+  if (event_ctx_) event_ctx_->TryCancel();
+}
+
+}  // namespace plegscope

@@ -1,0 +1,69 @@
+#pragma once
+// The gRPC adapter behind RuntimeClient: one channel to the runtime's unix
+// socket, a deadline on every call, every call timed by OperationTracker.
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "common/clock.h"
+#include "cri/operation_tracker.h"
+#include "cri/runtime_client.h"
+#include "cri_runtime_v1.grpc.pb.h"
+
+namespace plegscope {
+
+struct GrpcClientOptions {
+  std::string endpoint;  // "unix:///run/containerd/containerd.sock" or a bare path
+  Duration request_timeout = std::chrono::minutes(2);
+  // The kubelet's limit; a larger list answer fails with RESOURCE_EXHAUSTED.
+  int max_receive_bytes = 16 * 1024 * 1024;
+};
+
+// Accepts "unix:///path", "unix:/path" or "/path"; nullopt for anything else.
+std::optional<std::string> unix_socket_path(const std::string& endpoint);
+
+// Thread-safe.
+class GrpcRuntimeClient final : public RuntimeClient {
+ public:
+  GrpcRuntimeClient(GrpcClientOptions options, OperationTracker& tracker, const Clock& clock);
+
+  CallResult<cri::VersionResponse> version() override;
+  CallResult<cri::StatusResponse> status() override;
+  CallResult<std::vector<cri::PodSandbox>> list_pod_sandboxes(
+      const cri::PodSandboxFilter& filter) override;
+  CallResult<std::vector<cri::Container>> list_containers(
+      const cri::ContainerFilter& filter) override;
+  CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string& id) override;
+  CallResult<cri::ContainerStatusResponse> container_status(const std::string& id) override;
+  CallStatus watch_container_events(const ContainerEventHandler& handler) override;
+  void cancel_event_stream() override;
+
+  // Whether the runtime answered a streaming list call with UNIMPLEMENTED.
+  bool pod_sandbox_streaming_unsupported() const { return sandbox_stream_unimplemented_; }
+  bool container_streaming_unsupported() const { return container_stream_unimplemented_; }
+
+ private:
+  template <typename Response, typename Call>
+  CallResult<Response> unary(const char* op, Call&& call);
+  template <typename Item, typename StreamResponse, typename Request, typename Open,
+            typename Extract>
+  CallResult<std::vector<Item>> stream_list(const char* op, const Request& request, Open&& open,
+                                            Extract&& extract, bool unfiltered,
+                                            const char* list_op);
+  std::optional<CallStatus> socket_problem() const;
+  void set_deadline(grpc::ClientContext& ctx) const;
+
+  const GrpcClientOptions options_;
+  OperationTracker& tracker_;
+  const Clock& clock_;
+  std::string socket_path_;
+  std::unique_ptr<cri::RuntimeService::Stub> stub_;
+  std::atomic<bool> sandbox_stream_unimplemented_{false};
+  std::atomic<bool> container_stream_unimplemented_{false};
+  std::mutex event_mu_;
+  grpc::ClientContext* event_ctx_ = nullptr;
+  bool event_cancelled_ = false;
+};
+
+}  // namespace plegscope

@@ -1,0 +1,185 @@
+#include "cri/operation_tracker.h"
+
+#include <algorithm>
+
+#include "common/metric_family.h"
+#include "cri/runtime_client.h"
+
+namespace plegscope {
+namespace {
+
+// Past the kubelet's 10 s top bucket: a 3-minute call must land in a bucket.
+const prometheus::Histogram::BucketBoundaries kOperationBuckets = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+    1,      2.5,   5,      10,    30,   60,    120,  180, 300,  600};
+
+double quantile(std::vector<double> values, double q) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  size_t idx = static_cast<size_t>(q * (values.size() - 1) + 0.5);
+  return values[std::min(idx, values.size() - 1)];
+}
+
+}  // namespace
+
+OperationTracker::OperationTracker(prometheus::Registry& registry, const Clock& clock)
+    : clock_(clock),
+      total_family_(prometheus::BuildCounter()
+                        .Name("pleg_runtime_operations_total")
+                        .Help("CRI calls made by plegscope, by operation type.")
+                        .Register(registry)),
+      errors_family_(prometheus::BuildCounter()
+                         .Name("pleg_runtime_operations_errors_total")
+                         .Help("CRI calls that failed, by operation type and gRPC code.")
+                         .Register(registry)),
+      duration_family_(prometheus::BuildHistogram()
+                           .Name("pleg_runtime_operations_duration_seconds")
+                           .Help("Duration of CRI calls in seconds, by operation type.")
+                           .Register(registry)),
+      bytes_family_(prometheus::BuildGauge()
+                        .Name("pleg_runtime_list_response_bytes")
+                        .Help("Size in bytes of the last unfiltered list answer (gRPC limit is "
+                              "16 MiB).")
+                        .Register(registry)),
+      items_family_(prometheus::BuildGauge()
+                        .Name("pleg_runtime_list_items")
+                        .Help("Items in the last unfiltered list answer.")
+                        .Register(registry)) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const char* name : op::kAll) per_op(name);
+  for (const char* name : {op::kListPodSandbox, op::kListContainers}) {
+    PerOp& p = per_op(name);
+    p.list_bytes = &bytes_family_.Add({{"operation_type", name}});
+    p.list_items = &items_family_.Add({{"operation_type", name}});
+  }
+}
+
+OperationTracker::PerOp& OperationTracker::per_op(const std::string& op) {
+  auto it = ops_.find(op);
+  if (it != ops_.end()) return it->second;
+  PerOp& p = ops_[op];
+  p.total = &total_family_.Add({{"operation_type", op}});
+  p.duration = &duration_family_.Add({{"operation_type", op}}, kOperationBuckets);
+  return p;
+}
+
+OperationTracker::CallId OperationTracker::begin(const std::string& op,
+                                                 std::function<void()> cancel) {
+  TimePoint now = clock_.now();
+  std::lock_guard<std::mutex> lock(mu_);
+  per_op(op);
+  CallId id = next_id_++;
+  in_flight_.emplace(id, InFlight{op, now, std::move(cancel)});
+  return id;
+}
+
+void OperationTracker::end(CallId id, int grpc_code) {
+  TimePoint now = clock_.now();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = in_flight_.find(id);
+  if (it == in_flight_.end()) return;
+  const std::string op = it->second.op;
+  double seconds = std::max(0.0, to_seconds(now - it->second.start));
+  in_flight_.erase(it);
+  record_locked(op, grpc_code, seconds, now);
+}
+
+void OperationTracker::record(const std::string& op, int grpc_code, double seconds) {
+  TimePoint now = clock_.now();
+  std::lock_guard<std::mutex> lock(mu_);
+  record_locked(op, grpc_code, seconds, now);
+}
+
+void OperationTracker::record_locked(const std::string& op, int grpc_code, double seconds,
+                                     TimePoint now) {
+  PerOp& p = per_op(op);
+  p.total->Increment();
+  p.duration->Observe(seconds);
+  p.stats.count++;
+  p.recent.push_back(seconds);
+  if (p.recent.size() > kRecentWindow) p.recent.pop_front();
+  if (grpc_code != 0) {
+    std::string code = grpc_code_name(grpc_code);
+    errors_family_.Add({{"operation_type", op}, {"code", code}}).Increment();
+    p.stats.errors++;
+    p.stats.errors_by_code[code]++;
+    p.stats.last_error_code = code;
+    p.stats.last_error_time = now;
+  }
+}
+
+void OperationTracker::record_list_size(const std::string& op, uint64_t bytes, uint64_t items) {
+  std::lock_guard<std::mutex> lock(mu_);
+  PerOp& p = per_op(op);
+  p.stats.last_list_bytes = bytes;
+  p.stats.last_list_items = items;
+  if (p.list_bytes) p.list_bytes->Set(static_cast<double>(bytes));
+  if (p.list_items) p.list_items->Set(static_cast<double>(items));
+}
+
+void OperationTracker::cancel_all() {
+  std::vector<std::function<void()>> cancels;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, call] : in_flight_)
+      if (call.cancel) cancels.push_back(call.cancel);
+  }
+  // Outside the lock: a cancel may complete the call, which calls end().
+  for (auto& cancel : cancels) cancel();
+}
+
+OperationStats OperationTracker::stats_locked(const std::string& op, const PerOp& p,
+                                              TimePoint now) const {
+  OperationStats s = p.stats;
+  std::vector<double> recent(p.recent.begin(), p.recent.end());
+  s.window = recent.size();
+  s.p50_seconds = quantile(recent, 0.50);
+  s.p99_seconds = quantile(recent, 0.99);
+  s.max_seconds = recent.empty() ? 0 : *std::max_element(recent.begin(), recent.end());
+  for (const auto& [id, call] : in_flight_) {
+    if (call.op != op) continue;
+    s.in_flight++;
+    s.oldest_in_flight_seconds = std::max(s.oldest_in_flight_seconds, to_seconds(now - call.start));
+  }
+  return s;
+}
+
+OperationStats OperationTracker::stats(const std::string& op) const {
+  TimePoint now = clock_.now();
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = ops_.find(op);
+  if (it == ops_.end()) return {};
+  return stats_locked(op, it->second, now);
+}
+
+std::map<std::string, OperationStats> OperationTracker::all_stats() const {
+  TimePoint now = clock_.now();
+  std::lock_guard<std::mutex> lock(mu_);
+  std::map<std::string, OperationStats> out;
+  for (const auto& [op, p] : ops_) out[op] = stats_locked(op, p, now);
+  return out;
+}
+
+std::vector<prometheus::MetricFamily> OperationTracker::Collect() const {
+  auto in_flight = gauge_family("pleg_runtime_operations_in_flight",
+                                "CRI calls currently in flight, by operation type.");
+  auto oldest = gauge_family(
+      "pleg_runtime_operation_oldest_in_flight_seconds",
+      "Age in seconds of the oldest unfinished CRI call, by operation type; 0 if none.");
+  TimePoint now = clock_.now();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [op, p] : ops_) {
+    int count = 0;
+    double age = 0;
+    for (const auto& [id, call] : in_flight_) {
+      if (call.op != op) continue;
+      count++;
+      age = std::max(age, to_seconds(now - call.start));
+    }
+    add_gauge(in_flight, {{"operation_type", op}}, count);
+    add_gauge(oldest, {{"operation_type", op}}, age);
+  }
+  return {in_flight, oldest};
+}
+
+}  // namespace plegscope

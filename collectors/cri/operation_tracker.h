@@ -1,0 +1,96 @@
+#pragma once
+// Times every CRI call: counts, errors, latency histograms, and, computed at
+// scrape time, how many calls are in flight and how old the oldest is. A call
+// that never returns is visible here long before any deadline fires.
+#include <prometheus/collectable.h>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+
+namespace plegscope {
+
+// What the diagnoser needs to know about one operation type.
+struct OperationStats {
+  uint64_t count = 0;
+  uint64_t errors = 0;
+  std::map<std::string, uint64_t> errors_by_code;
+  std::string last_error_code;
+  std::optional<TimePoint> last_error_time;
+  double p50_seconds = 0;
+  double p99_seconds = 0;
+  double max_seconds = 0;  // over the recent window
+  size_t window = 0;       // samples behind the quantiles
+  int in_flight = 0;
+  double oldest_in_flight_seconds = 0;
+  std::optional<uint64_t> last_list_bytes;
+  std::optional<uint64_t> last_list_items;
+};
+
+// Thread-safe. Never blocks on anything but its own short mutex.
+class OperationTracker : public prometheus::Collectable {
+ public:
+  static constexpr size_t kRecentWindow = 512;
+
+  OperationTracker(prometheus::Registry& registry, const Clock& clock);
+
+  using CallId = uint64_t;
+  // `cancel` is kept while the call is in flight so cancel_all() can end it.
+  CallId begin(const std::string& op, std::function<void()> cancel = {});
+  void end(CallId id, int grpc_code);
+  // A call that is not tracked in flight (a long-lived event stream would
+  // otherwise look like a hung call): counted and timed once it ends.
+  void record(const std::string& op, int grpc_code, double seconds);
+  // Size and item count of an unfiltered list answer (the 16 MiB cliff).
+  void record_list_size(const std::string& op, uint64_t bytes, uint64_t items);
+  void cancel_all();
+
+  OperationStats stats(const std::string& op) const;
+  std::map<std::string, OperationStats> all_stats() const;
+
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+ private:
+  struct InFlight {
+    std::string op;
+    TimePoint start;
+    std::function<void()> cancel;
+  };
+  struct PerOp {
+    prometheus::Counter* total = nullptr;
+    prometheus::Histogram* duration = nullptr;
+    prometheus::Gauge* list_bytes = nullptr;
+    prometheus::Gauge* list_items = nullptr;
+    std::deque<double> recent;
+    OperationStats stats;
+  };
+  PerOp& per_op(const std::string& op);  // requires mu_
+  void record_locked(const std::string& op, int grpc_code, double seconds, TimePoint now);
+  OperationStats stats_locked(const std::string& op, const PerOp& p, TimePoint now) const;
+
+  const Clock& clock_;
+  prometheus::Family<prometheus::Counter>& total_family_;
+  prometheus::Family<prometheus::Counter>& errors_family_;
+  prometheus::Family<prometheus::Histogram>& duration_family_;
+  prometheus::Family<prometheus::Gauge>& bytes_family_;
+  prometheus::Family<prometheus::Gauge>& items_family_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, PerOp> ops_;
+  std::map<CallId, InFlight> in_flight_;
+  CallId next_id_ = 1;
+};
+
+}  // namespace plegscope

@@ -1,0 +1,276 @@
+#include "pleg/generic_pleg.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <set>
+
+#include "common/go_duration.h"
+#include "pleg/pod_inspector.h"
+#include "pleg/transitions.h"
+
+namespace plegscope {
+namespace {
+
+size_t type_index(PodLifecycleEventType type) {
+  for (size_t i = 0; i < std::size(kAllEventTypes); ++i)
+    if (kAllEventTypes[i] == type) return i;
+  return 0;
+}
+
+// Every container and sandbox id in either pod, each once, in a stable order.
+std::vector<std::string> ids_in(const std::optional<RuntimePod>& a,
+                                const std::optional<RuntimePod>& b) {
+  std::vector<std::string> ids;
+  std::set<std::string> seen;
+  for (const auto* pod : {a ? &*a : nullptr, b ? &*b : nullptr}) {
+    if (!pod) continue;
+    for (const auto* list : {&pod->containers, &pod->sandboxes})
+      for (const auto& c : *list)
+        if (seen.insert(c.id).second) ids.push_back(c.id);
+  }
+  return ids;
+}
+
+}  // namespace
+
+GenericPleg::GenericPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,
+                         PlegMetrics& metrics, GenericPlegOptions options, RelistObserver observer)
+    : runtime_(runtime),
+      clock_(clock),
+      cache_(cache),
+      metrics_(metrics),
+      observer_(std::move(observer)),
+      events_(options.event_channel_capacity),
+      timing_(options.timing) {}
+
+GenericPleg::~GenericPleg() { stop(); }
+
+void GenericPleg::start() {
+  std::lock_guard<std::mutex> lock(run_mu_);
+  if (runner_.joinable()) return;
+  stopping_ = false;
+  runner_ = std::thread([this] { run(); });
+}
+
+void GenericPleg::stop() {
+  {
+    std::lock_guard<std::mutex> lock(run_mu_);
+    stopping_ = true;
+  }
+  run_cv_.notify_all();
+  if (runner_.joinable() && runner_.get_id() != std::this_thread::get_id()) runner_.join();
+}
+
+void GenericPleg::update(RelistTiming timing) {
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    timing_ = timing;
+  }
+  // Wake the runner so a shorter period takes effect now, not after the old one.
+  run_cv_.notify_all();
+}
+
+RelistTiming GenericPleg::timing() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return timing_;
+}
+
+void GenericPleg::run() {
+  std::unique_lock<std::mutex> lock(run_mu_);
+  while (!stopping_) {
+    lock.unlock();
+    relist();
+    lock.lock();
+    TimePoint ended = WallClock::now();
+    // Re-read the period on every wake-up: update() may have changed it.
+    run_cv_.wait_until(lock, ended + timing().period, [&] {
+      return stopping_ || WallClock::now() >= ended + timing().period;
+    });
+  }
+}
+
+HealthStatus GenericPleg::healthy() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (!relist_time_) return {false, "pleg has yet to be successful"};
+  Duration elapsed = clock_.now() - *relist_time_;
+  if (elapsed > timing_.threshold) {
+    return {false, "pleg was last seen active " + format_go_duration(elapsed) +
+                       " ago; threshold is " + format_go_duration(timing_.threshold)};
+  }
+  return {true, ""};
+}
+
+std::optional<TimePoint> GenericPleg::last_relist_time() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return relist_time_;
+}
+
+std::optional<TimePoint> GenericPleg::relist_in_progress_since() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return in_progress_since_;
+}
+
+size_t GenericPleg::pods_to_reinspect() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return reinspect_count_;
+}
+
+bool GenericPleg::update_cache(const RuntimePod* pod, const std::string& uid,
+                               RelistRecord& record) {
+  if (pod == nullptr) {
+    // The pod is gone from the runtime: nothing to inspect.
+    cache_.remove(uid);
+    return true;
+  }
+  InspectionCost cost;
+  auto status = inspect_pod(runtime_, clock_, uid, pod->name, pod->namespace_, cost);
+  record.status_calls += cost.calls;
+  record.status_time += cost.time;
+  if (!status.ok()) {
+    record.inspection_failures++;
+    spdlog::debug("PLEG: pod {}/{} ({}) failed inspection: {} {}", pod->namespace_, pod->name,
+                  uid, grpc_code_name(status.status.code), status.status.message);
+    return false;
+  }
+  cache_.set(std::move(status.value));
+  return true;
+}
+
+void GenericPleg::relist() {
+  std::lock_guard<std::mutex> relist_lock(relist_mu_);
+  RelistRecord record;
+  const TimePoint timestamp = clock_.now();
+  record.start = timestamp;
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    if (relist_time_) metrics_.relist_interval.Observe(to_seconds(timestamp - *relist_time_));
+    in_progress_since_ = timestamp;
+  }
+  auto finish = [&] {
+    record.duration = clock_.now() - timestamp;
+    metrics_.relist_duration.Observe(to_seconds(record.duration));
+    {
+      std::lock_guard<std::mutex> lock(state_mu_);
+      in_progress_since_.reset();
+      record.pods_to_reinspect = static_cast<int>(reinspect_count_);
+    }
+    if (observer_) observer_(record);
+  };
+
+  // GetPods(all=true): every sandbox and container, whatever its state.
+  auto sandboxes = runtime_.list_pod_sandboxes({});
+  CallResult<std::vector<cri::Container>> containers;
+  if (sandboxes.ok()) containers = runtime_.list_containers({});
+  record.list_time = clock_.now() - timestamp;
+  const CallStatus& list_status = sandboxes.ok() ? containers.status : sandboxes.status;
+  if (!list_status.ok()) {
+    record.error_code = grpc_code_name(list_status.code);
+    record.error_message = list_status.message;
+    metrics_.relist_errors(*record.error_code).Increment();
+    spdlog::warn("GenericPLEG: Unable to retrieve pods: {} {}", *record.error_code,
+                 list_status.message);
+    finish();
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    relist_time_ = timestamp;
+  }
+  metrics_.last_seen.Set(unix_seconds(timestamp));
+
+  std::vector<RuntimePod> pods = group_into_pods(sandboxes.value, containers.value);
+  record.pods = static_cast<int>(pods.size());
+  record.sandboxes = static_cast<int>(sandboxes.value.size());
+  record.containers = static_cast<int>(containers.value.size());
+  std::map<std::string, int> by_state{{"created", 0}, {"running", 0}, {"exited", 0}, {"unknown", 0}};
+  for (const auto& c : containers.value) by_state[runtime_state_name(from_cri(c.state()))]++;
+  for (const auto& [state, n] : by_state) metrics_.running_containers(state).Set(n);
+  record.running_containers = by_state["running"];
+  record.exited_containers = by_state["exited"];
+  int running_pods = 0;
+  for (const auto& pod : pods)
+    running_pods += std::any_of(pod.sandboxes.begin(), pod.sandboxes.end(), [](const auto& s) {
+      return s.state == RuntimeState::Running;
+    });
+  metrics_.running_pods.Set(running_pods);
+
+  // podRecords.setCurrent
+  for (auto& [uid, rec] : records_) rec.current.reset();
+  for (auto& pod : pods) records_[pod.uid].current = std::move(pod);
+
+  // Compare old and current, per pod, for every container and sandbox id.
+  std::map<std::string, std::vector<PodLifecycleEvent>> events_by_pod;
+  for (const auto& [uid, rec] : records_) {
+    const RuntimePod* old_pod = rec.old ? &*rec.old : nullptr;
+    const RuntimePod* new_pod = rec.current ? &*rec.current : nullptr;
+    for (const auto& id : ids_in(rec.old, rec.current)) {
+      for (auto& e : generate_events(uid, id, state_in(old_pod, id), state_in(new_pod, id))) {
+        const RuntimePod* named = new_pod ? new_pod : old_pod;
+        const RuntimeContainer* c = new_pod && new_pod->find(id) ? new_pod->find(id)
+                                                                 : (old_pod ? old_pod->find(id) : nullptr);
+        e.time = timestamp;
+        e.pod_name = named->name;
+        e.pod_namespace = named->namespace_;
+        e.container_name = c ? c->name : "";
+        events_by_pod[uid].push_back(std::move(e));
+      }
+    }
+  }
+
+  std::map<std::string, RuntimePod> needs_reinspection;
+  std::vector<PodEventCount> pod_counts;
+  for (auto& [uid, events] : events_by_pod) {
+    auto& rec = records_[uid];
+    const RuntimePod* pod = rec.current ? &*rec.current : nullptr;
+    // A failed inspection leaves the pod's record as it was, so the same
+    // events are found again next relist; nothing is lost.
+    if (!update_cache(pod, uid, record)) {
+      needs_reinspection[uid] = *pod;
+      continue;
+    }
+    pods_to_reinspect_.erase(uid);
+    record.pods_with_events++;
+    const RuntimePod& named = pod ? *pod : *rec.old;
+    pod_counts.push_back({uid, named.name, named.namespace_, static_cast<int>(events.size())});
+
+    // podRecords.update
+    if (rec.current) {
+      rec.old = std::move(rec.current);
+      rec.current.reset();
+    } else {
+      records_.erase(uid);
+    }
+    for (auto& e : events) {
+      record.events_by_type[type_index(e.type)]++;
+      metrics_.events(e.type).Increment();
+      // ContainerChanged is counted but, as in the kubelet, never sent.
+      if (e.type == PodLifecycleEventType::ContainerChanged) continue;
+      if (!events_.try_send(e)) {
+        metrics_.discard_events.Increment();
+        record.events_discarded++;
+        spdlog::error("Event channel is full, discard this relist() cycle event");
+      }
+    }
+  }
+
+  // Retry the pods whose inspection failed last time.
+  for (auto& [uid, pod] : pods_to_reinspect_) {
+    if (!update_cache(&pod, uid, record)) needs_reinspection[uid] = pod;
+  }
+  cache_.update_time(timestamp);
+  pods_to_reinspect_ = std::move(needs_reinspection);
+  metrics_.pods_to_reinspect.Set(static_cast<double>(pods_to_reinspect_.size()));
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    reinspect_count_ = pods_to_reinspect_.size();
+  }
+
+  std::sort(pod_counts.begin(), pod_counts.end(),
+            [](const auto& a, const auto& b) { return a.events > b.events; });
+  if (pod_counts.size() > RelistRecord::kTopPods) pod_counts.resize(RelistRecord::kTopPods);
+  record.top_pods = std::move(pod_counts);
+  finish();
+}
+
+}  // namespace plegscope

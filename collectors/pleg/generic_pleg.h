@@ -1,0 +1,83 @@
+#pragma once
+// The kubelet's GenericPLEG: relist the runtime every period, compare with
+// the previous relist, emit lifecycle events, keep the pod status cache.
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "common/clock.h"
+#include "cri/runtime_client.h"
+#include "pleg/pleg.h"
+#include "pleg/pleg_metrics.h"
+#include "pleg/pod_status_cache.h"
+#include "pleg/relist_record.h"
+#include "pleg/runtime_pods.h"
+
+namespace plegscope {
+
+struct GenericPlegOptions {
+  size_t event_channel_capacity = 1000;
+  RelistTiming timing = kGenericRelistTiming;
+};
+
+// Thread-safe. relist() is serialised: at most one is in flight, whoever calls it.
+class GenericPleg final : public PodLifecycleEventGenerator {
+ public:
+  using RelistObserver = std::function<void(const RelistRecord&)>;
+
+  GenericPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,
+              PlegMetrics& metrics, GenericPlegOptions options, RelistObserver observer = {});
+  ~GenericPleg() override;
+
+  // Runs relist() on a thread, the next one starting one period after the
+  // previous one ended (wait.Until with sliding = true).
+  void start() override;
+  void stop() override;
+  void update(RelistTiming timing) override;
+  EventChannel& watch() override { return events_; }
+  HealthStatus healthy() const override;
+  void relist() override;
+
+  RelistTiming timing() const;
+  // Start of the last successful relist; nullopt before the first.
+  std::optional<TimePoint> last_relist_time() const;
+  // Start of the relist in progress, if one is.
+  std::optional<TimePoint> relist_in_progress_since() const;
+  size_t pods_to_reinspect() const;
+
+ private:
+  struct PodRecord {
+    std::optional<RuntimePod> old;
+    std::optional<RuntimePod> current;
+  };
+  bool update_cache(const RuntimePod* pod, const std::string& uid, RelistRecord& record);
+  void run();
+
+  RuntimeClient& runtime_;
+  const Clock& clock_;
+  PodStatusCache& cache_;
+  PlegMetrics& metrics_;
+  RelistObserver observer_;
+  EventChannel events_;
+
+  std::mutex relist_mu_;  // held for a whole relist; guards the records below
+  std::map<std::string, PodRecord> records_;
+  std::map<std::string, RuntimePod> pods_to_reinspect_;
+
+  mutable std::mutex state_mu_;  // short; guards timing and times
+  RelistTiming timing_;
+  std::optional<TimePoint> relist_time_;
+  std::optional<TimePoint> in_progress_since_;
+  size_t reinspect_count_ = 0;
+
+  std::mutex run_mu_;
+  std::condition_variable run_cv_;
+  bool stopping_ = false;
+  std::thread runner_;
+};
+
+}  // namespace plegscope

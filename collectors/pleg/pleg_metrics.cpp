@@ -1,0 +1,71 @@
+#include "pleg/pleg_metrics.h"
+
+namespace plegscope {
+namespace {
+
+// The kubelet's relist buckets stop at 10 s; ours reach past the 3 min threshold.
+const prometheus::Histogram::BucketBoundaries kRelistBuckets = {
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 2.5, 5, 10, 30, 60, 120, 180, 300, 600};
+
+prometheus::Histogram& histogram(prometheus::Registry& registry, const char* name,
+                                 const char* help) {
+  return prometheus::BuildHistogram().Name(name).Help(help).Register(registry).Add({},
+                                                                                    kRelistBuckets);
+}
+
+}  // namespace
+
+PlegMetrics::PlegMetrics(prometheus::Registry& registry)
+    : relist_duration(histogram(registry, "pleg_relist_duration_seconds",
+                                "Duration in seconds of PLEG relists.")),
+      relist_interval(histogram(registry, "pleg_relist_interval_seconds",
+                                "Interval in seconds between the starts of PLEG relists.")),
+      last_seen(prometheus::BuildGauge()
+                    .Name("pleg_last_seen_seconds")
+                    .Help("Unix time in seconds of the start of the last successful relist.")
+                    .Register(registry)
+                    .Add({})),
+      discard_events(prometheus::BuildCounter()
+                         .Name("pleg_discard_events_total")
+                         .Help("PLEG events dropped because the event channel was full.")
+                         .Register(registry)
+                         .Add({})),
+      pods_to_reinspect(prometheus::BuildGauge()
+                            .Name("pleg_pods_to_reinspect")
+                            .Help("Pods whose inspection failed and will be retried next relist.")
+                            .Register(registry)
+                            .Add({})),
+      running_pods(prometheus::BuildGauge()
+                       .Name("pleg_running_pods")
+                       .Help("Pods with a running (ready) sandbox.")
+                       .Register(registry)
+                       .Add({})),
+      events_family_(prometheus::BuildCounter()
+                         .Name("pleg_events_total")
+                         .Help("Pod lifecycle events generated, by event type.")
+                         .Register(registry)),
+      relist_errors_family_(prometheus::BuildCounter()
+                                .Name("pleg_relist_errors_total")
+                                .Help("Relists that failed to list pods, by gRPC code.")
+                                .Register(registry)),
+      running_containers_family_(prometheus::BuildGauge()
+                                     .Name("pleg_running_containers")
+                                     .Help("Containers the runtime lists, by state.")
+                                     .Register(registry)) {
+  for (auto type : kAllEventTypes) events(type);
+  for (const char* state : {"created", "running", "exited", "unknown"}) running_containers(state);
+}
+
+prometheus::Counter& PlegMetrics::events(PodLifecycleEventType type) {
+  return events_family_.Add({{"event_type", event_type_name(type)}});
+}
+
+prometheus::Counter& PlegMetrics::relist_errors(const std::string& code) {
+  return relist_errors_family_.Add({{"code", code}});
+}
+
+prometheus::Gauge& PlegMetrics::running_containers(const std::string& state) {
+  return running_containers_family_.Add({{"container_state", state}});
+}
+
+}  // namespace plegscope

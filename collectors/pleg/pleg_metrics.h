@@ -1,0 +1,37 @@
+#pragma once
+// The kubelet's PLEG metrics under the pleg_ prefix (DESIGN §4).
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <map>
+#include <string>
+
+#include "pleg/pleg.h"
+
+namespace plegscope {
+
+// Thread-safe (prometheus-cpp metrics are).
+class PlegMetrics {
+ public:
+  explicit PlegMetrics(prometheus::Registry& registry);
+
+  prometheus::Histogram& relist_duration;
+  prometheus::Histogram& relist_interval;
+  prometheus::Gauge& last_seen;
+  prometheus::Counter& discard_events;
+  prometheus::Gauge& pods_to_reinspect;
+  prometheus::Gauge& running_pods;
+
+  prometheus::Counter& events(PodLifecycleEventType type);
+  prometheus::Counter& relist_errors(const std::string& code);
+  prometheus::Gauge& running_containers(const std::string& state);
+
+ private:
+  prometheus::Family<prometheus::Counter>& events_family_;
+  prometheus::Family<prometheus::Counter>& relist_errors_family_;
+  prometheus::Family<prometheus::Gauge>& running_containers_family_;
+};
+
+}  // namespace plegscope

@@ -1,0 +1,51 @@
+#pragma once
+// What one relist cost and found, kept for the timeline of /diagnose.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/clock.h"
+#include "pleg/pleg.h"
+
+namespace plegscope {
+
+struct PodEventCount {
+  std::string uid;
+  std::string name;
+  std::string namespace_;
+  int events = 0;
+};
+
+struct RelistRecord {
+  TimePoint start{};
+  Duration duration{0};
+  Duration list_time{0};    // ListPodSandbox + ListContainers
+  Duration status_time{0};  // per-pod inspections, reinspections included
+  int status_calls = 0;
+  int pods = 0;
+  int sandboxes = 0;
+  int containers = 0;
+  int running_containers = 0;
+  int exited_containers = 0;
+  std::array<int, std::size(kAllEventTypes)> events_by_type{};  // indexed like kAllEventTypes
+  int events_discarded = 0;
+  int pods_with_events = 0;
+  int pods_to_reinspect = 0;
+  int inspection_failures = 0;
+  uint64_t list_bytes = 0;
+  std::optional<std::string> error_code;  // gRPC code name when the relist failed
+  std::string error_message;
+  std::vector<PodEventCount> top_pods;  // most events first, at most kTopPods
+
+  static constexpr size_t kTopPods = 10;
+  int total_events() const {
+    int n = 0;
+    for (int c : events_by_type) n += c;
+    return n;
+  }
+};
+
+}  // namespace plegscope
