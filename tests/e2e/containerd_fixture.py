@@ -1,0 +1,435 @@
+"""A private containerd for the e2e tests.
+
+Starts Debian's containerd (with runc) as root with its root, state, sockets,
+runc root and CNI dirs all under one temp dir, so it never touches (or shares
+state with) a system containerd. Drives it through CRI with build/cri-driver.
+Can stop and restart it with the same root/state (containers survive, since
+their shims keep running). cleanup() removes everything it started:
+containers via CRI, then any leftover container processes and shims by PID,
+mounts under the temp dir (lazy), the cgroups under its cgroup parent, the
+shim sockets, and the temp dir.
+
+Usage:
+    skip = containerd_fixture.skip_reason()   # None, or why this machine can't
+    with Containerd(build_dir) as ctd:
+        ctd.import_image(tarball)
+        sid = ctd.driver("run-pod", "name", "uid")
+"""
+
+import glob
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import oci_image
+
+CGROUP_ROOT = "/sys/fs/cgroup"
+
+
+def log(msg):
+    print("[containerd] " + msg, flush=True)
+
+
+def skip_reason():
+    """Why this machine cannot run the containerd e2e, or None."""
+    if os.geteuid() != 0:
+        return "not root (containerd and runc need root)"
+    for exe in ("containerd", "ctr", "runc", "containerd-shim-runc-v2", "gcc"):
+        if shutil.which(exe) is None:
+            return "%s not found in PATH" % exe
+    return None
+
+
+def containerd_version():
+    out = subprocess.run(["containerd", "--version"], capture_output=True, text=True).stdout
+    # "containerd github.com/containerd/containerd 1.6.20~ds1 1.6.20~ds1-1+deb12u3"
+    parts = out.split()
+    return parts[2] if len(parts) > 2 else out.strip()
+
+
+class DriverError(RuntimeError):
+    pass
+
+
+class Containerd:
+    def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, snapshotter="overlayfs"):
+        self.build_dir = build_dir
+        self.driver_bin = os.path.join(build_dir, "cri-driver")
+        if not os.path.exists(self.driver_bin):
+            raise RuntimeError("%s not built (cmake --build ... --target cri-driver)" % self.driver_bin)
+        # Short path: unix socket paths are limited to 108 bytes.
+        self.tmp = tempfile.mkdtemp(prefix="pse2e-", dir="/tmp")
+        os.chmod(self.tmp, 0o711)
+        self.name = os.path.basename(self.tmp)
+        self.root = os.path.join(self.tmp, "root")
+        self.state = os.path.join(self.tmp, "state")
+        self.sock = os.path.join(self.tmp, "containerd.sock")
+        self.endpoint = "unix://" + self.sock
+        self.config_path = os.path.join(self.tmp, "config.toml")
+        self.log_path = os.path.join(self.tmp, "containerd.log")
+        self.cgroup_parent = "/plegscope-e2e-" + self.name
+        self.sandbox_image = sandbox_image
+        self.snapshotter = snapshotter
+        self.proc = None
+        self._log_file = None
+        self.sandbox_ids = set()
+        self.container_ids = set()
+        # Shims put their sockets under /run/containerd/s (fixed in 1.6);
+        # remove those dirs at the end if we were the ones creating them.
+        self._run_dirs_existed = {d: os.path.isdir(d) for d in ("/run/containerd/s", "/run/containerd")}
+        self._write_config()
+
+    # -- configuration ---------------------------------------------------
+    def _write_config(self):
+        t = self.tmp
+        for d in ("root", "state", "runc", "cni/bin", "cni/conf", "opt"):
+            os.makedirs(os.path.join(t, d), exist_ok=True)
+        cri = 'plugins."io.containerd.grpc.v1.cri"'
+        config = f"""version = 2
+root = "{self.root}"
+state = "{self.state}"
+oom_score = 0
+disabled_plugins = [
+  "io.containerd.snapshotter.v1.aufs",
+  "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.devmapper",
+  "io.containerd.snapshotter.v1.zfs",
+  "io.containerd.tracing.processor.v1.otlp",
+  "io.containerd.internal.v1.tracing",
+]
+
+[grpc]
+  address = "{self.sock}"
+
+[ttrpc]
+  address = "{self.sock}.ttrpc"
+
+[debug]
+  address = "{t}/debug.sock"
+  level = "info"
+
+[metrics]
+  address = ""
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "{t}/opt"
+
+[{cri}]
+  sandbox_image = "{self.sandbox_image}"
+  disable_apparmor = true
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+  enable_selinux = false
+  disable_cgroup = false
+  max_container_log_line_size = 16384
+
+[{cri}.containerd]
+  snapshotter = "{self.snapshotter}"
+  default_runtime_name = "runc"
+
+[{cri}.containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+
+[{cri}.containerd.runtimes.runc.options]
+  Root = "{t}/runc"
+  SystemdCgroup = false
+
+[{cri}.cni]
+  bin_dir = "{t}/cni/bin"
+  conf_dir = "{t}/cni/conf"
+"""
+        with open(self.config_path, "w") as f:
+            f.write(config)
+
+    # -- lifecycle ---------------------------------------------------------
+    def start(self, timeout=30):
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        self._log_file = open(self.log_path, "ab")
+        self.proc = subprocess.Popen(["containerd", "--config", self.config_path],
+                                     stdout=self._log_file, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True)
+        t0 = time.monotonic()
+        last = ""
+        while time.monotonic() - t0 < timeout:
+            if self.proc.poll() is not None:
+                raise RuntimeError("containerd exited with %s; log tail:\n%s"
+                                   % (self.proc.returncode, self.log_tail()))
+            if os.path.exists(self.sock):
+                r = self._run_driver(["version"], timeout=5)
+                if r.returncode == 0:
+                    log("containerd pid %d answering CRI on %s after %.2fs: %s"
+                        % (self.proc.pid, self.endpoint, time.monotonic() - t0, r.stdout.strip()))
+                    return
+                last = r.stderr.strip()
+            time.sleep(0.1)
+        raise RuntimeError("containerd CRI did not answer within %ss (%s); log tail:\n%s"
+                           % (timeout, last, self.log_tail()))
+
+    def stop(self, timeout=20):
+        """Stops containerd (SIGTERM, then SIGKILL). Shims and containers keep
+        running; root and state are kept for a restart."""
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        log("containerd pid %d stopped (exit %s)" % (self.proc.pid, self.proc.returncode))
+        self.proc = None
+        if self._log_file:
+            self._log_file.close()
+            self._log_file = None
+        # A stale socket file left by a SIGKILL would make clients see
+        # "connection refused" instead of "no such file"; either is "down".
+
+    def restart(self):
+        self.stop()
+        self.start()
+
+    @property
+    def running(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_tail(self, n=30):
+        try:
+            with open(self.log_path, "rb") as f:
+                lines = f.read().decode(errors="replace").splitlines()
+            return "\n".join(lines[-n:])
+        except OSError:
+            return "(no log)"
+
+    def __enter__(self):
+        try:
+            self.start()
+        except Exception:
+            self.cleanup()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.cleanup()
+        return False
+
+    # -- CRI and ctr -----------------------------------------------------------
+    def _run_driver(self, args, timeout=60):
+        env = dict(os.environ, CRI_CGROUP_PARENT=self.cgroup_parent)
+        try:
+            return subprocess.run([self.driver_bin, "--endpoint", self.endpoint,
+                                   "--timeout", str(int(timeout))] + list(args),
+                                  capture_output=True, text=True, env=env, timeout=timeout + 5)
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess(args, 124, "", "cri-driver timed out")
+
+    def driver(self, *args, timeout=60):
+        """Runs cri-driver; returns its stdout stripped, raises DriverError."""
+        r = self._run_driver(args, timeout=timeout)
+        if r.returncode != 0:
+            raise DriverError(r.stderr.strip() or "cri-driver %s: exit %d" % (args[0], r.returncode))
+        out = r.stdout.strip()
+        if args[0] == "run-pod":
+            self.sandbox_ids.add(out)
+        elif args[0] == "create-container":
+            self.container_ids.add(out)
+        return out
+
+    def list(self):
+        return json.loads(self.driver("list"))
+
+    def container_status(self, cid):
+        """{'state', 'exit_code', 'reason'} from CRI ContainerStatus."""
+        state, code, reason = self.driver("status-container", cid).split(" ", 2)
+        return {"state": state, "exit_code": int(code), "reason": reason}
+
+    def ctr(self, *args, timeout=120):
+        r = subprocess.run(["ctr", "-a", self.sock, "-n", "k8s.io"] + list(args),
+                           capture_output=True, text=True, timeout=timeout)
+        if r.returncode != 0:
+            raise RuntimeError("ctr %s failed: %s" % (" ".join(args), r.stderr.strip()))
+        return r.stdout
+
+    def import_image(self, tarball):
+        self.ctr("images", "import", "--snapshotter", self.snapshotter, tarball)
+
+    def images(self):
+        """Image tags as the CRI image service lists them."""
+        return [line.split()[0] for line in self.driver("images").splitlines() if line.strip()]
+
+    # -- processes and cgroups --------------------------------------------------
+    def container_pids(self, cid=None):
+        """PIDs in the cgroups under our parent (one container's, or all)."""
+        pids = set()
+        base = os.path.join(CGROUP_ROOT, "pids", self.cgroup_parent.lstrip("/"))
+        pattern = os.path.join(base, cid, "cgroup.procs") if cid else None
+        if pattern:
+            files = [pattern]
+        else:
+            files = [os.path.join(dp, "cgroup.procs") for dp, _, _ in os.walk(base)]
+        for fn in files:
+            try:
+                with open(fn) as f:
+                    pids.update(int(x) for x in f.read().split())
+            except OSError:
+                pass
+        return sorted(pids)
+
+    def kill_container_process(self, cid, sig=signal.SIGTERM):
+        """Signals a container's processes directly (not through the
+        runtime): how a container dies while containerd is down."""
+        pids = self.container_pids(cid)
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        return pids
+
+    def shim_pids(self):
+        """containerd-shim-runc-v2 processes serving our containerd."""
+        out = []
+        for d in glob.glob("/proc/[0-9]*"):
+            try:
+                with open(d + "/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                continue
+            if not argv or not argv[0].endswith(b"containerd-shim-runc-v2"):
+                continue
+            argv = [a.decode(errors="replace") for a in argv]
+            if "-address" in argv and argv[argv.index("-address") + 1] == self.sock:
+                sid = argv[argv.index("-id") + 1] if "-id" in argv else ""
+                ns = argv[argv.index("-namespace") + 1] if "-namespace" in argv else "k8s.io"
+                out.append((int(os.path.basename(d)), ns, sid))
+        return out
+
+    def _shim_socket(self, ns, sid):
+        # containerd 1.6 runtime/v2/shim.SocketAddress
+        d = hashlib.sha256(os.path.join(self.sock, ns, sid).encode()).hexdigest()
+        return os.path.join("/run/containerd/s", d)
+
+    # -- teardown ------------------------------------------------------------------
+    def cleanup(self):
+        log("cleanup: %s" % self.tmp)
+        if self.running:
+            try:
+                lst = self.list()
+                for c in lst["containers"]:
+                    self._run_driver(["stop-container", c["id"], "0"], timeout=20)
+                    self._run_driver(["remove-container", c["id"]], timeout=20)
+                for s in lst["sandboxes"]:
+                    self._run_driver(["stop-pod", s["id"]], timeout=20)
+                    self._run_driver(["remove-pod", s["id"]], timeout=20)
+                log("cleanup: removed %d containers, %d sandboxes via CRI"
+                    % (len(lst["containers"]), len(lst["sandboxes"])))
+            except Exception as e:  # keep tearing down
+                log("cleanup: CRI removal failed: %s" % e)
+        shims = self.shim_pids()
+        self.stop()
+        # Leftover container processes (by cgroup), then shims, by PID.
+        for sig in (signal.SIGKILL,):
+            for pid in self.container_pids():
+                try:
+                    os.kill(pid, sig)
+                except ProcessLookupError:
+                    pass
+        shims = {p[0]: p for p in shims + self.shim_pids()}
+        for pid, ns, sid in shims.values():
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and (self.container_pids() or
+                                               any(os.path.exists("/proc/%d" % p) for p in shims)):
+            time.sleep(0.05)
+        if shims:
+            log("cleanup: killed %d shim(s): %s" % (len(shims), sorted(shims)))
+        for pid, ns, sid in shims.values():
+            try:
+                os.unlink(self._shim_socket(ns, sid))
+            except OSError:
+                pass
+        for d in ("/run/containerd/s", "/run/containerd"):
+            if not self._run_dirs_existed[d]:
+                try:
+                    os.rmdir(d)  # only if empty: another containerd may use it
+                except OSError:
+                    pass
+        # Mounts under the temp dir, deepest first, lazily.
+        mounts = self._mounts_under(self.tmp)
+        for mp in sorted(mounts, key=lambda m: m.count("/"), reverse=True):
+            subprocess.run(["umount", "-l", mp], capture_output=True)
+        if mounts:
+            log("cleanup: unmounted %d mount(s)" % len(mounts))
+        left = self._mounts_under(self.tmp)
+        if left:
+            log("cleanup: WARNING mounts left: %s" % left)
+        # cgroups under our parent in every hierarchy, leaves first.
+        removed = 0
+        for hier in glob.glob(os.path.join(CGROUP_ROOT, "*")):
+            base = os.path.join(hier, self.cgroup_parent.lstrip("/"))
+            if not os.path.isdir(base):
+                continue
+            for dp, dirs, _ in sorted(os.walk(base), key=lambda w: w[0].count("/"), reverse=True):
+                for _ in range(50):
+                    try:
+                        os.rmdir(dp)
+                        removed += 1
+                        break
+                    except FileNotFoundError:
+                        break
+                    except OSError:
+                        time.sleep(0.05)
+        if removed:
+            log("cleanup: removed %d cgroup dir(s) under %s" % (removed, self.cgroup_parent))
+        shutil.rmtree(self.tmp, ignore_errors=True)
+        if os.path.exists(self.tmp):
+            log("cleanup: WARNING could not remove %s" % self.tmp)
+
+    @staticmethod
+    def _mounts_under(path):
+        out = []
+        prefix = path.rstrip("/") + "/"
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                mp = line.split()[4].replace("\\040", " ")
+                if mp == path or mp.startswith(prefix):
+                    out.append(mp)
+        return out
+
+
+def main():
+    """Smoke test: python3 containerd_fixture.py BUILD_DIR"""
+    reason = skip_reason()
+    if reason:
+        print("SKIP: " + reason)
+        return 77
+    build_dir = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("PLEGSCOPE_BUILD_DIR", "build")
+    with Containerd(build_dir) as ctd:
+        for name, tarball in oci_image.build_e2e_images(os.path.join(ctd.tmp, "images")).items():
+            ctd.import_image(tarball)
+            log("imported %s" % name)
+        log("CRI images: %s" % ctd.images())
+        sid = ctd.driver("run-pod", "smoke", "uid-smoke")
+        log("sandbox %s" % sid)
+        cid = ctd.driver("create-container", sid, "w", oci_image.WORKLOAD_IMAGE, "/workload", "300", "3")
+        ctd.driver("start-container", cid)
+        time.sleep(1)
+        log("container %s: %s" % (cid, ctd.container_status(cid)))
+        print(json.dumps(ctd.list(), indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,34 @@
+/* plegscope e2e workload.
+ *   workload [RUN_MS [EXIT_CODE]]
+ * Prints a line, runs (sleeps) for RUN_MS milliseconds (-1 or absent:
+ * forever), then exits with EXIT_CODE (default 0). SIGTERM/SIGINT end it at
+ * once with 128+signal, as a shell would report. Built with gcc -static. */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t got;
+static void on_sig(int sig) { got = sig; }
+
+int main(int argc, char** argv) {
+  long run_ms = argc > 1 ? atol(argv[1]) : -1;
+  int code = argc > 2 ? atoi(argv[2]) : 0;
+  struct sigaction sa = {0};
+  sa.sa_handler = on_sig;
+  sigaction(SIGTERM, &sa, 0);
+  sigaction(SIGINT, &sa, 0);
+  printf("workload: pid %d run_ms %ld exit_code %d\n", (int)getpid(), run_ms, code);
+  fflush(stdout);
+  struct timespec start, now;
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    if (got) return 128 + got;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    long elapsed = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    if (run_ms >= 0 && elapsed >= run_ms) return code;
+    struct timespec slice = {0, 10 * 1000 * 1000};
+    nanosleep(&slice, 0); /* interrupted by a signal: loop checks got */
+  }
+}
