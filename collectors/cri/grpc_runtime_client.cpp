@@ -49,7 +49,20 @@ GrpcRuntimeClient::GrpcRuntimeClient(GrpcClientOptions options, OperationTracker
   stub_ = cri::RuntimeService::NewStub(channel);
 }
 
+OperationTracker::CallId GrpcRuntimeClient::begin_call(const char* op, grpc::ClientContext& ctx) {
+  auto id = tracker_.begin(op, [&ctx] { ctx.TryCancel(); });
+  if (shutting_down_) ctx.TryCancel();
+  return id;
+}
+
+void GrpcRuntimeClient::shutdown() {
+  shutting_down_ = true;
+  cancel_event_stream();
+  tracker_.cancel_all();
+}
+
 std::optional<CallStatus> GrpcRuntimeClient::socket_problem() const {
+  if (shutting_down_) return CallStatus{grpc::StatusCode::CANCELLED, "plegscope is shutting down"};
   struct stat st {};
   if (socket_path_.empty())
     return CallStatus{grpc::StatusCode::INVALID_ARGUMENT,
@@ -75,7 +88,7 @@ CallResult<Response> GrpcRuntimeClient::unary(const char* op, Call&& call) {
   }
   grpc::ClientContext ctx;
   set_deadline(ctx);
-  auto id = tracker_.begin(op, [&ctx] { ctx.TryCancel(); });
+  auto id = begin_call(op, ctx);
   grpc::Status st = call(ctx, result.value);
   tracker_.end(id, st.error_code());
   result.status = CallStatus{st.error_code(), st.error_message()};
@@ -123,7 +136,7 @@ CallResult<std::vector<Item>> GrpcRuntimeClient::stream_list(const char* op,
   CallResult<std::vector<Item>> result;
   grpc::ClientContext ctx;
   set_deadline(ctx);
-  auto id = tracker_.begin(op, [&ctx] { ctx.TryCancel(); });
+  auto id = begin_call(op, ctx);
   auto reader = open(ctx, request);
   StreamResponse msg;
   uint64_t bytes = 0;

@@ -38,6 +38,9 @@ class GrpcRuntimeClient final : public RuntimeClient {
   CallResult<cri::ContainerStatusResponse> container_status(const std::string& id) override;
   CallStatus watch_container_events(const ContainerEventHandler& handler) override;
   void cancel_event_stream() override;
+  // Cancels every call in flight and fails every later one at once (CANCELLED),
+  // so shutdown never waits on a hung runtime.
+  void shutdown();
 
   // Whether the runtime answered a streaming list call with UNIMPLEMENTED.
   bool pod_sandbox_streaming_unsupported() const { return sandbox_stream_unimplemented_; }
@@ -52,6 +55,8 @@ class GrpcRuntimeClient final : public RuntimeClient {
                                             Extract&& extract, bool unfiltered,
                                             const char* list_op);
   std::optional<CallStatus> socket_problem() const;
+  // Registers the call with the tracker, cancelling it at once if shutdown started.
+  OperationTracker::CallId begin_call(const char* op, grpc::ClientContext& ctx);
   void set_deadline(grpc::ClientContext& ctx) const;
 
   const GrpcClientOptions options_;
@@ -61,6 +66,7 @@ class GrpcRuntimeClient final : public RuntimeClient {
   std::unique_ptr<cri::RuntimeService::Stub> stub_;
   std::atomic<bool> sandbox_stream_unimplemented_{false};
   std::atomic<bool> container_stream_unimplemented_{false};
+  std::atomic<bool> shutting_down_{false};
   std::mutex event_mu_;
   grpc::ClientContext* event_ctx_ = nullptr;
   bool event_cancelled_ = false;

@@ -168,10 +168,17 @@ void GenericPleg::relist() {
     record.error_code = grpc_code_name(list_status.code);
     record.error_message = list_status.message;
     metrics_.relist_errors(*record.error_code).Increment();
-    spdlog::warn("GenericPLEG: Unable to retrieve pods: {} {}", *record.error_code,
-                 list_status.message);
+    // Once per change of error, not once a second while the runtime is away.
+    auto level = *record.error_code == last_error_code_ ? spdlog::level::debug : spdlog::level::warn;
+    spdlog::log(level, "GenericPLEG: Unable to retrieve pods: {} {}", *record.error_code,
+                list_status.message);
+    last_error_code_ = *record.error_code;
     finish();
     return;
+  }
+  if (!last_error_code_.empty()) {
+    spdlog::info("GenericPLEG: relist succeeded again after {}", last_error_code_);
+    last_error_code_.clear();
   }
   {
     std::lock_guard<std::mutex> lock(state_mu_);

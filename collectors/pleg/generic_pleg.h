@@ -67,6 +67,7 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   std::mutex relist_mu_;  // held for a whole relist; guards the records below
   std::map<std::string, PodRecord> records_;
   std::map<std::string, RuntimePod> pods_to_reinspect_;
+  std::string last_error_code_;  // of the last failed relist; empty after a success
 
   mutable std::mutex state_mu_;  // short; guards timing and times
   RelistTiming timing_;

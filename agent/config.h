@@ -1,0 +1,49 @@
+#pragma once
+// Command line and environment: the §3 flags, parsed once at start-up.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+
+namespace plegscope {
+
+enum class EventedMode { Auto, On, Off };
+
+struct Config {
+  enum class Command { Serve, Diagnose, Version } command = Command::Serve;
+
+  std::string runtime_endpoint;  // resolved: auto-detected when not given
+  bool endpoint_auto_detected = false;
+  std::string listen_address = "0.0.0.0:9547";
+  Duration relist_period = std::chrono::seconds(1);
+  Duration relist_threshold = std::chrono::minutes(3);
+  Duration runtime_request_timeout = std::chrono::minutes(2);
+  size_t event_channel_capacity = 1000;
+  EventedMode evented = EventedMode::Auto;
+  Duration hang_threshold = std::chrono::seconds(10);
+  std::string proc_path = "/proc";
+  std::string node_name;
+  std::string log_level = "info";
+  size_t event_log_size = 1000;
+  size_t relist_history = 600;
+
+  // diagnose
+  Duration diagnose_duration = std::chrono::seconds(10);
+  std::string diagnose_output = "text";
+  std::string diagnose_url;
+};
+
+struct ParseOutcome {
+  std::optional<Config> config;  // empty: exit with `exit_code` after printing `message`
+  int exit_code = 0;
+  std::string message;  // one line for stderr (or help text for stdout when exit_code == 0)
+};
+
+// The candidate sockets tried, in order, when no endpoint is given.
+extern const std::vector<std::string> kDefaultRuntimeEndpoints;
+
+// Parses argv (and PLEGSCOPE_* environment variables). Never throws, never exits.
+ParseOutcome parse_command_line(int argc, const char* const* argv);
+
+}  // namespace plegscope

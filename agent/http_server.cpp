@@ -1,0 +1,97 @@
+#include "http_server.h"
+
+#include <civetweb.h>
+#include <spdlog/spdlog.h>
+
+#include <mutex>
+
+namespace plegscope {
+
+std::map<std::string, std::string> parse_query(const std::string& query) {
+  std::map<std::string, std::string> out;
+  size_t pos = 0;
+  while (pos <= query.size() && !query.empty()) {
+    size_t amp = query.find('&', pos);
+    std::string pair = query.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+    if (!pair.empty()) {
+      size_t eq = pair.find('=');
+      std::string key = pair.substr(0, eq);
+      std::string value = eq == std::string::npos ? "" : pair.substr(eq + 1);
+      std::vector<char> buf(value.size() + 1);
+      int n = mg_url_decode(value.c_str(), static_cast<int>(value.size()), buf.data(),
+                            static_cast<int>(buf.size()), 1);
+      out[key] = n >= 0 ? std::string(buf.data(), n) : value;
+    }
+    if (amp == std::string::npos) break;
+    pos = amp + 1;
+  }
+  return out;
+}
+
+HttpServer::HttpServer() {
+  static std::once_flag once;
+  std::call_once(once, [] { mg_init_library(0); });
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+void HttpServer::route(const std::string& path, HttpHandler handler) {
+  routes_[path] = std::move(handler);
+}
+
+HttpResponse HttpServer::dispatch(const HttpRequest& request) const {
+  auto it = routes_.find(request.path);
+  if (it == routes_.end()) return HttpResponse::text(404, "not found: " + request.path);
+  if (request.method != "GET" && request.method != "HEAD")
+    return HttpResponse::text(405, "method not allowed: " + request.method + " (use GET)");
+  try {
+    return it->second(request);
+  } catch (const std::exception& e) {
+    spdlog::error("HTTP {}: {}", request.path, e.what());
+    return HttpResponse::text(500, std::string("internal error: ") + e.what());
+  }
+}
+
+int HttpServer::on_request(mg_connection* conn, void* self) {
+  const mg_request_info* info = mg_get_request_info(conn);
+  HttpRequest request;
+  request.method = info->request_method ? info->request_method : "";
+  request.path = info->local_uri ? info->local_uri : "/";
+  if (info->query_string) request.query = parse_query(info->query_string);
+  HttpResponse response = static_cast<HttpServer*>(self)->dispatch(request);
+  const char* reason = mg_get_response_code_text(conn, response.status);
+  mg_printf(conn,
+            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+            "Cache-Control: no-store\r\nConnection: close\r\n",
+            response.status, reason, response.content_type.c_str(), response.body.size());
+  if (response.status == 405) mg_printf(conn, "Allow: GET, HEAD\r\n");
+  mg_printf(conn, "\r\n");
+  if (request.method != "HEAD") mg_write(conn, response.body.data(), response.body.size());
+  return response.status;
+}
+
+std::string HttpServer::start(const std::string& listen_address, int threads) {
+  std::string thread_count = std::to_string(threads);
+  const char* options[] = {"listening_ports", listen_address.c_str(), "num_threads",
+                           thread_count.c_str(), "request_timeout_ms", "10000",
+                           "enable_keep_alive", "no", nullptr};
+  mg_callbacks callbacks{};
+  // civetweb logs through this; route it to our logger instead of stderr.
+  callbacks.log_message = [](const mg_connection*, const char* message) {
+    spdlog::debug("http: {}", message);
+    return 1;
+  };
+  ctx_ = mg_start(&callbacks, nullptr, options);
+  if (ctx_ == nullptr) return "cannot listen on " + listen_address;
+  mg_set_request_handler(ctx_, "/", &HttpServer::on_request, this);
+  return "";
+}
+
+void HttpServer::stop() {
+  if (ctx_) {
+    mg_stop(ctx_);
+    ctx_ = nullptr;
+  }
+}
+
+}  // namespace plegscope

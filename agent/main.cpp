@@ -1,0 +1,36 @@
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+
+#include "config.h"
+#include "serve.h"
+
+int main(int argc, char** argv) {
+  using plegscope::Config;
+  auto parsed = plegscope::parse_command_line(argc, argv);
+  if (!parsed.config) {
+    std::fprintf(parsed.exit_code == 0 ? stdout : stderr, "%s\n", parsed.message.c_str());
+    return parsed.exit_code;
+  }
+  const Config& config = *parsed.config;
+  auto logger = spdlog::stderr_color_mt("plegscope");
+  spdlog::set_default_logger(logger);
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  try {
+    switch (config.command) {
+      case Config::Command::Version:
+        std::printf("plegscope %s\n", PLEGSCOPE_VERSION);
+        return 0;
+      case Config::Command::Diagnose:
+        std::fprintf(stderr, "plegscope: diagnose is not available in this build\n");
+        return 2;
+      case Config::Command::Serve:
+        return plegscope::serve(config);
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "plegscope: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}

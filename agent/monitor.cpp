@@ -1,0 +1,101 @@
+#include "monitor.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/metric_family.h"
+
+namespace plegscope {
+
+Monitor::Monitor(const Config& config, const Clock& clock)
+    : config_(config),
+      clock_(clock),
+      registry_(std::make_shared<prometheus::Registry>()),
+      tracker_(*registry_, clock),
+      client_(GrpcClientOptions{config.runtime_endpoint, config.runtime_request_timeout}, tracker_,
+              clock),
+      metrics_(*registry_),
+      recorder_(config.relist_history),
+      event_log_(config.event_log_size),
+      pleg_(client_, clock, cache_, metrics_,
+            GenericPlegOptions{config.event_channel_capacity,
+                               RelistTiming{config.relist_period, config.relist_threshold}},
+            [this](const RelistRecord& r) { on_relist(r); }) {}
+
+Monitor::~Monitor() { stop(); }
+
+void Monitor::start() {
+  stopping_ = false;
+  consumer_ = std::thread([this] { consume_events(); });
+  pleg_.start();
+}
+
+void Monitor::stop() {
+  if (stopping_.exchange(true)) return;
+  client_.shutdown();
+  pleg_.stop();
+  pleg_.watch().close();
+  if (consumer_.joinable()) consumer_.join();
+}
+
+void Monitor::consume_events() {
+  while (!stopping_) {
+    auto event = pleg_.watch().receive(std::chrono::milliseconds(200));
+    if (event) event_log_.add(std::move(*event));
+  }
+}
+
+void Monitor::on_relist(const RelistRecord& relist) {
+  RelistRecord record = relist;
+  if (auto bytes = tracker_.stats(op::kListContainers).last_list_bytes) record.list_bytes = *bytes;
+  recorder_.add(std::move(record));
+  bool failed = relist.error_code.has_value();
+  bool refresh;
+  {
+    std::lock_guard<std::mutex> lock(info_mu_);
+    refresh = !failed && (last_relist_failed_ || runtime_info_.name.empty());
+    last_relist_failed_ = failed;
+  }
+  if (!refresh) return;
+  // After the first success and after every recovery: the runtime may have
+  // been upgraded while it was away.
+  auto version = client_.version();
+  if (!version.ok()) return;
+  std::lock_guard<std::mutex> lock(info_mu_);
+  runtime_info_ = {version.value.runtime_name(), version.value.runtime_version(),
+                   version.value.runtime_api_version()};
+  spdlog::info("runtime at {}: {} {} (CRI {})", config_.runtime_endpoint, runtime_info_.name,
+               runtime_info_.version, runtime_info_.api_version);
+}
+
+RuntimeInfo Monitor::runtime_info() const {
+  std::lock_guard<std::mutex> lock(info_mu_);
+  return runtime_info_;
+}
+
+std::vector<prometheus::MetricFamily> Monitor::Collect() const {
+  auto healthy = gauge_family("pleg_healthy", "1 if PLEG is healthy by the kubelet's rule, else 0.");
+  add_gauge(healthy, {}, pleg_.healthy().healthy ? 1 : 0);
+  auto build = gauge_family("plegscope_build_info",
+                            "plegscope version and the runtime it observes; value 1.");
+  RuntimeInfo info = runtime_info();
+  add_gauge(build,
+            {{"version", PLEGSCOPE_VERSION},
+             {"runtime_name", info.name},
+             {"runtime_version", info.version}},
+            1);
+  return {healthy, build};
+}
+
+std::vector<prometheus::MetricFamily> Monitor::collect_all() const {
+  auto families = registry_->Collect();
+  for (const prometheus::Collectable* c :
+       {static_cast<const prometheus::Collectable*>(&tracker_),
+        static_cast<const prometheus::Collectable*>(this)}) {
+    auto more = c->Collect();
+    families.insert(families.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
+  }
+  return families;
+}
+
+}  // namespace plegscope

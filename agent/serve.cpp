@@ -1,0 +1,49 @@
+#include "serve.h"
+
+#include <signal.h>
+#include <spdlog/spdlog.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include "http_server.h"
+#include "monitor.h"
+#include "routes.h"
+
+namespace plegscope {
+
+int serve(const Config& config) {
+  // Signals are taken by sigwait() below, never by an arbitrary thread.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  SystemClock clock;
+  Monitor monitor(config, clock);
+  HttpServer http;
+  add_routes(http, monitor);
+  if (std::string error = http.start(config.listen_address); !error.empty()) {
+    std::fprintf(stderr, "plegscope: --listen-address: %s\n", error.c_str());
+    return 2;
+  }
+  spdlog::info("plegscope {} on node {}: serving http://{}/metrics, runtime {}{}",
+               PLEGSCOPE_VERSION, config.node_name, config.listen_address,
+               config.runtime_endpoint, config.endpoint_auto_detected ? " (auto-detected)" : "");
+  struct stat st {};
+  auto path = unix_socket_path(config.runtime_endpoint);
+  if (!path || ::stat(path->c_str(), &st) != 0)
+    spdlog::warn("no CRI socket at {} yet; relisting keeps trying every {}s",
+                 config.runtime_endpoint, to_seconds(config.relist_period));
+  monitor.start();
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  spdlog::info("received signal {}, shutting down", sig);
+  monitor.stop();
+  http.stop();
+  return 0;
+}
+
+}  // namespace plegscope
