@@ -248,9 +248,11 @@ disabled_plugins = [
         return json.loads(self.driver("list"))
 
     def container_status(self, cid):
-        """{'state', 'exit_code', 'reason'} from CRI ContainerStatus."""
-        state, code, reason = self.driver("status-container", cid).split(" ", 2)
-        return {"state": state, "exit_code": int(code), "reason": reason}
+        """{'state', 'exit_code', 'started_at', 'finished_at' (unix seconds,
+        float; 0 if not yet), 'reason'} from CRI ContainerStatus."""
+        state, code, started, finished, reason = self.driver("status-container", cid).split(" ", 4)
+        return {"state": state, "exit_code": int(code), "started_at": int(started) / 1e9,
+                "finished_at": int(finished) / 1e9, "reason": reason}
 
     def ctr(self, *args, timeout=120):
         r = subprocess.run(["ctr", "-a", self.sock, "-n", "k8s.io"] + list(args),

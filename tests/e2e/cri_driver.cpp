@@ -8,7 +8,7 @@
 //   create-container SANDBOX NAME IMAGE CMD...  -> prints container id
 //   start-container ID | stop-container ID [TIMEOUT_S] | remove-container ID
 //   stop-pod ID | remove-pod ID
-//   status-container ID                       state exit_code reason (one line)
+//   status-container ID                       state exit_code started_at_ns finished_at_ns reason
 //   list                                      JSON: sandboxes and containers
 //   images                                    image tags, one per line
 // The endpoint may also come from CRI_ENDPOINT. Exit 0 on success; 1 with a
@@ -269,7 +269,8 @@ int main(int argc, char** argv) {
     auto s = rt->ContainerStatus(&c.ctx, req, &resp);
     if (!s.ok()) return fail(cmd, s);
     const auto& st = resp.status();
-    std::printf("%s %d %s\n", container_state(st.state()), st.exit_code(),
+    std::printf("%s %d %lld %lld %s\n", container_state(st.state()), st.exit_code(),
+                static_cast<long long>(st.started_at()), static_cast<long long>(st.finished_at()),
                 st.reason().empty() ? "-" : st.reason().c_str());
     return 0;
   }

@@ -1,0 +1,493 @@
+#!/usr/bin/env python3
+"""plegscope against a real containerd (issue 4, parts 1 and 2).
+
+Starts a private containerd (tests/e2e/containerd_fixture.py), imports a
+pause and a workload image built here from static binaries, starts
+build/plegscope on its socket, then drives host-network pods and containers
+through CRI (build/cri-driver) and checks what the agent reports:
+
+  * /healthz 200, plegscope_build_info names containerd and its version,
+    --evented-pleg auto falls back to generic at once (containerd 1.6 has no
+    GetContainerEvents);
+  * ContainerStarted / ContainerDied / ContainerRemoved (and the kubelet's
+    ContainerChanged for a created container) for the right pod UIDs and
+    container ids, in the kubelet's order, each within one relist period + 1 s
+    of the runtime change (measured against the runtime's own timestamps);
+    exit codes in /debug/pods;
+  * pleg_running_pods and pleg_running_containers{container_state} equal what
+    the runtime lists;
+  * containerd restarted mid-run: runtime_unavailable in /diagnose while it is
+    down, relists recover without restarting the agent, and a container that
+    died while it was down surfaces as ContainerDied exactly once, on the
+    first relist after;
+  * `plegscope diagnose --container-runtime-endpoint` prints a healthy report.
+
+Exit 77 (skip) only when this machine cannot run containers."""
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import oci_image  # noqa: E402
+from containerd_fixture import Containerd, skip_reason  # noqa: E402
+from e2e_util import BUILD_DIR, Agent, EventWatcher, log, metric, wait_until  # noqa: E402
+
+RELIST_PERIOD = 1.0
+MAX_DELAY = RELIST_PERIOD + 1.0
+WORKLOAD = oci_image.WORKLOAD_IMAGE
+
+
+class Ctx:
+    ctd = None
+    agent = None
+    watcher = None
+    runtime_version = None
+    soft = []          # failed checks of the running step
+    delays = []        # (what, delay)
+
+
+def soft_check(ok, msg):
+    """Records a failed check without stopping the step, so every event and
+    its delay is still printed."""
+    if not ok:
+        Ctx.soft.append(msg)
+        log("    FAIL: " + msg)
+    return ok
+
+
+def short(cid):
+    return cid[:12]
+
+
+def expect_event(etype, cid, ref_time, pod_uid, label, n=1, timeout=MAX_DELAY + 8):
+    """Waits for the N-th ETYPE event of CID; checks its pod uid and that it
+    appeared within MAX_DELAY of REF_TIME (the runtime-side time of the
+    change). Returns the wall time the agent first showed it."""
+    try:
+        ev, seen = Ctx.watcher.wait_for(etype, cid, timeout, n=n)
+    except AssertionError as e:
+        soft_check(False, "%s %s (%s): never reported (%s)" % (etype, label, short(cid), e))
+        return None
+    delay = seen - ref_time
+    Ctx.delays.append(("%s %s" % (etype, label), delay))
+    log("    %-17s pod=%s/%s container=%s (%s) delay %.2fs" % (
+        etype, ev.get("pod_namespace", "?"), ev.get("pod_name", "?"), label, short(cid), delay))
+    soft_check(ev.get("pod_uid") == pod_uid,
+               "%s %s: pod_uid %r, expected %r" % (etype, label, ev.get("pod_uid"), pod_uid))
+    soft_check(delay <= MAX_DELAY, "%s %s: delay %.2fs > %.1fs (relist period + 1s)"
+               % (etype, label, delay, MAX_DELAY))
+    return seen
+
+
+def debug_container(pod_uid, cid):
+    pods = Ctx.agent.json("/debug/pods")["pods"]
+    for p in pods:
+        if p.get("uid") != pod_uid:
+            continue
+        for c in p.get("containers", []):
+            if c.get("id") == cid:
+                return c
+    return None
+
+
+def norm_state(s):
+    s = (s or "").lower()
+    return s[len("container_"):] if s.startswith("container_") else s
+
+
+def check_exit_code(pod_uid, cid, label, code):
+    def got():
+        c = debug_container(pod_uid, cid)
+        return c if c and norm_state(c.get("state")) == "exited" else None
+    try:
+        c = wait_until(got, 3, "%s exited in /debug/pods" % label)
+    except AssertionError as e:
+        soft_check(False, str(e))
+        return
+    log("    /debug/pods: %s state=%s exit_code=%s reason=%s" % (
+        label, c.get("state"), c.get("exit_code"), c.get("reason")))
+    soft_check(c.get("exit_code") == code, "%s: exit_code %r in /debug/pods, runtime says %d"
+               % (label, c.get("exit_code"), code))
+
+
+def run_pod(name):
+    uid = str(uuid.uuid4())
+    t = time.time()
+    sid = Ctx.ctd.driver("run-pod", name, uid)
+    log("  created pod %s uid=%s sandbox=%s" % (name, uid, short(sid)))
+    return uid, sid, t
+
+
+def start_container(sid, name, *cmd):
+    cid = Ctx.ctd.driver("create-container", sid, name, WORKLOAD, "/workload", *cmd)
+    Ctx.ctd.driver("start-container", cid)
+    st = Ctx.ctd.container_status(cid)
+    log("  started container %s (%s): /workload %s" % (name, short(cid), " ".join(cmd)))
+    return cid, st["started_at"]
+
+
+def runtime_counts():
+    lst = Ctx.ctd.list()
+    pods = {s["uid"] for s in lst["sandboxes"] if s["state"] == "ready"}
+    states = {"created": 0, "running": 0, "exited": 0, "unknown": 0}
+    for c in lst["containers"]:
+        states[c["state"]] = states.get(c["state"], 0) + 1
+    return len(pods), states
+
+
+def agent_counts():
+    m = Ctx.agent.metrics()
+    states = {s: metric(m, "pleg_running_containers", container_state=s)
+              for s in ("created", "running", "exited", "unknown")}
+    return metric(m, "pleg_running_pods"), states
+
+
+def check_metrics_match(where):
+    want = [None]
+
+    def same():
+        want[0] = runtime_counts()
+        got = agent_counts()
+        norm = (got[0], {k: (v or 0) for k, v in got[1].items()})
+        return norm == want[0] and got
+    try:
+        got = wait_until(same, 2 * RELIST_PERIOD + 3, "metrics to match the runtime")
+        log("    metrics %s: pleg_running_pods=%d pleg_running_containers=%s == runtime %s"
+            % (where, got[0], {k: int(v or 0) for k, v in got[1].items()}, want[0]))
+    except AssertionError:
+        soft_check(False, "metrics %s: agent %s, runtime lists %s" % (where, agent_counts(), want[0]))
+
+
+# ---------------------------------------------------------------------------
+def test_health_build_info_evented_fallback():
+    status, body = Ctx.agent.get("/healthz")
+    log("  /healthz -> %d %s" % (status, body.strip()[:80]))
+    assert status == 200, "/healthz %d %s" % (status, body)
+    m = Ctx.agent.metrics()
+    info = [lbl for lbl, v in m.get("plegscope_build_info", []) if v == 1]
+    log("  plegscope_build_info %s" % (info,))
+    assert info, "no plegscope_build_info sample"
+    name, version = Ctx.runtime_version
+    # The runtime is learned by Version on the first successful call.
+    def has_runtime():
+        return any(l.get("runtime_name") == name and l.get("runtime_version") == version
+                   for l, _ in Ctx.agent.metrics().get("plegscope_build_info", []))
+    wait_until(has_runtime, 5,
+               "plegscope_build_info{runtime_name=%r, runtime_version=%r}" % (name, version))
+    mode = wait_until(lambda: (lambda v: v is not None and (v,))(
+        metric(Ctx.agent.metrics(), "pleg_evented_mode")), 5, "pleg_evented_mode")[0]
+    m = Ctx.agent.metrics()
+    log("  --evented-pleg auto: pleg_evented_mode=%s connection_errors=%s success=%s "
+        "(containerd 1.6: GetContainerEvents UNIMPLEMENTED)"
+        % (mode, metric(m, "pleg_evented_connection_errors_total"),
+           metric(m, "pleg_evented_connection_success_total")))
+    assert mode == 0, "pleg_evented_mode %s, expected 0 (fallback to generic)" % mode
+
+
+def test_lifecycle_events():
+    ctd = Ctx.ctd
+    uid, sid, t_pod = run_pod("web")
+    expect_event("ContainerStarted", sid, t_pod, uid, "sandbox(web)")
+
+    app, t = start_container(sid, "app", "-1")
+    expect_event("ContainerStarted", app, t, uid, "app")
+
+    job, t = start_container(sid, "job", "2500", "3")
+    expect_event("ContainerStarted", job, t, uid, "job")
+    wait_until(lambda: ctd.container_status(job)["state"] == "exited", 10, "job to exit")
+    st = ctd.container_status(job)
+    log("  job exited by itself with code %d at runtime finished_at" % st["exit_code"])
+    expect_event("ContainerDied", job, st["finished_at"], uid, "job")
+    check_exit_code(uid, job, "job", 3)
+
+    t = time.time()
+    idle = ctd.driver("create-container", sid, "idle", WORKLOAD, "/workload", "-1")
+    log("  created (not started) container idle (%s)" % short(idle))
+    # The kubelet maps CRI "created" to its unknown state: ContainerChanged.
+    expect_event("ContainerChanged", idle, t, uid, "idle")
+    check_metrics_match("(app running, job exited, idle created)")
+
+    ctd.driver("start-container", idle)
+    st = ctd.container_status(idle)
+    log("  started container idle (%s)" % short(idle))
+    expect_event("ContainerStarted", idle, st["started_at"], uid, "idle")
+
+    t = time.time()
+    ctd.driver("remove-container", job)
+    log("  removed exited container job (%s)" % short(job))
+    expect_event("ContainerRemoved", job, t, uid, "job")
+
+    ctd.driver("stop-container", app, "10")
+    st = ctd.container_status(app)
+    log("  stopped container app (%s): runtime exit code %d" % (short(app), st["exit_code"]))
+    expect_event("ContainerDied", app, st["finished_at"], uid, "app")
+    check_exit_code(uid, app, "app", st["exit_code"])
+    soft_check(st["exit_code"] == 143, "app exit code %d, expected 143 (SIGTERM)" % st["exit_code"])
+    check_metrics_match("(idle running, app exited)")
+    t = time.time()
+    ctd.driver("remove-container", app)
+    log("  removed container app (%s)" % short(app))
+    expect_event("ContainerRemoved", app, t, uid, "app")
+
+    # Removing a running container: it dies and vanishes between two relists;
+    # the kubelet reports ContainerDied then ContainerRemoved, in that order.
+    t = time.time()
+    ctd.driver("remove-container", idle)
+    log("  removed running container idle (%s)" % short(idle))
+    expect_event("ContainerDied", idle, t, uid, "idle")
+    expect_event("ContainerRemoved", idle, t, uid, "idle")
+
+    t = time.time()
+    ctd.driver("stop-pod", sid)
+    log("  stopped pod web (sandbox %s)" % short(sid))
+    expect_event("ContainerDied", sid, t, uid, "sandbox(web)")
+    check_metrics_match("(pod web stopped)")
+    t = time.time()
+    ctd.driver("remove-pod", sid)
+    log("  removed pod web (sandbox %s)" % short(sid))
+    expect_event("ContainerRemoved", sid, t, uid, "sandbox(web)")
+
+    # Order and exactly-once, per container, as the kubelet generates them.
+    want = {
+        ("sandbox(web)", sid): ["ContainerStarted", "ContainerDied", "ContainerRemoved"],
+        ("app", app): ["ContainerStarted", "ContainerDied", "ContainerRemoved"],
+        ("job", job): ["ContainerStarted", "ContainerDied", "ContainerRemoved"],
+        ("idle", idle): ["ContainerChanged", "ContainerStarted", "ContainerDied", "ContainerRemoved"],
+    }
+    time.sleep(RELIST_PERIOD * 2)
+    for (label, cid), types in want.items():
+        got = Ctx.watcher.types_for(cid)
+        log("    sequence %-13s %s" % (label, " -> ".join(got)))
+        soft_check(got == types, "%s: events %s, expected %s" % (label, got, types))
+    evs = Ctx.watcher.for_container(idle)
+    if len(evs) == 4:
+        soft_check(evs[2]["time"] <= evs[3]["time"], "idle: ContainerDied after ContainerRemoved")
+    evs = [e for e in Ctx.watcher.events if e.get("pod_uid") == uid]
+    soft_check(all(e["container_id"] in (sid, app, job, idle) for e in evs),
+               "events for pod web name unknown container ids")
+
+
+def diagnose_causes():
+    status, body = Ctx.agent.get("/diagnose")
+    if status != 200:
+        return None, "GET /diagnose -> %d %s" % (status, body.strip()[:120])
+    try:
+        rep = json.loads(body)
+    except ValueError:
+        return None, "/diagnose is not JSON"
+    return rep, None
+
+
+def parse_time(s):
+    try:
+        return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
+    except (ValueError, AttributeError):
+        return None
+
+
+def test_containerd_restart():
+    ctd, agent = Ctx.ctd, Ctx.agent
+    uid, sid, t_pod = run_pod("survivor")
+    expect_event("ContainerStarted", sid, t_pod, uid, "sandbox(survivor)")
+    victim, t = start_container(sid, "victim", "-1")
+    expect_event("ContainerStarted", victim, t, uid, "victim")
+    check_metrics_match("(before restart)")
+    m0 = agent.metrics()
+    errors_before = sum(v for _, v in m0.get("pleg_relist_errors_total", []))
+
+    log("  stopping containerd")
+    ctd.stop()
+    t_down = time.time()
+    pids = ctd.kill_container_process(victim)
+    log("  containerd down; killed victim's process %s directly with SIGTERM" % pids)
+    soft_check(bool(pids), "victim has no process in its cgroup")
+
+    # While it is down: runtime_unavailable in /diagnose.
+    seen_cause = [None]
+
+    def unavailable():
+        rep, err = diagnose_causes()
+        if rep is None:
+            seen_cause[0] = err
+            return False
+        ids = [c.get("id") for c in rep.get("causes", [])]
+        seen_cause[0] = "causes %s, status %s" % (ids, rep.get("status"))
+        return ("runtime_unavailable" in ids) and rep
+    try:
+        rep = wait_until(unavailable, 15, "runtime_unavailable in /diagnose")
+        cause = [c for c in rep["causes"] if c.get("id") == "runtime_unavailable"][0]
+        log("  /diagnose while down (after %.1fs): status=%s top cause=%s runtime_unavailable "
+            "confidence=%s" % (time.time() - t_down, rep.get("status"),
+                               rep["causes"][0].get("id"), cause.get("confidence")))
+        log("    summary: %s" % rep.get("summary"))
+    except AssertionError:
+        soft_check(False, "runtime_unavailable not reported while containerd is down (%s)"
+                   % seen_cause[0])
+    m = agent.metrics()
+    errs = {l.get("code"): v for l, v in m.get("pleg_relist_errors_total", [])}
+    log("  pleg_relist_errors_total while down: %s" % errs)
+    soft_check(sum(errs.values()) > errors_before, "no relist error counted while containerd is down")
+    status, _ = agent.get("/healthz")
+    log("  /healthz while down: %d (threshold 3m not reached)" % status)
+    soft_check(Ctx.watcher.count("ContainerDied", victim) == 0,
+               "ContainerDied for victim before containerd came back")
+    n_events_down = len([e for e in Ctx.watcher.events if e.get("pod_uid") == uid])
+
+    log("  restarting containerd (same root/state; shims kept running)")
+    t0 = time.time()
+    ctd.start()
+    t_up = time.time()
+    log("  containerd back after %.1fs down (start took %.2fs)" % (t_up - t_down, t_up - t0))
+    st = ctd.container_status(victim)
+    log("  runtime now lists victim as %s exit_code=%d" % (st["state"], st["exit_code"]))
+
+    seen = expect_event("ContainerDied", victim, t_up, uid, "victim (died while down)",
+                        timeout=MAX_DELAY + 15)
+    soft_check(agent.proc.poll() is None, "the agent exited")
+    # Relists recover: pleg_last_seen_seconds advances past the restart.
+    try:
+        last = wait_until(lambda: (lambda v: v and v >= t_up - 0.5 and v)(
+            metric(agent.metrics(), "pleg_last_seen_seconds")), MAX_DELAY + 5,
+            "pleg_last_seen_seconds past the restart")
+        log("  relists recovered without restarting the agent (pid %d): first successful relist "
+            "%.2fs after containerd answered" % (agent.proc.pid, last - t_up))
+    except AssertionError as e:
+        soft_check(False, str(e))
+
+    # "On the first relist after": the first successful relist after the
+    # outage carried the event.
+    rep, _ = diagnose_causes()
+    if rep and rep.get("timeline"):
+        ok = [r for r in rep["timeline"] if not r.get("error") and (parse_time(r.get("start")) or 0) >= t_down]
+        if ok:
+            first = ok[0]
+            log("  first successful relist after the outage: start %s, %s event(s)"
+                % (first.get("start"), first.get("events")))
+            soft_check((first.get("events") or 0) >= 1,
+                       "first successful relist after the outage had no events")
+    if seen is not None:
+        soft_check(seen - t_up <= MAX_DELAY + 1.0,
+                   "ContainerDied %.2fs after containerd came back" % (seen - t_up))
+    check_exit_code(uid, victim, "victim", st["exit_code"])
+    time.sleep(3 * RELIST_PERIOD + 0.5)
+    n = Ctx.watcher.count("ContainerDied", victim)
+    log("  ContainerDied for victim reported %d time(s) after 3 more relists" % n)
+    soft_check(n == 1, "ContainerDied for victim reported %d times, expected exactly once" % n)
+    pod_events = [e for e in Ctx.watcher.events if e.get("pod_uid") == uid][n_events_down:]
+    soft_check([(e["type"], e["container_id"]) for e in pod_events] == [("ContainerDied", victim)],
+               "events for pod survivor after the outage: %s, expected only victim's ContainerDied"
+               % [(e["type"], short(e["container_id"])) for e in pod_events])
+
+    def recovered():
+        rep, _ = diagnose_causes()
+        return rep and "runtime_unavailable" not in [c.get("id") for c in rep.get("causes", [])] and rep
+    try:
+        rep = wait_until(recovered, 15, "runtime_unavailable to clear from /diagnose")
+        log("  /diagnose after recovery: status=%s causes=%s" % (
+            rep.get("status"), [c.get("id") for c in rep.get("causes", [])]))
+    except AssertionError as e:
+        soft_check(False, str(e))
+    check_metrics_match("(after restart)")
+    ctd.driver("remove-container", victim)
+    ctd.driver("stop-pod", sid)
+    ctd.driver("remove-pod", sid)
+    log("  removed pod survivor")
+
+
+def test_diagnose_cli():
+    args = [os.path.join(BUILD_DIR, "plegscope"), "diagnose",
+            "--container-runtime-endpoint", Ctx.ctd.endpoint, "--duration", "3s"]
+    log("  $ plegscope diagnose --container-runtime-endpoint %s --duration 3s" % Ctx.ctd.endpoint)
+    r = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    for line in r.stdout.splitlines():
+        log("    | " + line)
+    if r.stderr.strip():
+        log("    stderr: " + r.stderr.strip()[-500:])
+    assert r.returncode == 0, "exit %d" % r.returncode
+    r = subprocess.run(args + ["--output", "json"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, "--output json: exit %d %s" % (r.returncode, r.stderr.strip()[-300:])
+    rep = json.loads(r.stdout)
+    log("  --output json: status=%s healthy=%s causes=%s runtime=%s %s" % (
+        rep.get("status"), rep.get("healthy"), [c.get("id") for c in rep.get("causes", [])],
+        rep.get("runtime", {}).get("name"), rep.get("runtime", {}).get("version")))
+    assert rep.get("healthy") is True and rep.get("status") == "healthy", "report not healthy"
+    assert rep.get("causes") == [], "causes on a healthy node: %s" % rep.get("causes")
+    assert rep.get("runtime", {}).get("name") == "containerd"
+
+
+STEPS = [test_health_build_info_evented_fallback, test_lifecycle_events,
+         test_containerd_restart, test_diagnose_cli]
+
+
+def main():
+    reason = skip_reason()
+    if reason:
+        log("SKIP: containerd e2e cannot run on this machine: " + reason)
+        return 77
+    for exe in ("plegscope", "cri-driver"):
+        if not os.path.exists(os.path.join(BUILD_DIR, exe)):
+            log("FAIL: %s/%s not built" % (BUILD_DIR, exe))
+            return 1
+    passed = failed = 0
+    t_start = time.time()
+    with Containerd(BUILD_DIR) as ctd:
+        Ctx.ctd = ctd
+        log("== containerd %s (%s) on %s, state under %s" % (
+            ctd.driver("version").split()[1], ctd.snapshotter, ctd.endpoint, ctd.tmp))
+        t = time.time()
+        for name, tarball in oci_image.build_e2e_images(os.path.join(ctd.tmp, "images")).items():
+            ctd.import_image(tarball)
+            log("== built (gcc -static) and imported %s (%d bytes OCI tarball)"
+                % (name, os.path.getsize(tarball)))
+        log("== images %.1fs; CRI lists %s" % (time.time() - t, ctd.images()))
+        v = ctd.driver("version").split()
+        Ctx.runtime_version = (v[0], v[1])
+        flags = ["--relist-period", "1s", "--evented-pleg", "auto", "--log-level", "info"]
+        with Agent(ctd.endpoint, flags, log_path=os.path.join(ctd.tmp, "plegscope.log")) as agent:
+            Ctx.agent = agent
+            log("== plegscope pid %d on %s %s" % (agent.proc.pid, agent.base, " ".join(flags)))
+            try:
+                wait_until(lambda: agent.get("/readyz")[0] == 200, 10, "/readyz 200")
+            except AssertionError as e:
+                log("  " + str(e))
+            Ctx.watcher = EventWatcher(agent).start()
+            try:
+                for step in STEPS:
+                    Ctx.soft = []
+                    log("== %s" % step.__name__)
+                    t = time.time()
+                    try:
+                        step()
+                        if Ctx.soft:
+                            raise AssertionError("%d check(s) failed: %s" % (len(Ctx.soft), "; ".join(Ctx.soft)))
+                        passed += 1
+                        log("PASS %s (%.1fs)" % (step.__name__, time.time() - t))
+                    except Exception as e:
+                        failed += 1
+                        log("FAIL %s: %s" % (step.__name__, e))
+                        if not isinstance(e, AssertionError):
+                            traceback.print_exc(file=sys.stdout)
+            finally:
+                Ctx.watcher.stop()
+                if failed:
+                    log("-- plegscope log tail:\n" + agent.log_tail(40))
+                    log("-- containerd log tail:\n" + ctd.log_tail(20))
+    if Ctx.delays:
+        log("== event delays (agent saw it - runtime change), limit %.1fs:" % MAX_DELAY)
+        for what, d in Ctx.delays:
+            log("   %5.2fs  %s" % (d, what))
+        ds = sorted(d for _, d in Ctx.delays)
+        log("   max %.2fs, median %.2fs over %d events" % (ds[-1], ds[len(ds) // 2], len(ds)))
+    log("%d passed, %d failed (%.0fs)" % (passed, failed, time.time() - t_start))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
