@@ -1,0 +1,102 @@
+#include "cri/operation_tracker.h"
+
+#include <gtest/gtest.h>
+#include <prometheus/text_serializer.h>
+
+#include "cri/runtime_client.h"
+#include "fake_clock.h"
+
+namespace plegscope {
+namespace {
+
+using namespace std::chrono;
+
+std::string exposition(const OperationTracker& tracker, prometheus::Registry& registry) {
+  auto families = registry.Collect();
+  auto more = tracker.Collect();
+  families.insert(families.end(), more.begin(), more.end());
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+TEST(OperationTracker, InFlightAgeGrowsUntilTheCallEnds) {
+  testing::FakeClock clock;
+  prometheus::Registry registry;
+  OperationTracker tracker(registry, clock);
+  auto id = tracker.begin(op::kListContainers);
+  clock.step(seconds(42));
+  auto s = tracker.stats(op::kListContainers);
+  EXPECT_EQ(s.in_flight, 1);
+  EXPECT_DOUBLE_EQ(s.oldest_in_flight_seconds, 42);
+  std::string text = exposition(tracker, registry);
+  EXPECT_NE(text.find("pleg_runtime_operation_oldest_in_flight_seconds{operation_type=\"list_"
+                      "containers\"} 42"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("pleg_runtime_operations_in_flight{operation_type=\"list_containers\"} 1"),
+            std::string::npos);
+
+  tracker.end(id, 4);
+  s = tracker.stats(op::kListContainers);
+  EXPECT_EQ(s.in_flight, 0);
+  EXPECT_EQ(s.oldest_in_flight_seconds, 0);
+  EXPECT_EQ(s.count, 1u);
+  EXPECT_EQ(s.errors, 1u);
+  EXPECT_EQ(s.errors_by_code.at("DEADLINE_EXCEEDED"), 1u);
+  EXPECT_DOUBLE_EQ(s.max_seconds, 42);
+  text = exposition(tracker, registry);
+  EXPECT_NE(text.find("pleg_runtime_operations_errors_total{code=\"DEADLINE_EXCEEDED\","
+                      "operation_type=\"list_containers\"} 1"),
+            std::string::npos)
+      << text;
+}
+
+TEST(OperationTracker, QuantilesOverTheRecentWindow) {
+  testing::FakeClock clock;
+  prometheus::Registry registry;
+  OperationTracker tracker(registry, clock);
+  for (int i = 1; i <= 100; ++i) {
+    auto id = tracker.begin(op::kContainerStatus);
+    clock.step(milliseconds(i));
+    tracker.end(id, 0);
+  }
+  auto s = tracker.stats(op::kContainerStatus);
+  EXPECT_NEAR(s.p50_seconds, 0.050, 0.002);
+  EXPECT_NEAR(s.p99_seconds, 0.099, 0.002);
+  EXPECT_DOUBLE_EQ(s.max_seconds, 0.1);
+  EXPECT_EQ(s.window, 100u);
+}
+
+TEST(OperationTracker, CancelAllCallsEveryInFlightCancel) {
+  testing::FakeClock clock;
+  prometheus::Registry registry;
+  OperationTracker tracker(registry, clock);
+  int cancelled = 0;
+  tracker.begin(op::kListContainers, [&] { cancelled++; });
+  tracker.begin(op::kContainerStatus, [&] { cancelled++; });
+  tracker.cancel_all();
+  EXPECT_EQ(cancelled, 2);
+}
+
+TEST(OperationTracker, ListSizesAreGauges) {
+  testing::FakeClock clock;
+  prometheus::Registry registry;
+  OperationTracker tracker(registry, clock);
+  tracker.record_list_size(op::kListContainers, 1234, 7);
+  auto s = tracker.stats(op::kListContainers);
+  EXPECT_EQ(*s.last_list_bytes, 1234u);
+  EXPECT_EQ(*s.last_list_items, 7u);
+  EXPECT_NE(exposition(tracker, registry)
+                .find("pleg_runtime_list_response_bytes{operation_type=\"list_containers\"} 1234"),
+            std::string::npos);
+}
+
+TEST(GrpcCodes, NamesRoundTrip) {
+  EXPECT_EQ(grpc_code_name(14), "UNAVAILABLE");
+  EXPECT_EQ(grpc_code_name(8), "RESOURCE_EXHAUSTED");
+  EXPECT_EQ(grpc_code_from_name("DEADLINE_EXCEEDED"), 4);
+  EXPECT_EQ(grpc_code_from_name("NOPE"), -1);
+  EXPECT_EQ(grpc_code_name(99), "UNKNOWN");
+}
+
+}  // namespace
+}  // namespace plegscope
