@@ -10,9 +10,10 @@ through CRI (build/cri-driver) and checks what the agent reports:
     --evented-pleg auto falls back to generic at once (containerd 1.6 has no
     GetContainerEvents);
   * ContainerStarted / ContainerDied / ContainerRemoved (and the kubelet's
-    ContainerChanged for a created container) for the right pod UIDs and
-    container ids, in the kubelet's order, each within one relist period + 1 s
-    of the runtime change (measured against the runtime's own timestamps);
+    ContainerChanged for a created container: counted, never sent) for the
+    right pod UIDs and container ids, in the kubelet's order, each within one
+    relist period + 1 s of the runtime change (measured against the runtime's
+    own timestamps);
     exit codes in /debug/pods;
   * pleg_running_pods and pleg_running_containers{container_state} equal what
     the runtime lists;
@@ -49,6 +50,7 @@ class Ctx:
     agent = None
     watcher = None
     runtime_version = None
+    agent_started = 0.0
     soft = []          # failed checks of the running step
     delays = []        # (what, delay)
 
@@ -166,27 +168,31 @@ def check_metrics_match(where):
 
 
 # ---------------------------------------------------------------------------
-def test_health_build_info_evented_fallback():
+def test_health_and_build_info():
     status, body = Ctx.agent.get("/healthz")
     log("  /healthz -> %d %s" % (status, body.strip()[:80]))
     assert status == 200, "/healthz %d %s" % (status, body)
-    m = Ctx.agent.metrics()
-    info = [lbl for lbl, v in m.get("plegscope_build_info", []) if v == 1]
-    log("  plegscope_build_info %s" % (info,))
-    assert info, "no plegscope_build_info sample"
     name, version = Ctx.runtime_version
-    # The runtime is learned by Version on the first successful call.
-    def has_runtime():
-        return any(l.get("runtime_name") == name and l.get("runtime_version") == version
-                   for l, _ in Ctx.agent.metrics().get("plegscope_build_info", []))
-    wait_until(has_runtime, 5,
-               "plegscope_build_info{runtime_name=%r, runtime_version=%r}" % (name, version))
+
+    def build_info():
+        infos = [lbl for lbl, v in Ctx.agent.metrics().get("plegscope_build_info", []) if v == 1]
+        return [i for i in infos if i.get("runtime_name") == name
+                and i.get("runtime_version") == version]
+    try:
+        info = wait_until(build_info, 5, "plegscope_build_info{runtime_name=%r, runtime_version=%r}"
+                          % (name, version))
+    finally:
+        log("  plegscope_build_info %s" % Ctx.agent.metrics().get("plegscope_build_info"))
+    log("  build info names %s %s, as CRI Version answers" % (info[0]["runtime_name"],
+                                                             info[0]["runtime_version"]))
+
+def test_evented_auto_falls_back():
     mode = wait_until(lambda: (lambda v: v is not None and (v,))(
         metric(Ctx.agent.metrics(), "pleg_evented_mode")), 5, "pleg_evented_mode")[0]
     m = Ctx.agent.metrics()
-    log("  --evented-pleg auto: pleg_evented_mode=%s connection_errors=%s success=%s "
-        "(containerd 1.6: GetContainerEvents UNIMPLEMENTED)"
-        % (mode, metric(m, "pleg_evented_connection_errors_total"),
+    log("  --evented-pleg auto: pleg_evented_mode=%s %.1fs after the agent started, "
+        "connection_errors=%s success=%s (containerd 1.6: GetContainerEvents UNIMPLEMENTED)"
+        % (mode, time.time() - Ctx.agent_started, metric(m, "pleg_evented_connection_errors_total"),
            metric(m, "pleg_evented_connection_success_total")))
     assert mode == 0, "pleg_evented_mode %s, expected 0 (fallback to generic)" % mode
 
@@ -207,11 +213,25 @@ def test_lifecycle_events():
     expect_event("ContainerDied", job, st["finished_at"], uid, "job")
     check_exit_code(uid, job, "job", 3)
 
+    changed0 = metric(Ctx.agent.metrics(), "pleg_events_total", event_type="ContainerChanged") or 0
     t = time.time()
     idle = ctd.driver("create-container", sid, "idle", WORKLOAD, "/workload", "-1")
     log("  created (not started) container idle (%s)" % short(idle))
-    # The kubelet maps CRI "created" to its unknown state: ContainerChanged.
-    expect_event("ContainerChanged", idle, t, uid, "idle")
+    # The kubelet maps CRI "created" to its unknown state: ContainerChanged,
+    # which it counts but never sends on the event channel.
+    try:
+        wait_until(lambda: (metric(Ctx.agent.metrics(), "pleg_events_total",
+                                   event_type="ContainerChanged") or 0) > changed0,
+                   MAX_DELAY + 5, "pleg_events_total{event_type=ContainerChanged} to count idle")
+        delay = time.time() - t
+        Ctx.delays.append(("ContainerChanged idle (counted, not sent)", delay))
+        log("    %-17s container=idle (%s) counted in pleg_events_total, not in /debug/events "
+            "(as the kubelet), delay %.2fs" % ("ContainerChanged", short(idle), delay))
+        soft_check(delay <= MAX_DELAY, "ContainerChanged idle: delay %.2fs" % delay)
+    except AssertionError as e:
+        soft_check(False, str(e))
+    soft_check(Ctx.watcher.types_for(idle) == [],
+               "events for a created container: %s" % Ctx.watcher.types_for(idle))
     check_metrics_match("(app running, job exited, idle created)")
 
     ctd.driver("start-container", idle)
@@ -259,16 +279,20 @@ def test_lifecycle_events():
         ("sandbox(web)", sid): ["ContainerStarted", "ContainerDied", "ContainerRemoved"],
         ("app", app): ["ContainerStarted", "ContainerDied", "ContainerRemoved"],
         ("job", job): ["ContainerStarted", "ContainerDied", "ContainerRemoved"],
-        ("idle", idle): ["ContainerChanged", "ContainerStarted", "ContainerDied", "ContainerRemoved"],
+        ("idle", idle): ["ContainerStarted", "ContainerDied", "ContainerRemoved"],
     }
     time.sleep(RELIST_PERIOD * 2)
     for (label, cid), types in want.items():
         got = Ctx.watcher.types_for(cid)
         log("    sequence %-13s %s" % (label, " -> ".join(got)))
         soft_check(got == types, "%s: events %s, expected %s" % (label, got, types))
-    evs = Ctx.watcher.for_container(idle)
-    if len(evs) == 4:
-        soft_check(evs[2]["time"] <= evs[3]["time"], "idle: ContainerDied after ContainerRemoved")
+    # Died and Removed of the running container removed between two relists
+    # come from the same relist, Died first, adjacent.
+    with Ctx.watcher.lock:
+        pairs = [(e["type"], e["container_id"]) for e in Ctx.watcher.events]
+    i = pairs.index(("ContainerDied", idle)) if ("ContainerDied", idle) in pairs else -1
+    soft_check(i >= 0 and i + 1 < len(pairs) and pairs[i + 1] == ("ContainerRemoved", idle),
+               "idle: ContainerDied not immediately followed by ContainerRemoved")
     evs = [e for e in Ctx.watcher.events if e.get("pod_uid") == uid]
     soft_check(all(e["container_id"] in (sid, app, job, idle) for e in evs),
                "events for pod web name unknown container ids")
@@ -320,14 +344,19 @@ def test_containerd_restart():
         ids = [c.get("id") for c in rep.get("causes", [])]
         seen_cause[0] = "causes %s, status %s" % (ids, rep.get("status"))
         return ("runtime_unavailable" in ids) and rep
-    try:
+    probe, err = diagnose_causes()
+    if probe is None and err and " 404 " in err:
+        soft_check(False, "runtime_unavailable can't be checked while containerd is down: %s" % err)
+        time.sleep(3 * RELIST_PERIOD)  # a few failed relists all the same
+    else:
+      try:
         rep = wait_until(unavailable, 15, "runtime_unavailable in /diagnose")
         cause = [c for c in rep["causes"] if c.get("id") == "runtime_unavailable"][0]
         log("  /diagnose while down (after %.1fs): status=%s top cause=%s runtime_unavailable "
             "confidence=%s" % (time.time() - t_down, rep.get("status"),
                                rep["causes"][0].get("id"), cause.get("confidence")))
         log("    summary: %s" % rep.get("summary"))
-    except AssertionError:
+      except AssertionError:
         soft_check(False, "runtime_unavailable not reported while containerd is down (%s)"
                    % seen_cause[0])
     m = agent.metrics()
@@ -388,12 +417,13 @@ def test_containerd_restart():
     def recovered():
         rep, _ = diagnose_causes()
         return rep and "runtime_unavailable" not in [c.get("id") for c in rep.get("causes", [])] and rep
-    try:
-        rep = wait_until(recovered, 15, "runtime_unavailable to clear from /diagnose")
-        log("  /diagnose after recovery: status=%s causes=%s" % (
-            rep.get("status"), [c.get("id") for c in rep.get("causes", [])]))
-    except AssertionError as e:
-        soft_check(False, str(e))
+    if diagnose_causes()[0] is not None:
+        try:
+            rep = wait_until(recovered, 15, "runtime_unavailable to clear from /diagnose")
+            log("  /diagnose after recovery: status=%s causes=%s" % (
+                rep.get("status"), [c.get("id") for c in rep.get("causes", [])]))
+        except AssertionError as e:
+            soft_check(False, str(e))
     check_metrics_match("(after restart)")
     ctd.driver("remove-container", victim)
     ctd.driver("stop-pod", sid)
@@ -422,7 +452,7 @@ def test_diagnose_cli():
     assert rep.get("runtime", {}).get("name") == "containerd"
 
 
-STEPS = [test_health_build_info_evented_fallback, test_lifecycle_events,
+STEPS = [test_health_and_build_info, test_evented_auto_falls_back, test_lifecycle_events,
          test_containerd_restart, test_diagnose_cli]
 
 
@@ -450,6 +480,7 @@ def main():
         v = ctd.driver("version").split()
         Ctx.runtime_version = (v[0], v[1])
         flags = ["--relist-period", "1s", "--evented-pleg", "auto", "--log-level", "info"]
+        Ctx.agent_started = time.time()
         with Agent(ctd.endpoint, flags, log_path=os.path.join(ctd.tmp, "plegscope.log")) as agent:
             Ctx.agent = agent
             log("== plegscope pid %d on %s %s" % (agent.proc.pid, agent.base, " ".join(flags)))
