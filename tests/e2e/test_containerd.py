@@ -316,6 +316,37 @@ def parse_time(s):
         return None
 
 
+def check_runtime_unavailable(t_down):
+    """While containerd is down, /diagnose must name runtime_unavailable."""
+    seen = [None]
+
+    def unavailable():
+        rep, err = diagnose_causes()
+        if rep is None:
+            seen[0] = err
+            return False
+        ids = [c.get("id") for c in rep.get("causes", [])]
+        seen[0] = "causes %s, status %s" % (ids, rep.get("status"))
+        return ("runtime_unavailable" in ids) and rep
+    probe, err = diagnose_causes()
+    if probe is None and err and " 404 " in err:
+        soft_check(False, "runtime_unavailable can't be checked while containerd is down: %s" % err)
+        time.sleep(3 * RELIST_PERIOD)  # a few failed relists all the same
+        return
+    try:
+        rep = wait_until(unavailable, 15, "runtime_unavailable in /diagnose")
+    except AssertionError:
+        soft_check(False, "runtime_unavailable not reported while containerd is down (%s)" % seen[0])
+        return
+    cause = [c for c in rep["causes"] if c.get("id") == "runtime_unavailable"][0]
+    log("  /diagnose while down (after %.1fs): status=%s top cause=%s runtime_unavailable "
+        "confidence=%s" % (time.time() - t_down, rep.get("status"),
+                           rep["causes"][0].get("id"), cause.get("confidence")))
+    log("    summary: %s" % rep.get("summary"))
+    for ev in cause.get("evidence", []):
+        log("    evidence: %s" % json.dumps(ev))
+
+
 def test_containerd_restart():
     ctd, agent = Ctx.ctd, Ctx.agent
     uid, sid, t_pod = run_pod("survivor")
@@ -334,31 +365,7 @@ def test_containerd_restart():
     soft_check(bool(pids), "victim has no process in its cgroup")
 
     # While it is down: runtime_unavailable in /diagnose.
-    seen_cause = [None]
-
-    def unavailable():
-        rep, err = diagnose_causes()
-        if rep is None:
-            seen_cause[0] = err
-            return False
-        ids = [c.get("id") for c in rep.get("causes", [])]
-        seen_cause[0] = "causes %s, status %s" % (ids, rep.get("status"))
-        return ("runtime_unavailable" in ids) and rep
-    probe, err = diagnose_causes()
-    if probe is None and err and " 404 " in err:
-        soft_check(False, "runtime_unavailable can't be checked while containerd is down: %s" % err)
-        time.sleep(3 * RELIST_PERIOD)  # a few failed relists all the same
-    else:
-      try:
-        rep = wait_until(unavailable, 15, "runtime_unavailable in /diagnose")
-        cause = [c for c in rep["causes"] if c.get("id") == "runtime_unavailable"][0]
-        log("  /diagnose while down (after %.1fs): status=%s top cause=%s runtime_unavailable "
-            "confidence=%s" % (time.time() - t_down, rep.get("status"),
-                               rep["causes"][0].get("id"), cause.get("confidence")))
-        log("    summary: %s" % rep.get("summary"))
-      except AssertionError:
-        soft_check(False, "runtime_unavailable not reported while containerd is down (%s)"
-                   % seen_cause[0])
+    check_runtime_unavailable(t_down)
     m = agent.metrics()
     errs = {l.get("code"): v for l, v in m.get("pleg_relist_errors_total", [])}
     log("  pleg_relist_errors_total while down: %s" % errs)
