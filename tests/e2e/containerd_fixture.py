@@ -53,18 +53,49 @@ def containerd_version():
     return parts[2] if len(parts) > 2 else out.strip()
 
 
+TMP_PREFIX = "pse2e-"
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def reap_stale():
+    """Cleans up after earlier runs that were killed before their cleanup
+    (e.g. a ctest timeout): temp dirs whose owning test process is gone."""
+    for d in glob.glob(os.path.join("/tmp", TMP_PREFIX + "*")):
+        try:
+            with open(os.path.join(d, "owner.json")) as f:
+                owner = json.load(f).get("owner_pid")
+        except (OSError, ValueError):
+            continue
+        if owner and _alive(owner):
+            continue
+        log("reaping a stale e2e containerd left in %s" % d)
+        Containerd("", _adopt=d).cleanup()
+
+
 class DriverError(RuntimeError):
     pass
 
 
 class Containerd:
-    def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, snapshotter="overlayfs"):
+    def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, snapshotter="overlayfs",
+                 _adopt=None):
         self.build_dir = build_dir
         self.driver_bin = os.path.join(build_dir, "cri-driver")
-        if not os.path.exists(self.driver_bin):
+        if not _adopt and not os.path.exists(self.driver_bin):
             raise RuntimeError("%s not built (cmake --build ... --target cri-driver)" % self.driver_bin)
+        if not _adopt:
+            reap_stale()
         # Short path: unix socket paths are limited to 108 bytes.
-        self.tmp = tempfile.mkdtemp(prefix="pse2e-", dir="/tmp")
+        self.tmp = _adopt or tempfile.mkdtemp(prefix=TMP_PREFIX, dir="/tmp")
         os.chmod(self.tmp, 0o711)
         self.name = os.path.basename(self.tmp)
         self.root = os.path.join(self.tmp, "root")
@@ -83,7 +114,23 @@ class Containerd:
         # Shims put their sockets under /run/containerd/s (fixed in 1.6);
         # remove those dirs at the end if we were the ones creating them.
         self._run_dirs_existed = {d: os.path.isdir(d) for d in ("/run/containerd/s", "/run/containerd")}
+        self.stale_containerd_pid = None
+        if _adopt:
+            self._run_dirs_existed = {d: False for d in self._run_dirs_existed}
+            try:
+                with open(os.path.join(self.tmp, "owner.json")) as f:
+                    self.stale_containerd_pid = json.load(f).get("containerd_pid")
+            except (OSError, ValueError):
+                pass
+            return
+        self._write_owner(None)
         self._write_config()
+
+    def _write_owner(self, containerd_pid):
+        # Lets a later run reap what a killed test (ctest timeout) left.
+        with open(os.path.join(self.tmp, "owner.json"), "w") as f:
+            json.dump({"owner_pid": os.getpid(), "containerd_pid": containerd_pid,
+                       "config": self.config_path}, f)
 
     # -- configuration ---------------------------------------------------
     def _write_config(self):
@@ -166,6 +213,7 @@ disabled_plugins = [
             if os.path.exists(self.sock):
                 r = self._run_driver(["version"], timeout=5)
                 if r.returncode == 0:
+                    self._write_owner(self.proc.pid)
                     log("containerd pid %d answering CRI on %s after %.2fs: %s"
                         % (self.proc.pid, self.endpoint, time.monotonic() - t0, r.stdout.strip()))
                     return
@@ -338,6 +386,18 @@ disabled_plugins = [
                 log("cleanup: CRI removal failed: %s" % e)
         shims = self.shim_pids()
         self.stop()
+        for pid in self._clients():
+            try:
+                os.kill(pid, signal.SIGKILL)
+                log("cleanup: killed leftover client pid %d of this socket" % pid)
+            except ProcessLookupError:
+                pass
+        if self.stale_containerd_pid and self._is_our_containerd(self.stale_containerd_pid):
+            try:
+                os.kill(self.stale_containerd_pid, signal.SIGKILL)
+                log("cleanup: killed stale containerd pid %d" % self.stale_containerd_pid)
+            except ProcessLookupError:
+                pass
         # Leftover container processes (by cgroup), then shims, by PID.
         for sig in (signal.SIGKILL,):
             for pid in self.container_pids():
@@ -398,6 +458,29 @@ disabled_plugins = [
         shutil.rmtree(self.tmp, ignore_errors=True)
         if os.path.exists(self.tmp):
             log("cleanup: WARNING could not remove %s" % self.tmp)
+
+    def _clients(self):
+        """plegscope / cri-driver processes still pointed at our socket (left
+        by a test that was killed)."""
+        out = []
+        for d in glob.glob("/proc/[0-9]*"):
+            try:
+                with open(d + "/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+            except OSError:
+                continue
+            if (argv and os.path.basename(argv[0]) in (b"plegscope", b"cri-driver")
+                    and any(self.sock.encode() in a for a in argv)):
+                out.append(int(os.path.basename(d)))
+        return out
+
+    def _is_our_containerd(self, pid):
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            return False
+        return bool(argv) and argv[0].endswith(b"containerd") and self.config_path.encode() in argv
 
     @staticmethod
     def _mounts_under(path):
