@@ -1,0 +1,40 @@
+#pragma once
+// Serves a gRPC service on a unix socket and can take the socket away and
+// bring it back (phase "socket": "down"/"up"), the way a restarting runtime
+// does. Thread-safe.
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+namespace fakecri {
+
+class SocketControl {
+ public:
+  virtual ~SocketControl() = default;
+  // Returns false (and says why) if the socket could not be served.
+  virtual bool set_serving(bool up, std::string* error) = 0;
+  virtual bool serving() const = 0;
+};
+
+class GrpcEndpoint final : public SocketControl {
+ public:
+  GrpcEndpoint(std::string socket_path, grpc::Service& service);
+  ~GrpcEndpoint() override;
+
+  bool set_serving(bool up, std::string* error) override;
+  bool serving() const override;
+  const std::string& socket_path() const { return path_; }
+
+ private:
+  bool start_locked(std::string* error);
+  void stop_locked();
+
+  const std::string path_;
+  grpc::Service& service_;
+  mutable std::mutex mu_;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+}  // namespace fakecri

@@ -1,0 +1,101 @@
+#pragma once
+// A scenario: the shape of the simulated node plus a list of phases, each
+// saying how the runtime behaves while it lasts. Plain data; loaded from
+// JSON by scenario_loader.h (schema: tests/scenarios/README.md).
+#include <grpcpp/support/status.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "clock.h"
+#include "operations.h"
+
+namespace fakecri {
+
+struct LatencySpec {
+  Duration fixed{0};
+  Duration jitter{0};    // uniform in [0, jitter)
+  Duration per_item{0};  // times the number of items in the answer
+  bool unfiltered_only = false;  // lists: only calls without a filter are slow
+  bool active() const { return fixed.count() || jitter.count() || per_item.count(); }
+};
+
+struct ErrorSpec {
+  grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
+  double rate = 1.0;  // probability per call
+  int pods = -1;      // >= 0: only calls aimed at pods with ordinal < pods
+  std::string message;
+};
+
+struct HangSpec {
+  std::optional<Duration> duration;  // nullopt: until released (or phase end)
+};
+
+struct OpBehaviour {
+  LatencySpec latency;
+  std::vector<ErrorSpec> errors;
+  std::optional<HangSpec> hang;
+};
+
+struct ChurnSpec {
+  int crashloop_pods = 0;  // pods with ordinal < crashloop_pods crash-loop
+  double crashloop_restarts_per_second = 0;  // node-wide
+  int keep_exited_attempts = 1;              // GC of crash-looping containers; < 0 keeps all
+  double exited_per_second = 0;              // exited containers piling up
+  double pods_created_per_second = 0;
+  double pods_deleted_per_second = 0;
+};
+
+struct EventStreamSpec {
+  int break_after = 0;  // > 0: each GetContainerEvents stream ends after K events
+  grpc::StatusCode break_code = grpc::StatusCode::UNAVAILABLE;
+};
+
+struct PhaseSpec {
+  std::string name;
+  std::optional<Duration> duration;  // nullopt: lasts forever
+  PerOp<OpBehaviour> ops;
+  ChurnSpec churn;
+  bool socket_up = true;
+  size_t pad_bytes = 0;  // annotation bytes added to each container
+  EventStreamSpec events;
+};
+
+struct NodeShape {
+  int pods = 10;
+  int containers_per_pod = 1;
+  int exited_per_pod = 0;
+  std::vector<std::string> namespaces{"default"};  // pod i lives in namespaces[i % n]
+  std::string pod_name_prefix = "pod";
+  int unlabeled_pods = 0;  // the last K pods' containers lack io.kubernetes.pod.uid
+  Duration initial_age = std::chrono::hours(1);
+};
+
+struct RuntimeInfo {
+  std::string name = "fakecri";
+  std::string version = "0.1.0";
+  bool container_events = false;  // GetContainerEvents served, else UNIMPLEMENTED
+  bool list_streaming = false;    // StreamPodSandboxes/StreamContainers, else UNIMPLEMENTED
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  uint64_t seed = 1;
+  RuntimeInfo runtime;
+  NodeShape node;
+  std::vector<PhaseSpec> phases;  // never empty once loaded
+  bool loop = false;
+
+  // Index of the phase called `name`, or nullopt.
+  std::optional<size_t> phase_index(const std::string& phase_name) const {
+    for (size_t i = 0; i < phases.size(); ++i) {
+      if (phases[i].name == phase_name) return i;
+    }
+    return std::nullopt;
+  }
+};
+
+}  // namespace fakecri
