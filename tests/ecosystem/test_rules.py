@@ -1,0 +1,102 @@
+"""promtool check rules + test rules on alerts/, and what the issue asks of
+every alert: severity, summary, description naming node and value,
+runbook_url to an existing runbook section, a unit test that sees it both
+silent and firing; recording rules named level:metric:operations; only
+metrics the agent (DESIGN §4) or the kubelet exports."""
+import glob
+import os
+import re
+
+import ecolib
+
+PROMTOOL = ecolib.need_tool("promtool")
+RUNBOOK_BASE = "https://github.com/plegscope/plegscope/blob/main/docs/runbook.md#"
+# value-free alerts: the value of PlegscopeDown is up (0) or a count.
+NO_VALUE_IN_DESCRIPTION = {"PlegscopeDown"}
+
+
+def test_promtool_check_rules():
+    r = ecolib.run([PROMTOOL, "check", "rules"] + ecolib.rule_files())
+    print(r.stdout)
+    assert r.returncode == 0, r.stdout
+    assert "SUCCESS" in r.stdout
+
+
+def test_promtool_test_rules():
+    tests = sorted(glob.glob(ecolib.path("alerts/tests/*.yml")))
+    assert tests, "no alerts/tests/*.yml"
+    r = ecolib.run([PROMTOOL, "test", "rules"] + [os.path.relpath(t, ecolib.ROOT) for t in tests])
+    print(r.stdout)
+    assert r.returncode == 0, r.stdout
+    print("promtool test rules: %d files, %d test groups, %d alert checks: SUCCESS" % (
+        len(tests), sum(len(ecolib.load_yaml(t)["tests"]) for t in tests),
+        sum(len(tc.get("alert_rule_test", [])) for t in tests for tc in ecolib.load_yaml(t)["tests"])))
+
+
+def test_every_alert_has_labels_annotations_and_runbook():
+    anchors = ecolib.runbook_anchors()
+    names = set()
+    for rf in ecolib.rule_files():
+        for a in ecolib.alerts_in(rf):
+            name = a["alert"]
+            assert name not in names, "duplicate alert " + name
+            names.add(name)
+            assert a.get("labels", {}).get("severity") in ("critical", "warning"), name
+            ann = a.get("annotations", {})
+            for key in ("summary", "description", "runbook_url"):
+                assert ann.get(key), "%s: no %s" % (name, key)
+            assert "$labels.node" in ann["description"], name + ": description does not name the node"
+            if name not in NO_VALUE_IN_DESCRIPTION:
+                assert "$value" in ann["description"], name + ": description does not give the value"
+            url = ann["runbook_url"]
+            assert url.startswith(RUNBOOK_BASE), url
+            anchor = url[len(RUNBOOK_BASE):]
+            assert anchor == ecolib.github_slug(name), (name, anchor)
+            assert anchor in anchors, "%s: docs/runbook.md has no section #%s" % (name, anchor)
+    for want in ("PLEGNotHealthy", "PLEGAtRisk", "PLEGRelistDurationHigh", "PLEGDiscardingEvents",
+                 "CRIOperationErrors", "CRIRuntimeUnavailable", "CRIListNearMessageLimit",
+                 "PlegscopeDown"):
+        assert want in names, want + " missing"
+    print("%d alerts checked" % len(names))
+
+
+def test_every_alert_tested_silent_and_firing():
+    seen = {}
+    for t in glob.glob(ecolib.path("alerts/tests/*.yml")):
+        for tc in ecolib.load_yaml(t)["tests"]:
+            for art in tc.get("alert_rule_test", []):
+                s = seen.setdefault(art["alertname"], set())
+                s.add("firing" if art.get("exp_alerts") else "silent")
+                for exp in art.get("exp_alerts") or []:
+                    assert "node" in exp.get("exp_labels", {}), art["alertname"]
+                    assert exp.get("exp_annotations"), art["alertname"] + ": annotations not checked"
+    for rf in ecolib.rule_files():
+        for a in ecolib.alerts_in(rf):
+            assert seen.get(a["alert"]) == {"firing", "silent"}, \
+                "%s: tested %s" % (a["alert"], sorted(seen.get(a["alert"], [])))
+
+
+def test_recording_rule_names():
+    pat = re.compile(r"^[a-z_]+:[a-z_]+:[a-z0-9_]+$")
+    n = 0
+    for rf in ecolib.rule_files():
+        for r in ecolib.records_in(rf):
+            assert pat.match(r["record"]), r["record"]
+            level = r["record"].split(":")[0]
+            assert level.startswith("node"), r["record"] + ": not a per-node level"
+            n += 1
+    print("%d recording rules" % n)
+
+
+def test_only_known_metrics():
+    known_records = {r["record"] for rf in ecolib.rule_files() for r in ecolib.records_in(rf)}
+    for a in ecolib.alerts_in("alerts/plegscope.rules.yml") + ecolib.records_in("alerts/plegscope.rules.yml"):
+        for m in re.findall(r"\b(pleg(?:scope)?_[a-z_]+)\b", a["expr"]):
+            base = re.sub(r"_(bucket|count|sum)$", "", m)
+            assert base in ecolib.AGENT_METRICS or m in known_records, "unknown metric " + m
+    for a in ecolib.alerts_in("alerts/kubelet.rules.yml"):
+        assert "pleg_" not in a["expr"].replace("kubelet_pleg_", ""), a["alert"]
+
+
+if __name__ == "__main__":
+    ecolib.main(globals())
