@@ -56,6 +56,20 @@ def containerd_version():
 TMP_PREFIX = "pse2e-"
 
 
+def fs_type(path):
+    """Filesystem type of the mount holding PATH (from /proc/self/mountinfo)."""
+    best, best_type = "", ""
+    path = os.path.realpath(path)
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            mp = fields[4]
+            fstype = fields[fields.index("-") + 1]
+            if (path == mp or path.startswith(mp.rstrip("/") + "/")) and len(mp) >= len(best):
+                best, best_type = mp, fstype
+    return best_type
+
+
 def _alive(pid):
     try:
         os.kill(pid, 0)
@@ -86,7 +100,7 @@ class DriverError(RuntimeError):
 
 
 class Containerd:
-    def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, snapshotter="overlayfs",
+    def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, snapshotter=None,
                  _adopt=None):
         self.build_dir = build_dir
         self.driver_bin = os.path.join(build_dir, "cri-driver")
@@ -106,7 +120,10 @@ class Containerd:
         self.log_path = os.path.join(self.tmp, "containerd.log")
         self.cgroup_parent = "/plegscope-e2e-" + self.name
         self.sandbox_image = sandbox_image
-        self.snapshotter = snapshotter
+        # overlayfs unless the temp dir itself is on overlayfs (as in some CI
+        # containers), where overlay-on-overlay fails; then native.
+        self.snapshotter = (snapshotter or os.environ.get("PLEGSCOPE_E2E_SNAPSHOTTER")
+                            or ("native" if fs_type(self.tmp) == "overlay" else "overlayfs"))
         self.proc = None
         self._log_file = None
         self.sandbox_ids = set()
