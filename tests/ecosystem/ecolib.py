@@ -291,3 +291,105 @@ def main(ns):
             traceback.print_exc()
     print("%d passed, %d failed" % (passed, failed))
     sys.exit(1 if failed else 0)
+
+
+# --------------------------------------------------------------- processes
+# The shared tests/lib harness offers the same; these small launchers keep the
+# ecosystem tests independent of its API while both evolve.
+
+def binary(name):
+    exe = os.path.join(BUILD, name)
+    if not os.access(exe, os.X_OK):
+        print("SKIP: %s not built (PLEGSCOPE_BUILD_DIR=%s)" % (name, BUILD))
+        sys.exit(SKIP)
+    return exe
+
+
+class Proc:
+    """A child in its own process group, logged to a file, killed with its group."""
+
+    def __init__(self, name, argv, workdir):
+        self.name, self.argv = name, argv
+        self.logpath = os.path.join(workdir, name + ".log")
+        self.proc = None
+
+    def start(self):
+        self.log = open(self.logpath, "w")
+        self.proc = subprocess.Popen(self.argv, stdout=self.log, stderr=subprocess.STDOUT,
+                                     start_new_session=True)
+        return self
+
+    def alive(self):
+        return self.proc is not None and self.proc.poll() is None
+
+    def check_alive(self):
+        if not self.alive():
+            raise RuntimeError("%s exited with %s:\n%s" % (self.name, self.proc.returncode, self.tail()))
+        return True
+
+    def tail(self, n=20):
+        try:
+            with open(self.logpath) as f:
+                return "".join(f.readlines()[-n:])
+        except OSError:
+            return ""
+
+    def stop(self):
+        if self.alive():
+            try:
+                os.killpg(self.proc.pid, signal.SIGTERM)
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+            except ProcessLookupError:
+                pass
+        if self.proc is not None:
+            self.log.close()
+
+
+class Node:
+    """fakecri serving a scenario + plegscope watching it, in a temp dir."""
+
+    def __init__(self, scenario, agent_flags=(), node_name="eco-node"):
+        self.fakecri_exe = binary("fakecri")
+        self.agent_exe = binary("plegscope")
+        self.scenario = scenario if os.path.isabs(scenario) else path("tests/scenarios", scenario + ".json")
+        self.dir = tempfile.mkdtemp(prefix="plegscope-eco-")
+        self.socket = os.path.join(self.dir, "cri.sock")
+        self.port = free_port()
+        self.address = "127.0.0.1:%d" % self.port
+        self.url = "http://" + self.address
+        self.node_name = node_name
+        self.agent_flags = list(agent_flags)
+        self.fakecri = self.agent = None
+        self.fakecri_started = None
+
+    def __enter__(self):
+        try:
+            self.fakecri = Proc("fakecri", [self.fakecri_exe, "--socket", self.socket,
+                                            "--scenario", self.scenario], self.dir).start()
+            self.fakecri_started = time.monotonic()
+            wait_until(lambda: self.fakecri.check_alive() and os.path.exists(self.socket), 20,
+                       "fakecri socket")
+            self.agent = Proc("plegscope", [self.agent_exe,
+                                            "--container-runtime-endpoint", "unix://" + self.socket,
+                                            "--listen-address", self.address,
+                                            "--node-name", self.node_name] + self.agent_flags,
+                              self.dir).start()
+            wait_until(lambda: self.agent.check_alive() and http_get(self.url + "/livez", 1)[0] == 200,
+                       20, "plegscope /livez")
+        except Exception:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def metrics(self):
+        return http_get(self.url + "/metrics")[1]
+
+    def __exit__(self, *exc):
+        for p in (self.agent, self.fakecri):
+            if p is not None:
+                p.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return False
