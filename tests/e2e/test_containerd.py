@@ -197,14 +197,28 @@ def test_health_and_build_info():
                                                              info[0]["runtime_version"]))
 
 def test_evented_auto_falls_back():
-    mode = wait_until(lambda: (lambda v: v is not None and (v,))(
-        metric(Ctx.agent.metrics(), "pleg_evented_mode")), 5, "pleg_evented_mode")[0]
-    m = Ctx.agent.metrics()
-    log("  --evented-pleg auto: pleg_evented_mode=%s %.1fs after the agent started, "
-        "connection_errors=%s success=%s (containerd 1.6: GetContainerEvents UNIMPLEMENTED)"
-        % (mode, time.time() - Ctx.agent_started, metric(m, "pleg_evented_connection_errors_total"),
-           metric(m, "pleg_evented_connection_success_total")))
-    assert mode == 0, "pleg_evented_mode %s, expected 0 (fallback to generic)" % mode
+    """containerd 1.6 answers GetContainerEvents with UNIMPLEMENTED: with
+    --evented-pleg auto the agent tries once and falls back to the generic
+    relist at once (the 1 s delays of the lifecycle test show the generic
+    period is back to 1 s)."""
+    def fell_back():
+        m = Ctx.agent.metrics()
+        mode = metric(m, "pleg_evented_mode")
+        errors = metric(m, "pleg_evented_connection_errors_total")
+        return mode == 0 and (errors or 0) >= 1 and (mode, errors, m)
+    try:
+        mode, errors, m = wait_until(fell_back, 3, "pleg_evented_mode 0 after a failed GetContainerEvents")
+    finally:
+        m = Ctx.agent.metrics()
+        log("  --evented-pleg auto: pleg_evented_mode=%s %.1fs after the agent started, "
+            "pleg_evented_connection_errors_total=%s _success_total=%s "
+            "(containerd 1.6: GetContainerEvents UNIMPLEMENTED)"
+            % (metric(m, "pleg_evented_mode"), time.time() - Ctx.agent_started,
+               metric(m, "pleg_evented_connection_errors_total"),
+               metric(m, "pleg_evented_connection_success_total")))
+    for line in Ctx.agent.log_tail(200).splitlines():
+        if "vented" in line:
+            log("    log: " + line)
 
 
 def test_lifecycle_events():
