@@ -19,7 +19,10 @@ Monitor::Monitor(const Config& config, const Clock& clock)
       pleg_(client_, clock, cache_, metrics_,
             GenericPlegOptions{config.event_channel_capacity,
                                RelistTiming{config.relist_period, config.relist_threshold}},
-            [this](const RelistRecord& r) { on_relist(r); }) {}
+            [this](const RelistRecord& r) { on_relist(r); }),
+      evented_(client_, clock, cache_, pleg_, metrics_, *registry_,
+               EventedPlegOptions{5, config.evented == EventedMode::Auto,
+                                  RelistTiming{config.relist_period, config.relist_threshold}}) {}
 
 Monitor::~Monitor() { stop(); }
 
@@ -27,11 +30,19 @@ void Monitor::start() {
   stopping_ = false;
   consumer_ = std::thread([this] { consume_events(); });
   pleg_.start();
+  if (config_.evented != EventedMode::Off) evented_.start();
+}
+
+HealthStatus Monitor::healthy() const {
+  HealthStatus generic = pleg_.healthy();
+  if (!generic.healthy || !evented_.active()) return generic;
+  return evented_.healthy();
 }
 
 void Monitor::stop() {
   if (stopping_.exchange(true)) return;
   client_.shutdown();
+  evented_.stop();
   pleg_.stop();
   pleg_.watch().close();
   if (consumer_.joinable()) consumer_.join();
@@ -74,7 +85,7 @@ RuntimeInfo Monitor::runtime_info() const {
 
 std::vector<prometheus::MetricFamily> Monitor::Collect() const {
   auto healthy = gauge_family("pleg_healthy", "1 if PLEG is healthy by the kubelet's rule, else 0.");
-  add_gauge(healthy, {}, pleg_.healthy().healthy ? 1 : 0);
+  add_gauge(healthy, {}, this->healthy().healthy ? 1 : 0);
   auto build = gauge_family("plegscope_build_info",
                             "plegscope version and the runtime it observes; value 1.");
   RuntimeInfo info = runtime_info();

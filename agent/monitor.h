@@ -12,6 +12,7 @@
 #include "cri/grpc_runtime_client.h"
 #include "cri/operation_tracker.h"
 #include "pleg/event_log.h"
+#include "pleg/evented_pleg.h"
 #include "pleg/generic_pleg.h"
 #include "pleg/pleg_metrics.h"
 #include "pleg/pod_status_cache.h"
@@ -39,6 +40,10 @@ class Monitor : public prometheus::Collectable {
   prometheus::Registry& registry() { return *registry_; }
   OperationTracker& tracker() { return tracker_; }
   GenericPleg& pleg() { return pleg_; }
+  const EventedPleg& evented() const { return evented_; }
+  // The kubelet's verdict: the generic relist's health, and the evented
+  // PLEG's while it is active.
+  HealthStatus healthy() const;
   PodStatusCache& cache() { return cache_; }
   RelistRecorder& recorder() { return recorder_; }
   EventLog& event_log() { return event_log_; }
@@ -63,6 +68,7 @@ class Monitor : public prometheus::Collectable {
   RelistRecorder recorder_;
   EventLog event_log_;
   GenericPleg pleg_;
+  EventedPleg evented_;
 
   mutable std::mutex info_mu_;
   RuntimeInfo runtime_info_;

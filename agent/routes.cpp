@@ -3,6 +3,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "debug_json.h"
+#include "report_http.h"
 
 namespace plegscope {
 namespace {
@@ -19,12 +20,19 @@ void add_routes(HttpServer& server, Monitor& monitor) {
         200,
         "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events");
   });
-  server.route("/metrics", [&monitor](const HttpRequest&) {
+  auto diagnosis = std::make_shared<DiagnosisMetrics>(monitor);
+  server.route("/metrics", [&monitor, diagnosis](const HttpRequest&) {
+    auto families = monitor.collect_all();
+    auto causes = diagnosis->Collect();
+    families.insert(families.end(), causes.begin(), causes.end());
     return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
-                        prometheus::TextSerializer().Serialize(monitor.collect_all())};
+                        prometheus::TextSerializer().Serialize(families)};
+  });
+  server.route("/diagnose", [&monitor](const HttpRequest& request) {
+    return diagnose_response(monitor, request);
   });
   server.route("/healthz", [&monitor](const HttpRequest&) {
-    HealthStatus health = monitor.pleg().healthy();
+    HealthStatus health = monitor.healthy();
     if (health.healthy) return HttpResponse::text(200, "ok");
     return HttpResponse::text(500, "PLEG is not healthy: " + health.message);
   });

@@ -1,0 +1,181 @@
+#include "pleg/evented_pleg.h"
+
+#include <spdlog/spdlog.h>
+
+#include "pleg/runtime_pods.h"
+
+namespace plegscope {
+namespace {
+
+constexpr int kUnimplemented = 12;
+
+TimePoint from_nanos(int64_t nanos) {
+  return TimePoint(std::chrono::duration_cast<WallClock::duration>(Duration(nanos)));
+}
+
+}  // namespace
+
+EventedPleg::EventedPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,
+                         PodLifecycleEventGenerator& generic, PlegMetrics& metrics,
+                         prometheus::Registry& registry, EventedPlegOptions options)
+    : runtime_(runtime),
+      clock_(clock),
+      cache_(cache),
+      generic_(generic),
+      metrics_(metrics),
+      options_(options),
+      mode_(prometheus::BuildGauge()
+                .Name("pleg_evented_mode")
+                .Help("1 while the evented PLEG (GetContainerEvents) is active, else 0.")
+                .Register(registry)
+                .Add({})),
+      connection_errors_(prometheus::BuildCounter()
+                             .Name("pleg_evented_connection_errors_total")
+                             .Help("GetContainerEvents streams that failed or ended.")
+                             .Register(registry)
+                             .Add({})),
+      connection_success_(prometheus::BuildCounter()
+                              .Name("pleg_evented_connection_success_total")
+                              .Help("GetContainerEvents streams that delivered events.")
+                              .Register(registry)
+                              .Add({})) {}
+
+EventedPleg::~EventedPleg() { stop(); }
+
+void EventedPleg::start() {
+  if (active_.exchange(true)) return;
+  stopping_ = false;
+  mode_.Set(1);
+  generic_.update(kEventedRelistTiming);
+  spdlog::info("Evented PLEG: subscribing to GetContainerEvents; generic relist every {}s",
+               to_seconds(kEventedRelistTiming.period));
+  watcher_ = std::thread([this] { watch_events(); });
+}
+
+void EventedPleg::stop() {
+  stopping_ = true;
+  runtime_.cancel_event_stream();
+  if (watcher_.joinable() && watcher_.get_id() != std::this_thread::get_id()) watcher_.join();
+}
+
+HealthStatus EventedPleg::healthy() const {
+  const EventChannel& channel = generic_.watch();
+  if (channel.size() >= channel.capacity())
+    return {false, "EventedPLEG: pleg event channel capacity is full with " +
+                       std::to_string(channel.size()) + " events"};
+  return {true, ""};
+}
+
+std::string EventedPleg::fallback_reason() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fallback_reason_;
+}
+
+void EventedPleg::watch_events() {
+  int attempts = 0;
+  while (!stopping_) {
+    if (attempts >= options_.max_stream_retries) {
+      fall_back("GetContainerEvents failed " + std::to_string(attempts) + " times");
+      return;
+    }
+    bool delivered = false;
+    CallStatus status = runtime_.watch_container_events([&](const cri::ContainerEventResponse& e) {
+      if (!delivered) {
+        delivered = true;
+        connection_success_.Increment();
+      }
+      process(e);
+      return !stopping_;
+    });
+    if (stopping_) return;
+    // The kubelet counts every failed attempt, never resetting: a stream that
+    // keeps breaking ends evented mode even if each attempt worked a while.
+    connection_errors_.Increment();
+    attempts++;
+    spdlog::warn("Evented PLEG: failed to get container events ({} {}), attempt {} of {}",
+                 grpc_code_name(status.code), status.message, attempts,
+                 options_.max_stream_retries);
+    if (status.code == kUnimplemented && options_.fall_back_on_unimplemented) {
+      fall_back("the runtime does not implement GetContainerEvents (UNIMPLEMENTED)");
+      return;
+    }
+    // Catch up on what the broken stream may have missed.
+    generic_.relist();
+  }
+}
+
+void EventedPleg::fall_back(const std::string& reason) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    fallback_reason_ = reason;
+  }
+  active_ = false;
+  mode_.Set(0);
+  generic_.update(options_.generic_timing);
+  spdlog::warn("Evented PLEG: falling back to generic relisting every {}s: {}",
+               to_seconds(options_.generic_timing.period), reason);
+}
+
+void EventedPleg::send(PodLifecycleEvent event) {
+  metrics_.events(event.type).Increment();
+  if (!generic_.watch().try_send(std::move(event))) {
+    metrics_.discard_events.Increment();
+    spdlog::error("Evented PLEG: event channel is full, discarding event");
+  }
+}
+
+void EventedPleg::process(const cri::ContainerEventResponse& event) {
+  if (!event.has_pod_sandbox_status() || !event.pod_sandbox_status().has_metadata()) {
+    spdlog::error("Evented PLEG: event for container {} has no pod sandbox status; ignored",
+                  event.container_id());
+    return;
+  }
+  const auto& sandbox = event.pod_sandbox_status();
+  PodStatus status;
+  status.uid = sandbox.metadata().uid();
+  status.name = sandbox.metadata().name();
+  status.namespace_ = sandbox.metadata().namespace_();
+  status.sandboxes.push_back(sandbox);
+  status.containers.assign(event.containers_statuses().begin(), event.containers_statuses().end());
+  status.timestamp = from_nanos(event.created_at());
+
+  bool send_events = false;
+  if (event.container_event_type() == cri::CONTAINER_DELETED_EVENT) {
+    // The sandbox itself was deleted: the pod is gone from the cache too.
+    if (sandbox.id() == event.container_id()) cache_.remove(status.uid);
+    send_events = true;
+  } else {
+    // Only an observation newer than the cached one produces events.
+    send_events = cache_.set(status);
+  }
+  if (!send_events) return;
+
+  PodLifecycleEvent e;
+  e.pod_uid = status.uid;
+  e.container_id = event.container_id();
+  e.time = clock_.now();
+  e.pod_name = status.name;
+  e.pod_namespace = status.namespace_;
+  for (const auto& c : event.containers_statuses())
+    if (c.id() == event.container_id()) e.container_name = c.metadata().name();
+  switch (event.container_event_type()) {
+    case cri::CONTAINER_STARTED_EVENT:
+      e.type = PodLifecycleEventType::ContainerStarted;
+      send(e);
+      break;
+    case cri::CONTAINER_STOPPED_EVENT:
+      e.type = PodLifecycleEventType::ContainerDied;
+      send(e);
+      break;
+    case cri::CONTAINER_DELETED_EVENT:
+      e.type = PodLifecycleEventType::ContainerDied;
+      send(e);
+      e.type = PodLifecycleEventType::ContainerRemoved;
+      send(e);
+      break;
+    default:  // CREATED: the cache is updated, no lifecycle event (as generic)
+      break;
+  }
+}
+
+}  // namespace plegscope

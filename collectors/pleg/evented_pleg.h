@@ -1,0 +1,82 @@
+#pragma once
+// The kubelet's EventedPLEG: lifecycle events straight from the runtime's
+// GetContainerEvents stream, with the generic relist slowed to 300 s / 10 min
+// as a safety net, and a fall-back to the generic PLEG at its normal pace
+// when the stream keeps failing.
+#include <prometheus/counter.h>
+#include <prometheus/gauge.h>
+#include <prometheus/registry.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "common/clock.h"
+#include "cri/runtime_client.h"
+#include "pleg/pleg.h"
+#include "pleg/pleg_metrics.h"
+#include "pleg/pod_status_cache.h"
+
+namespace plegscope {
+
+struct EventedPlegOptions {
+  // The kubelet gives up on the stream after this many failed attempts.
+  int max_stream_retries = 5;
+  // With `auto`, a runtime that answers UNIMPLEMENTED is not retried.
+  bool fall_back_on_unimplemented = true;
+  // The generic PLEG's own timing, restored on fall-back.
+  RelistTiming generic_timing = kGenericRelistTiming;
+};
+
+// Thread-safe.
+class EventedPleg final : public PodLifecycleEventGenerator {
+ public:
+  // Shares `generic`'s event channel, as the kubelet's two PLEGs share one.
+  EventedPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,
+              PodLifecycleEventGenerator& generic, PlegMetrics& metrics,
+              prometheus::Registry& registry, EventedPlegOptions options);
+  ~EventedPleg() override;
+
+  // Slows the generic relist to the evented timing and starts the stream.
+  void start() override;
+  void stop() override;
+  void update(RelistTiming timing) override { generic_.update(timing); }
+  EventChannel& watch() override { return generic_.watch(); }
+  // Unhealthy only while the shared event channel is full.
+  HealthStatus healthy() const override;
+  void relist() override { generic_.relist(); }
+
+  // One event from the stream, as processCRIEvents handles it. Public so
+  // tests drive it without a stream.
+  void process(const cri::ContainerEventResponse& event);
+  // The stream loop, one attempt after another, until it falls back or stops.
+  // start() runs it on a thread; tests call it directly.
+  void watch_events();
+
+  bool active() const { return active_; }
+  // Why evented mode ended, empty while active or never started.
+  std::string fallback_reason() const;
+
+ private:
+  void fall_back(const std::string& reason);
+  void send(PodLifecycleEvent event);
+
+  RuntimeClient& runtime_;
+  const Clock& clock_;
+  PodStatusCache& cache_;
+  PodLifecycleEventGenerator& generic_;
+  PlegMetrics& metrics_;
+  const EventedPlegOptions options_;
+  prometheus::Gauge& mode_;
+  prometheus::Counter& connection_errors_;
+  prometheus::Counter& connection_success_;
+
+  std::atomic<bool> active_{false};
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex mu_;
+  std::string fallback_reason_;
+  std::thread watcher_;
+};
+
+}  // namespace plegscope
