@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "config.h"
+#include "diagnose_command.h"
 #include "serve.h"
 
 int main(int argc, char** argv) {
@@ -23,8 +24,7 @@ int main(int argc, char** argv) {
         std::printf("plegscope %s\n", PLEGSCOPE_VERSION);
         return 0;
       case Config::Command::Diagnose:
-        std::fprintf(stderr, "plegscope: diagnose is not available in this build\n");
-        return 2;
+        return plegscope::run_diagnose(config);
       case Config::Command::Serve:
         return plegscope::serve(config);
     }

@@ -1,0 +1,46 @@
+#include "snapshot.h"
+
+#include <sys/stat.h>
+
+#include "cri/grpc_runtime_client.h"
+#include "monitor.h"
+
+namespace plegscope {
+
+Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure) {
+  Snapshot s;
+  const Config& config = monitor.config();
+  s.node = config.node_name;
+  s.now = monitor.clock().now();
+  HealthStatus health = monitor.pleg().healthy();
+  s.healthy = health.healthy;
+  s.health_message = health.message;
+  RelistTiming timing = monitor.pleg().timing();
+  s.relist_period = timing.period;
+  s.relist_threshold = timing.threshold;
+  s.last_seen = monitor.pleg().last_relist_time();
+  s.relist_in_progress_since = monitor.pleg().relist_in_progress_since();
+
+  s.endpoint = config.runtime_endpoint;
+  if (auto path = unix_socket_path(config.runtime_endpoint)) {
+    struct stat st {};
+    s.socket_present = ::stat(path->c_str(), &st) == 0 && S_ISSOCK(st.st_mode);
+  }
+  RuntimeInfo info = monitor.runtime_info();
+  s.runtime_name = info.name;
+  s.runtime_version = info.version;
+  s.operations = monitor.tracker().all_stats();
+
+  s.timeline = monitor.recorder().snapshot();
+  s.pods_to_reinspect = monitor.pleg().pods_to_reinspect();
+  // The counter itself, not the ring buffer's sum: discards older than the
+  // timeline still count.
+  for (const auto& family : monitor.registry().Collect())
+    if (family.name == "pleg_discard_events_total" || family.name == "pleg_discard_events")
+      for (const auto& m : family.metric) s.events_discarded_total += static_cast<uint64_t>(m.counter.value);
+
+  if (pressure) s.pressure = pressure->read();
+  return s;
+}
+
+}  // namespace plegscope

@@ -1,0 +1,52 @@
+#pragma once
+// Everything the diagnoser looks at, copied out of the running collectors at
+// request time. A plain value: the diagnoser is a pure function of it, and
+// unit tests build one by hand.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "cri/operation_tracker.h"
+#include "node/node_pressure.h"
+#include "pleg/relist_record.h"
+
+namespace plegscope {
+
+class Monitor;
+
+struct Snapshot {
+  std::string node;
+  TimePoint now{};
+
+  // PLEG health, the kubelet's rule.
+  bool healthy = false;
+  std::string health_message;
+  Duration relist_period = std::chrono::seconds(1);
+  Duration relist_threshold = std::chrono::minutes(3);
+  std::optional<TimePoint> last_seen;                  // start of the last good relist
+  std::optional<TimePoint> relist_in_progress_since;   // start of the relist running now
+  bool evented_mode = false;
+
+  // Runtime.
+  std::string endpoint;
+  std::optional<bool> socket_present;  // nullopt: not a unix socket path we can stat
+  std::string runtime_name;
+  std::string runtime_version;
+  std::map<std::string, OperationStats> operations;  // by op name (runtime_client.h op::)
+
+  // PLEG state.
+  std::vector<RelistRecord> timeline;  // oldest first
+  size_t pods_to_reinspect = 0;
+  uint64_t events_discarded_total = 0;
+
+  // Node.
+  std::optional<NodePressure> pressure;
+};
+
+// Copies the monitor's current state (and reads node pressure when a reader
+// is given). Takes only short locks: safe while a CRI call hangs.
+Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure);
+
+}  // namespace plegscope
