@@ -256,10 +256,13 @@ void GenericPleg::relist() {
       if (!events_.try_send(e)) {
         metrics_.discard_events.Increment();
         record.events_discarded++;
-        spdlog::error("Event channel is full, discard this relist() cycle event");
       }
     }
   }
+
+  if (record.events_discarded > 0)
+    spdlog::error("Event channel is full, discarded {} events of this relist() cycle",
+                  record.events_discarded);
 
   // Retry the pods whose inspection failed last time.
   for (auto& [uid, pod] : pods_to_reinspect_) {
