@@ -4,6 +4,7 @@ return data except the few named below that a node without failures leaves
 empty. Also: `promtool check metrics` on a live /metrics, and every rule in
 alerts/ evaluates without error against the live data."""
 import json
+import re
 import subprocess
 import time
 
@@ -59,6 +60,14 @@ def test_dashboard_queries_against_real_prometheus():
                                rule_files=[ecolib.path(f) for f in ecolib.rule_files()],
                                static_labels={"node": NODE}) as prom:
             values = dict(VALUES, instance=node.address)
+            # DESIGN §4: pleg_diagnosis_cause is always present for every cause
+            # id once the diagnoser is built in. Until then its panels cannot
+            # have data; they are reported as not checked, never silently.
+            pending = set()
+            if "pleg_diagnosis_cause" not in text:
+                pending = {(d, p, r) for d, p, r, e in all_queries() if "pleg_diagnosis_cause" in e}
+                print("NOTE: this agent does not export pleg_diagnosis_cause (no diagnoser yet): "
+                      "%d cause queries are run for parsing only" % len(pending))
             t0 = time.monotonic()
             ecolib.wait_until(lambda: prom.targets_up(), 20, "the plegscope target up")
 
@@ -69,7 +78,7 @@ def test_dashboard_queries_against_real_prometheus():
                 res = run_all(prom, values)
                 empty = [k for k, (q, r) in res.items()
                          if r.get("status") == "success" and not r["data"]["result"]]
-                return res if all(k in MAY_BE_EMPTY for k in empty) else False
+                return res if all(k in MAY_BE_EMPTY or k in pending for k in empty) else False
 
             try:
                 results = ecolib.wait_until(settled, 90, "every dashboard query to return data", interval=1)
@@ -77,7 +86,7 @@ def test_dashboard_queries_against_real_prometheus():
                 results = run_all(prom, values)
             scraped = time.monotonic() - t0
 
-            failed, empty, with_data, allowed_empty = [], [], [], []
+            failed, empty, with_data, allowed_empty, not_checked = [], [], [], [], []
             for key, (q, r) in results.items():
                 if r.get("status") != "success":
                     failed.append((key, q, r.get("error")))
@@ -85,6 +94,8 @@ def test_dashboard_queries_against_real_prometheus():
                     with_data.append(key)
                 elif key in MAY_BE_EMPTY:
                     allowed_empty.append(key)
+                elif key in pending:
+                    not_checked.append(key)
                 else:
                     empty.append((key, q))
             for key, q, err in failed:
@@ -93,10 +104,28 @@ def test_dashboard_queries_against_real_prometheus():
                 print("EMPTY %s\n    %s" % (key, q))
             for key in allowed_empty:
                 print("empty (allowed: %s) %s" % (MAY_BE_EMPTY[key], key))
+            for key in not_checked:
+                print("empty (NOT CHECKED: no pleg_diagnosis_cause in this build) %s" % (key,))
             print("dashboard queries after %.0fs of scraping: %d run, %d parsed, %d returned data, "
-                  "%d empty (allowed %d, not allowed %d)" % (
+                  "%d empty (allowed %d, awaiting diagnoser %d, not allowed %d)" % (
                       scraped, len(results), len(results) - len(failed), len(with_data),
-                      len(allowed_empty) + len(empty), len(allowed_empty), len(empty)))
+                      len(allowed_empty) + len(empty) + len(not_checked), len(allowed_empty),
+                      len(not_checked), len(empty)))
+            # the template variables' label_values() queries, as Grafana runs them.
+            nvars = 0
+            for f in ecolib.dashboard_files():
+                with open(f) as fh:
+                    d = json.load(fh)
+                for v in d["templating"]["list"]:
+                    if v["type"] != "query":
+                        continue
+                    m = re.fullmatch(r"label_values\((.+), (\w+)\)", v["query"]["query"])
+                    assert m, v["query"]
+                    match = ecolib.substitute(m.group(1), values)
+                    got = prom.api("label/%s/values" % m.group(2), **{"match[]": match})["data"]
+                    assert values[v["name"]] in got, (d["title"], v["name"], got)
+                    nvars += 1
+            print("template variable queries: %d, all offer the scraped node/agent" % nvars)
             unknown = set(MAY_BE_EMPTY) - set(results)
             assert not unknown, "allow-list names queries that do not exist: %s" % unknown
 
