@@ -122,10 +122,20 @@ struct Context {
   bool enough() const { return window_ok.size() >= 3; }
 };
 
+const RelistRecord* first_ok(const Snapshot& s) {
+  for (const auto& r : s.timeline)
+    if (!r.error_code) return &r;
+  return nullptr;
+}
+
 Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
   Context c(s, t);
+  // The first good relist in the timeline finds every pod new (an event for
+  // every container) and pays for inspecting them all: a warm-up, not a
+  // storm. It is left out of the window.
+  const RelistRecord* warmup = first_ok(s);
   for (const auto& r : s.timeline) {
-    if (to_seconds(s.now - r.start) <= t.window_seconds) {
+    if (&r != warmup && to_seconds(s.now - r.start) <= t.window_seconds) {
       c.window.push_back(&r);
       if (!r.error_code) c.window_ok.push_back(&r);
     }
@@ -710,8 +720,10 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   }
   report.events.discarded_total = s.events_discarded_total;
   std::map<std::string, TopPod> pods;
+  const RelistRecord* warmup = first_ok(s);
   for (const auto& r : s.timeline)
     for (const auto& p : r.top_pods) {
+      if (&r == warmup) break;
       TopPod& top = pods[p.uid];
       top.uid = p.uid;
       top.name = p.name;

@@ -135,7 +135,7 @@ std::string duration_chart(const Report& r) {
     s << "<line x1=\"" << fmt("%.1f", xx) << "\" x2=\"" << fmt("%.1f", xx) << "\" y1=\"" << top + ph << "\" y2=\""
       << top + ph + 4 << "\" stroke=\"#9aa4b2\"/>";
     s << "<text x=\"" << fmt("%.1f", xx) << "\" y=\"" << top + ph + 17 << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6577\">"
-      << (ago == 0 ? std::string("now") : "-" + format_seconds(ago)) << "</text>";
+      << (ago == 0 ? std::string("now") : "-" + (ago < 60 ? std::to_string(ago) + "s" : format_seconds(ago))) << "</text>";
   }
   // Bars.
   for (const auto& e : r.timeline) {
@@ -156,8 +156,11 @@ std::string duration_chart(const Report& r) {
     s << "<rect class=\"relist in-progress\" x=\"" << fmt("%.1f", x0) << "\" y=\"" << fmt("%.1f", yy) << "\" width=\""
       << fmt("%.1f", std::max(bar, x(t_end) - x0)) << "\" height=\"" << fmt("%.1f", top + ph - yy)
       << "\" fill=\"#c62828\" opacity=\"0.55\"/>";
-    s << "<text x=\"" << fmt("%.1f", std::max(left + 150, x(t_end) - 4)) << "\" y=\"" << fmt("%.1f", std::max(top + 12, yy - 5))
-      << "\" font-size=\"12\" text-anchor=\"end\" fill=\"#c62828\" font-weight=\"600\">relist in progress for "
+    // Inside the bar when it is wide enough, else just left of it.
+    bool inside = x(t_end) - x0 > 190;
+    s << "<text x=\"" << fmt("%.1f", inside ? x(t_end) - 8 : x0 - 6) << "\" y=\""
+      << fmt("%.1f", std::min(top + ph - 8, yy + 30)) << "\" font-size=\"13\" text-anchor=\"end\" fill=\""
+      << (inside ? "#fff" : "#c62828") << "\" font-weight=\"700\">relist in progress for "
       << format_seconds(*r.relist.in_progress_seconds) << "</text>";
   }
   // Threshold line.
@@ -181,7 +184,7 @@ std::string stacked_chart(const Report& r) {
     ymax = std::max(ymax, r.timeline[i].list_seconds + r.timeline[i].status_seconds);
   ymax *= 1.1;
   double slot = n ? pw / n : pw;
-  double bar = std::max(1.0, slot * 0.8);
+  double bar = std::min(24.0, std::max(1.0, slot * 0.8));
   std::ostringstream s;
   s << "<svg id=\"list-status-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W << " " << H
     << "\" width=\"100%\" role=\"img\" aria-label=\"list vs status time per relist\">";

@@ -12,7 +12,7 @@ Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure) {
   const Config& config = monitor.config();
   s.node = config.node_name;
   s.now = monitor.clock().now();
-  HealthStatus health = monitor.pleg().healthy();
+  HealthStatus health = monitor.healthy();  // generic, and evented while active
   s.healthy = health.healthy;
   s.health_message = health.message;
   RelistTiming timing = monitor.pleg().timing();
@@ -20,6 +20,7 @@ Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure) {
   s.relist_threshold = timing.threshold;
   s.last_seen = monitor.pleg().last_relist_time();
   s.relist_in_progress_since = monitor.pleg().relist_in_progress_since();
+  s.evented_mode = monitor.evented().active();
 
   s.endpoint = config.runtime_endpoint;
   if (auto path = unix_socket_path(config.runtime_endpoint)) {

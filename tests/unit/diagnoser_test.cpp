@@ -1,0 +1,563 @@
+// The diagnoser's rules, each put just below and just above its thresholds,
+// plus status, ordering, forecast and summary. Snapshots are built by hand:
+// the diagnoser is a pure function, no clock or runtime needed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "cri/runtime_client.h"
+#include "diagnoser.h"
+
+namespace plegscope {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+const TimePoint kNow = TimePoint(seconds(1'790'000'000));
+
+Duration secs(double s) { return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s)); }
+
+RelistRecord relist(double duration = 0.005, double list = 0.002, double status = 0.001) {
+  RelistRecord r;
+  r.duration = secs(duration);
+  r.list_time = secs(list);
+  r.status_time = secs(status);
+  r.pods = 10;
+  r.sandboxes = 10;
+  r.containers = 20;
+  r.running_containers = 20;
+  return r;
+}
+
+OperationStats op_stats(double p50, double p99, uint64_t count = 100) {
+  OperationStats s;
+  s.count = count;
+  s.p50_seconds = p50;
+  s.p99_seconds = p99;
+  s.max_seconds = p99;
+  s.window = count;
+  return s;
+}
+
+RelistRecord storm_relist(int pods_with_events, double status_time = 0.1) {
+  RelistRecord r = relist(status_time + 0.01, 0.005, status_time);
+  r.pods_with_events = pods_with_events;
+  r.events_by_type[0] = pods_with_events;
+  r.events_by_type[1] = pods_with_events;
+  return r;
+}
+
+// A healthy node: 20 relists over the last 20 s (plus the first, warm-up
+// relist a minute ago), fast calls, no events, no pressure.
+struct Builder {
+  Snapshot s;
+  Builder() {
+    s.node = "worker-3";
+    s.now = kNow;
+    s.healthy = true;
+    s.last_seen = kNow - seconds(1);
+    s.endpoint = "unix:///run/containerd/containerd.sock";
+    s.socket_present = true;
+    s.runtime_name = "containerd";
+    s.runtime_version = "1.6.20";
+    RelistRecord warmup = relist(0.08, 0.002, 0.07);
+    warmup.start = kNow - seconds(60);
+    s.timeline.push_back(warmup);
+    relists(20, relist());
+    s.operations[op::kListPodSandbox] = op_stats(0.001, 0.002);
+    s.operations[op::kListContainers] = op_stats(0.001, 0.002);
+    s.operations[op::kPodSandboxStatus] = op_stats(0.001, 0.002);
+    s.operations[op::kContainerStatus] = op_stats(0.001, 0.002);
+    NodePressure p;
+    p.cpu_some_avg10 = 0.1;
+    p.io_some_avg10 = 0.0;
+    p.memory_some_avg10 = 0.0;
+    p.load1 = 0.5;
+    p.cpus = 4;
+    p.pids = 1234;
+    p.pid_max = 4194304;
+    p.threads_max = 253444;
+    s.pressure = p;
+  }
+  // Replaces the recent relists: n of them, one a second, the last ending now.
+  Builder& relists(int n, const RelistRecord& proto) {
+    s.timeline.resize(1);
+    for (int i = 0; i < n; ++i) {
+      RelistRecord r = proto;
+      r.start = kNow - seconds(n - i);
+      s.timeline.push_back(r);
+    }
+    return *this;
+  }
+  Report report(DiagnoserThresholds t = {}) const { return diagnose(s, t); }
+};
+
+const Cause* find(const Report& r, const std::string& id) {
+  for (const auto& c : r.causes)
+    if (c.id == id) return &c;
+  return nullptr;
+}
+
+bool has_evidence(const Cause& c, const std::string& prefix) {
+  for (const auto& e : c.evidence)
+    if (e.signal.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+// ----------------------------------------------------------------- healthy
+
+TEST(Diagnoser, HealthyNodeHasNoCauses) {
+  Report r = Builder().report();
+  EXPECT_EQ(r.status, "healthy");
+  EXPECT_TRUE(r.causes.empty());
+  EXPECT_FALSE(r.seconds_to_unhealthy);
+  EXPECT_EQ(r.summary.rfind("PLEG is healthy", 0), 0u) << r.summary;
+}
+
+TEST(Diagnoser, FirstRelistFindingEveryPodIsNotAStorm) {
+  Builder b;
+  b.s.timeline.clear();
+  RelistRecord warmup = storm_relist(200, 0.5);  // every pod is new
+  warmup.start = kNow - seconds(5);
+  b.s.timeline.push_back(warmup);
+  for (int i = 4; i >= 1; --i) {
+    RelistRecord r = relist();
+    r.start = kNow - seconds(i);
+    b.s.timeline.push_back(r);
+  }
+  EXPECT_FALSE(find(b.report(), cause::kEventStorm));
+}
+
+TEST(Diagnoser, ConfidencesCoverEveryId) {
+  auto all = cause_confidences(Builder().report());
+  EXPECT_EQ(all.size(), std::size(cause::kAll));
+  for (const char* id : cause::kAll) EXPECT_EQ(all.at(id), 0) << id;
+}
+
+// ------------------------------------------------------ runtime_unavailable
+
+TEST(RuntimeUnavailable, NoFailedRelistIsNoCause) {
+  EXPECT_FALSE(find(Builder().report(), cause::kRuntimeUnavailable));
+}
+
+TEST(RuntimeUnavailable, LastRelistFailingIsCritical) {
+  Builder b;
+  RelistRecord failed = relist();
+  failed.error_code = "UNAVAILABLE";
+  failed.start = kNow;
+  b.s.timeline.push_back(failed);
+  Report r = b.report();
+  const Cause* c = find(r, cause::kRuntimeUnavailable);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, "critical");
+  EXPECT_GE(c->confidence, 0.6);
+  EXPECT_EQ(r.causes.front().id, cause::kRuntimeUnavailable);
+  EXPECT_NE(c->remedy.find("systemctl status containerd"), std::string::npos);
+}
+
+TEST(RuntimeUnavailable, MissingSocketRaisesConfidence) {
+  Builder b;
+  RelistRecord failed = relist();
+  failed.error_code = "UNAVAILABLE";
+  b.relists(5, failed);
+  double with_socket = find(b.report(), cause::kRuntimeUnavailable)->confidence;
+  b.s.socket_present = false;
+  Report rep = b.report();
+  const Cause* c = find(rep, cause::kRuntimeUnavailable);
+  EXPECT_GT(c->confidence, with_socket);
+  EXPECT_NE(c->summary.find("does not exist"), std::string::npos);
+}
+
+TEST(RuntimeUnavailable, FlappingIsAWarningBelowTheCriticalOne) {
+  Builder b;
+  RelistRecord failed = relist();
+  failed.error_code = "UNAVAILABLE";
+  failed.start = kNow - seconds(10);
+  b.s.timeline.insert(b.s.timeline.end() - 5, failed);
+  Report rep = b.report();
+  const Cause* c = find(rep, cause::kRuntimeUnavailable);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, "warning");
+  EXPECT_LT(c->confidence, 0.6);
+}
+
+// ------------------------------------------------------------ runtime_hung
+
+TEST(RuntimeHung, AtTheThresholdIsNotHung) {
+  Builder b;
+  b.s.operations[op::kListContainers].in_flight = 1;
+  b.s.operations[op::kListContainers].oldest_in_flight_seconds = 10.0;
+  EXPECT_FALSE(find(b.report(), cause::kRuntimeHung));
+}
+
+TEST(RuntimeHung, JustPastTheThresholdIsHung) {
+  Builder b;
+  b.s.operations[op::kListContainers].in_flight = 1;
+  b.s.operations[op::kListContainers].oldest_in_flight_seconds = 10.1;
+  b.s.relist_in_progress_since = kNow - secs(10.1);
+  Report r = b.report();
+  const Cause* c = find(r, cause::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_GE(c->confidence, 0.8);
+  EXPECT_EQ(c->severity, "critical");
+  EXPECT_TRUE(has_evidence(*c, "oldest_in_flight_seconds{list_containers}"));
+  EXPECT_EQ(r.status, "at_risk");
+  EXPECT_NE(r.summary.find("ListContainers has been in flight"), std::string::npos) << r.summary;
+  EXPECT_EQ(c->remedy.find("reboot the node"), std::string::npos);
+}
+
+TEST(RuntimeHung, ConfidenceGrowsWithAge) {
+  Builder b;
+  b.s.operations[op::kContainerStatus].in_flight = 1;
+  b.s.operations[op::kContainerStatus].oldest_in_flight_seconds = 11;
+  double early = find(b.report(), cause::kRuntimeHung)->confidence;
+  b.s.operations[op::kContainerStatus].oldest_in_flight_seconds = 60;
+  double late = find(b.report(), cause::kRuntimeHung)->confidence;
+  EXPECT_GT(late, early);
+  EXPECT_LE(late, 1.0);
+}
+
+TEST(RuntimeHung, AnOpenEventStreamIsNotAHang) {
+  Builder b;
+  b.s.operations[op::kGetContainerEvents].in_flight = 1;
+  b.s.operations[op::kGetContainerEvents].oldest_in_flight_seconds = 3600;
+  EXPECT_FALSE(find(b.report(), cause::kRuntimeHung));
+}
+
+TEST(RuntimeHung, HangThresholdComesFromTheFlag) {
+  Builder b;
+  b.s.operations[op::kListContainers].in_flight = 1;
+  b.s.operations[op::kListContainers].oldest_in_flight_seconds = 5.5;
+  DiagnoserThresholds t;
+  EXPECT_FALSE(find(b.report(t), cause::kRuntimeHung));
+  t.hang_seconds = 5;
+  EXPECT_TRUE(find(b.report(t), cause::kRuntimeHung));
+}
+
+TEST(RuntimeHung, DeadlineExceededRelistsCount) {
+  Builder b;
+  RelistRecord failed = relist(120, 120, 0);
+  failed.error_code = "DEADLINE_EXCEEDED";
+  failed.start = kNow - seconds(2);
+  b.s.timeline.push_back(failed);
+  EXPECT_TRUE(find(b.report(), cause::kRuntimeHung));
+}
+
+// ------------------------------------------------------------ runtime_slow
+
+TEST(RuntimeSlow, JustBelowTheListThreshold) {
+  Builder b;
+  b.relists(20, relist(0.5, 0.49, 0.001));
+  EXPECT_FALSE(find(b.report(), cause::kRuntimeSlow));
+}
+
+TEST(RuntimeSlow, AtTheListThreshold) {
+  Builder b;
+  b.relists(20, relist(0.52, 0.5, 0.001));
+  Report rep = b.report();
+  const Cause* c = find(rep, cause::kRuntimeSlow);
+  ASSERT_TRUE(c);
+  EXPECT_GE(c->confidence, 0.6);
+  EXPECT_TRUE(has_evidence(*c, "list_seconds_per_object"));
+}
+
+TEST(RuntimeSlow, SlowButExplainedByCountIsNotRuntimeSlow) {
+  Builder b;
+  RelistRecord r = relist(0.8, 0.8, 0.0);
+  r.containers = 1200;  // 0.8 s / 1210 objects < 1 ms each
+  b.relists(20, r);
+  Report report = b.report();
+  EXPECT_FALSE(find(report, cause::kRuntimeSlow));
+  EXPECT_TRUE(find(report, cause::kTooManyContainers));
+}
+
+TEST(RuntimeSlow, NeedsThreeRelists) {
+  Builder b;
+  b.relists(2, relist(2, 2, 0));
+  EXPECT_FALSE(find(b.report(), cause::kRuntimeSlow));
+  b.relists(3, relist(2, 2, 0));
+  EXPECT_TRUE(find(b.report(), cause::kRuntimeSlow));
+}
+
+// ------------------------------------------------------- message_too_large
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+TEST(MessageTooLarge, JustBelowTheWarning) {
+  Builder b;
+  b.s.operations[op::kListContainers].last_list_bytes = static_cast<uint64_t>(0.749 * 16 * kMiB);
+  EXPECT_FALSE(find(b.report(), cause::kMessageTooLarge));
+}
+
+TEST(MessageTooLarge, WarnsBeforeTheCliff) {
+  Builder b;
+  b.s.operations[op::kListContainers].last_list_bytes = static_cast<uint64_t>(0.75 * 16 * kMiB);
+  Report rep = b.report();
+  const Cause* c = find(rep, cause::kMessageTooLarge);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, "warning");
+  EXPECT_GE(c->confidence, 0.6);
+  EXPECT_TRUE(has_evidence(*c, "list_response_bytes{list_containers}"));
+  b.s.operations[op::kListContainers].last_list_bytes = static_cast<uint64_t>(0.95 * 16 * kMiB);
+  EXPECT_GT(find(b.report(), cause::kMessageTooLarge)->confidence, c->confidence);
+}
+
+TEST(MessageTooLarge, ResourceExhaustedIsCritical) {
+  Builder b;
+  RelistRecord failed = relist();
+  failed.error_code = "RESOURCE_EXHAUSTED";
+  b.relists(5, failed);
+  b.s.operations[op::kListContainers].errors_by_code["RESOURCE_EXHAUSTED"] = 5;
+  Report r = b.report();
+  const Cause* c = find(r, cause::kMessageTooLarge);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, "critical");
+  EXPECT_GE(c->confidence, 0.9);
+  EXPECT_EQ(r.causes.front().id, cause::kMessageTooLarge);
+  EXPECT_NE(c->remedy.find("crictl rm"), std::string::npos);
+}
+
+// ------------------------------------------------------ too_many_containers
+
+TEST(TooManyContainers, JustBelow) {
+  Builder b;
+  RelistRecord r = relist();
+  r.sandboxes = 100;
+  r.containers = 899;
+  b.relists(20, r);
+  EXPECT_FALSE(find(b.report(), cause::kTooManyContainers));
+}
+
+TEST(TooManyContainers, AtTheThresholdAndMostlyExited) {
+  Builder b;
+  RelistRecord r = relist(0.3, 0.25, 0.01);
+  r.sandboxes = 100;
+  r.containers = 900;
+  r.exited_containers = 700;
+  b.relists(20, r);
+  Report rep = b.report();
+  const Cause* c = find(rep, cause::kTooManyContainers);
+  ASSERT_TRUE(c);
+  EXPECT_GE(c->confidence, 0.6);
+  EXPECT_TRUE(has_evidence(*c, "exited_share"));
+}
+
+// ------------------------------------------------------------- event_storm
+
+
+TEST(EventStorm, JustBelow) {
+  Builder b;
+  b.relists(20, storm_relist(9));
+  EXPECT_FALSE(find(b.report(), cause::kEventStorm));
+}
+
+TEST(EventStorm, AtTheThreshold) {
+  Builder b;
+  b.relists(20, storm_relist(10));
+  Report rep = b.report();
+  const Cause* c = find(rep, cause::kEventStorm);
+  ASSERT_TRUE(c);
+  EXPECT_GE(c->confidence, 0.6);
+  EXPECT_TRUE(has_evidence(*c, "pods_with_events_per_relist"));
+}
+
+TEST(EventStorm, DiscardsAloneAreAStorm) {
+  Builder b;
+  RelistRecord r = storm_relist(2);
+  r.events_discarded = 3;
+  b.relists(20, r);
+  EXPECT_TRUE(find(b.report(), cause::kEventStorm));
+}
+
+// --------------------------------------------------------- pod_status_slow
+
+TEST(PodStatusSlow, JustBelow) {
+  Builder b;
+  b.s.operations[op::kContainerStatus] = op_stats(0.1, 0.49);
+  EXPECT_FALSE(find(b.report(), cause::kPodStatusSlow));
+}
+
+TEST(PodStatusSlow, AtTheThreshold) {
+  Builder b;
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.1, 0.5);
+  Report rep = b.report();
+  const Cause* c = find(rep, cause::kPodStatusSlow);
+  ASSERT_TRUE(c);
+  EXPECT_GE(c->confidence, 0.6);
+  EXPECT_NE(c->summary.find("PodSandboxStatus"), std::string::npos);
+}
+
+// ------------------------------------------------------- reinspect_backlog
+
+Builder with_backlog(int relists_in_a_row) {
+  Builder b;
+  for (int i = 0; i < relists_in_a_row; ++i) {
+    auto& r = b.s.timeline[b.s.timeline.size() - 1 - i];
+    r.pods_to_reinspect = 3;
+    r.inspection_failures = 3;
+  }
+  b.s.pods_to_reinspect = 3;
+  return b;
+}
+
+TEST(ReinspectBacklog, TwoRelistsIsTransient) {
+  EXPECT_FALSE(find(with_backlog(2).report(), cause::kReinspectBacklog));
+}
+
+TEST(ReinspectBacklog, ThreeRelistsInARow) {
+  const Cause* c = nullptr;
+  Report r = with_backlog(3).report();
+  c = find(r, cause::kReinspectBacklog);
+  ASSERT_TRUE(c);
+  EXPECT_GE(c->confidence, 0.6);
+  EXPECT_TRUE(has_evidence(*c, "pods_to_reinspect"));
+}
+
+TEST(ReinspectBacklog, ClearedBacklogIsNoCause) {
+  Builder b = with_backlog(10);
+  b.s.pods_to_reinspect = 0;
+  EXPECT_FALSE(find(b.report(), cause::kReinspectBacklog));
+}
+
+// ----------------------------------------------------------- node_pressure
+
+TEST(NodePressureRule, JustBelowEveryThreshold) {
+  Builder b;
+  b.s.pressure->cpu_some_avg10 = 39.9;
+  b.s.pressure->io_some_avg10 = 24.9;
+  b.s.pressure->memory_some_avg10 = 9.9;
+  b.s.pressure->load1 = 7.9;  // 4 CPUs
+  b.s.pressure->pids = 3773873;  // 0.8998 of pid_max
+  b.s.pressure->threads_max = 4194304 * 2;
+  EXPECT_FALSE(find(b.report(), cause::kNodePressure));
+}
+
+TEST(NodePressureRule, IoAtTheThresholdWithoutSlowCallsIsLowConfidence) {
+  Builder b;
+  b.s.pressure->io_some_avg10 = 25;
+  Report rep = b.report();
+  const Cause* c = find(rep, cause::kNodePressure);
+  ASSERT_TRUE(c);
+  EXPECT_LT(c->confidence, 0.5);
+  EXPECT_EQ(c->severity, "info");
+}
+
+TEST(NodePressureRule, CoincidingWithSlowCallsRanksFirst) {
+  Builder b;
+  b.s.pressure->io_some_avg10 = 62;
+  b.relists(20, relist(0.85, 0.8, 0.01));
+  b.s.operations[op::kListContainers] = op_stats(0.4, 0.8);
+  Report r = b.report();
+  const Cause* c = find(r, cause::kNodePressure);
+  ASSERT_TRUE(c);
+  EXPECT_GE(c->confidence, 0.6);
+  EXPECT_EQ(r.causes.front().id, cause::kNodePressure);
+  // The slow runtime is still listed, as the symptom.
+  ASSERT_TRUE(find(r, cause::kRuntimeSlow));
+  EXPECT_LT(find(r, cause::kRuntimeSlow)->confidence, c->confidence);
+}
+
+TEST(NodePressureRule, PidExhaustion) {
+  Builder b;
+  b.s.pressure->pids = 32711;
+  b.s.pressure->pid_max = 32768;
+  Report rep = b.report();
+  const Cause* c = find(rep, cause::kNodePressure);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(has_evidence(*c, "pids_over_pid_max"));
+}
+
+TEST(NodePressureRule, NoPsiNoCauseNoCrash) {
+  Builder b;
+  b.s.pressure = NodePressure{};
+  EXPECT_FALSE(find(b.report(), cause::kNodePressure));
+  b.s.pressure.reset();
+  EXPECT_FALSE(find(b.report(), cause::kNodePressure));
+}
+
+// ----------------------------------------------- status, order, forecast
+
+TEST(Diagnoser, CausesSortedByConfidence) {
+  Builder b;
+  b.relists(20, storm_relist(25, 0.6));
+  b.s.operations[op::kContainerStatus] = op_stats(0.1, 0.6);
+  b.s.operations[op::kListContainers].in_flight = 1;
+  b.s.operations[op::kListContainers].oldest_in_flight_seconds = 40;
+  Report r = b.report();
+  ASSERT_GE(r.causes.size(), 3u);
+  for (size_t i = 1; i < r.causes.size(); ++i)
+    EXPECT_GE(r.causes[i - 1].confidence, r.causes[i].confidence);
+  EXPECT_EQ(r.causes.front().id, cause::kRuntimeHung);
+}
+
+TEST(Diagnoser, UnhealthyStatusAndForecastZero) {
+  Builder b;
+  b.s.healthy = false;
+  b.s.health_message = "pleg was last seen active 3m5s ago; threshold is 3m0s";
+  b.s.last_seen = kNow - seconds(185);
+  b.s.operations[op::kListContainers].in_flight = 1;
+  b.s.operations[op::kListContainers].oldest_in_flight_seconds = 184;
+  Report r = b.report();
+  EXPECT_EQ(r.status, "unhealthy");
+  EXPECT_FALSE(r.healthy);
+  ASSERT_TRUE(r.seconds_to_unhealthy);
+  EXPECT_EQ(*r.seconds_to_unhealthy, 0);
+  EXPECT_EQ(r.summary.rfind("PLEG is not healthy because", 0), 0u) << r.summary;
+}
+
+TEST(Forecast, HangCountsDownToTheThreshold) {
+  Builder b;
+  b.s.last_seen = kNow - seconds(31);
+  b.s.relist_in_progress_since = kNow - seconds(30);
+  b.s.operations[op::kListContainers].in_flight = 1;
+  b.s.operations[op::kListContainers].oldest_in_flight_seconds = 30;
+  Report r = b.report();
+  ASSERT_TRUE(r.seconds_to_unhealthy);
+  EXPECT_NEAR(*r.seconds_to_unhealthy, 149, 0.01);
+}
+
+TEST(Forecast, GrowingRelistDurationIsExtrapolated) {
+  Builder b;
+  b.s.timeline.resize(1);
+  // Grows 1 s per second: 10 s now, so 170 s to the 180 s threshold.
+  for (int i = 0; i <= 10; ++i) {
+    RelistRecord r = relist(i, 0.001, 0);
+    r.start = kNow - seconds(10 - i);
+    b.s.timeline.push_back(r);
+  }
+  Report r = b.report();
+  ASSERT_TRUE(r.seconds_to_unhealthy);
+  EXPECT_NEAR(*r.seconds_to_unhealthy, 170, 1);
+  EXPECT_EQ(r.status, "at_risk");
+}
+
+TEST(Forecast, FlatDurationsHaveNoForecast) {
+  Builder b;
+  b.relists(30, relist(0.005));
+  EXPECT_FALSE(b.report().seconds_to_unhealthy);
+}
+
+TEST(Report, FiguresFromTheTimeline) {
+  Builder b;
+  RelistRecord r = storm_relist(3);
+  r.top_pods = {{"uid-1", "web-1", "shop", 4}, {"uid-2", "db-0", "payments", 2}};
+  b.relists(10, r);
+  b.s.events_discarded_total = 7;
+  b.s.pods_to_reinspect = 1;
+  Report report = b.report();
+  EXPECT_EQ(report.pods.sandboxes, 10);
+  EXPECT_EQ(report.pods.containers, 20);
+  EXPECT_EQ(report.pods.pods_to_reinspect, 1);
+  EXPECT_EQ(report.events.discarded_total, 7u);
+  ASSERT_EQ(report.events.top_pods.size(), 2u);
+  EXPECT_EQ(report.events.top_pods[0].name, "web-1");
+  EXPECT_EQ(report.events.top_pods[0].events, 40);
+  EXPECT_EQ(report.events.by_type.at("ContainerStarted"), 30u);
+  EXPECT_EQ(report.timeline.size(), 11u);
+  EXPECT_NEAR(report.relist.seconds_since_last_seen.value(), 1, 1e-9);
+  EXPECT_FALSE(report.relist.in_progress_seconds);
+}
+
+}  // namespace
+}  // namespace plegscope
