@@ -394,8 +394,8 @@ def test_containerd_restart():
     errs = {l.get("code"): v for l, v in m.get("pleg_relist_errors_total", [])}
     log("  pleg_relist_errors_total while down: %s" % errs)
     soft_check(sum(errs.values()) > errors_before, "no relist error counted while containerd is down")
-    status, _ = agent.get("/healthz")
-    log("  /healthz while down: %d (threshold 3m not reached)" % status)
+    status, body = agent.get("/healthz")
+    log("  /healthz while down: %d %s (threshold 3m not reached)" % (status, body.strip()[:120]))
     soft_check(Ctx.watcher.count("ContainerDied", victim) == 0,
                "ContainerDied for victim before containerd came back")
     n_events_down = len([e for e in Ctx.watcher.events if e.get("pod_uid") == uid])
@@ -482,6 +482,7 @@ def test_diagnose_cli():
     if r.stderr.strip():
         log("    stderr: " + r.stderr.strip()[-500:])
     assert r.returncode == 0, "exit %d" % r.returncode
+    assert "STATUS: HEALTHY" in r.stdout, "text report does not say STATUS: HEALTHY"
     r = subprocess.run(args + ["--output", "json"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, "--output json: exit %d %s" % (r.returncode, r.stderr.strip()[-300:])
     rep = json.loads(r.stdout)
@@ -491,6 +492,27 @@ def test_diagnose_cli():
     assert rep.get("healthy") is True and rep.get("status") == "healthy", "report not healthy"
     assert rep.get("causes") == [], "causes on a healthy node: %s" % rep.get("causes")
     assert rep.get("runtime", {}).get("name") == "containerd"
+
+
+def dump_agent_state(agent):
+    """What the agent thinks, for a post-mortem of a failed run."""
+    try:
+        status, body = agent.get("/healthz")
+        log("-- /healthz: %d %s" % (status, body.strip()[:200]))
+        m = agent.metrics()
+        for name in ("pleg_relist_duration_seconds_count", "pleg_last_seen_seconds", "pleg_healthy",
+                     "pleg_evented_mode", "pleg_relist_errors_total", "pleg_runtime_operations_in_flight",
+                     "pleg_runtime_operation_oldest_in_flight_seconds", "pleg_events_total"):
+            vals = [(l, v) for l, v in m.get(name, []) if v]
+            log("-- %s %s (now %.3f)" % (name, vals, time.time()) if name == "pleg_last_seen_seconds"
+                else "-- %s %s" % (name, vals))
+        rep, err = diagnose_causes()
+        if rep:
+            log("-- /diagnose: %s; causes %s" % (rep.get("summary"), [c.get("id") for c in rep.get("causes", [])]))
+            for r in (rep.get("timeline") or [])[-5:]:
+                log("--   relist %s" % json.dumps(r))
+    except Exception as e:
+        log("-- agent state unavailable: %s" % e)
 
 
 STEPS = [test_health_and_build_info, test_evented_auto_falls_back, test_lifecycle_events,
@@ -552,6 +574,7 @@ def main():
             finally:
                 Ctx.watcher.stop()
                 if failed:
+                    dump_agent_state(agent)
                     log("-- plegscope log tail:\n" + agent.log_tail(40))
                     log("-- containerd log tail:\n" + ctd.log_tail(20))
     if Ctx.delays:
