@@ -27,6 +27,8 @@ double mean(const std::vector<double>& v) {
 }
 
 double clamp01(double x) { return std::max(0.0, std::min(1.0, x)); }
+// No measurement makes a diagnosis certain.
+constexpr double kMaxConfidence = 0.98;
 double round2(double x) { return std::round(x * 100) / 100; }
 
 // "250ms", "1.5s", "3m4s", "1h2m"
@@ -51,7 +53,8 @@ std::string human_seconds(double s) {
 
 std::string human_bytes(double b) {
   char buf[64];
-  if (b >= 1024 * 1024) std::snprintf(buf, sizeof(buf), "%.1f MiB", b / (1024 * 1024));
+  if (b >= 1024 * 1024 && std::fmod(b, 1024 * 1024) == 0) std::snprintf(buf, sizeof(buf), "%.0f MiB", b / (1024 * 1024));
+  else if (b >= 1024 * 1024) std::snprintf(buf, sizeof(buf), "%.1f MiB", b / (1024 * 1024));
   else if (b >= 1024) std::snprintf(buf, sizeof(buf), "%.0f KiB", b / 1024);
   else std::snprintf(buf, sizeof(buf), "%.0f B", b);
   return buf;
@@ -196,7 +199,7 @@ Cause make(const char* id, const char* severity, double confidence) {
   Cause c;
   c.id = id;
   c.severity = severity;
-  c.confidence = round2(clamp01(confidence));
+  c.confidence = round2(std::min(kMaxConfidence, clamp01(confidence)));
   return c;
 }
 
@@ -334,6 +337,9 @@ std::optional<Cause> rule_message_too_large(const Context& c) {
     }
   double fraction = bytes / c.t.message_limit_bytes;
   const std::string limit = human_bytes(c.t.message_limit_bytes);
+  // Exited containers piling up, or a few containers with huge labels/annotations?
+  bool mostly_exited = c.last_ok && c.last_ok->containers > 0 &&
+                      c.last_ok->exited_containers >= 0.3 * c.last_ok->containers;
 
   Cause cause;
   if (trailing > 0 || in_window > 0) {
@@ -341,7 +347,8 @@ std::optional<Cause> rule_message_too_large(const Context& c) {
     cause.reason = "the runtime's list answer is over the " + limit +
                    " gRPC message limit (RESOURCE_EXHAUSTED in " + std::to_string(std::max(trailing, in_window)) +
                    " relists)";
-    cause.action = "remove exited containers so the list fits again";
+    cause.action = mostly_exited ? "remove exited containers so the list fits again"
+                                 : "find the containers with oversized labels or annotations";
     cause.summary = "Relists fail because " + cause.reason + ".";
   } else if (fraction >= c.t.message_warn_fraction) {
     double confidence = 0.6 + 0.3 * clamp01((fraction - c.t.message_warn_fraction) /
@@ -350,7 +357,8 @@ std::optional<Cause> rule_message_too_large(const Context& c) {
     cause.reason = "the last " + cri_method(bytes_op) + " answer was " + human_bytes(bytes) + ", " +
                    fmt("%.0f", fraction * 100) + "% of the " + limit +
                    " gRPC limit past which every relist fails";
-    cause.action = "remove exited containers before it crosses the limit";
+    cause.action = mostly_exited ? "remove exited containers before it crosses the limit"
+                                 : "find the containers with oversized labels or annotations before it crosses the limit";
     cause.summary = "The node is approaching the list size cliff: " + cause.reason + ".";
   } else {
     return std::nullopt;
@@ -590,7 +598,7 @@ std::optional<double> forecast(const Context& c) {
   if (stuck && s.last_seen) return std::max(0.0, threshold - to_seconds(s.now - *s.last_seen));
 
   // Relist duration trending up: least squares over the window.
-  if (c.window_ok.size() < 5) return std::nullopt;
+  if (c.window_ok.size() < 6) return std::nullopt;
   double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, syy = 0;
   for (const auto* r : c.window_ok) {
     double x = to_seconds(r->start - s.now), y = to_seconds(r->duration);
@@ -601,6 +609,19 @@ std::optional<double> forecast(const Context& c) {
   double slope = cxy / vx;
   double r2 = cxy * cxy / (vx * vy);
   if (slope <= 0 || r2 < 0.5) return std::nullopt;
+  // A steady climb, not one step up (a phase change looks linear to a fit):
+  // each third of the window averages clearly more than the one before.
+  size_t k = c.window_ok.size() / 3;
+  auto third_mean = [&](size_t from, size_t to) {
+    double sum = 0;
+    for (size_t i = from; i < to; ++i) sum += to_seconds(c.window_ok[i]->duration);
+    return sum / static_cast<double>(to - from);
+  };
+  double m1 = third_mean(0, k), m2 = third_mean(k, 2 * k), m3 = third_mean(2 * k, c.window_ok.size());
+  if (!(m2 > 1.1 * m1 && m3 > 1.1 * m2)) return std::nullopt;
+  // ... and still climbing within the newest third (a step is flat there).
+  size_t mid = 2 * k + (c.window_ok.size() - 2 * k) / 2;
+  if (!(third_mean(mid, c.window_ok.size()) > 1.05 * third_mean(2 * k, mid))) return std::nullopt;
   double now_fit = sy / n - slope * sx / n;  // the fitted duration at x = 0 (now)
   double t = (threshold - now_fit) / slope;
   if (t <= 0) return 0.0;
@@ -652,8 +673,10 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
 
   // Relist figures over the whole timeline.
   std::vector<double> durations, events;
+  const RelistRecord* first = first_ok(s);
   for (const auto& r : s.timeline) {
-    if (!r.error_code) durations.push_back(to_seconds(r.duration));
+    // The warm-up relist inspects every pod: not what a relist costs.
+    if (!r.error_code && (&r != first || s.timeline.size() == 1)) durations.push_back(to_seconds(r.duration));
     events.push_back(r.total_events());
   }
   report.relist.period_seconds = to_seconds(s.relist_period);

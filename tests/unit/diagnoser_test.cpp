@@ -532,6 +532,13 @@ TEST(Forecast, GrowingRelistDurationIsExtrapolated) {
   EXPECT_EQ(r.status, "at_risk");
 }
 
+TEST(Forecast, AStepUpIsNotATrend) {
+  Builder b;
+  b.relists(20, relist(0.005));
+  for (size_t i = b.s.timeline.size() - 12; i < b.s.timeline.size(); ++i) b.s.timeline[i].duration = secs(1.5);
+  EXPECT_FALSE(b.report().seconds_to_unhealthy);
+}
+
 TEST(Forecast, FlatDurationsHaveNoForecast) {
   Builder b;
   b.relists(30, relist(0.005));
