@@ -4,7 +4,15 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "grpc_codes.h"
 
@@ -103,13 +111,33 @@ bool ControlServer::start(const std::string& address, std::string* error) {
     return false;
   }
   mg_set_request_handler(ctx_, "/", &ControlServer::dispatch, this);
+  mg_server_port ports[1]{};
+  if (mg_get_server_ports(ctx_, 1, ports) >= 1) port_ = ports[0].port;
   spdlog::info("control endpoint on http://{}", address);
   return true;
 }
 
 void ControlServer::stop() {
   if (ctx_ == nullptr) return;
-  mg_stop(ctx_);
+  // mg_stop() returns only once civetweb's listener leaves poll(), which
+  // has a 2 s quantum; a connection to ourselves wakes it at once.
+  std::atomic<bool> done{false};
+  std::thread stopper([this, &done] {
+    mg_stop(ctx_);
+    done = true;
+  });
+  for (int i = 0; i < 100 && !done; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) break;
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port_));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    ::close(fd);
+  }
+  stopper.join();
   ctx_ = nullptr;
 }
 

@@ -35,6 +35,7 @@ class ControlServer {
 
   FakeRuntime& rt_;
   mg_context* ctx_ = nullptr;
+  int port_ = 0;
 };
 
 }  // namespace fakecri

@@ -75,10 +75,11 @@ int main(int argc, char** argv) {
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     return usage_error("--socket " + socket_path + ": directory " + dir + " does not exist or is not writable");
   }
-  if (!runtime.start(&error)) return usage_error(error);
+  // Control first: a bad --control-address fails before anything is served.
   fakecri::ControlServer control(runtime);
-  if (!control_address.empty() && !control.start(control_address, &error)) {
-    runtime.shutdown();
+  if (!control_address.empty() && !control.start(control_address, &error)) return usage_error(error);
+  if (!runtime.start(&error)) {
+    control.stop();
     return usage_error(error);
   }
   const auto& sc = runtime.scenario();
@@ -89,7 +90,7 @@ int main(int argc, char** argv) {
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("signal {}: shutting down", sig);
+  runtime.shutdown();  // ends hangs and removes the socket first
   control.stop();
-  runtime.shutdown();
   return 0;
 }

@@ -1,0 +1,586 @@
+"""Test harness for plegscope's integration tests (python3 stdlib only).
+
+Starts the fake runtime (build/fakecri) and the agent (build/plegscope) as
+child processes in their own process groups, talks to them over HTTP, parses
+Prometheus text, polls instead of sleeping, and always cleans up:
+
+    import harness
+    from harness import Agent, FakeCri, wait_until
+
+    def test_events_move():
+        with FakeCri("churn") as fake, Agent(fake.endpoint, ["--relist-period", "200ms"]) as agent:
+            wait_until(lambda: agent.metrics().sum("pleg_events_total") > 0, 20, "PLEG events")
+
+    if __name__ == "__main__":
+        harness.main(globals())
+
+Every child gets PR_SET_PDEATHSIG=SIGKILL and its own session, is killed
+(whole group) when its context manager exits, and again when the test ends
+or the runner is interrupted. When a test fails, the runner prints the
+stderr tail of every process the test started. The last output line is
+"N passed, N failed"; exit status 1 on failure, 77 when everything was
+skipped (e.g. a required tool or binary is missing).
+"""
+
+import collections
+import ctypes
+import json
+import math
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.request
+
+SKIP_EXIT = 77
+
+
+class Skip(Exception):
+    """Raised by a test (or a require_* helper) to skip it."""
+
+
+# ---------------------------------------------------------------- locations
+
+
+def source_dir():
+    """The repository root (PLEGSCOPE_SOURCE_DIR, else derived from this file)."""
+    env = os.environ.get("PLEGSCOPE_SOURCE_DIR")
+    if env:
+        return os.path.abspath(env)
+    return os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def build_dir():
+    """The build directory holding `plegscope` and `fakecri` (PLEGSCOPE_BUILD_DIR, else <src>/build)."""
+    env = os.environ.get("PLEGSCOPE_BUILD_DIR")
+    if env:
+        return os.path.abspath(env)
+    return os.path.join(source_dir(), "build")
+
+
+def scenario_path(name):
+    """tests/scenarios/<name>.json, or `name` itself if it is a path."""
+    if os.sep in name or name.endswith(".json"):
+        return os.path.abspath(name)
+    return os.path.join(source_dir(), "tests", "scenarios", name + ".json")
+
+
+def require_binary(name):
+    """Path of build/<name>; skips the test if it has not been built."""
+    path = os.path.join(build_dir(), name)
+    if not os.access(path, os.X_OK):
+        raise Skip("%s not built (looked for %s)" % (name, path))
+    return path
+
+
+def require_tool(name):
+    """Path of a tool on PATH; skips the test if it is missing."""
+    path = shutil.which(name)
+    if not path:
+        raise Skip("required tool %r is not installed" % name)
+    return path
+
+
+def free_port():
+    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------- polling
+
+
+def wait_until(predicate, timeout, what, interval=0.1):
+    """Polls predicate() until it returns something truthy, and returns that.
+
+    Exceptions raised by the predicate count as "not yet" (the service may not
+    be up). On timeout raises AssertionError naming `what`, with the last
+    value and the last exception seen.
+    """
+    deadline = time.monotonic() + timeout
+    last_value, last_error = None, None
+    while True:
+        try:
+            last_value = predicate()
+            if last_value:
+                return last_value
+        except (AssertionError, OSError, ValueError, KeyError, urllib.error.URLError) as e:
+            last_error = e
+        if time.monotonic() >= deadline:
+            msg = "timed out after %.1fs waiting for %s (last value: %r" % (timeout, what, last_value)
+            if last_error is not None:
+                msg += "; last error: %s: %s" % (type(last_error).__name__, last_error)
+            raise AssertionError(msg + ")")
+        time.sleep(interval)
+
+
+# ---------------------------------------------------------------- HTTP
+
+
+def http(url, method="GET", data=None, timeout=5.0):
+    """(status, body as str) for any HTTP status; raises OSError if unreachable."""
+    req = urllib.request.Request(url, method=method, data=data)
+    try:
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            return resp.status, resp.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode("utf-8", "replace")
+
+
+# ---------------------------------------------------------------- processes
+
+_PR_SET_PDEATHSIG = 1
+_live = []           # every Process still possibly running
+_test_procs = []     # processes started by the current test (for stderr dumps)
+_log_dir = None
+_proc_seq = [0]
+
+
+def _log_directory():
+    global _log_dir
+    if _log_dir is None:
+        _log_dir = tempfile.mkdtemp(prefix="plegscope-test-logs-")
+    return _log_dir
+
+
+def _die_with_parent():
+    # Runs in the child between fork and exec: if the test runner dies (even
+    # by SIGKILL from a ctest timeout), the kernel kills the child.
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+class Process:
+    """A child in its own session; stdout+stderr go to a log file kept for dumps."""
+
+    def __init__(self, name, args, env=None):
+        self.name = name
+        self.args = list(args)
+        _proc_seq[0] += 1
+        self.log_path = os.path.join(_log_directory(), "%s-%d.log" % (name, _proc_seq[0]))
+        self._log = open(self.log_path, "wb")
+        self.popen = subprocess.Popen(
+            self.args, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            start_new_session=True, preexec_fn=_die_with_parent, env=env)
+        self.pid = self.popen.pid
+        _live.append(self)
+        _test_procs.append(self)
+
+    def alive(self):
+        return self.popen.poll() is None
+
+    @property
+    def returncode(self):
+        return self.popen.poll()
+
+    def wait(self, timeout):
+        """Exit status, or raises subprocess.TimeoutExpired."""
+        return self.popen.wait(timeout=timeout)
+
+    def send_signal(self, sig):
+        if self.alive():
+            try:
+                os.killpg(self.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    def stop(self, sig=signal.SIGTERM, timeout=5.0):
+        """Signals the group, waits, then SIGKILLs the group. Returns the exit status."""
+        if self.alive():
+            self.send_signal(sig)
+            try:
+                self.popen.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                pass
+        # Whatever is left of the group (the leader may be gone, its children not).
+        try:
+            os.killpg(self.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        if self.popen.poll() is None:
+            self.popen.wait(timeout=5)
+        if not self._log.closed:
+            self._log.close()
+        if self in _live:
+            _live.remove(self)
+        return self.popen.returncode
+
+    def output(self):
+        try:
+            with open(self.log_path, "rb") as f:
+                return f.read().decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def tail(self, lines=40):
+        return "\n".join(self.output().splitlines()[-lines:])
+
+
+def _kill_all():
+    for p in list(_live):
+        try:
+            p.stop(sig=signal.SIGKILL, timeout=2)
+        except Exception:  # noqa: BLE001 - best effort during teardown
+            pass
+
+
+# ---------------------------------------------------------------- fakecri
+
+
+class FakeCri:
+    """build/fakecri on a temporary socket with a control port.
+
+    scenario: a name from tests/scenarios ("steady"), a path, or a dict
+    (written to a temporary file). hold: a phase to jump to and stay in
+    right after start.
+    """
+
+    def __init__(self, scenario, log_level="info", hold=None, start_timeout=15.0, extra_args=()):
+        self.scenario = scenario
+        self.log_level = log_level
+        self.hold = hold
+        self.start_timeout = start_timeout
+        self.extra_args = list(extra_args)
+        self.proc = None
+        self.dir = None
+
+    def __enter__(self):
+        binary = require_binary("fakecri")
+        self.dir = tempfile.mkdtemp(prefix="fakecri-")
+        if isinstance(self.scenario, dict):
+            path = os.path.join(self.dir, "scenario.json")
+            with open(path, "w") as f:
+                json.dump(self.scenario, f)
+        else:
+            path = scenario_path(self.scenario)
+        self.socket = os.path.join(self.dir, "cri.sock")
+        self.endpoint = "unix://" + self.socket
+        self.port = free_port()
+        self.control_url = "http://127.0.0.1:%d" % self.port
+        try:
+            self.proc = Process("fakecri", [binary, "--socket", self.socket, "--scenario", path,
+                                            "--control-address", "127.0.0.1:%d" % self.port,
+                                            "--log-level", self.log_level] + self.extra_args)
+
+            def up():
+                if not self.proc.alive():
+                    raise AssertionError("fakecri exited with %s:\n%s" % (self.proc.returncode, self.proc.tail()))
+                return self._request("GET", "/state")
+
+            wait_until(up, self.start_timeout, "fakecri control endpoint %s" % self.control_url, interval=0.05)
+            if self.hold:
+                self.phase(self.hold, hold=True)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is not None:
+            self.proc.stop()
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+    def _request(self, method, path, timeout=5.0):
+        status, body = http(self.control_url + path, method=method, data=b"" if method == "POST" else None,
+                            timeout=timeout)
+        if status != 200:
+            raise AssertionError("fakecri %s %s -> %d %s" % (method, path, status, body.strip()))
+        return json.loads(body)
+
+    def call_log(self, method=None, since=None):
+        """The whole /calls answer: {"calls": [...], "counts": {...}, "in_flight": {...}, "next_seq": n}."""
+        query = []
+        if method:
+            query.append("method=" + method)
+        if since is not None:
+            query.append("since=%d" % since)
+        return self._request("GET", "/calls" + ("?" + "&".join(query) if query else ""))
+
+    def calls(self, method=None, since=None):
+        """[{"seq", "method", "time", "code", "duration_seconds" | "in_flight"}], oldest first."""
+        return self.call_log(method, since)["calls"]
+
+    def counts(self):
+        """{"ListContainers": n, ...}: calls received per method since start (or clear_calls)."""
+        return self.call_log(since=1 << 62)["counts"]
+
+    def in_flight(self):
+        return self.call_log(since=1 << 62)["in_flight"]
+
+    def clear_calls(self):
+        return self._request("POST", "/calls/clear")
+
+    def release(self):
+        """Ends hangs in progress and disarms them for the rest of the phase."""
+        return self._request("POST", "/release")
+
+    def phase(self, name, hold=False):
+        return self._request("POST", "/phase?name=%s%s" % (name, "&hold=1" if hold else ""))
+
+    def resume(self):
+        return self._request("POST", "/resume")
+
+    def state(self):
+        return self._request("GET", "/state")
+
+    def pods(self):
+        return self._request("GET", "/pods")["pods"]
+
+    def kill(self, container_id=None, pod_uid=None, exit_code=137, restart=False):
+        """Makes running containers die; returns how many did."""
+        if container_id:
+            query = "container_id=" + container_id
+        elif pod_uid:
+            query = "pod_uid=" + pod_uid
+        else:
+            raise ValueError("container_id or pod_uid")
+        query += "&exit_code=%d" % exit_code + ("&restart=1" if restart else "")
+        return self._request("POST", "/kill?" + query)["killed"]
+
+
+# ---------------------------------------------------------------- metrics
+
+Sample = collections.namedtuple("Sample", "name labels value")
+
+_SAMPLE_RE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)(\s+-?\d+)?\s*$')
+_LABEL_RE = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*,?')
+
+
+def _unescape(value):
+    return re.sub(r'\\(.)', lambda m: {"n": "\n", "\\": "\\", '"': '"'}.get(m.group(1), m.group(0)), value)
+
+
+def _parse_value(text):
+    lowered = text.lower()
+    if lowered in ("+inf", "inf"):
+        return math.inf
+    if lowered == "-inf":
+        return -math.inf
+    if lowered == "nan":
+        return math.nan
+    return float(text)
+
+
+class Metrics:
+    """Parsed Prometheus text exposition.
+
+    samples: [Sample(name, labels dict, value)]; types: {family: "counter"|...};
+    helps: {family: text}; text: the raw exposition.
+    """
+
+    def __init__(self, text):
+        self.text = text
+        self.samples = []
+        self.types = {}
+        self.helps = {}
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            if line.startswith("#"):
+                parts = line.split(None, 3)
+                if len(parts) >= 3 and parts[1] == "TYPE":
+                    self.types[parts[2]] = parts[3].strip() if len(parts) > 3 else ""
+                elif len(parts) >= 3 and parts[1] == "HELP":
+                    self.helps[parts[2]] = parts[3] if len(parts) > 3 else ""
+                continue
+            m = _SAMPLE_RE.match(line)
+            if not m:
+                raise ValueError("unparsable metrics line %d: %r" % (lineno, line))
+            labels = {}
+            if m.group(3):
+                rest = m.group(3)
+                pos = 0
+                while pos < len(rest):
+                    lm = _LABEL_RE.match(rest, pos)
+                    if not lm:
+                        raise ValueError("unparsable labels on line %d: %r" % (lineno, line))
+                    labels[lm.group(1)] = _unescape(lm.group(2))
+                    pos = lm.end()
+            self.samples.append(Sample(m.group(1), labels, _parse_value(m.group(4))))
+
+    def find(self, name, **labels):
+        """Samples called `name` whose labels include `labels`."""
+        return [s for s in self.samples
+                if s.name == name and all(s.labels.get(k) == v for k, v in labels.items())]
+
+    def get(self, name, default=None, **labels):
+        """The value of the single sample matching; default if none; error if several."""
+        found = self.find(name, **labels)
+        if not found:
+            return default
+        if len(found) > 1:
+            raise AssertionError("%d samples match %s%r" % (len(found), name, labels))
+        return found[0].value
+
+    def sum(self, name, **labels):
+        return sum(s.value for s in self.find(name, **labels))
+
+    def has(self, name, **labels):
+        return bool(self.find(name, **labels))
+
+    def type_of(self, family):
+        return self.types.get(family)
+
+    def label_values(self, name, label):
+        return {s.labels[label] for s in self.find(name) if label in s.labels}
+
+
+def parse_metrics(text):
+    return Metrics(text)
+
+
+# ---------------------------------------------------------------- agent
+
+
+class Agent:
+    """build/plegscope pointed at `endpoint`, serving HTTP on a free loopback port.
+
+    extra_flags are appended to the command line (e.g. ["--relist-period", "200ms"]).
+    wait_ready: wait for /livez 200 (the process serves) before returning.
+    """
+
+    def __init__(self, endpoint, extra_flags=(), proc_path=None, log_level="debug", wait_ready=True,
+                 start_timeout=15.0, env=None):
+        self.endpoint = endpoint
+        self.extra_flags = list(extra_flags)
+        self.proc_path = proc_path
+        self.log_level = log_level
+        self.wait_ready = wait_ready
+        self.start_timeout = start_timeout
+        self.env = env
+        self.proc = None
+
+    def command(self):
+        args = [require_binary("plegscope"), "--container-runtime-endpoint", self.endpoint,
+                "--listen-address", "127.0.0.1:%d" % self.port, "--log-level", self.log_level]
+        if self.proc_path:
+            args += ["--proc-path", self.proc_path]
+        return args + self.extra_flags
+
+    def __enter__(self):
+        self.port = free_port()
+        self.base_url = "http://127.0.0.1:%d" % self.port
+        env = dict(os.environ)
+        for key in list(env):
+            if key.startswith("PLEGSCOPE_") and key not in ("PLEGSCOPE_BUILD_DIR", "PLEGSCOPE_SOURCE_DIR"):
+                del env[key]  # flags only: no surprise configuration from the caller's environment
+        env.update(self.env or {})
+        try:
+            self.proc = Process("plegscope", self.command(), env=env)
+            if self.wait_ready:
+                def serving():
+                    if not self.proc.alive():
+                        raise AssertionError("plegscope exited with %s:\n%s" % (self.proc.returncode, self.proc.tail()))
+                    return self.get("/livez")[0] == 200
+                wait_until(serving, self.start_timeout, "plegscope to serve /livez on %s" % self.base_url,
+                           interval=0.05)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is not None:
+            self.proc.stop()
+        return False
+
+    def url(self, path):
+        return self.base_url + path
+
+    def get(self, path, method="GET", timeout=5.0):
+        """(status, body) of an HTTP request to the agent."""
+        return http(self.url(path), method=method, data=b"" if method in ("POST", "PUT") else None, timeout=timeout)
+
+    def get_json(self, path):
+        status, body = self.get(path)
+        if status != 200:
+            raise AssertionError("GET %s -> %d %s" % (path, status, body[:300]))
+        return json.loads(body)
+
+    def metrics(self):
+        status, body = self.get("/metrics")
+        if status != 200:
+            raise AssertionError("GET /metrics -> %d %s" % (status, body[:300]))
+        return Metrics(body)
+
+    def stop(self, sig=signal.SIGTERM, timeout=5.0):
+        return self.proc.stop(sig=sig, timeout=timeout)
+
+
+# ---------------------------------------------------------------- runner
+
+
+def _dump(procs):
+    for p in procs:
+        print("---- output tail of %s (pid %d, exit %s): %s" % (p.name, p.pid, p.returncode, " ".join(p.args)))
+        print(p.tail(60))
+        print("---- end of %s" % p.name)
+
+
+def main(namespace, argv=None):
+    """Runs every test_* function in `namespace` (definition order); exits.
+
+    Command-line arguments, if any, select tests by name (substring).
+    """
+    argv = sys.argv[1:] if argv is None else argv
+    tests = [(name, fn) for name, fn in namespace.items() if name.startswith("test_") and callable(fn)]
+    if argv:
+        tests = [(n, f) for n, f in tests if any(a in n for a in argv)]
+
+    def on_signal(signum, frame):
+        _kill_all()
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    passed, failed, skipped = 0, [], 0
+    for name, fn in tests:
+        del _test_procs[:]
+        started = time.monotonic()
+        print("=== %s" % name, flush=True)
+        try:
+            fn()
+        except Skip as e:
+            skipped += 1
+            print("--- SKIP %s: %s" % (name, e), flush=True)
+        except BaseException as e:  # noqa: BLE001 - report every failure, keep going
+            if isinstance(e, KeyboardInterrupt):
+                _kill_all()
+                raise
+            failed.append(name)
+            traceback.print_exc(file=sys.stdout)
+            _dump(_test_procs)
+            print("--- FAIL %s (%.1fs)" % (name, time.monotonic() - started), flush=True)
+        else:
+            passed += 1
+            print("--- PASS %s (%.1fs)" % (name, time.monotonic() - started), flush=True)
+        finally:
+            _kill_all()
+    if _log_dir and not failed:
+        shutil.rmtree(_log_dir, ignore_errors=True)
+    elif _log_dir:
+        print("logs kept in %s" % _log_dir)
+    if failed:
+        print("failed: %s" % ", ".join(failed))
+    summary = "%d passed, %d failed" % (passed, len(failed))
+    if skipped:
+        summary += ", %d skipped" % skipped
+    print(summary, flush=True)
+    if failed:
+        sys.exit(1)
+    if skipped and not passed:
+        sys.exit(SKIP_EXIT)
+    sys.exit(0)
