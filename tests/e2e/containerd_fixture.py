@@ -16,6 +16,7 @@ Usage:
         sid = ctd.driver("run-pod", "name", "uid")
 """
 
+import ctypes
 import glob
 import hashlib
 import json
@@ -54,6 +55,15 @@ def containerd_version():
 
 
 TMP_PREFIX = "pse2e-"
+
+
+def _die_with_parent():
+    # In the child before exec: if the test is SIGKILLed (ctest timeout),
+    # containerd goes too; shims survive and the next run reaps them.
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
 
 
 def fs_type(path):
@@ -220,7 +230,8 @@ disabled_plugins = [
         self._log_file = open(self.log_path, "ab")
         self.proc = subprocess.Popen(["containerd", "--config", self.config_path],
                                      stdout=self._log_file, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True)
+                                     stdin=subprocess.DEVNULL, start_new_session=True,
+                                     preexec_fn=_die_with_parent)
         t0 = time.monotonic()
         last = ""
         while time.monotonic() - t0 < timeout:

@@ -1,153 +1,49 @@
-"""Small pieces the e2e test needs around the agent: start build/plegscope,
-HTTP GETs, a Prometheus text parser, wait_until, and an event watcher that
-timestamps when each PLEG event first appears in /debug/events.
-
-Kept self-contained (tests/lib/harness.py did not exist when this was
-written); the Agent here has the same shape: Agent(endpoint, extra_flags),
-get(path), metrics()."""
+"""What the e2e test adds to tests/lib/harness.py: an Agent with a few
+conveniences, metric lookups on harness.Metrics, and an event watcher that
+timestamps when each PLEG event first appears in /debug/events."""
 
 import json
 import os
-import re
-import socket
-import subprocess
 import threading
 import time
-import urllib.error
-import urllib.request
 
-BUILD_DIR = os.environ.get("PLEGSCOPE_BUILD_DIR", "build")
+import harness
+from harness import wait_until  # noqa: F401  (re-exported for the tests)
+
+BUILD_DIR = harness.build_dir()
 
 
 def log(msg=""):
     print(msg, flush=True)
 
 
-def wait_until(pred, timeout, what, interval=0.05):
-    """Polls pred() until it returns a truthy value (returned) or raises
-    AssertionError naming WHAT after TIMEOUT seconds."""
-    deadline = time.monotonic() + timeout
-    last_exc = None
-    while True:
-        try:
-            v = pred()
-            if v:
-                return v
-        except Exception as e:  # the agent may be mid-start
-            last_exc = e
-        if time.monotonic() >= deadline:
-            raise AssertionError("timed out after %.1fs waiting for %s%s" % (
-                timeout, what, (" (last error: %s)" % last_exc) if last_exc else ""))
-        time.sleep(interval)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{(.*)\})?\s+(\S+)')
-_LABEL = re.compile(r'([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"')
-
-
-def parse_metrics(text):
-    """Prometheus text -> {name: [(labels_dict, value)]}."""
-    out = {}
-    for line in text.splitlines():
-        if not line or line.startswith("#"):
-            continue
-        m = _SAMPLE.match(line)
-        if not m:
-            continue
-        labels = dict(_LABEL.findall(m.group(3) or ""))
-        try:
-            value = float(m.group(4))
-        except ValueError:
-            continue
-        out.setdefault(m.group(1), []).append((labels, value))
-    return out
-
-
 def metric(metrics, name, **labels):
-    """Value of the sample of NAME whose labels include LABELS, or None."""
-    for lbls, v in metrics.get(name, []):
-        if all(lbls.get(k) == val for k, val in labels.items()):
-            return v
-    return None
+    """Value of the first sample of NAME whose labels include LABELS, or None."""
+    found = metrics.find(name, **labels)
+    return found[0].value if found else None
 
 
-class Agent:
-    """build/plegscope serve against ENDPOINT on a free local port."""
+def samples(metrics, name):
+    """[(labels, value)] of every sample of NAME."""
+    return [(s.labels, s.value) for s in metrics.find(name)]
 
-    def __init__(self, endpoint, extra_flags=(), log_path=None):
-        self.endpoint = endpoint
-        self.port = free_port()
-        self.base = "http://127.0.0.1:%d" % self.port
-        self.binary = os.path.join(BUILD_DIR, "plegscope")
-        self.args = [self.binary, "--container-runtime-endpoint", endpoint,
-                     "--listen-address", "127.0.0.1:%d" % self.port] + list(extra_flags)
-        self.log_path = log_path
-        self.proc = None
 
-    def __enter__(self):
-        self._log = open(self.log_path, "wb") if self.log_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen(self.args, stdout=self._log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
-        try:
-            wait_until(lambda: self.get("/livez")[0] == 200 or self._died(), 15,
-                       "plegscope to serve on %s" % self.base)
-            if self._died():
-                raise AssertionError("plegscope exited with %s: %s" % (self.proc.returncode,
-                                                                       self.log_tail()))
-        except Exception:
-            self.__exit__()
-            raise
-        return self
+class Agent(harness.Agent):
+    """harness.Agent plus json(), log_tail(), alive and base."""
 
-    def _died(self):
-        return self.proc.poll() is not None
+    @property
+    def base(self):
+        return self.base_url
 
-    def __exit__(self, *exc):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.log_path and self._log:
-            self._log.close()
-        return False
-
-    def log_tail(self, n=20):
-        if not self.log_path:
-            return ""
-        try:
-            with open(self.log_path, "rb") as f:
-                return "\n".join(f.read().decode(errors="replace").splitlines()[-n:])
-        except OSError:
-            return ""
-
-    def get(self, path, timeout=5):
-        """(status, body) of GET PATH."""
-        try:
-            with urllib.request.urlopen(self.base + path, timeout=timeout) as r:
-                return r.status, r.read().decode()
-        except urllib.error.HTTPError as e:
-            return e.code, e.read().decode()
+    @property
+    def alive(self):
+        return self.proc is not None and self.proc.alive()
 
     def json(self, path):
-        status, body = self.get(path)
-        if status != 200:
-            raise AssertionError("GET %s: %d %s" % (path, status, body[:200]))
-        return json.loads(body)
+        return self.get_json(path)
 
-    def metrics(self):
-        status, body = self.get("/metrics")
-        if status != 200:
-            raise AssertionError("GET /metrics: %d" % status)
-        return parse_metrics(body)
+    def log_tail(self, n=40):
+        return self.proc.tail(n) if self.proc else ""
 
 
 class EventWatcher:

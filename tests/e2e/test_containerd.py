@@ -28,26 +28,31 @@ Exit 77 (skip) only when this machine cannot run containers."""
 import datetime
 import json
 import os
-import signal
+import functools
+import glob
 import subprocess
 import sys
 import time
-import traceback
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
-from e2e_util import BUILD_DIR, Agent, EventWatcher, log, metric, wait_until  # noqa: E402
+from e2e_util import BUILD_DIR, Agent, EventWatcher, log, metric, samples, wait_until  # noqa: E402
 
 RELIST_PERIOD = 1.0
 MAX_DELAY = RELIST_PERIOD + 1.0
 WORKLOAD = oci_image.WORKLOAD_IMAGE
 
 
+AGENT_FLAGS = ["--relist-period", "1s", "--evented-pleg", "auto"]
+
+
 class Ctx:
     ctd = None
+    setup_error = None
     agent = None
     watcher = None
     runtime_version = None
@@ -177,7 +182,77 @@ def check_metrics_match(where):
         soft_check(False, "metrics %s: agent %s, runtime lists %s" % (where, agent_counts(), want[0]))
 
 
+def containerd():
+    """The shared private containerd with both images imported, started by
+    the first test that needs it; test_zz_teardown_leaves_nothing removes it."""
+    if Ctx.ctd is not None:
+        return Ctx.ctd
+    reason = skip_reason()
+    if reason:
+        raise harness.Skip("containerd e2e cannot run on this machine: " + reason)
+    if Ctx.setup_error:
+        raise AssertionError("containerd setup failed earlier: %s" % Ctx.setup_error)
+    for exe in ("plegscope", "cri-driver"):  # a build problem: fail, never skip
+        assert os.access(os.path.join(BUILD_DIR, exe), os.X_OK), "%s/%s not built" % (BUILD_DIR, exe)
+    try:
+        ctd = Containerd(BUILD_DIR)
+        Ctx.ctd = ctd
+        ctd.start()
+        v = ctd.driver("version").split()
+        Ctx.runtime_version = (v[0], v[1])
+        log("  containerd %s (snapshotter %s) on %s, state under %s" % (
+            v[1], ctd.snapshotter, ctd.endpoint, ctd.tmp))
+        t = time.time()
+        for name, tarball in oci_image.build_e2e_images(os.path.join(ctd.tmp, "images")).items():
+            ctd.import_image(tarball)
+            log("  built (gcc -static) and imported %s (%d bytes OCI tarball)"
+                % (name, os.path.getsize(tarball)))
+        log("  images ready in %.1fs; CRI lists %s" % (time.time() - t, ctd.images()))
+    except BaseException as e:
+        Ctx.setup_error = str(e) or type(e).__name__
+        raise
+    return ctd
+
+
+def with_agent(fn):
+    """Runs the test against a fresh plegscope on the shared containerd,
+    with an EventWatcher; soft-check failures fail the test at the end."""
+    @functools.wraps(fn)
+    def run():
+        ctd = containerd()
+        Ctx.soft, Ctx.delays = [], []
+        Ctx.agent_started = time.time()
+        with Agent(ctd.endpoint, AGENT_FLAGS, log_level="info") as agent:
+            Ctx.agent = agent
+            log("  plegscope pid %d on %s %s" % (agent.proc.pid, agent.base, " ".join(AGENT_FLAGS)))
+            Ctx.watcher = EventWatcher(agent).start()
+            try:
+                wait_until(lambda: agent.get("/readyz")[0] == 200, 10, "/readyz 200")
+                fn()
+                if Ctx.soft:
+                    raise AssertionError("%d check(s) failed: %s" % (len(Ctx.soft), "; ".join(Ctx.soft)))
+            except BaseException:
+                dump_agent_state(agent)
+                log("-- containerd log tail:\n" + ctd.log_tail(15))
+                raise
+            finally:
+                Ctx.watcher.stop()
+                print_delays()
+    return run
+
+
+def print_delays():
+    if not Ctx.delays:
+        return
+    log("  event delays (agent showed it - runtime change), limit %.1fs:" % MAX_DELAY)
+    for what, d in Ctx.delays:
+        log("    %5.2fs  %s" % (d, what))
+    ds = sorted(d for _, d in Ctx.delays)
+    log("    max %.2fs, median %.2fs over %d events" % (ds[-1], ds[len(ds) // 2], len(ds)))
+
+
 # ---------------------------------------------------------------------------
+@with_agent
 def test_health_and_build_info():
     status, body = Ctx.agent.get("/healthz")
     log("  /healthz -> %d %s" % (status, body.strip()[:80]))
@@ -185,17 +260,18 @@ def test_health_and_build_info():
     name, version = Ctx.runtime_version
 
     def build_info():
-        infos = [lbl for lbl, v in Ctx.agent.metrics().get("plegscope_build_info", []) if v == 1]
+        infos = [lbl for lbl, v in samples(Ctx.agent.metrics(), "plegscope_build_info") if v == 1]
         return [i for i in infos if i.get("runtime_name") == name
                 and i.get("runtime_version") == version]
     try:
         info = wait_until(build_info, 5, "plegscope_build_info{runtime_name=%r, runtime_version=%r}"
                           % (name, version))
     finally:
-        log("  plegscope_build_info %s" % Ctx.agent.metrics().get("plegscope_build_info"))
+        log("  plegscope_build_info %s" % samples(Ctx.agent.metrics(), "plegscope_build_info"))
     log("  build info names %s %s, as CRI Version answers" % (info[0]["runtime_name"],
                                                              info[0]["runtime_version"]))
 
+@with_agent
 def test_evented_auto_falls_back():
     """containerd 1.6 answers GetContainerEvents with UNIMPLEMENTED: with
     --evented-pleg auto the agent tries once and falls back to the generic
@@ -221,6 +297,7 @@ def test_evented_auto_falls_back():
             log("    log: " + line)
 
 
+@with_agent
 def test_lifecycle_events():
     ctd = Ctx.ctd
     uid, sid, t_pod = run_pod("web")
@@ -371,6 +448,7 @@ def check_runtime_unavailable(t_down):
         log("    evidence: %s" % json.dumps(ev))
 
 
+@with_agent
 def test_containerd_restart():
     ctd, agent = Ctx.ctd, Ctx.agent
     uid, sid, t_pod = run_pod("survivor")
@@ -379,7 +457,7 @@ def test_containerd_restart():
     expect_event("ContainerStarted", victim, t, uid, "victim")
     check_metrics_match("(before restart)")
     m0 = agent.metrics()
-    errors_before = sum(v for _, v in m0.get("pleg_relist_errors_total", []))
+    errors_before = m0.sum("pleg_relist_errors_total")
 
     log("  stopping containerd")
     ctd.stop()
@@ -393,7 +471,7 @@ def test_containerd_restart():
     check_runtime_unavailable(t_down)
     time.sleep(max(0.0, t_down + 4 * RELIST_PERIOD - time.time()))
     m = agent.metrics()
-    errs = {l.get("code"): v for l, v in m.get("pleg_relist_errors_total", [])}
+    errs = {l.get("code"): v for l, v in samples(m, "pleg_relist_errors_total")}
     log("  pleg_relist_errors_total while down: %s" % errs)
     soft_check(sum(errs.values()) > errors_before, "no relist error counted while containerd is down")
     status, body = agent.get("/healthz")
@@ -417,15 +495,15 @@ def test_containerd_restart():
     try:
         first_ok = wait_until(lambda: (lambda v: v and v > t_down and v)(
             metric(agent.metrics(), "pleg_last_seen_seconds")), MAX_DELAY + 15,
-            "pleg_last_seen_seconds past the outage")
+            "pleg_last_seen_seconds past the outage", interval=0.05)
         log("  relists recovered without restarting the agent (pid %d, still running: %s): first "
             "successful relist started %.2fs after containerd answered"
-            % (agent.proc.pid, agent.proc.poll() is None, first_ok - t_up))
+            % (agent.proc.pid, agent.alive, first_ok - t_up))
         soft_check(first_ok - t_up <= MAX_DELAY,
                    "first successful relist %.2fs after containerd came back" % (first_ok - t_up))
     except AssertionError as e:
         soft_check(False, str(e))
-    soft_check(agent.proc.poll() is None, "the agent exited")
+    soft_check(agent.alive, "the agent exited")
 
     seen = expect_event("ContainerDied", victim, t_up, uid, "victim (died while down)",
                         timeout=MAX_DELAY + 15)
@@ -512,6 +590,7 @@ def test_diagnose_cli():
     socket prints a healthy report. Run on the real /proc (printed; a busy
     CI machine may add node_pressure, nothing else is allowed) and on an
     idle-node --proc-path (asserted: exit 0, STATUS: HEALTHY, no causes)."""
+    containerd()
     log("  $ plegscope diagnose --container-runtime-endpoint %s --duration 3s" % Ctx.ctd.endpoint)
     r = run_diagnose([], "json")
     assert r.returncode in (0, 1), "exit %d: %s" % (r.returncode, r.stderr.strip()[-300:])
@@ -553,7 +632,7 @@ def dump_agent_state(agent):
         for name in ("pleg_relist_duration_seconds_count", "pleg_last_seen_seconds", "pleg_healthy",
                      "pleg_evented_mode", "pleg_relist_errors_total", "pleg_runtime_operations_in_flight",
                      "pleg_runtime_operation_oldest_in_flight_seconds", "pleg_events_total"):
-            vals = [(l, v) for l, v in m.get(name, []) if v]
+            vals = [(l, v) for l, v in samples(m, name) if v]
             log("-- %s %s (now %.3f)" % (name, vals, time.time()) if name == "pleg_last_seen_seconds"
                 else "-- %s %s" % (name, vals))
         rep, err = diagnose_causes()
@@ -565,77 +644,36 @@ def dump_agent_state(agent):
         log("-- agent state unavailable: %s" % e)
 
 
-STEPS = [test_health_and_build_info, test_evented_auto_falls_back, test_lifecycle_events,
-         test_containerd_restart, test_diagnose_cli]
 
-
-def main():
-    # A SIGTERM (e.g. from a CI runner) still tears containerd down; a
-    # SIGKILL leaves debris the next run reaps (containerd_fixture.reap_stale).
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    reason = skip_reason()
-    if reason:
-        log("SKIP: containerd e2e cannot run on this machine: " + reason)
-        return 77
-    for exe in ("plegscope", "cri-driver"):
-        if not os.path.exists(os.path.join(BUILD_DIR, exe)):
-            log("FAIL: %s/%s not built" % (BUILD_DIR, exe))
-            return 1
-    passed = failed = 0
-    t_start = time.time()
-    with Containerd(BUILD_DIR) as ctd:
-        Ctx.ctd = ctd
-        log("== containerd %s (%s) on %s, state under %s" % (
-            ctd.driver("version").split()[1], ctd.snapshotter, ctd.endpoint, ctd.tmp))
-        t = time.time()
-        for name, tarball in oci_image.build_e2e_images(os.path.join(ctd.tmp, "images")).items():
-            ctd.import_image(tarball)
-            log("== built (gcc -static) and imported %s (%d bytes OCI tarball)"
-                % (name, os.path.getsize(tarball)))
-        log("== images %.1fs; CRI lists %s" % (time.time() - t, ctd.images()))
-        v = ctd.driver("version").split()
-        Ctx.runtime_version = (v[0], v[1])
-        flags = ["--relist-period", "1s", "--evented-pleg", "auto", "--log-level", "info"]
-        Ctx.agent_started = time.time()
-        with Agent(ctd.endpoint, flags, log_path=os.path.join(ctd.tmp, "plegscope.log")) as agent:
-            Ctx.agent = agent
-            log("== plegscope pid %d on %s %s" % (agent.proc.pid, agent.base, " ".join(flags)))
-            try:
-                wait_until(lambda: agent.get("/readyz")[0] == 200, 10, "/readyz 200")
-            except AssertionError as e:
-                log("  " + str(e))
-            Ctx.watcher = EventWatcher(agent).start()
-            try:
-                for step in STEPS:
-                    Ctx.soft = []
-                    log("== %s" % step.__name__)
-                    t = time.time()
-                    try:
-                        step()
-                        if Ctx.soft:
-                            raise AssertionError("%d check(s) failed: %s" % (len(Ctx.soft), "; ".join(Ctx.soft)))
-                        passed += 1
-                        log("PASS %s (%.1fs)" % (step.__name__, time.time() - t))
-                    except Exception as e:
-                        failed += 1
-                        log("FAIL %s: %s" % (step.__name__, e))
-                        if not isinstance(e, AssertionError):
-                            traceback.print_exc(file=sys.stdout)
-            finally:
-                Ctx.watcher.stop()
-                if failed:
-                    dump_agent_state(agent)
-                    log("-- plegscope log tail:\n" + agent.log_tail(40))
-                    log("-- containerd log tail:\n" + ctd.log_tail(20))
-    if Ctx.delays:
-        log("== event delays (agent saw it - runtime change), limit %.1fs:" % MAX_DELAY)
-        for what, d in Ctx.delays:
-            log("   %5.2fs  %s" % (d, what))
-        ds = sorted(d for _, d in Ctx.delays)
-        log("   max %.2fs, median %.2fs over %d events" % (ds[-1], ds[len(ds) // 2], len(ds)))
-    log("%d passed, %d failed (%.0fs)" % (passed, failed, time.time() - t_start))
-    return 1 if failed else 0
+def test_zz_teardown_leaves_nothing():
+    """Tears the containerd down and checks nothing it started is left:
+    no process of it, no mount under its temp dir, no cgroup under its
+    parent, no temp dir."""
+    ctd = Ctx.ctd
+    if ctd is None:
+        raise harness.Skip("containerd was not started")
+    Ctx.ctd = None
+    ctd.cleanup()
+    left = []
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            with open(d + "/cmdline", "rb") as f:
+                if ctd.tmp.encode() in f.read():  # the socket and config live there
+                    left.append(int(os.path.basename(d)))
+        except OSError:
+            pass
+    assert not left, "processes left: %s" % left
+    assert not ctd.container_pids(), "container processes left: %s" % ctd.container_pids()
+    assert not Containerd._mounts_under(ctd.tmp), "mounts left: %s" % Containerd._mounts_under(ctd.tmp)
+    cg = [p for p in glob.glob("/sys/fs/cgroup/*" + ctd.cgroup_parent)]
+    assert not cg, "cgroups left: %s" % cg
+    assert not os.path.exists(ctd.tmp), "%s left" % ctd.tmp
+    log("  nothing left: no process, mount, cgroup or file of the private containerd")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        harness.main(globals())
+    finally:  # if the teardown test did not run (a selection, an interrupt)
+        if Ctx.ctd is not None:
+            Ctx.ctd.cleanup()
