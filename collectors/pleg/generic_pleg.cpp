@@ -67,7 +67,10 @@ void GenericPleg::update(RelistTiming timing) {
     std::lock_guard<std::mutex> lock(state_mu_);
     timing_ = timing;
   }
-  // Wake the runner so a shorter period takes effect now, not after the old one.
+  // Wake the runner so a shorter period takes effect now, not after the old
+  // one; taking run_mu_ first means the wake-up cannot fall between its check
+  // and its wait.
+  { std::lock_guard<std::mutex> lock(run_mu_); }
   run_cv_.notify_all();
 }
 
@@ -83,10 +86,13 @@ void GenericPleg::run() {
     relist();
     lock.lock();
     TimePoint ended = WallClock::now();
-    // Re-read the period on every wake-up: update() may have changed it.
-    run_cv_.wait_until(lock, ended + timing().period, [&] {
-      return stopping_ || WallClock::now() >= ended + timing().period;
-    });
+    // The deadline is recomputed on every wake-up: update() may have
+    // shortened the period (evented fall-back) while we wait.
+    while (!stopping_) {
+      TimePoint next = ended + timing().period;
+      if (WallClock::now() >= next) break;
+      run_cv_.wait_until(lock, next);
+    }
   }
 }
 

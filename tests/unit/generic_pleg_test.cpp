@@ -262,3 +262,40 @@ TEST(GenericPlegRunner, StopInterruptsTheWaitBetweenRelists) {
 
 }  // namespace
 }  // namespace plegscope
+
+namespace plegscope {
+namespace {
+
+// The evented fall-back shortens the period while the runner waits out a
+// 300 s one: the new period must take effect at once.
+TEST(GenericPlegRunner, AShorterPeriodTakesEffectWhileWaiting) {
+  testing::FakeRuntime runtime;
+  SystemClock clock;
+  PodStatusCache cache;
+  prometheus::Registry registry;
+  PlegMetrics metrics(registry);
+  std::mutex mu;
+  std::condition_variable cv;
+  int relists = 0;
+  GenericPleg pleg(runtime, clock, cache, metrics,
+                   GenericPlegOptions{10, RelistTiming{std::chrono::hours(1), std::chrono::hours(2)}},
+                   [&](const RelistRecord&) {
+                     std::lock_guard<std::mutex> lock(mu);
+                     relists++;
+                     cv.notify_all();
+                   });
+  pleg.start();
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return relists >= 1; });
+  lock.unlock();
+  pleg.update(RelistTiming{std::chrono::milliseconds(1), std::chrono::minutes(3)});
+  lock.lock();
+  // Bounded only so a regression fails instead of hanging until ctest's timeout.
+  bool resumed = cv.wait_for(lock, std::chrono::seconds(60), [&] { return relists >= 3; });
+  lock.unlock();
+  pleg.stop();
+  EXPECT_TRUE(resumed) << "relists kept waiting for the old one-hour period";
+}
+
+}  // namespace
+}  // namespace plegscope
