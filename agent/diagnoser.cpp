@@ -38,7 +38,7 @@ std::string human_seconds(double s) {
   if (s < 1) {
     std::snprintf(buf, sizeof(buf), "%.0fms", s * 1000);
   } else if (s < 10) {
-    std::snprintf(buf, sizeof(buf), "%.1fs", s);
+    std::snprintf(buf, sizeof(buf), s == std::floor(s) ? "%.0fs" : "%.1fs", s);
   } else if (s < 60) {
     std::snprintf(buf, sizeof(buf), "%.0fs", s);
   } else if (s < 3600) {
@@ -59,6 +59,9 @@ std::string human_bytes(double b) {
   else std::snprintf(buf, sizeof(buf), "%.0f B", b);
   return buf;
 }
+
+// "1 relist", "3 relists"
+std::string relists(int n) { return std::to_string(n) + (n == 1 ? " relist" : " relists"); }
 
 std::string fmt(const char* format, double v) {
   char buf[64];
@@ -155,6 +158,10 @@ Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
   }
   c.list_p50 = quantile(lists, 0.5);
   c.relist_p50 = quantile(durations, 0.5);
+  if (c.window_ok.empty() && c.last_ok) {  // only the warm-up so far: better than nothing
+    c.list_p50 = to_seconds(c.last_ok->list_time);
+    c.relist_p50 = to_seconds(c.last_ok->duration);
+  }
   if (total > 0) {
     c.status_share = status / total;
     c.list_share = list / total;
@@ -219,8 +226,8 @@ std::optional<Cause> rule_runtime_unavailable(const Context& c) {
                  0.75 + 0.05 * std::min(3, trailing - 1) + (socket_missing ? 0.1 : 0));
     cause.reason = socket_missing
                        ? "the CRI socket " + s.endpoint + " does not exist"
-                       : "the runtime at " + s.endpoint + " answers UNAVAILABLE (" +
-                             std::to_string(trailing) + " relists in a row failed)";
+                       : "the runtime at " + s.endpoint + " answers UNAVAILABLE (" + relists(trailing) +
+                             " in a row failed)";
     cause.action = socket_missing ? "start the runtime service, or fix the endpoint"
                                   : "check why the runtime service is down";
   } else {
@@ -345,8 +352,7 @@ std::optional<Cause> rule_message_too_large(const Context& c) {
   if (trailing > 0 || in_window > 0) {
     cause = make(cause::kMessageTooLarge, "critical", trailing > 0 ? 0.95 : 0.8);
     cause.reason = "the runtime's list answer is over the " + limit +
-                   " gRPC message limit (RESOURCE_EXHAUSTED in " + std::to_string(std::max(trailing, in_window)) +
-                   " relists)";
+                   " gRPC message limit (RESOURCE_EXHAUSTED in " + relists(std::max(trailing, in_window)) + ")";
     cause.action = mostly_exited ? "remove exited containers so the list fits again"
                                  : "find the containers with oversized labels or annotations";
     cause.summary = "Relists fail because " + cause.reason + ".";
@@ -490,8 +496,9 @@ std::optional<Cause> rule_reinspect_backlog(const Context& c) {
   if (run < c.t.reinspect_relists) return std::nullopt;
   double confidence = 0.6 + (last > first ? 0.1 : 0) + (run >= 10 ? 0.1 : 0) + (failures > 0 ? 0.05 : 0);
   Cause cause = make(cause::kReinspectBacklog, "warning", confidence);
-  cause.reason = std::to_string(c.s.pods_to_reinspect) + " pods have failed inspection for " +
-                 std::to_string(run) + " relists in a row and are retried every relist";
+  cause.reason = std::to_string(c.s.pods_to_reinspect) +
+                 (c.s.pods_to_reinspect == 1 ? " pod has" : " pods have") + " failed inspection for " + relists(run) +
+                 " in a row and " + (c.s.pods_to_reinspect == 1 ? "is" : "are") + " retried every relist";
   cause.action = "find the pods whose status calls fail";
   cause.summary = "A reinspection backlog: " + cause.reason + ".";
   cause.evidence.push_back({"pods_to_reinspect", static_cast<double>(c.s.pods_to_reinspect), 0});
@@ -542,7 +549,8 @@ std::optional<Cause> rule_node_pressure(const Context& c, bool* rpc_slow_out) {
       worst_p99 = st.p99_seconds;
       worst_op = name;
     }
-  bool rpc_slow = worst_p99 >= std::min(t.slow_list_seconds, t.slow_status_seconds) || !c.hung_op.empty();
+  bool hung = !c.hung_op.empty() && c.hung_seconds > t.hang_seconds;
+  bool rpc_slow = worst_p99 >= std::min(t.slow_list_seconds, t.slow_status_seconds) || hung;
   bool relist_slow = c.relist_p50 >= t.slow_list_seconds;
   bool severe = false;
   for (const auto& h : hits)
@@ -563,7 +571,8 @@ std::optional<Cause> rule_node_pressure(const Context& c, bool* rpc_slow_out) {
     else what += fmt("%.0f", h.value * 100) + "% of the PID space in use";
   }
   cause.reason = "the node is under " + what +
-                 (rpc_slow ? " while " + cri_method(worst_op) + " takes " + human_seconds(worst_p99) + " (p99)"
+                 (hung ? " while " + cri_method(c.hung_op) + " has been in flight for " + human_seconds(c.hung_seconds)
+                  : rpc_slow ? " while " + cri_method(worst_op) + " takes " + human_seconds(worst_p99) + " (p99)"
                   : relist_slow ? " while relists take " + human_seconds(c.relist_p50)
                                : " (runtime calls are not slow yet)");
   cause.action = "find what saturates the node";
@@ -676,7 +685,8 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   const RelistRecord* first = first_ok(s);
   for (const auto& r : s.timeline) {
     // The warm-up relist inspects every pod: not what a relist costs.
-    if (!r.error_code && (&r != first || s.timeline.size() == 1)) durations.push_back(to_seconds(r.duration));
+    if (&r == first && s.timeline.size() > 1) continue;
+    if (!r.error_code) durations.push_back(to_seconds(r.duration));
     events.push_back(r.total_events());
   }
   report.relist.period_seconds = to_seconds(s.relist_period);

@@ -157,7 +157,7 @@ std::string duration_chart(const Report& r) {
       << fmt("%.1f", std::max(bar, x(t_end) - x0)) << "\" height=\"" << fmt("%.1f", top + ph - yy)
       << "\" fill=\"#c62828\" opacity=\"0.55\"/>";
     // Inside the bar when it is wide enough, else just left of it.
-    bool inside = x(t_end) - x0 > 190;
+    bool inside = x(t_end) - x0 > 250;
     s << "<text x=\"" << fmt("%.1f", inside ? x(t_end) - 8 : x0 - 6) << "\" y=\""
       << fmt("%.1f", std::min(top + ph - 8, yy + 30)) << "\" font-size=\"13\" text-anchor=\"end\" fill=\""
       << (inside ? "#fff" : "#c62828") << "\" font-weight=\"700\">relist in progress for "
@@ -182,7 +182,15 @@ std::string stacked_chart(const Report& r) {
   double ymax = 0.001;
   for (size_t i = from; i < r.timeline.size(); ++i)
     ymax = std::max(ymax, r.timeline[i].list_seconds + r.timeline[i].status_seconds);
-  ymax *= 1.1;
+  // Round gridlines: a 1-2-5 step giving at most five of them.
+  double step = std::pow(10, std::floor(std::log10(ymax / 4)));
+  for (double m : {1.0, 2.0, 5.0, 10.0})
+    if (ymax / (step * m) <= 4) {
+      step *= m;
+      break;
+    }
+  int lines = static_cast<int>(std::ceil(ymax / step));
+  ymax = step * lines;
   double slot = n ? pw / n : pw;
   double bar = std::min(24.0, std::max(1.0, slot * 0.8));
   std::ostringstream s;
@@ -190,8 +198,8 @@ std::string stacked_chart(const Report& r) {
     << "\" width=\"100%\" role=\"img\" aria-label=\"list vs status time per relist\">";
   s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
     << "\" fill=\"#fbfcfd\" stroke=\"#dde2ea\"/>";
-  for (int k = 0; k <= 4; ++k) {
-    double v = ymax * k / 4, yy = top + ph - ph * k / 4;
+  for (int k = 0; k <= lines; ++k) {
+    double v = step * k, yy = top + ph - ph * v / ymax;
     s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", yy) << "\" y2=\"" << fmt("%.1f", yy)
       << "\" stroke=\"#e8ecf2\"/><text x=\"" << left - 6 << "\" y=\"" << fmt("%.1f", yy + 4)
       << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6577\">" << format_seconds(v) << "</text>";
