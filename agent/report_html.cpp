@@ -98,7 +98,7 @@ std::string duration_chart(const Report& r) {
   const double W = 1160, H = 280, left = 64, right = 16, top = 14, bottom = 34;
   const double pw = W - left - right, ph = H - top - bottom;
   double t_end = std::chrono::duration<double>(r.generated_at.time_since_epoch()).count();
-  double t_start = t_end - 60;
+  double t_start = t_end - 20;  // at least 20 s, else the whole timeline
   if (!r.timeline.empty())
     t_start = std::min(t_start, std::chrono::duration<double>(r.timeline.front().start.time_since_epoch()).count());
   double span = std::max(1.0, t_end - t_start);
@@ -129,7 +129,7 @@ std::string duration_chart(const Report& r) {
       << label << "</text>";
   }
   // Time axis: seconds before the report.
-  int step = span > 1200 ? 300 : span > 300 ? 60 : span > 120 ? 30 : 10;
+  int step = span > 1200 ? 300 : span > 300 ? 60 : span > 120 ? 30 : span > 40 ? 10 : 5;
   for (int ago = 0; ago <= span; ago += step) {
     double xx = x(t_end - ago);
     s << "<line x1=\"" << fmt("%.1f", xx) << "\" x2=\"" << fmt("%.1f", xx) << "\" y1=\"" << top + ph << "\" y2=\""
