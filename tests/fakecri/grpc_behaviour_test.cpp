@@ -317,6 +317,10 @@ TEST_F(FakeCriTest, ContainerEventsCarryThePodAndBreakAfterK) {
   ASSERT_TRUE(reader->Read(&e));
   c->TryCancel();
   reader->Finish();
+  // The server notices the cancellation within its poll interval; the next
+  // stream must not be mistaken for this one.
+  for (int i = 0; i < 200 && rt_->events().subscribers() != 0; ++i) std::this_thread::sleep_for(milliseconds(10));
+  ASSERT_EQ(rt_->events().subscribers(), 0u);
 
   rt_->simulator().jump("broken", true);
   c = ctx();

@@ -17,12 +17,13 @@ UNHEALTHY = re.compile(r"^PLEG is not healthy: pleg was last seen active %s ago;
 
 
 def healthy_then_hang(fake, agent):
-    """Waits for a healthy agent, then hangs ListContainers; returns the call-log position."""
+    """Waits for a healthy agent, then hangs ListContainers; returns the hung call's seq."""
     wait_until(lambda: agent.get("/healthz")[0] == 200, 20, "/healthz 200 before the hang")
-    since = fake.call_log()["next_seq"]
     fake.phase("hang", hold=True)
-    wait_until(lambda: fake.in_flight().get("ListContainers") == 1, 10, "a ListContainers call to hang")
-    return since
+
+    def hung():
+        return [c for c in fake.calls(method="ListContainers") if c.get("in_flight")]
+    return wait_until(hung, 10, "a ListContainers call to hang")[0]["seq"]
 
 
 def timed_get(agent, path):
@@ -33,7 +34,7 @@ def timed_get(agent, path):
 
 def test_hang_is_visible_unhealthy_and_recovers():
     with FakeCri("hang", hold="healthy") as fake, Agent(fake.endpoint, FLAGS) as agent:
-        since = healthy_then_hang(fake, agent)
+        hung_seq = healthy_then_hang(fake, agent)
         ages = []
         deadline = time.monotonic() + 5
         while time.monotonic() < deadline:
@@ -54,8 +55,8 @@ def test_hang_is_visible_unhealthy_and_recovers():
         assert UNHEALTHY.match(body), "unexpected /healthz body %r" % body
         assert agent.metrics().get("pleg_healthy") == 0
 
-        # At most one relist in flight: no second ListContainers started.
-        started = [c for c in fake.calls(method="ListContainers", since=since)]
+        # At most one relist in flight: no ListContainers started after the hung one.
+        started = fake.calls(method="ListContainers", since=hung_seq)
         assert len(started) == 1, "ListContainers calls during the hang: %r" % started
 
         fake.release()
