@@ -140,8 +140,10 @@ Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
   // every container) and pays for inspecting them all: a warm-up, not a
   // storm. It is left out of the window.
   const RelistRecord* warmup = first_ok(s);
+  // A slow relist period (evented mode: 300 s) still leaves a few relists to judge.
+  const double window = std::max(t.window_seconds, 5 * to_seconds(s.relist_period));
   for (const auto& r : s.timeline) {
-    if (&r != warmup && to_seconds(s.now - r.start) <= t.window_seconds) {
+    if (&r != warmup && to_seconds(s.now - r.start) <= window) {
       c.window.push_back(&r);
       if (!r.error_code) c.window_ok.push_back(&r);
     }

@@ -4,6 +4,7 @@ error with a one-line message."""
 
 import json
 import subprocess
+import time
 
 import harness
 from harness import Agent, FakeCri, require_binary, wait_until
@@ -41,6 +42,18 @@ def test_one_shot_text_at_risk_exits_1():
         assert out.startswith("plegscope diagnosis of node"), out[:300]
         assert "1. runtime_unavailable" in out, out
         print(out)
+
+
+def test_one_shot_against_a_hung_runtime_exits_1_promptly():
+    with FakeCri("diag_hang", log_level="warn", hold="hang") as fake:
+        started = time.monotonic()
+        code, out, err = run(["diagnose", "--container-runtime-endpoint", fake.endpoint, "--duration", "4s",
+                              "--hang-threshold", "2s", "--proc-path", fixture("healthy"), "--log-level", "warn"])
+        took = time.monotonic() - started
+        assert code == 1, (code, out, err)
+        assert "1. runtime_hung" in out, out
+        assert took < 9, "diagnose took %.1fs with --duration 4s: the hung call was not cancelled" % took
+        fake.release()
 
 
 def test_one_shot_no_socket_exits_2():
