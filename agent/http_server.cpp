@@ -3,7 +3,15 @@
 #include <civetweb.h>
 #include <spdlog/spdlog.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <mutex>
+#include <thread>
 
 namespace plegscope {
 
@@ -27,6 +35,21 @@ std::map<std::string, std::string> parse_query(const std::string& query) {
   }
   return out;
 }
+
+namespace {
+
+void wake_listener(int port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  ::close(fd);
+}
+
+}  // namespace
 
 HttpServer::HttpServer() {
   static std::once_flag once;
@@ -88,10 +111,22 @@ std::string HttpServer::start(const std::string& listen_address, int threads) {
 }
 
 void HttpServer::stop() {
-  if (ctx_) {
+  if (!ctx_) return;
+  mg_server_port ports[4] = {};
+  int count = mg_get_server_ports(ctx_, 4, ports);
+  std::atomic<bool> stopped{false};
+  std::thread stopper([&] {
     mg_stop(ctx_);
-    ctx_ = nullptr;
+    stopped = true;
+  });
+  // civetweb's listener polls its sockets with a 2 s timeout; a connection
+  // of our own wakes it, so stopping takes milliseconds instead.
+  while (!stopped) {
+    for (int i = 0; i < count; ++i) wake_listener(ports[i].port);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  stopper.join();
+  ctx_ = nullptr;
 }
 
 }  // namespace plegscope

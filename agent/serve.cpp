@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "http_server.h"
 #include "monitor.h"
@@ -43,7 +44,13 @@ int serve(const Config& config) {
   spdlog::info("received signal {}, shutting down", sig);
   monitor.stop();
   http.stop();
-  return 0;
+  spdlog::info("stopped");
+  spdlog::shutdown();
+  std::fflush(nullptr);
+  // Every thread of ours has ended; gRPC's own may still hold its internal
+  // locks, and tearing its channel down under them aborts. Nothing is left to
+  // save, so leave without running destructors.
+  std::_Exit(0);
 }
 
 }  // namespace plegscope

@@ -127,22 +127,64 @@ CallResult<cri::ContainerStatusResponse> GrpcRuntimeClient::container_status(
   });
 }
 
-template <typename Item, typename StreamResponse, typename Request, typename Open,
-          typename Extract>
-CallResult<std::vector<Item>> GrpcRuntimeClient::stream_list(const char* op,
-                                                             const Request& request, Open&& open,
-                                                             Extract&& extract, bool unfiltered,
-                                                             const char* list_op) {
-  CallResult<std::vector<Item>> result;
+// The two list calls differ only in their message types and stub methods.
+struct GrpcRuntimeClient::SandboxList {
+  using Item = cri::PodSandbox;
+  using Filter = cri::PodSandboxFilter;
+  using StreamRequest = cri::StreamPodSandboxesRequest;
+  using StreamResponse = cri::StreamPodSandboxesResponse;
+  using Request = cri::ListPodSandboxRequest;
+  using Response = cri::ListPodSandboxResponse;
+  static constexpr const char* kOp = op::kListPodSandbox;
+  static constexpr const char* kStreamOp = op::kStreamPodSandboxes;
+  static auto open_stream(cri::RuntimeService::Stub& stub, grpc::ClientContext* ctx,
+                          const StreamRequest& r) {
+    return stub.StreamPodSandboxes(ctx, r);
+  }
+  static grpc::Status call(cri::RuntimeService::Stub& stub, grpc::ClientContext* ctx,
+                           const Request& r, Response* out) {
+    return stub.ListPodSandbox(ctx, r, out);
+  }
+  static Item* item(StreamResponse& m) { return m.mutable_pod_sandbox(); }
+  static auto* items(Response& r) { return r.mutable_items(); }
+};
+
+struct GrpcRuntimeClient::ContainerList {
+  using Item = cri::Container;
+  using Filter = cri::ContainerFilter;
+  using StreamRequest = cri::StreamContainersRequest;
+  using StreamResponse = cri::StreamContainersResponse;
+  using Request = cri::ListContainersRequest;
+  using Response = cri::ListContainersResponse;
+  static constexpr const char* kOp = op::kListContainers;
+  static constexpr const char* kStreamOp = op::kStreamContainers;
+  static auto open_stream(cri::RuntimeService::Stub& stub, grpc::ClientContext* ctx,
+                          const StreamRequest& r) {
+    return stub.StreamContainers(ctx, r);
+  }
+  static grpc::Status call(cri::RuntimeService::Stub& stub, grpc::ClientContext* ctx,
+                           const Request& r, Response* out) {
+    return stub.ListContainers(ctx, r, out);
+  }
+  static Item* item(StreamResponse& m) { return m.mutable_container(); }
+  static auto* items(Response& r) { return r.mutable_containers(); }
+};
+
+template <typename L>
+CallResult<std::vector<typename L::Item>> GrpcRuntimeClient::streamed_list(
+    const typename L::Filter& filter, bool unfiltered) {
+  CallResult<std::vector<typename L::Item>> result;
+  typename L::StreamRequest request;
+  *request.mutable_filter() = filter;
   grpc::ClientContext ctx;
   set_deadline(ctx);
-  auto id = begin_call(op, ctx);
-  auto reader = open(ctx, request);
-  StreamResponse msg;
+  auto id = begin_call(L::kStreamOp, ctx);
+  auto reader = L::open_stream(*stub_, &ctx, request);
+  typename L::StreamResponse msg;
   uint64_t bytes = 0;
   while (reader->Read(&msg)) {
     bytes += msg.ByteSizeLong();
-    result.value.push_back(std::move(*extract(msg)));
+    result.value.push_back(std::move(*L::item(msg)));
   }
   grpc::Status st = reader->Finish();
   tracker_.end(id, st.error_code());
@@ -150,75 +192,47 @@ CallResult<std::vector<Item>> GrpcRuntimeClient::stream_list(const char* op,
   if (!st.ok()) {
     result.value.clear();  // a broken stream's partial list is never used
   } else if (unfiltered) {
-    tracker_.record_list_size(list_op, bytes, result.value.size());
+    tracker_.record_list_size(L::kOp, bytes, result.value.size());
   }
   return result;
 }
 
-CallResult<std::vector<cri::PodSandbox>> GrpcRuntimeClient::list_pod_sandboxes(
-    const cri::PodSandboxFilter& filter) {
+template <typename L>
+CallResult<std::vector<typename L::Item>> GrpcRuntimeClient::list(
+    const typename L::Filter& filter, std::atomic<bool>& stream_unimplemented) {
   if (auto problem = socket_problem()) {
-    tracker_.record(op::kListPodSandbox, problem->code, 0);
+    tracker_.record(L::kOp, problem->code, 0);
     return {*problem, {}};
   }
   const bool unfiltered = is_unfiltered(filter);
-  if (!sandbox_stream_unimplemented_) {
-    cri::StreamPodSandboxesRequest req;
-    *req.mutable_filter() = filter;
-    auto streamed = stream_list<cri::PodSandbox, cri::StreamPodSandboxesResponse>(
-        op::kStreamPodSandboxes, req,
-        [&](grpc::ClientContext& ctx, const auto& r) { return stub_->StreamPodSandboxes(&ctx, r); },
-        [](cri::StreamPodSandboxesResponse& m) { return m.mutable_pod_sandbox(); }, unfiltered,
-        op::kListPodSandbox);
+  // CRI list streaming first, as the kubelet does; UNIMPLEMENTED is
+  // remembered and answered by the unary call from then on.
+  if (!stream_unimplemented) {
+    auto streamed = streamed_list<L>(filter, unfiltered);
     if (streamed.status.code != grpc::StatusCode::UNIMPLEMENTED) return streamed;
-    sandbox_stream_unimplemented_ = true;
+    stream_unimplemented = true;
   }
-  auto result =
-      unary<cri::ListPodSandboxResponse>(op::kListPodSandbox, [&](auto& ctx, auto& out) {
-        cri::ListPodSandboxRequest req;
-        *req.mutable_filter() = filter;
-        return stub_->ListPodSandbox(&ctx, req, &out);
-      });
+  auto result = unary<typename L::Response>(L::kOp, [&](auto& ctx, auto& out) {
+    typename L::Request req;
+    *req.mutable_filter() = filter;
+    return L::call(*stub_, &ctx, req, &out);
+  });
   if (result.ok() && unfiltered)
-    tracker_.record_list_size(op::kListPodSandbox, result.value.ByteSizeLong(),
-                              result.value.items_size());
-  CallResult<std::vector<cri::PodSandbox>> out{result.status, {}};
-  out.value.assign(std::make_move_iterator(result.value.mutable_items()->begin()),
-                   std::make_move_iterator(result.value.mutable_items()->end()));
+    tracker_.record_list_size(L::kOp, result.value.ByteSizeLong(), L::items(result.value)->size());
+  CallResult<std::vector<typename L::Item>> out{result.status, {}};
+  auto* items = L::items(result.value);
+  out.value.assign(std::make_move_iterator(items->begin()), std::make_move_iterator(items->end()));
   return out;
+}
+
+CallResult<std::vector<cri::PodSandbox>> GrpcRuntimeClient::list_pod_sandboxes(
+    const cri::PodSandboxFilter& filter) {
+  return list<SandboxList>(filter, sandbox_stream_unimplemented_);
 }
 
 CallResult<std::vector<cri::Container>> GrpcRuntimeClient::list_containers(
     const cri::ContainerFilter& filter) {
-  if (auto problem = socket_problem()) {
-    tracker_.record(op::kListContainers, problem->code, 0);
-    return {*problem, {}};
-  }
-  const bool unfiltered = is_unfiltered(filter);
-  if (!container_stream_unimplemented_) {
-    cri::StreamContainersRequest req;
-    *req.mutable_filter() = filter;
-    auto streamed = stream_list<cri::Container, cri::StreamContainersResponse>(
-        op::kStreamContainers, req,
-        [&](grpc::ClientContext& ctx, const auto& r) { return stub_->StreamContainers(&ctx, r); },
-        [](cri::StreamContainersResponse& m) { return m.mutable_container(); }, unfiltered,
-        op::kListContainers);
-    if (streamed.status.code != grpc::StatusCode::UNIMPLEMENTED) return streamed;
-    container_stream_unimplemented_ = true;
-  }
-  auto result =
-      unary<cri::ListContainersResponse>(op::kListContainers, [&](auto& ctx, auto& out) {
-        cri::ListContainersRequest req;
-        *req.mutable_filter() = filter;
-        return stub_->ListContainers(&ctx, req, &out);
-      });
-  if (result.ok() && unfiltered)
-    tracker_.record_list_size(op::kListContainers, result.value.ByteSizeLong(),
-                              result.value.containers_size());
-  CallResult<std::vector<cri::Container>> out{result.status, {}};
-  out.value.assign(std::make_move_iterator(result.value.mutable_containers()->begin()),
-                   std::make_move_iterator(result.value.mutable_containers()->end()));
-  return out;
+  return list<ContainerList>(filter, container_stream_unimplemented_);
 }
 
 CallStatus GrpcRuntimeClient::watch_container_events(const ContainerEventHandler& handler) {

@@ -49,11 +49,14 @@ class GrpcRuntimeClient final : public RuntimeClient {
  private:
   template <typename Response, typename Call>
   CallResult<Response> unary(const char* op, Call&& call);
-  template <typename Item, typename StreamResponse, typename Request, typename Open,
-            typename Extract>
-  CallResult<std::vector<Item>> stream_list(const char* op, const Request& request, Open&& open,
-                                            Extract&& extract, bool unfiltered,
-                                            const char* list_op);
+  struct SandboxList;
+  struct ContainerList;
+  template <typename L>
+  CallResult<std::vector<typename L::Item>> list(const typename L::Filter& filter,
+                                                 std::atomic<bool>& stream_unimplemented);
+  template <typename L>
+  CallResult<std::vector<typename L::Item>> streamed_list(const typename L::Filter& filter,
+                                                          bool unfiltered);
   std::optional<CallStatus> socket_problem() const;
   // Registers the call with the tracker, cancelling it at once if shutdown started.
   OperationTracker::CallId begin_call(const char* op, grpc::ClientContext& ctx);

@@ -118,14 +118,12 @@ void OperationTracker::record_list_size(const std::string& op, uint64_t bytes, u
 }
 
 void OperationTracker::cancel_all() {
-  std::vector<std::function<void()>> cancels;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (auto& [id, call] : in_flight_)
-      if (call.cancel) cancels.push_back(call.cancel);
-  }
-  // Outside the lock: a cancel may complete the call, which calls end().
-  for (auto& cancel : cancels) cancel();
+  // Under the lock: a cancel function refers to the caller's call context,
+  // which lives until the caller's end() returns, and end() waits for this
+  // lock. Cancelling never calls back into the tracker.
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [id, call] : in_flight_)
+    if (call.cancel) call.cancel();
 }
 
 OperationStats OperationTracker::stats_locked(const std::string& op, const PerOp& p,

@@ -47,7 +47,8 @@ class OperationTracker : public prometheus::Collectable {
   OperationTracker(prometheus::Registry& registry, const Clock& clock);
 
   using CallId = uint64_t;
-  // `cancel` is kept while the call is in flight so cancel_all() can end it.
+  // `cancel` is kept while the call is in flight so cancel_all() can end it;
+  // it must not call back into the tracker.
   CallId begin(const std::string& op, std::function<void()> cancel = {});
   void end(CallId id, int grpc_code);
   // A call that is not tracked in flight (a long-lived event stream would
