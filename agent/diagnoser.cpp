@@ -698,6 +698,9 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
     report.relist.in_progress_seconds = to_seconds(s.now - *s.relist_in_progress_since);
   report.relist.duration_p50_seconds = quantile(durations, 0.5);
   report.relist.duration_p99_seconds = quantile(durations, 0.99);
+  report.relist.mode = s.evented_mode ? "evented" : "generic";
+  if (!s.evented_fallback_reason.empty())
+    report.relist.evented_fallback_reason = s.evented_fallback_reason;
 
   if (report.status == "healthy") {
     report.summary = "PLEG is healthy: relists take " + human_seconds(report.relist.duration_p50_seconds) +

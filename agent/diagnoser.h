@@ -123,6 +123,8 @@ struct Report {
     std::optional<double> in_progress_seconds;
     double duration_p50_seconds = 0;
     double duration_p99_seconds = 0;
+    std::string mode = "generic";  // "evented" while GetContainerEvents drives PLEG
+    std::optional<std::string> evented_fallback_reason;  // why evented mode ended
   } relist;
 
   struct Runtime {

@@ -110,7 +110,11 @@ json report_to_json(const Report& r) {
         {"seconds_since_last_seen", opt(r.relist.seconds_since_last_seen)},
         {"in_progress_seconds", opt(r.relist.in_progress_seconds)},
         {"duration_p50_seconds", num(r.relist.duration_p50_seconds)},
-        {"duration_p99_seconds", num(r.relist.duration_p99_seconds)}}},
+        {"duration_p99_seconds", num(r.relist.duration_p99_seconds)},
+        {"mode", r.relist.mode},
+        {"evented_fallback_reason", r.relist.evented_fallback_reason
+                                        ? json(*r.relist.evented_fallback_reason)
+                                        : json(nullptr)}}},
       {"runtime",
        {{"endpoint", r.runtime.endpoint},
         {"name", r.runtime.name},
@@ -170,6 +174,8 @@ Report report_from_json(const json& j) {
     r.relist.in_progress_seconds = get_opt<double>(x, "in_progress_seconds");
     r.relist.duration_p50_seconds = get_or<double>(x, "duration_p50_seconds", 0);
     r.relist.duration_p99_seconds = get_or<double>(x, "duration_p99_seconds", 0);
+    r.relist.mode = get_or<std::string>(x, "mode", "generic");
+    r.relist.evented_fallback_reason = get_opt<std::string>(x, "evented_fallback_reason");
   }
   if (auto it = j.find("runtime"); it != j.end() && it->is_object()) {
     const json& x = *it;

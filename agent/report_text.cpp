@@ -120,6 +120,10 @@ std::string render_text(const Report& r) {
   out << "\n  duration p50 " << format_seconds(r.relist.duration_p50_seconds) << ", p99 "
       << format_seconds(r.relist.duration_p99_seconds) << " over " << r.timeline.size() << " relists (" << failed
       << " failed)\n";
+  if (r.relist.evented_fallback_reason)
+    out << "  evented PLEG fell back to generic relisting: " << *r.relist.evented_fallback_reason << "\n";
+  else if (r.relist.mode == "evented")
+    out << "  evented PLEG active (GetContainerEvents); generic relist as a safety net\n";
   if (!r.timeline.empty()) out << "  last " << std::min<size_t>(60, r.timeline.size()) << ": " << sparkline(r.timeline, 60) << "\n";
   out << "\n";
 

@@ -21,6 +21,7 @@ Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure) {
   s.last_seen = monitor.pleg().last_relist_time();
   s.relist_in_progress_since = monitor.pleg().relist_in_progress_since();
   s.evented_mode = monitor.evented().active();
+  s.evented_fallback_reason = monitor.evented().fallback_reason();
 
   s.endpoint = config.runtime_endpoint;
   if (auto path = unix_socket_path(config.runtime_endpoint)) {

@@ -28,6 +28,7 @@ struct Snapshot {
   std::optional<TimePoint> last_seen;                  // start of the last good relist
   std::optional<TimePoint> relist_in_progress_since;   // start of the relist running now
   bool evented_mode = false;
+  std::string evented_fallback_reason;  // empty unless evented mode ended
 
   // Runtime.
   std::string endpoint;
