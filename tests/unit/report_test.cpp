@@ -80,9 +80,12 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
             (std::set<std::string>{"id", "severity", "confidence", "summary", "evidence", "remedy"}));
   EXPECT_EQ(keys(j["causes"][0]["evidence"][0]), (std::set<std::string>{"signal", "value", "threshold"}));
   EXPECT_TRUE(j["causes"][0]["evidence"][1]["threshold"].is_null());
+  // §6's relist fields, plus the evented mode and its fall-back (issue 4:
+  // the fall-back must be visible in /diagnose).
   EXPECT_EQ(keys(j["relist"]),
             (std::set<std::string>{"period_seconds", "threshold_seconds", "seconds_since_last_seen",
-                                   "in_progress_seconds", "duration_p50_seconds", "duration_p99_seconds"}));
+                                   "in_progress_seconds", "duration_p50_seconds", "duration_p99_seconds",
+                                   "mode", "evented_fallback_reason"}));
   EXPECT_EQ(keys(j["runtime"]), (std::set<std::string>{"endpoint", "name", "version", "operations"}));
   EXPECT_EQ(keys(j["runtime"]["operations"]["list_containers"]),
             (std::set<std::string>{"count", "errors", "p50_seconds", "p99_seconds", "max_seconds", "in_flight",
