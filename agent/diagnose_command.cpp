@@ -1,9 +1,11 @@
 #include "diagnose_command.h"
 
 #include <civetweb.h>
+#include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <thread>
 
 #include "cri/grpc_runtime_client.h"
@@ -18,6 +20,15 @@ namespace {
 int fail(const std::string& message) {
   std::fprintf(stderr, "plegscope: %s\n", message.c_str());
   return 2;
+}
+
+// After a Monitor ran, as serve() does: gRPC's own threads may still hold its
+// internal locks and tearing the channel down under them aborts; nothing is
+// left to save, so exit without destructors.
+[[noreturn]] void leave(int code) {
+  spdlog::shutdown();
+  std::fflush(nullptr);
+  std::_Exit(code);
 }
 
 int print(const Report& report, const std::string& output) {
@@ -93,8 +104,8 @@ int diagnose_endpoint(const Config& config) {
       if (first.error_code && !monitor.ready() &&
           (*first.error_code == "UNAVAILABLE" || *first.error_code == "UNIMPLEMENTED")) {
         monitor.stop();
-        return fail("--container-runtime-endpoint: " + config.runtime_endpoint + " did not answer as a CRI runtime: " +
-                    *first.error_code + (first.error_message.empty() ? "" : " (" + first.error_message + ")"));
+        leave(fail("--container-runtime-endpoint: " + config.runtime_endpoint + " did not answer as a CRI runtime: " +
+                    *first.error_code + (first.error_message.empty() ? "" : " (" + first.error_message + ")")));
       }
       break;
     }
@@ -102,8 +113,8 @@ int diagnose_endpoint(const Config& config) {
   }
   while (clock.now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   Report report = current_report(monitor);
-  monitor.stop();
-  return print(report, config.diagnose_output);
+  monitor.stop();  // cancels a hung call, so this returns promptly
+  leave(print(report, config.diagnose_output));
 }
 
 }  // namespace
