@@ -5,15 +5,24 @@ loaded. The agent runs with short thresholds (--relist-threshold 20s
 scaled to match (shorten_rules below: each substitution is asserted to hit,
 so the test copy cannot silently diverge from the real file). PLEGAtRisk
 must become firing through /api/v1/alerts, then PLEGNotHealthy, in that
-order."""
+order. Both alerts' top_cause annotation must name runtime_hung: the agent
+reads node pressure from a calm fixture (tests/fixtures/proc/healthy) so a
+busy test host cannot make node_pressure outrank the hang."""
 import copy
+import os
+import subprocess
+import tempfile
 import time
 
+import yaml
+
 import ecolib
+import harness
 
 NODE = "eco-hang"
 RELIST_THRESHOLD = 20  # agent --relist-threshold, in place of the kubelet's 180 s
 HANG_THRESHOLD = 3     # agent --hang-threshold, in place of 10 s
+CALM_PROC = ecolib.path("tests/fixtures/proc/healthy")
 
 # alert -> [(text in expr, replacement, times it must occur)]
 EXPR_SUBST = {
@@ -49,11 +58,7 @@ def shorten_rules():
 
 
 def test_shortened_rules_are_valid():
-    import os
-    import subprocess
-    import tempfile
-    import yaml
-    promtool = ecolib.need_tool("promtool")
+    promtool = harness.require_tool("promtool")
     with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
         yaml.safe_dump(shorten_rules(), f, sort_keys=False)
     try:
@@ -65,18 +70,23 @@ def test_shortened_rules_are_valid():
 
 
 def test_at_risk_then_not_healthy():
-    flags = ["--relist-threshold", "%ds" % RELIST_THRESHOLD, "--hang-threshold", "%ds" % HANG_THRESHOLD]
-    with ecolib.Node("hang", agent_flags=flags, node_name=NODE) as node:
-        with ecolib.Prometheus([node.address], scrape_interval="1s", evaluation_interval="1s",
+    flags = ["--node-name", NODE, "--relist-threshold", "%ds" % RELIST_THRESHOLD,
+             "--hang-threshold", "%ds" % HANG_THRESHOLD]
+    with harness.FakeCri("hang") as fake, harness.Agent(fake.endpoint, flags, proc_path=CALM_PROC) as agent:
+        # the scenario clock: t0 is when fakecri entered its first phase.
+        state = fake.state()
+        assert state["phase_index"] == 0, state
+        t0 = time.monotonic() - state["phase_elapsed_seconds"]
+        with ecolib.Prometheus(["127.0.0.1:%d" % agent.port], scrape_interval="1s", evaluation_interval="1s",
                                rule_files=[shorten_rules()], static_labels={"node": NODE}) as prom:
-            t0 = node.fakecri_started
             first = {}     # (alertname, state) -> seconds since fakecri start
             info = {}
             hang_seen = None
 
             def poll():
                 nonlocal hang_seen
-                node.agent.check_alive()
+                if not agent.proc.alive():  # not an AssertionError: wait_until would keep polling
+                    raise RuntimeError("plegscope exited with %s" % agent.proc.returncode)
                 now = time.monotonic() - t0
                 if hang_seen is None:
                     r = prom.query('max(pleg_runtime_operation_oldest_in_flight_seconds{operation_type="list_containers"}) > 0')
@@ -94,7 +104,7 @@ def test_at_risk_then_not_healthy():
                               flush=True)
                 return ("PLEGNotHealthy", "firing") in first
 
-            ecolib.wait_until(poll, 90, "PLEGNotHealthy firing", interval=0.25)
+            harness.wait_until(poll, 90, "PLEGNotHealthy firing", interval=0.25)
 
             at_risk = first.get(("PLEGAtRisk", "firing"))
             not_healthy = first[("PLEGNotHealthy", "firing")]
@@ -114,9 +124,15 @@ def test_at_risk_then_not_healthy():
             assert nh["labels"]["severity"] == "critical"
             assert "was last seen active" in nh["annotations"]["description"], nh["annotations"]
             print("PLEGAtRisk: %s | top_cause=%s" % (ar["annotations"]["description"], ar["annotations"]["top_cause"]))
-            print("PLEGNotHealthy: %s" % nh["annotations"]["description"])
+            print("PLEGNotHealthy: %s | top_cause=%s" % (nh["annotations"]["description"],
+                                                         nh["annotations"]["top_cause"]))
             print("lead time: PLEGAtRisk fired %.1fs before PLEGNotHealthy" % (not_healthy - at_risk))
+            # the diagnoser's verdict reaches the page through node_cause:pleg_diagnosis_cause:max.
+            for a in (ar, nh):
+                assert a["annotations"]["top_cause"] == "runtime_hung", (a["labels"]["alertname"], a["annotations"])
+                assert "Top diagnosed cause: runtime_hung (confidence " in a["annotations"]["description"], \
+                    a["annotations"]["description"]
 
 
 if __name__ == "__main__":
-    ecolib.main(globals())
+    harness.main(globals())

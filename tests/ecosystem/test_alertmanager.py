@@ -1,19 +1,20 @@
 """alerts/alertmanager.example.yml: amtool check-config, routing by severity,
 grouping by node, and a node's warnings inhibited while its PLEGNotHealthy fires."""
 import ecolib
+import harness
 
-AMTOOL = ecolib.need_tool("amtool")
 CFG = "alerts/alertmanager.example.yml"
 
 
 def test_amtool_check_config():
-    r = ecolib.run([AMTOOL, "check-config", CFG])
+    r = ecolib.run([harness.require_tool("amtool"), "check-config", CFG])
     print(r.stdout)
     assert r.returncode == 0 and "SUCCESS" in r.stdout, r.stdout
 
 
 def route(*labels):
-    r = ecolib.run([AMTOOL, "config", "routes", "test", "--config.file=" + CFG] + list(labels))
+    amtool = harness.require_tool("amtool")
+    r = ecolib.run([amtool, "config", "routes", "test", "--config.file=" + CFG] + list(labels))
     assert r.returncode == 0, r.stdout
     return [l for l in r.stdout.splitlines() if l and not l.startswith("Warning")][-1].strip()
 
@@ -44,4 +45,4 @@ def test_inhibits_warnings_while_not_healthy():
 
 
 if __name__ == "__main__":
-    ecolib.main(globals())
+    harness.main(globals())

@@ -7,6 +7,7 @@ import re
 import sys
 
 import ecolib
+import harness
 
 MIN_SCHEMA = 36
 
@@ -113,4 +114,4 @@ def test_runbook_has_every_cause_and_alert():
 
 
 if __name__ == "__main__":
-    ecolib.main(globals())
+    harness.main(globals())

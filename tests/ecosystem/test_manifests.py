@@ -6,6 +6,7 @@ import re
 import sys
 
 import ecolib
+import harness
 
 
 def docs():
@@ -132,4 +133,4 @@ def test_dockerfile_multistage_debian_slim_cmake():
 
 
 if __name__ == "__main__":
-    ecolib.main(globals())
+    harness.main(globals())

@@ -8,24 +8,26 @@ import os
 import re
 
 import ecolib
+import harness
 
-PROMTOOL = ecolib.need_tool("promtool")
 RUNBOOK_BASE = "https://github.com/plegscope/plegscope/blob/main/docs/runbook.md#"
 # value-free alerts: the value of PlegscopeDown is up (0) or a count.
 NO_VALUE_IN_DESCRIPTION = {"PlegscopeDown"}
 
 
 def test_promtool_check_rules():
-    r = ecolib.run([PROMTOOL, "check", "rules"] + ecolib.rule_files())
+    promtool = harness.require_tool("promtool")
+    r = ecolib.run([promtool, "check", "rules"] + ecolib.rule_files())
     print(r.stdout)
     assert r.returncode == 0, r.stdout
     assert "SUCCESS" in r.stdout
 
 
 def test_promtool_test_rules():
+    promtool = harness.require_tool("promtool")
     tests = sorted(glob.glob(ecolib.path("alerts/tests/*.yml")))
     assert tests, "no alerts/tests/*.yml"
-    r = ecolib.run([PROMTOOL, "test", "rules"] + [os.path.relpath(t, ecolib.ROOT) for t in tests])
+    r = ecolib.run([promtool, "test", "rules"] + [os.path.relpath(t, ecolib.ROOT) for t in tests])
     print(r.stdout)
     assert r.returncode == 0, r.stdout
     print("promtool test rules: %d files, %d test groups, %d alert checks: SUCCESS" % (
@@ -99,4 +101,4 @@ def test_only_known_metrics():
 
 
 if __name__ == "__main__":
-    ecolib.main(globals())
+    harness.main(globals())
