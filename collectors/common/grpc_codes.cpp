@@ -1,6 +1,6 @@
 #include <array>
 
-#include "cri/runtime_client.h"
+#include "common/grpc_codes.h"
 
 namespace plegscope {
 namespace {

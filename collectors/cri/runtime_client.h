@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/grpc_codes.h"
 #include "cri_runtime_v1.pb.h"
 
 namespace plegscope {
@@ -22,11 +23,6 @@ struct CallStatus {
   static CallStatus Ok() { return {}; }
 };
 
-// The canonical gRPC status code name ("DEADLINE_EXCEEDED"), used in metric
-// labels and reports alike.
-std::string grpc_code_name(int code);
-// Inverse of grpc_code_name; -1 for an unknown name.
-int grpc_code_from_name(const std::string& name);
 
 template <typename T>
 struct CallResult {

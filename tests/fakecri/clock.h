@@ -6,21 +6,17 @@
 #include <chrono>
 #include <cstdint>
 
+#include "common/clock.h"
+
 namespace fakecri {
 
-using TimePoint = std::chrono::system_clock::time_point;
-using Duration = std::chrono::nanoseconds;
-
-class Clock {
- public:
-  virtual ~Clock() = default;
-  virtual TimePoint now() const = 0;
-};
-
-class SystemClock final : public Clock {
- public:
-  TimePoint now() const override { return std::chrono::system_clock::now(); }
-};
+// The project's clock interface; the fake adds a hand-stepped one for tests.
+using plegscope::Clock;
+using plegscope::Duration;
+using plegscope::SystemClock;
+using plegscope::TimePoint;
+using plegscope::to_seconds;
+using plegscope::unix_seconds;
 
 // Test clock: starts at a fixed instant and moves only when told.
 class ManualClock final : public Clock {
@@ -37,9 +33,5 @@ class ManualClock final : public Clock {
 inline int64_t unix_nanos(TimePoint t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
-inline double unix_seconds(TimePoint t) {
-  return std::chrono::duration<double>(t.time_since_epoch()).count();
-}
-inline double to_seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 
 }  // namespace fakecri

@@ -9,6 +9,6 @@
 namespace fakecri {
 
 std::optional<grpc::StatusCode> parse_status_code(const std::string& name);
-const char* status_code_name(grpc::StatusCode code);
+std::string status_code_name(grpc::StatusCode code);
 
 }  // namespace fakecri
