@@ -110,6 +110,12 @@ std::string HttpServer::start(const std::string& listen_address, int threads) {
   return "";
 }
 
+int HttpServer::port() const {
+  if (!ctx_) return 0;
+  mg_server_port ports[1] = {};
+  return mg_get_server_ports(ctx_, 1, ports) > 0 ? ports[0].port : 0;
+}
+
 void HttpServer::stop() {
   if (!ctx_) return;
   mg_server_port ports[4] = {};

@@ -43,6 +43,8 @@ class HttpServer {
   // Starts listening on "HOST:PORT"; returns an error message on failure.
   std::string start(const std::string& listen_address, int threads = 4);
   void stop();
+  // The port actually bound (useful with ":0"); 0 when not started.
+  int port() const;
 
   HttpResponse dispatch(const HttpRequest& request) const;
 
