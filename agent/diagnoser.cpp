@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "cri/runtime_client.h"
+#include "number_format.h"
 
 namespace plegscope {
 namespace {
@@ -63,11 +64,7 @@ std::string human_bytes(double b) {
 // "1 relist", "3 relists"
 std::string relists(int n) { return std::to_string(n) + (n == 1 ? " relist" : " relists"); }
 
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), format, v);
-  return buf;
-}
+using text::fmt;
 
 // The CRI method behind an operation label, as operators know it from crictl
 // and runtime logs.
