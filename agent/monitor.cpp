@@ -57,7 +57,7 @@ void Monitor::consume_events() {
 
 void Monitor::on_relist(const RelistRecord& relist) {
   RelistRecord record = relist;
-  if (auto bytes = tracker_.stats(op::kListContainers).last_list_bytes) record.list_bytes = *bytes;
+  if (auto bytes = tracker_.last_list_bytes(op::kListContainers)) record.list_bytes = *bytes;
   recorder_.add(std::move(record));
   bool failed = relist.error_code.has_value();
   bool refresh;

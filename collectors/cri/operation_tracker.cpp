@@ -150,6 +150,13 @@ OperationStats OperationTracker::stats(const std::string& op) const {
   return stats_locked(op, it->second, now);
 }
 
+std::optional<uint64_t> OperationTracker::last_list_bytes(const std::string& op) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = ops_.find(op);
+  if (it == ops_.end()) return std::nullopt;
+  return it->second.stats.last_list_bytes;
+}
+
 std::map<std::string, OperationStats> OperationTracker::all_stats() const {
   TimePoint now = clock_.now();
   std::lock_guard<std::mutex> lock(mu_);

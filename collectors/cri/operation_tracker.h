@@ -59,6 +59,8 @@ class OperationTracker : public prometheus::Collectable {
   void cancel_all();
 
   OperationStats stats(const std::string& op) const;
+  // Just the last list size: cheap enough for every relist (stats() sorts).
+  std::optional<uint64_t> last_list_bytes(const std::string& op) const;
   std::map<std::string, OperationStats> all_stats() const;
 
   std::vector<prometheus::MetricFamily> Collect() const override;
