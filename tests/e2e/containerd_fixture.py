@@ -105,6 +105,16 @@ def reap_stale():
         Containerd("", _adopt=d).cleanup()
 
 
+
+def _processes():
+    """(pid, argv as bytes) of every process whose command line can be read."""
+    for d in glob.glob("/proc/[0-9]*"):
+        try:
+            with open(d + "/cmdline", "rb") as f:
+                yield int(os.path.basename(d)), f.read().split(b"\0")
+        except OSError:
+            continue
+
 class DriverError(RuntimeError):
     pass
 
@@ -376,19 +386,14 @@ disabled_plugins = [
     def shim_pids(self):
         """containerd-shim-runc-v2 processes serving our containerd."""
         out = []
-        for d in glob.glob("/proc/[0-9]*"):
-            try:
-                with open(d + "/cmdline", "rb") as f:
-                    argv = f.read().split(b"\0")
-            except OSError:
-                continue
+        for pid, argv in _processes():
             if not argv or not argv[0].endswith(b"containerd-shim-runc-v2"):
                 continue
             argv = [a.decode(errors="replace") for a in argv]
             if "-address" in argv and argv[argv.index("-address") + 1] == self.sock:
                 sid = argv[argv.index("-id") + 1] if "-id" in argv else ""
                 ns = argv[argv.index("-namespace") + 1] if "-namespace" in argv else "k8s.io"
-                out.append((int(os.path.basename(d)), ns, sid))
+                out.append((pid, ns, sid))
         return out
 
     def _shim_socket(self, ns, sid):
@@ -490,17 +495,9 @@ disabled_plugins = [
     def _clients(self):
         """plegscope / cri-driver processes still pointed at our socket (left
         by a test that was killed)."""
-        out = []
-        for d in glob.glob("/proc/[0-9]*"):
-            try:
-                with open(d + "/cmdline", "rb") as f:
-                    argv = f.read().split(b"\0")
-            except OSError:
-                continue
-            if (argv and os.path.basename(argv[0]) in (b"plegscope", b"cri-driver")
-                    and any(self.sock.encode() in a for a in argv)):
-                out.append(int(os.path.basename(d)))
-        return out
+        return [pid for pid, argv in _processes()
+                if argv and os.path.basename(argv[0]) in (b"plegscope", b"cri-driver")
+                and any(self.sock.encode() in a for a in argv)]
 
     def _is_our_containerd(self, pid):
         try:
