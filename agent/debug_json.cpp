@@ -1,6 +1,6 @@
 #include "debug_json.h"
 
-#include "time_format.h"
+#include "report/time_format.h"
 
 namespace plegscope {
 namespace {

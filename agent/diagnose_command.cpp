@@ -10,9 +10,9 @@
 
 #include "cri/grpc_runtime_client.h"
 #include "monitor.h"
-#include "report_http.h"
-#include "report_json.h"
-#include "report_text.h"
+#include "diagnosis_endpoint.h"
+#include "report/json.h"
+#include "report/text.h"
 
 namespace plegscope {
 namespace {
@@ -35,7 +35,7 @@ int print(const Report& report, const std::string& output) {
   std::string body = output == "json" ? report_to_json(report).dump(2) + "\n" : render_text(report);
   std::fwrite(body.data(), 1, body.size(), stdout);
   std::fflush(stdout);
-  return report.status == "healthy" ? 0 : 1;
+  return report.status == Status::kHealthy ? 0 : 1;
 }
 
 // GET with civetweb's client; the body, or an error message in `error`.
@@ -102,10 +102,10 @@ int diagnose_endpoint(const Config& config) {
     if (!records.empty()) {
       const auto& first = records.front();
       if (first.error_code && !monitor.ready() &&
-          (*first.error_code == "UNAVAILABLE" || *first.error_code == "UNIMPLEMENTED")) {
+          (*first.error_code == GrpcCode::kUnavailable || *first.error_code == GrpcCode::kUnimplemented)) {
         monitor.stop();
         leave(fail("--container-runtime-endpoint: " + config.runtime_endpoint + " did not answer as a CRI runtime: " +
-                    *first.error_code + (first.error_message.empty() ? "" : " (" + first.error_message + ")")));
+                    grpc_code_name(*first.error_code) + (first.error_message.empty() ? "" : " (" + first.error_message + ")")));
       }
       break;
     }

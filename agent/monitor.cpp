@@ -29,6 +29,7 @@ Monitor::~Monitor() { stop(); }
 void Monitor::start() {
   stopping_ = false;
   consumer_ = std::thread([this] { consume_events(); });
+  info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
   pleg_.start();
   if (config_.evented != EventedMode::Off) evented_.start();
 }
@@ -46,6 +47,11 @@ void Monitor::stop() {
   pleg_.stop();
   pleg_.watch().close();
   if (consumer_.joinable()) consumer_.join();
+  {
+    std::lock_guard<std::mutex> lock(info_mu_);  // no wake-up lost between its check and its wait
+  }
+  info_cv_.notify_all();
+  if (info_thread_.joinable()) info_thread_.join();
 }
 
 void Monitor::consume_events() {
@@ -59,23 +65,32 @@ void Monitor::on_relist(const RelistRecord& relist) {
   RelistRecord record = relist;
   if (auto bytes = tracker_.last_list_bytes(op::kListContainers)) record.list_bytes = *bytes;
   recorder_.add(std::move(record));
-  bool failed = relist.error_code.has_value();
-  bool refresh;
-  {
-    std::lock_guard<std::mutex> lock(info_mu_);
-    refresh = !failed && (last_relist_failed_ || runtime_info_.name.empty());
-    last_relist_failed_ = failed;
-  }
-  if (!refresh) return;
+  const bool failed = relist.error_code.has_value();
+  std::lock_guard<std::mutex> lock(info_mu_);
   // After the first success and after every recovery: the runtime may have
   // been upgraded while it was away.
-  auto version = client_.version();
-  if (!version.ok()) return;
-  std::lock_guard<std::mutex> lock(info_mu_);
-  runtime_info_ = {version.value.runtime_name(), version.value.runtime_version(),
-                   version.value.runtime_api_version()};
-  spdlog::info("runtime at {}: {} {} (CRI {})", config_.runtime_endpoint, runtime_info_.name,
-               runtime_info_.version, runtime_info_.api_version);
+  if (!failed && (last_relist_failed_ || runtime_info_.name.empty())) {
+    info_wanted_ = true;
+    info_cv_.notify_one();
+  }
+  last_relist_failed_ = failed;
+}
+
+void Monitor::refresh_runtime_info_loop() {
+  std::unique_lock<std::mutex> lock(info_mu_);
+  while (true) {
+    info_cv_.wait(lock, [this] { return info_wanted_ || stopping_; });
+    if (stopping_) return;
+    info_wanted_ = false;
+    lock.unlock();
+    auto version = client_.version();  // a failure is retried after the next good relist
+    lock.lock();
+    if (!version.ok()) continue;
+    runtime_info_ = {version.value.runtime_name(), version.value.runtime_version(),
+                     version.value.runtime_api_version()};
+    spdlog::info("runtime at {}: {} {} (CRI {})", config_.runtime_endpoint, runtime_info_.name,
+                 runtime_info_.version, runtime_info_.api_version);
+  }
 }
 
 RuntimeInfo Monitor::runtime_info() const {

@@ -4,6 +4,7 @@
 #include <prometheus/registry.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -57,6 +58,7 @@ class Monitor : public prometheus::Collectable {
  private:
   void on_relist(const RelistRecord& record);
   void consume_events();
+  void refresh_runtime_info_loop();
 
   const Config config_;
   const Clock& clock_;
@@ -73,6 +75,11 @@ class Monitor : public prometheus::Collectable {
   mutable std::mutex info_mu_;
   RuntimeInfo runtime_info_;
   bool last_relist_failed_ = true;
+  // Set by the relist observer, acted on by info_thread_: the observer runs
+  // under the relist lock and must not call the runtime.
+  bool info_wanted_ = false;
+  std::condition_variable info_cv_;
+  std::thread info_thread_;
 
   std::atomic<bool> stopping_{false};
   std::thread consumer_;

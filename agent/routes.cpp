@@ -3,7 +3,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "debug_json.h"
-#include "report_http.h"
+#include "diagnosis_endpoint.h"
 
 namespace plegscope {
 namespace {

@@ -1,6 +1,6 @@
-#include <array>
-
 #include "common/grpc_codes.h"
+
+#include <array>
 
 namespace plegscope {
 namespace {
@@ -11,10 +11,14 @@ constexpr std::array<const char*, 17> kCodeNames = {
     "INTERNAL",  "UNAVAILABLE",        "DATA_LOSS",         "UNAUTHENTICATED"};
 }  // namespace
 
-std::string grpc_code_name(int code) {
-  if (code >= 0 && code < static_cast<int>(kCodeNames.size())) return kCodeNames[code];
-  return "UNKNOWN";
+GrpcCode grpc_code(int code) {
+  if (code >= 0 && code < static_cast<int>(kCodeNames.size())) return static_cast<GrpcCode>(code);
+  return GrpcCode::kUnknown;
 }
+
+std::string grpc_code_name(GrpcCode code) { return kCodeNames[static_cast<size_t>(code)]; }
+
+std::string grpc_code_name(int code) { return grpc_code_name(grpc_code(code)); }
 
 int grpc_code_from_name(const std::string& name) {
   for (size_t i = 0; i < kCodeNames.size(); ++i)

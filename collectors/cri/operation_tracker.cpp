@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/metric_family.h"
+#include "common/quantile.h"
 #include "cri/runtime_client.h"
 
 namespace plegscope {
@@ -12,13 +13,6 @@ namespace {
 const prometheus::Histogram::BucketBoundaries kOperationBuckets = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
     1,      2.5,   5,      10,    30,   60,    120,  180, 300,  600};
-
-double quantile(std::vector<double> values, double q) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  size_t idx = static_cast<size_t>(q * (values.size() - 1) + 0.5);
-  return values[std::min(idx, values.size() - 1)];
-}
 
 }  // namespace
 
@@ -96,11 +90,12 @@ void OperationTracker::record_locked(const std::string& op, int grpc_code, doubl
   p.total->Increment();
   p.duration->Observe(seconds);
   p.stats.count++;
-  p.recent.push_back(seconds);
-  if (p.recent.size() > kRecentWindow) p.recent.pop_front();
-  if (grpc_code != 0) {
-    std::string code = grpc_code_name(grpc_code);
-    errors_family_.Add({{"operation_type", op}, {"code", code}}).Increment();
+  GrpcCode code = plegscope::grpc_code(grpc_code);
+  p.recent.push_back({now, seconds, code});
+  while (p.recent.size() > kRecentCalls || (!p.recent.empty() && now - p.recent.front().end > kRecentWindow))
+    p.recent.pop_front();
+  if (code != GrpcCode::kOk) {
+    errors_family_.Add({{"operation_type", op}, {"code", grpc_code_name(code)}}).Increment();
     p.stats.errors++;
     p.stats.errors_by_code[code]++;
     p.stats.last_error_code = code;
@@ -129,8 +124,12 @@ void OperationTracker::cancel_all() {
 OperationStats OperationTracker::stats_locked(const std::string& op, const PerOp& p,
                                               TimePoint now) const {
   OperationStats s = p.stats;
-  std::vector<double> recent(p.recent.begin(), p.recent.end());
-  s.window = recent.size();
+  std::vector<double> recent;
+  for (const CallSample& c : p.recent)
+    if (now - c.end <= kRecentWindow) {
+      s.recent.push_back(c);
+      recent.push_back(c.seconds);
+    }
   s.p50_seconds = quantile(recent, 0.50);
   s.p99_seconds = quantile(recent, 0.99);
   s.max_seconds = recent.empty() ? 0 : *std::max_element(recent.begin(), recent.end());

@@ -19,30 +19,18 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "cri/operation_stats.h"
 
 namespace plegscope {
-
-// What the diagnoser needs to know about one operation type.
-struct OperationStats {
-  uint64_t count = 0;
-  uint64_t errors = 0;
-  std::map<std::string, uint64_t> errors_by_code;
-  std::string last_error_code;
-  std::optional<TimePoint> last_error_time;
-  double p50_seconds = 0;
-  double p99_seconds = 0;
-  double max_seconds = 0;  // over the recent window
-  size_t window = 0;       // samples behind the quantiles
-  int in_flight = 0;
-  double oldest_in_flight_seconds = 0;
-  std::optional<uint64_t> last_list_bytes;
-  std::optional<uint64_t> last_list_items;
-};
 
 // Thread-safe. Never blocks on anything but its own short mutex.
 class OperationTracker : public prometheus::Collectable {
  public:
-  static constexpr size_t kRecentWindow = 512;
+  // Latency is judged over the last five minutes, at most this many calls
+  // per operation: recent enough to follow a change, long enough for a few
+  // slow relists.
+  static constexpr size_t kRecentCalls = 512;
+  static constexpr Duration kRecentWindow = std::chrono::minutes(5);
 
   OperationTracker(prometheus::Registry& registry, const Clock& clock);
 
@@ -76,7 +64,7 @@ class OperationTracker : public prometheus::Collectable {
     prometheus::Histogram* duration = nullptr;
     prometheus::Gauge* list_bytes = nullptr;
     prometheus::Gauge* list_items = nullptr;
-    std::deque<double> recent;
+    std::deque<CallSample> recent;
     OperationStats stats;
   };
   PerOp& per_op(const std::string& op);  // requires mu_

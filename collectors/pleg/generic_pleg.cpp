@@ -114,7 +114,22 @@ std::optional<TimePoint> GenericPleg::last_relist_time() const {
 
 std::optional<TimePoint> GenericPleg::relist_in_progress_since() const {
   std::lock_guard<std::mutex> lock(state_mu_);
-  return in_progress_since_;
+  if (!in_progress_) return std::nullopt;
+  return in_progress_->start;
+}
+
+std::optional<RelistRecord> GenericPleg::progress() const {
+  TimePoint now = clock_.now();
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (!in_progress_) return std::nullopt;
+  RelistRecord r = *in_progress_;
+  r.duration = now - r.start;
+  return r;
+}
+
+void GenericPleg::publish_progress(const RelistRecord& record) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  in_progress_ = record;
 }
 
 size_t GenericPleg::pods_to_reinspect() const {
@@ -133,6 +148,8 @@ bool GenericPleg::update_cache(const RuntimePod* pod, const std::string& uid,
   auto status = inspect_pod(runtime_, clock_, uid, pod->name, pod->namespace_, cost);
   record.status_calls += cost.calls;
   record.status_time += cost.time;
+  record.pods_inspected++;
+  publish_progress(record);
   if (!status.ok()) {
     record.inspection_failures++;
     spdlog::debug("PLEG: pod {}/{} ({}) failed inspection: {} {}", pod->namespace_, pod->name,
@@ -148,17 +165,21 @@ void GenericPleg::relist() {
   RelistRecord record;
   const TimePoint timestamp = clock_.now();
   record.start = timestamp;
+  record.in_progress = true;
   {
     std::lock_guard<std::mutex> lock(state_mu_);
     if (relist_time_) metrics_.relist_interval.Observe(to_seconds(timestamp - *relist_time_));
-    in_progress_since_ = timestamp;
+    // Until one succeeds, every pod a relist finds is new to it.
+    record.initial = !relist_time_.has_value();
+    in_progress_ = record;
   }
   auto finish = [&] {
     record.duration = clock_.now() - timestamp;
+    record.in_progress = false;
     metrics_.relist_duration.Observe(to_seconds(record.duration));
     {
       std::lock_guard<std::mutex> lock(state_mu_);
-      in_progress_since_.reset();
+      in_progress_.reset();
       record.pods_to_reinspect = static_cast<int>(reinspect_count_);
     }
     if (observer_) observer_(record);
@@ -167,24 +188,30 @@ void GenericPleg::relist() {
   // GetPods(all=true): every sandbox and container, whatever its state.
   auto sandboxes = runtime_.list_pod_sandboxes({});
   CallResult<std::vector<cri::Container>> containers;
-  if (sandboxes.ok()) containers = runtime_.list_containers({});
+  if (sandboxes.ok()) {
+    record.lists_done = 1;
+    record.list_time = clock_.now() - timestamp;
+    publish_progress(record);
+    containers = runtime_.list_containers({});
+    if (containers.ok()) record.lists_done = 2;
+  }
   record.list_time = clock_.now() - timestamp;
   const CallStatus& list_status = sandboxes.ok() ? containers.status : sandboxes.status;
   if (!list_status.ok()) {
-    record.error_code = grpc_code_name(list_status.code);
+    record.error_code = grpc_code(list_status.code);
     record.error_message = list_status.message;
-    metrics_.relist_errors(*record.error_code).Increment();
+    const std::string code_name = grpc_code_name(*record.error_code);
+    metrics_.relist_errors(code_name).Increment();
     // Once per change of error, not once a second while the runtime is away.
-    auto level = *record.error_code == last_error_code_ ? spdlog::level::debug : spdlog::level::warn;
-    spdlog::log(level, "GenericPLEG: Unable to retrieve pods: {} {}", *record.error_code,
-                list_status.message);
-    last_error_code_ = *record.error_code;
+    auto level = record.error_code == last_error_code_ ? spdlog::level::debug : spdlog::level::warn;
+    spdlog::log(level, "GenericPLEG: Unable to retrieve pods: {} {}", code_name, list_status.message);
+    last_error_code_ = record.error_code;
     finish();
     return;
   }
-  if (!last_error_code_.empty()) {
-    spdlog::info("GenericPLEG: relist succeeded again after {}", last_error_code_);
-    last_error_code_.clear();
+  if (last_error_code_) {
+    spdlog::info("GenericPLEG: relist succeeded again after {}", grpc_code_name(*last_error_code_));
+    last_error_code_.reset();
   }
   {
     std::lock_guard<std::mutex> lock(state_mu_);
@@ -230,6 +257,10 @@ void GenericPleg::relist() {
       }
     }
   }
+
+  record.pods_changed = static_cast<int>(events_by_pod.size());
+  for (const auto& [uid, events] : events_by_pod) record.events_found += static_cast<int>(events.size());
+  publish_progress(record);
 
   std::map<std::string, RuntimePod> needs_reinspection;
   std::vector<PodEventCount> pod_counts;

@@ -47,6 +47,9 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   std::optional<TimePoint> last_relist_time() const;
   // Start of the relist in progress, if one is.
   std::optional<TimePoint> relist_in_progress_since() const;
+  // The relist in progress as far as it got (lists done, status calls and
+  // events so far, duration up to now); nullopt between relists.
+  std::optional<RelistRecord> progress() const;
   size_t pods_to_reinspect() const;
 
  private:
@@ -55,6 +58,7 @@ class GenericPleg final : public PodLifecycleEventGenerator {
     std::optional<RuntimePod> current;
   };
   bool update_cache(const RuntimePod* pod, const std::string& uid, RelistRecord& record);
+  void publish_progress(const RelistRecord& record);
   void run();
 
   RuntimeClient& runtime_;
@@ -67,12 +71,12 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   std::mutex relist_mu_;  // held for a whole relist; guards the records below
   std::map<std::string, PodRecord> records_;
   std::map<std::string, RuntimePod> pods_to_reinspect_;
-  std::string last_error_code_;  // of the last failed relist; empty after a success
+  std::optional<GrpcCode> last_error_code_;  // of the last failed relist; none after a success
 
   mutable std::mutex state_mu_;  // short; guards timing and times
   RelistTiming timing_;
   std::optional<TimePoint> relist_time_;
-  std::optional<TimePoint> in_progress_since_;
+  std::optional<RelistRecord> in_progress_;
   size_t reinspect_count_ = 0;
 
   std::mutex run_mu_;

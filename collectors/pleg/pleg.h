@@ -23,7 +23,16 @@ inline constexpr PodLifecycleEventType kAllEventTypes[] = {
     PodLifecycleEventType::ContainerRemoved, PodLifecycleEventType::PodSync,
     PodLifecycleEventType::ContainerChanged};
 
-const char* event_type_name(PodLifecycleEventType type);
+inline const char* event_type_name(PodLifecycleEventType type) {
+  switch (type) {
+    case PodLifecycleEventType::ContainerStarted: return "ContainerStarted";
+    case PodLifecycleEventType::ContainerDied: return "ContainerDied";
+    case PodLifecycleEventType::ContainerRemoved: return "ContainerRemoved";
+    case PodLifecycleEventType::PodSync: return "PodSync";
+    case PodLifecycleEventType::ContainerChanged: return "ContainerChanged";
+  }
+  return "Unknown";
+}
 
 struct PodLifecycleEvent {
   std::string pod_uid;

@@ -1,5 +1,7 @@
 #pragma once
-// What one relist cost and found, kept for the timeline of /diagnose.
+// What one relist cost and found, kept for the timeline of /diagnose. The
+// relist in progress is published as one too, filled in as it goes, so a
+// diagnosis never has to wait for a slow relist to end.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -8,6 +10,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/grpc_codes.h"
 #include "pleg/pleg.h"
 
 namespace plegscope {
@@ -21,7 +24,13 @@ struct PodEventCount {
 
 struct RelistRecord {
   TimePoint start{};
-  Duration duration{0};
+  Duration duration{0};     // so far, while in progress
+  bool initial = false;     // the first relist: every pod is new and inspected once
+  bool in_progress = false;
+  int lists_done = 0;       // 0, 1 (sandboxes listed) or 2 (containers too)
+  int pods_changed = 0;     // pods with events, known as soon as the lists are compared
+  int events_found = 0;     // events found by that comparison
+  int pods_inspected = 0;   // of the changed pods, inspected so far
   Duration list_time{0};    // ListPodSandbox + ListContainers
   Duration status_time{0};  // per-pod inspections, reinspections included
   int status_calls = 0;
@@ -36,7 +45,7 @@ struct RelistRecord {
   int pods_to_reinspect = 0;
   int inspection_failures = 0;
   uint64_t list_bytes = 0;
-  std::optional<std::string> error_code;  // gRPC code name when the relist failed
+  std::optional<GrpcCode> error_code;  // when the relist failed
   std::string error_message;
   std::vector<PodEventCount> top_pods;  // most events first, at most kTopPods
 

@@ -2,17 +2,6 @@
 
 namespace plegscope {
 
-const char* event_type_name(PodLifecycleEventType type) {
-  switch (type) {
-    case PodLifecycleEventType::ContainerStarted: return "ContainerStarted";
-    case PodLifecycleEventType::ContainerDied: return "ContainerDied";
-    case PodLifecycleEventType::ContainerRemoved: return "ContainerRemoved";
-    case PodLifecycleEventType::PodSync: return "PodSync";
-    case PodLifecycleEventType::ContainerChanged: return "ContainerChanged";
-  }
-  return "Unknown";
-}
-
 const char* pleg_state_name(PlegState state) {
   switch (state) {
     case PlegState::Running: return "running";

@@ -41,7 +41,7 @@ TEST(OperationTracker, InFlightAgeGrowsUntilTheCallEnds) {
   EXPECT_EQ(s.oldest_in_flight_seconds, 0);
   EXPECT_EQ(s.count, 1u);
   EXPECT_EQ(s.errors, 1u);
-  EXPECT_EQ(s.errors_by_code.at("DEADLINE_EXCEEDED"), 1u);
+  EXPECT_EQ(s.errors_by_code.at(GrpcCode::kDeadlineExceeded), 1u);
   EXPECT_DOUBLE_EQ(s.max_seconds, 42);
   text = exposition(tracker, registry);
   EXPECT_NE(text.find("pleg_runtime_operations_errors_total{code=\"DEADLINE_EXCEEDED\","
@@ -63,7 +63,33 @@ TEST(OperationTracker, QuantilesOverTheRecentWindow) {
   EXPECT_NEAR(s.p50_seconds, 0.050, 0.002);
   EXPECT_NEAR(s.p99_seconds, 0.099, 0.002);
   EXPECT_DOUBLE_EQ(s.max_seconds, 0.1);
-  EXPECT_EQ(s.window, 100u);
+  EXPECT_EQ(s.recent.size(), 100u);
+}
+
+// Latency is judged over a rolling window, not totals since start: slow
+// calls five minutes ago no longer count once fast ones follow.
+TEST(OperationTracker, RecentWindowForgetsOldCalls) {
+  testing::FakeClock clock;
+  prometheus::Registry registry;
+  OperationTracker tracker(registry, clock);
+  for (int i = 0; i < 10; ++i) {
+    auto id = tracker.begin(op::kListContainers);
+    clock.step(std::chrono::seconds(4));
+    tracker.end(id, 0);
+  }
+  EXPECT_NEAR(tracker.stats(op::kListContainers).p50_seconds, 4.0, 1e-9);
+  clock.step(OperationTracker::kRecentWindow);
+  for (int i = 0; i < 3; ++i) {
+    auto id = tracker.begin(op::kListContainers);
+    clock.step(milliseconds(2));
+    tracker.end(id, 14);  // UNAVAILABLE
+  }
+  auto s = tracker.stats(op::kListContainers);
+  EXPECT_EQ(s.recent.size(), 3u);
+  EXPECT_NEAR(s.p50_seconds, 0.002, 1e-9);
+  EXPECT_EQ(s.count, 13u);  // totals stay totals
+  EXPECT_EQ(s.recent.back().code, GrpcCode::kUnavailable);
+  EXPECT_EQ(s.errors_by_code.at(GrpcCode::kUnavailable), 3u);
 }
 
 TEST(OperationTracker, CancelAllCallsEveryInFlightCancel) {

@@ -5,9 +5,9 @@
 #include <set>
 
 #include "diagnose_command.h"
-#include "report_html.h"
-#include "report_json.h"
-#include "report_text.h"
+#include "report/html.h"
+#include "report/json.h"
+#include "report/text.h"
 
 namespace plegscope {
 namespace {
@@ -22,11 +22,11 @@ Report sample() {
   r.node = "worker-3";
   r.generated_at = kNow;
   r.healthy = true;
-  r.status = "at_risk";
+  r.status = Status::kAtRisk;
   r.summary = "PLEG is at risk because ListContainers has been in flight for 12s: restart it.";
   Cause c;
-  c.id = "runtime_hung";
-  c.severity = "critical";
+  c.id = CauseId::kRuntimeHung;
+  c.severity = Severity::kCritical;
   c.confidence = 0.85;
   c.summary = "A CRI call is hung.";
   c.evidence = {{"oldest_in_flight_seconds{list_containers}", 12.5, 10}, {"in_flight{list_containers}", 1, {}}};
@@ -58,7 +58,7 @@ Report sample() {
     e.status_seconds = 0.001;
     e.pods = 10;
     e.containers = 20;
-    if (i == 2) e.error = "UNAVAILABLE";
+    if (i == 2) e.error = GrpcCode::kUnavailable;
     r.timeline.push_back(e);
   }
   r.seconds_to_unhealthy = 166.5;
@@ -143,7 +143,7 @@ TEST(ReportText, HasStatusCausesEvidenceRemedy) {
 TEST(ReportText, HealthyReportSaysNoCause) {
   Report r = sample();
   r.causes.clear();
-  r.status = "healthy";
+  r.status = Status::kHealthy;
   r.seconds_to_unhealthy.reset();
   std::string text = render_text(r);
   EXPECT_NE(text.find("STATUS: HEALTHY"), std::string::npos);

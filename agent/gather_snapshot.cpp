@@ -1,9 +1,8 @@
-#include "snapshot.h"
+#include "gather_snapshot.h"
 
 #include <sys/stat.h>
 
 #include "cri/grpc_runtime_client.h"
-#include "monitor.h"
 
 namespace plegscope {
 
@@ -19,7 +18,8 @@ Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure) {
   s.relist_period = timing.period;
   s.relist_threshold = timing.threshold;
   s.last_seen = monitor.pleg().last_relist_time();
-  s.relist_in_progress_since = monitor.pleg().relist_in_progress_since();
+  s.in_progress = monitor.pleg().progress();
+  if (s.in_progress) s.relist_in_progress_since = s.in_progress->start;
   s.evented_mode = monitor.evented().active();
   s.evented_fallback_reason = monitor.evented().fallback_reason();
 

@@ -1,9 +1,9 @@
-#include "report_http.h"
+#include "diagnosis_endpoint.h"
 
 #include "common/metric_family.h"
-#include "report_html.h"
-#include "report_json.h"
-#include "report_text.h"
+#include "report/html.h"
+#include "report/json.h"
+#include "report/text.h"
 
 namespace plegscope {
 
@@ -33,7 +33,7 @@ std::vector<prometheus::MetricFamily> DiagnosisMetrics::Collect() const {
   auto family = gauge_family("pleg_diagnosis_cause",
                              "Confidence 0..1 of each /diagnose cause id right now; 0 when absent.");
   for (const auto& [id, confidence] : cause_confidences(current_report(monitor_)))
-    add_gauge(family, {{"cause", id}}, confidence);
+    add_gauge(family, {{"cause", cause_name(id)}}, confidence);
   return {family};
 }
 

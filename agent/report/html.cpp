@@ -1,13 +1,13 @@
-#include "report_html.h"
+#include "report/html.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "report_text.h"
-#include "number_format.h"
-#include "time_format.h"
+#include "report/text.h"
+#include "report/format.h"
+#include "report/time_format.h"
 
 namespace plegscope {
 namespace {
@@ -33,9 +33,9 @@ std::string with_code(const std::string& text) {
   return out;
 }
 
-const char* status_class(const std::string& status) {
-  if (status == "healthy") return "ok";
-  if (status == "at_risk") return "warn";
+const char* status_class(Status status) {
+  if (status == Status::kHealthy) return "ok";
+  if (status == Status::kAtRisk) return "warn";
   return "bad";
 }
 
@@ -134,7 +134,7 @@ std::string duration_chart(const Report& r) {
     double xx = x(t), yy = y(e.duration_seconds);
     if (e.error) {
       s << "<rect class=\"relist failed\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << top << "\" width=\"" << fmt("%.1f", bar)
-        << "\" height=\"" << ph << "\" fill=\"#c62828\" opacity=\"0.25\"><title>failed: " << html_escape(*e.error)
+        << "\" height=\"" << ph << "\" fill=\"#c62828\" opacity=\"0.25\"><title>failed: " << html_escape(grpc_code_name(*e.error))
         << "</title></rect>";
       continue;
     }
@@ -236,7 +236,7 @@ std::string render_html(const Report& r) {
     << "<style>" << kStyle << "</style></head><body><main>\n";
 
   // Banner.
-  h << "<section id=\"status\" class=\"banner " << status_class(r.status) << "\" data-status=\"" << html_escape(r.status)
+  h << "<section id=\"status\" class=\"banner " << status_class(r.status) << "\" data-status=\"" << status_name(r.status)
     << "\"><div class=\"status\">" << status_label(r.status) << "</div><div class=\"summary\">" << with_code(r.summary)
     << "</div><div class=\"meta\">node <b>" << html_escape(r.node) << "</b> · " << rfc3339(r.generated_at);
   if (!r.healthy) h << " · PLEG is not healthy: " << html_escape(r.health_message);
@@ -266,9 +266,9 @@ std::string render_html(const Report& r) {
   if (r.causes.empty()) h << "<div class=\"none\">No cause: every rule found its signals within thresholds.</div>";
   int rank = 0;
   for (const auto& c : r.causes) {
-    h << "<article class=\"cause " << html_escape(c.severity) << "\" data-cause=\"" << html_escape(c.id) << "\"><h3><span class=\"rank\">"
-      << ++rank << "</span>" << html_escape(c.id) << " <span class=\"sev " << html_escape(c.severity) << "\">"
-      << html_escape(c.severity) << "</span><span class=\"conf\">confidence " << fmt("%.2f", c.confidence)
+    h << "<article class=\"cause " << severity_name(c.severity) << "\" data-cause=\"" << cause_name(c.id) << "\"><h3><span class=\"rank\">"
+      << ++rank << "</span>" << cause_name(c.id) << " <span class=\"sev " << severity_name(c.severity) << "\">"
+      << severity_name(c.severity) << "</span><span class=\"conf\">confidence " << fmt("%.2f", c.confidence)
       << "<span class=\"bar\"><span style=\"width:" << fmt("%.0f", c.confidence * 100) << "%\"></span></span></span></h3>";
     h << "<p>" << with_code(c.summary) << "</p>";
     h << "<table class=\"evidence\"><tr><th>evidence</th><th class=\"n\">value</th><th class=\"n\">threshold</th></tr>";

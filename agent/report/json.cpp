@@ -1,10 +1,10 @@
-#include "report_json.h"
+#include "report/json.h"
 
 #include <cmath>
 #include <ctime>
 #include <stdexcept>
 
-#include "time_format.h"
+#include "report/time_format.h"
 
 namespace plegscope {
 namespace {
@@ -64,8 +64,8 @@ json report_to_json(const Report& r) {
     json evidence = json::array();
     for (const auto& e : c.evidence)
       evidence.push_back({{"signal", e.signal}, {"value", num(e.value)}, {"threshold", opt(e.threshold)}});
-    causes.push_back({{"id", c.id},
-                      {"severity", c.severity},
+    causes.push_back({{"id", cause_name(c.id)},
+                      {"severity", severity_name(c.severity)},
                       {"confidence", num(c.confidence)},
                       {"summary", c.summary},
                       {"evidence", evidence},
@@ -95,13 +95,13 @@ json report_to_json(const Report& r) {
                         {"pods", e.pods},
                         {"containers", e.containers},
                         {"events", e.events},
-                        {"error", opt(e.error)}});
+                        {"error", e.error ? json(grpc_code_name(*e.error)) : json(nullptr)}});
   return {
       {"node", r.node},
       {"generated_at", rfc3339(r.generated_at)},
       {"healthy", r.healthy},
       {"health_message", r.health_message},
-      {"status", r.status},
+      {"status", status_name(r.status)},
       {"summary", r.summary},
       {"causes", causes},
       {"relist",
@@ -151,12 +151,17 @@ Report report_from_json(const json& j) {
   if (auto t = parse_rfc3339(get_or<std::string>(j, "generated_at", ""))) r.generated_at = *t;
   r.healthy = get_or<bool>(j, "healthy", false);
   r.health_message = get_or<std::string>(j, "health_message", "");
-  r.status = j.at("status").get<std::string>();
+  const std::string status = j.at("status").get<std::string>();
+  if (auto s = status_from_name(status)) r.status = *s;
+  else throw std::invalid_argument("unknown status \"" + status + "\"");
   r.summary = get_or<std::string>(j, "summary", "");
   for (const auto& c : j.at("causes")) {
     Cause cause;
-    cause.id = c.at("id").get<std::string>();
-    cause.severity = get_or<std::string>(c, "severity", "");
+    const std::string id = c.at("id").get<std::string>();
+    auto known = cause_from_name(id);
+    if (!known) throw std::invalid_argument("unknown cause id \"" + id + "\"");
+    cause.id = *known;
+    cause.severity = severity_from_name(get_or<std::string>(c, "severity", "")).value_or(Severity::kWarning);
     cause.confidence = get_or<double>(c, "confidence", 0);
     cause.summary = get_or<std::string>(c, "summary", "");
     cause.remedy = get_or<std::string>(c, "remedy", "");
@@ -234,7 +239,7 @@ Report report_from_json(const json& j) {
       t.pods = get_or<int>(e, "pods", 0);
       t.containers = get_or<int>(e, "containers", 0);
       t.events = get_or<int>(e, "events", 0);
-      t.error = get_opt<std::string>(e, "error");
+      if (auto code = get_opt<std::string>(e, "error")) t.error = grpc_code(grpc_code_from_name(*code));
       r.timeline.push_back(std::move(t));
     }
   if (auto it = j.find("forecast"); it != j.end() && it->is_object())

@@ -3,7 +3,7 @@
 // scripts, no external assets) for the on-call engineer's browser.
 #include <string>
 
-#include "diagnoser.h"
+#include "diagnoser/diagnoser.h"
 
 namespace plegscope {
 

@@ -3,7 +3,7 @@
 // `plegscope diagnose`.
 #include <string>
 
-#include "diagnoser.h"
+#include "diagnoser/diagnoser.h"
 
 namespace plegscope {
 
@@ -12,6 +12,6 @@ std::string render_text(const Report& report);
 // Shared by the renderers: "250ms", "1.5s", "3m4s".
 std::string format_seconds(double seconds);
 // "HEALTHY", "AT RISK", "UNHEALTHY"
-std::string status_label(const std::string& status);
+std::string status_label(Status status);
 
 }  // namespace plegscope

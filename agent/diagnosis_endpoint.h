@@ -5,7 +5,8 @@
 #include <prometheus/collectable.h>
 
 #include "config.h"
-#include "diagnoser.h"
+#include "diagnoser/diagnoser.h"
+#include "gather_snapshot.h"
 #include "http_server.h"
 #include "monitor.h"
 #include "node/node_pressure.h"

@@ -1,12 +1,12 @@
-#include "report_text.h"
+#include "report/text.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "number_format.h"
-#include "time_format.h"
+#include "report/format.h"
+#include "report/time_format.h"
 
 namespace plegscope {
 namespace {
@@ -67,11 +67,13 @@ std::string format_seconds(double s) {
   return buf;
 }
 
-std::string status_label(const std::string& status) {
-  if (status == "healthy") return "HEALTHY";
-  if (status == "at_risk") return "AT RISK";
-  if (status == "unhealthy") return "UNHEALTHY";
-  return status;
+std::string status_label(Status status) {
+  switch (status) {
+    case Status::kHealthy: return "HEALTHY";
+    case Status::kAtRisk: return "AT RISK";
+    case Status::kUnhealthy: return "UNHEALTHY";
+  }
+  return status_name(status);
 }
 
 std::string render_text(const Report& r) {
@@ -89,7 +91,7 @@ std::string render_text(const Report& r) {
     out << "Causes, most likely first:\n";
     int i = 0;
     for (const auto& c : r.causes) {
-      out << "\n  " << ++i << ". " << c.id << "  [" << c.severity << ", confidence " << fmt("%.2f", c.confidence)
+      out << "\n  " << ++i << ". " << cause_name(c.id) << "  [" << severity_name(c.severity) << ", confidence " << fmt("%.2f", c.confidence)
           << "]\n";
       out << wrap(c.summary, "     ");
       out << "     evidence:\n";

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "diagnoser.h"
+#include "diagnoser/diagnoser.h"
 
 namespace plegscope {
 

@@ -1,20 +1,18 @@
 #pragma once
 // Everything the diagnoser looks at, copied out of the running collectors at
 // request time. A plain value: the diagnoser is a pure function of it, and
-// unit tests build one by hand.
+// unit tests build one by hand. No gRPC, civetweb or prometheus-cpp here.
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/clock.h"
-#include "cri/operation_tracker.h"
+#include "cri/operation_stats.h"
 #include "node/node_pressure.h"
 #include "pleg/relist_record.h"
 
 namespace plegscope {
-
-class Monitor;
 
 struct Snapshot {
   std::string node;
@@ -38,16 +36,13 @@ struct Snapshot {
   std::map<std::string, OperationStats> operations;  // by op name (runtime_client.h op::)
 
   // PLEG state.
-  std::vector<RelistRecord> timeline;  // oldest first
+  std::vector<RelistRecord> timeline;  // completed relists, oldest first
+  std::optional<RelistRecord> in_progress;  // the relist running now, as far as it got
   size_t pods_to_reinspect = 0;
   uint64_t events_discarded_total = 0;
 
   // Node.
   std::optional<NodePressure> pressure;
 };
-
-// Copies the monitor's current state (and reads node pressure when a reader
-// is given). Takes only short locks: safe while a CRI call hangs.
-Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure);
 
 }  // namespace plegscope

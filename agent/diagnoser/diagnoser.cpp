@@ -1,0 +1,156 @@
+#include "diagnoser/diagnoser.h"
+
+#include <algorithm>
+#include <map>
+
+#include "common/quantile.h"
+#include "diagnoser/cause_texts.h"
+#include "diagnoser/context.h"
+#include "diagnoser/forecast.h"
+#include "diagnoser/interactions.h"
+#include "diagnoser/prose.h"
+#include "diagnoser/rule.h"
+
+namespace plegscope {
+namespace {
+
+std::vector<Cause> judge_causes(const Context& c, bool pleg_unhealthy) {
+  std::vector<Cause> causes;
+  for (const Rule& rule : rule_table())
+    if (auto cause = rule.judge(c); cause && cause->confidence >= c.t.min_confidence)
+      causes.push_back(std::move(*cause));
+  relate_pressure_to_slow_calls(causes);
+  attribute_unexplained(c, pleg_unhealthy, causes);
+  rank(causes, c.t.min_confidence);
+  for (auto& cause : causes) cause.remedy = remedy(cause.id, c.s);
+  return causes;
+}
+
+std::string lateness_sentence(const Context& c) {
+  return " Relists take " + text::duration(c.relist_seconds) + " (" +
+         text::fmt("%.0f", c.relist_seconds / c.period_seconds()) + " times the " +
+         text::duration(c.period_seconds()) + " period), so the kubelet learns of container changes up to " +
+         text::duration(c.relist_seconds) + " late.";
+}
+
+std::string summary_of(const Report& r, const Context& c) {
+  if (r.status == Status::kHealthy)
+    return "PLEG is healthy: relists take " + text::duration(r.relist.duration_p50_seconds) + " (p99 " +
+           text::duration(r.relist.duration_p99_seconds) + ") against a " +
+           text::duration(r.relist.threshold_seconds) + " threshold; nothing to do.";
+  std::string state = r.status == Status::kUnhealthy ? "not healthy" : "at risk";
+  if (r.status == Status::kAtRisk && r.seconds_to_unhealthy)
+    state += " (unhealthy in about " + text::duration(*r.seconds_to_unhealthy) + ")";
+  const Cause& top = r.causes.front();
+  std::string out = "PLEG is " + state + " because " + top.reason + ": " + top.action + ".";
+  if (r.status == Status::kUnhealthy) out += " The kubelet says: " + c.s.health_message + ".";
+  if (c.late()) out += lateness_sentence(c);
+  return out;
+}
+
+TimelineEntry timeline_entry(const RelistRecord& r) {
+  TimelineEntry e;
+  e.start = r.start;
+  e.duration_seconds = to_seconds(r.duration);
+  e.list_seconds = to_seconds(r.list_time);
+  e.status_seconds = to_seconds(r.status_time);
+  e.status_calls = r.status_calls;
+  e.pods = r.pods;
+  e.containers = r.containers;
+  e.events = std::max(r.total_events(), r.in_progress ? r.events_found : 0);
+  e.error = r.error_code;
+  e.initial = r.initial;
+  e.in_progress = r.in_progress;
+  return e;
+}
+
+void fill_figures(const Snapshot& s, const Context& c, Report& report) {
+  // Relist figures over the whole timeline; the initial relist inspects
+  // every pod, which is not what a relist costs.
+  std::vector<double> durations, events;
+  for (const auto& r : s.timeline) {
+    if (r.initial && s.timeline.size() > 1) continue;
+    if (!r.error_code) durations.push_back(to_seconds(r.duration));
+    events.push_back(r.total_events());
+  }
+  report.relist.period_seconds = to_seconds(s.relist_period);
+  report.relist.threshold_seconds = to_seconds(s.relist_threshold);
+  if (s.last_seen) report.relist.seconds_since_last_seen = to_seconds(s.now - *s.last_seen);
+  if (c.in_progress) report.relist.in_progress_seconds = to_seconds(c.in_progress->duration);
+  report.relist.duration_p50_seconds = quantile(durations, 0.5);
+  report.relist.duration_p99_seconds = quantile(durations, 0.99);
+  if (c.late()) report.relist.events_late_by_seconds = c.relist_seconds;
+  report.relist.mode = s.evented_mode ? "evented" : "generic";
+  if (!s.evented_fallback_reason.empty()) report.relist.evented_fallback_reason = s.evented_fallback_reason;
+
+  report.runtime.endpoint = s.endpoint;
+  report.runtime.name = s.runtime_name;
+  report.runtime.version = s.runtime_version;
+  for (const auto& [name, st] : s.operations)
+    report.runtime.operations[name] = {st.count,       st.errors,    st.p50_seconds,
+                                       st.p99_seconds, st.max_seconds, st.in_flight,
+                                       st.oldest_in_flight_seconds};
+
+  if (c.last_ok) {
+    report.pods.sandboxes = c.last_ok->sandboxes;
+    report.pods.containers = c.last_ok->containers;
+    report.pods.running_containers = c.last_ok->running_containers;
+    report.pods.exited_containers = c.last_ok->exited_containers;
+  }
+  report.pods.pods_to_reinspect = static_cast<int>(s.pods_to_reinspect);
+
+  report.events.per_relist_p99 = quantile(events, 0.99);
+  for (size_t i = 0; i < std::size(kAllEventTypes); ++i) {
+    uint64_t n = 0;
+    for (const auto& r : s.timeline) n += static_cast<uint64_t>(r.events_by_type[i]);
+    report.events.by_type[event_type_name(kAllEventTypes[i])] = n;
+  }
+  report.events.discarded_total = s.events_discarded_total;
+  std::map<std::string, TopPod> pods;
+  for (const auto& r : s.timeline) {
+    if (r.initial) continue;  // every pod is new there
+    for (const auto& p : r.top_pods) {
+      TopPod& top = pods[p.uid];
+      top = {p.uid, p.namespace_, p.name, top.events + p.events};
+    }
+  }
+  for (auto& [uid, p] : pods) report.events.top_pods.push_back(p);
+  std::stable_sort(report.events.top_pods.begin(), report.events.top_pods.end(),
+                   [](const TopPod& a, const TopPod& b) { return a.events > b.events; });
+  if (report.events.top_pods.size() > 10) report.events.top_pods.resize(10);
+
+  if (s.pressure) {
+    report.node_pressure = {s.pressure->cpu_some_avg10, s.pressure->io_some_avg10, s.pressure->memory_some_avg10,
+                            s.pressure->load1,          s.pressure->pids,          s.pressure->pid_max};
+  }
+  for (const auto& r : s.timeline) report.timeline.push_back(timeline_entry(r));
+  if (c.in_progress) report.timeline.push_back(timeline_entry(*c.in_progress));
+}
+
+}  // namespace
+
+Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
+  const Context c = make_context(s, t);
+  Report report;
+  report.node = s.node;
+  report.generated_at = s.now;
+  report.healthy = s.healthy;
+  report.health_message = s.health_message;
+  report.seconds_to_unhealthy = forecast_seconds_to_unhealthy(c);
+  // An unhealthy PLEG or a forecast is evidence for a cause, never a cause
+  // on its own: judge_causes attributes one when no rule named it.
+  report.causes = judge_causes(c, !s.healthy || report.seconds_to_unhealthy.has_value());
+  report.status = !s.healthy ? Status::kUnhealthy : report.causes.empty() ? Status::kHealthy : Status::kAtRisk;
+  fill_figures(s, c, report);
+  report.summary = summary_of(report, c);
+  return report;
+}
+
+std::map<CauseId, double> cause_confidences(const Report& report) {
+  std::map<CauseId, double> out;
+  for (CauseId id : kAllCauses) out[id] = 0;
+  for (const auto& c : report.causes) out[c.id] = c.confidence;
+  return out;
+}
+
+}  // namespace plegscope

@@ -1,0 +1,25 @@
+#pragma once
+// The diagnoser: a pure function from a Snapshot to a Report (DESIGN §6).
+// Evidence context (context.h) -> one rule per cause id (rule.h, rules/) ->
+// interactions between causes (interactions.h) -> ranking -> forecast
+// (forecast.h) -> status and summary. Every cause names the evidence it
+// measured and the threshold it compared against; its remedy comes from the
+// cause table (cause_texts.h). No I/O, no clock: time comes from Snapshot::now.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnoser/report.h"
+#include "diagnoser/snapshot.h"
+#include "diagnoser/thresholds.h"
+
+namespace plegscope {
+
+// The whole diagnosis. Pure: same snapshot, same report.
+Report diagnose(const Snapshot& snapshot, const DiagnoserThresholds& thresholds);
+
+// Confidence of every cause id (0 when absent), for pleg_diagnosis_cause.
+std::map<CauseId, double> cause_confidences(const Report& report);
+
+}  // namespace plegscope

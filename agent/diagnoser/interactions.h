@@ -1,0 +1,27 @@
+#pragma once
+// What the rules cannot see one at a time: how causes relate, and which
+// cause explains a long relist when no single rule fired. Explicit steps,
+// run in this order after the rule table.
+#include <optional>
+#include <vector>
+
+#include "diagnoser/context.h"
+#include "diagnoser/report.h"
+
+namespace plegscope {
+
+// Node pressure and slow calls together: both stay named; when the pressure
+// evidence is strong it ranks first as the likely root, and the slow-call
+// causes say that it may explain them.
+void relate_pressure_to_slow_calls(std::vector<Cause>& causes);
+
+// Relists that take several periods, an unhealthy PLEG, or a forecast always
+// come with a cause. When no rule named one, the cause is attributed from
+// where the relist time goes (list calls, or per-pod inspection).
+void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Cause>& causes);
+
+// Highest confidence first (cause-id order breaks ties), dropping causes
+// below the reporting floor.
+void rank(std::vector<Cause>& causes, double min_confidence);
+
+}  // namespace plegscope

@@ -1,0 +1,58 @@
+// The only place cause ids, statuses and severities become strings.
+#include "diagnoser/report.h"
+
+namespace plegscope {
+namespace {
+
+template <typename E, size_t N>
+std::optional<E> from_name(const std::string& name, const E (&all)[N], const char* (*to_name)(E)) {
+  for (E e : all)
+    if (name == to_name(e)) return e;
+  return std::nullopt;
+}
+
+constexpr Status kAllStatuses[] = {Status::kHealthy, Status::kAtRisk, Status::kUnhealthy};
+constexpr Severity kAllSeverities[] = {Severity::kInfo, Severity::kWarning, Severity::kCritical};
+
+}  // namespace
+
+const char* cause_name(CauseId id) {
+  switch (id) {
+    case CauseId::kRuntimeUnavailable: return "runtime_unavailable";
+    case CauseId::kRuntimeHung: return "runtime_hung";
+    case CauseId::kRuntimeSlow: return "runtime_slow";
+    case CauseId::kMessageTooLarge: return "message_too_large";
+    case CauseId::kTooManyContainers: return "too_many_containers";
+    case CauseId::kEventStorm: return "event_storm";
+    case CauseId::kPodStatusSlow: return "pod_status_slow";
+    case CauseId::kReinspectBacklog: return "reinspect_backlog";
+    case CauseId::kNodePressure: return "node_pressure";
+  }
+  return "unknown";
+}
+
+const char* status_name(Status status) {
+  switch (status) {
+    case Status::kHealthy: return "healthy";
+    case Status::kAtRisk: return "at_risk";
+    case Status::kUnhealthy: return "unhealthy";
+  }
+  return "unknown";
+}
+
+const char* severity_name(Severity severity) {
+  switch (severity) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kCritical: return "critical";
+  }
+  return "unknown";
+}
+
+std::optional<CauseId> cause_from_name(const std::string& name) { return from_name(name, kAllCauses, cause_name); }
+std::optional<Status> status_from_name(const std::string& name) { return from_name(name, kAllStatuses, status_name); }
+std::optional<Severity> severity_from_name(const std::string& name) {
+  return from_name(name, kAllSeverities, severity_name);
+}
+
+}  // namespace plegscope

@@ -1,0 +1,130 @@
+#pragma once
+// The /diagnose report as a value (DESIGN §6). Status, severity, cause ids and
+// gRPC codes are enums here; their strings live only at the JSON/text edge.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/grpc_codes.h"
+#include "diagnoser/causes.h"
+
+namespace plegscope {
+
+enum class Status { kHealthy, kAtRisk, kUnhealthy };
+enum class Severity { kInfo, kWarning, kCritical };
+
+const char* status_name(Status status);
+const char* severity_name(Severity severity);
+// Inverses for reports read back (plegscope diagnose --url); nullopt if unknown.
+std::optional<Status> status_from_name(const std::string& name);
+std::optional<Severity> severity_from_name(const std::string& name);
+
+struct Evidence {
+  std::string signal;  // e.g. "oldest_in_flight_seconds{list_containers}"
+  double value = 0;
+  std::optional<double> threshold;
+};
+
+struct Cause {
+  CauseId id = CauseId::kRuntimeUnavailable;
+  Severity severity = Severity::kWarning;
+  double confidence = 0;
+  std::string summary;   // one sentence: what is wrong, with the numbers
+  std::vector<Evidence> evidence;
+  std::string remedy;    // what to run to confirm, what usually fixes it
+  // Not in the JSON: the parts of the report's one-sentence summary.
+  std::string reason;  // the clause after "because"
+  std::string action;  // what to do first
+  // Not in the JSON: evidence strong enough to be the root of other causes
+  // (interactions.h), e.g. pressure well past its threshold.
+  bool strong = false;
+};
+
+struct OperationReport {
+  uint64_t count = 0;
+  uint64_t errors = 0;
+  double p50_seconds = 0;
+  double p99_seconds = 0;
+  double max_seconds = 0;
+  int in_flight = 0;
+  double oldest_in_flight_seconds = 0;
+};
+
+struct TimelineEntry {
+  TimePoint start{};
+  double duration_seconds = 0;
+  double list_seconds = 0;
+  double status_seconds = 0;
+  int status_calls = 0;
+  int pods = 0;
+  int containers = 0;
+  int events = 0;
+  std::optional<GrpcCode> error;
+  bool initial = false;      // the first relist: every pod inspected once
+  bool in_progress = false;  // the relist running now, as far as it got
+};
+
+struct TopPod {
+  std::string uid;
+  std::string namespace_;
+  std::string name;
+  int events = 0;
+};
+
+struct Report {
+  std::string node;
+  TimePoint generated_at{};
+  bool healthy = false;
+  std::string health_message;
+  Status status = Status::kHealthy;
+  std::string summary;
+  std::vector<Cause> causes;  // highest confidence first
+
+  struct Relist {
+    double period_seconds = 1;
+    double threshold_seconds = 180;
+    std::optional<double> seconds_since_last_seen;
+    std::optional<double> in_progress_seconds;
+    double duration_p50_seconds = 0;
+    double duration_p99_seconds = 0;
+    // What the kubelet sees of a relist this long: events this late.
+    std::optional<double> events_late_by_seconds;
+    std::string mode = "generic";  // "evented" while GetContainerEvents drives PLEG
+    std::optional<std::string> evented_fallback_reason;  // why evented mode ended
+  } relist;
+
+  struct Runtime {
+    std::string endpoint;
+    std::string name;
+    std::string version;
+    std::map<std::string, OperationReport> operations;
+  } runtime;
+
+  struct Pods {
+    int sandboxes = 0;
+    int containers = 0;
+    int running_containers = 0;
+    int exited_containers = 0;
+    int pods_to_reinspect = 0;
+  } pods;
+
+  struct Events {
+    double per_relist_p99 = 0;
+    std::map<std::string, uint64_t> by_type;
+    uint64_t discarded_total = 0;
+    std::vector<TopPod> top_pods;
+  } events;
+
+  struct Pressure {
+    std::optional<double> cpu_some_avg10, io_some_avg10, memory_some_avg10, load1;
+    std::optional<int64_t> pids, pid_max;
+  } node_pressure;
+
+  std::vector<TimelineEntry> timeline;  // oldest first; the relist in progress last
+  std::optional<double> seconds_to_unhealthy;  // forecast
+};
+
+}  // namespace plegscope
