@@ -17,7 +17,8 @@ double mean(const std::vector<double>& v) {
 
 // One operation's latency: its newest completed calls in the window, and its
 // oldest call in flight when that is already past the threshold (a lower
-// bound on that call's latency, and evidence before it ends).
+// bound on that call's latency, and evidence before it ends) but not yet
+// past the hang threshold (then it is a hang, judged by runtime_hung).
 CallLatency op_latency(const Context& c, const std::string& name, const OperationStats& st, double threshold) {
   CallLatency l;
   l.op = name;
@@ -26,7 +27,7 @@ CallLatency op_latency(const Context& c, const std::string& name, const Operatio
     if (sample.end >= c.window_start) all.push_back(sample.seconds);
   size_t n = static_cast<size_t>(std::max(1, c.t.newest_calls));
   newest.assign(all.size() > n ? all.end() - n : all.begin(), all.end());
-  if (st.in_flight > 0 && st.oldest_in_flight_seconds >= threshold) {
+  if (st.in_flight > 0 && st.oldest_in_flight_seconds >= threshold && st.oldest_in_flight_seconds <= c.t.hang_seconds) {
     all.push_back(st.oldest_in_flight_seconds);
     newest.push_back(st.oldest_in_flight_seconds);
     if (newest.size() > n) newest.erase(newest.begin());
@@ -93,6 +94,16 @@ Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
   c.window_start = s.now - std::chrono::duration_cast<Duration>(std::chrono::duration<double>(window));
   if (!c.window.empty()) c.window_start = std::min(c.window_start, c.window.front()->start);
 
+  // A call past the hang threshold is a hang (runtime_hung), not a slow call.
+  for (const auto& [name, st] : s.operations) {
+    if (name == op::kGetContainerEvents) continue;  // a long-lived stream, not a call
+    if (st.in_flight > 0 && st.oldest_in_flight_seconds > t.hang_seconds &&
+        st.oldest_in_flight_seconds > c.hung_seconds) {
+      c.hung_seconds = st.oldest_in_flight_seconds;
+      c.hung_op = name;
+    }
+  }
+
   // List time per relist: every successful relist lists the same way, the
   // initial one included; the relist in progress counts once its lists are
   // done, or earlier when they already took longer than the threshold.
@@ -105,7 +116,7 @@ Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
     list += to_seconds(r->list_time);
   }
   for (const auto* r : c.steady) durations.push_back(to_seconds(r->duration));
-  if (const RelistRecord* p = c.in_progress; p && !p->error_code) {
+  if (const RelistRecord* p = c.in_progress; p && !p->error_code && !c.hung()) {
     double so_far = p->lists_done == 2 ? to_seconds(p->list_time) : to_seconds(p->duration);
     if (p->lists_done == 2 || so_far >= t.slow_list_seconds) lists.push_back(so_far);
     total += to_seconds(p->duration);
@@ -137,14 +148,6 @@ Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
   c.lists = group_latency(c, is_list_op, t.slow_list_seconds);
   c.statuses = group_latency(c, is_status_op, t.slow_status_seconds);
 
-  for (const auto& [name, st] : s.operations) {
-    if (name == op::kGetContainerEvents) continue;  // a long-lived stream, not a call
-    if (st.in_flight > 0 && st.oldest_in_flight_seconds > t.hang_seconds &&
-        st.oldest_in_flight_seconds > c.hung_seconds) {
-      c.hung_seconds = st.oldest_in_flight_seconds;
-      c.hung_op = name;
-    }
-  }
   return c;
 }
 

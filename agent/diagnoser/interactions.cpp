@@ -72,7 +72,7 @@ void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Cause
               text::duration(c.list_seconds) + " for " + std::to_string(c.objects) + " objects)";
       cause.action = "find what slows the runtime's list calls";
     } else {
-      const bool slow_calls = c.statuses.p50 >= c.t.slow_status_seconds / 10;
+      const bool slow_calls = c.statuses.typical >= c.t.slow_status_seconds / 10;
       const bool backlog = c.s.pods_to_reinspect > 0 && c.pods_changed < 1;
       cause = make_cause(backlog ? CauseId::kReinspectBacklog
                          : slow_calls ? CauseId::kPodStatusSlow
@@ -80,7 +80,7 @@ void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Cause
                          Severity::kWarning, 0.5);
       where = text::fmt("%.0f", c.status_share * 100) + "% of it in per-pod inspection (" +
               text::fmt("%.0f", c.pods_changed) + " pods changed per relist, status calls " +
-              text::duration(c.statuses.p50) + " each)";
+              text::duration(c.statuses.typical) + " each)";
       cause.action = "find what makes per-pod inspection slow";
     }
     cause.reason = "relists take " + text::duration(c.relist_seconds) + ", " +

@@ -95,7 +95,9 @@ json report_to_json(const Report& r) {
                         {"pods", e.pods},
                         {"containers", e.containers},
                         {"events", e.events},
-                        {"error", e.error ? json(grpc_code_name(*e.error)) : json(nullptr)}});
+                        {"error", e.error ? json(grpc_code_name(*e.error)) : json(nullptr)},
+                        {"initial", e.initial},
+                        {"in_progress", e.in_progress}});
   return {
       {"node", r.node},
       {"generated_at", rfc3339(r.generated_at)},
@@ -111,6 +113,7 @@ json report_to_json(const Report& r) {
         {"in_progress_seconds", opt(r.relist.in_progress_seconds)},
         {"duration_p50_seconds", num(r.relist.duration_p50_seconds)},
         {"duration_p99_seconds", num(r.relist.duration_p99_seconds)},
+        {"events_late_by_seconds", opt(r.relist.events_late_by_seconds)},
         {"mode", r.relist.mode},
         {"evented_fallback_reason", r.relist.evented_fallback_reason
                                         ? json(*r.relist.evented_fallback_reason)
@@ -179,6 +182,7 @@ Report report_from_json(const json& j) {
     r.relist.in_progress_seconds = get_opt<double>(x, "in_progress_seconds");
     r.relist.duration_p50_seconds = get_or<double>(x, "duration_p50_seconds", 0);
     r.relist.duration_p99_seconds = get_or<double>(x, "duration_p99_seconds", 0);
+    r.relist.events_late_by_seconds = get_opt<double>(x, "events_late_by_seconds");
     r.relist.mode = get_or<std::string>(x, "mode", "generic");
     r.relist.evented_fallback_reason = get_opt<std::string>(x, "evented_fallback_reason");
   }
@@ -240,6 +244,8 @@ Report report_from_json(const json& j) {
       t.containers = get_or<int>(e, "containers", 0);
       t.events = get_or<int>(e, "events", 0);
       if (auto code = get_opt<std::string>(e, "error")) t.error = grpc_code(grpc_code_from_name(*code));
+      t.initial = get_or<bool>(e, "initial", false);
+      t.in_progress = get_or<bool>(e, "in_progress", false);
       r.timeline.push_back(std::move(t));
     }
   if (auto it = j.find("forecast"); it != j.end() && it->is_object())

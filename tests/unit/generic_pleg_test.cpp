@@ -197,7 +197,7 @@ TEST_F(GenericPlegTest, FailedListDoesNotAdvanceRelistTime) {
   EXPECT_EQ(metrics->last_seen.Value(), seen);
   EXPECT_EQ(metrics->relist_errors("UNAVAILABLE").Value(), 1);
   ASSERT_TRUE(records.back().error_code.has_value());
-  EXPECT_EQ(*records.back().error_code, "UNAVAILABLE");
+  EXPECT_EQ(*records.back().error_code, GrpcCode::kUnavailable);
   clock.step(minutes(3));
   EXPECT_FALSE(pleg->healthy().healthy);
   runtime.fail.clear();

@@ -85,7 +85,7 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
   EXPECT_EQ(keys(j["relist"]),
             (std::set<std::string>{"period_seconds", "threshold_seconds", "seconds_since_last_seen",
                                    "in_progress_seconds", "duration_p50_seconds", "duration_p99_seconds",
-                                   "mode", "evented_fallback_reason"}));
+                                   "events_late_by_seconds", "mode", "evented_fallback_reason"}));
   EXPECT_EQ(keys(j["runtime"]), (std::set<std::string>{"endpoint", "name", "version", "operations"}));
   EXPECT_EQ(keys(j["runtime"]["operations"]["list_containers"]),
             (std::set<std::string>{"count", "errors", "p50_seconds", "p99_seconds", "max_seconds", "in_flight",
@@ -99,7 +99,7 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
   EXPECT_TRUE(j["node_pressure"]["io_some_avg10"].is_null());  // no data is null, not 0
   EXPECT_EQ(keys(j["timeline"][0]),
             (std::set<std::string>{"start", "duration_seconds", "list_seconds", "status_seconds", "status_calls",
-                                   "pods", "containers", "events", "error"}));
+                                   "pods", "containers", "events", "error", "initial", "in_progress"}));
   EXPECT_TRUE(j["timeline"][0]["error"].is_null());
   EXPECT_EQ(j["timeline"][2]["error"], "UNAVAILABLE");
   EXPECT_EQ(keys(j["forecast"]), (std::set<std::string>{"seconds_to_unhealthy"}));
