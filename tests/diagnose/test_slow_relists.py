@@ -165,5 +165,32 @@ def test_healthy_node_with_relists_of_three_periods():
         assert "nothing to do" not in rep["summary"]
 
 
+def failed_relists_since(rep, since):
+    return [e for e in rep["timeline"] if e["error"] and epoch(e["start"]) >= since - 0.5]
+
+
+def test_unavailable_within_two_failed_relists():
+    with FakeCri("diag_unavailable", log_level="warn", hold="healthy") as fake, \
+            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
+        wait_until(lambda: len(report(agent)["timeline"]) >= 3, 20, "three relists")
+        fake.phase("down", hold=True)
+        since = time.time()
+        rep, _ = wait_named(agent, "runtime_unavailable", since, BOUND)
+        failed = failed_relists_since(rep, since)
+        print("  named after %d failed relist(s)" % len(failed))
+        assert 1 <= len(failed) <= 2, rep["timeline"]
+        assert rep["causes"][0]["severity"] == "critical"
+
+
+def test_message_too_large_within_the_bound():
+    with FakeCri("diag_message_too_large", log_level="warn", hold="fits") as fake, \
+            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
+        wait_until(lambda: len(report(agent)["timeline"]) >= 3, 20, "three relists")
+        fake.phase("too_large", hold=True)
+        since = time.time()
+        rep, _ = wait_named(agent, "message_too_large", since, BOUND)
+        assert len(failed_relists_since(rep, since)) <= 2, rep["timeline"]
+
+
 if __name__ == "__main__":
     harness.main(globals())
