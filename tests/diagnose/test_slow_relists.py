@@ -11,6 +11,7 @@ Every report polled on the way must be consistent: at_risk and unhealthy carry
 a cause, and "nothing to do" is never said while relists take several periods.
 """
 
+import contextlib
 import datetime
 import time
 
@@ -79,6 +80,21 @@ def wait_named(agent, cause, since, bound, min_confidence=0.6, rank=0, timeout=N
     return rep, took
 
 
+@contextlib.contextmanager
+def settled_node(scenario, hold, proc="healthy"):
+    """fakecri held in phase `hold` and an agent that has done three relists there."""
+    with FakeCri(scenario, log_level="warn", hold=hold) as fake, \
+            Agent(fake.endpoint, FLAGS, proc_path=fixture(proc), log_level="info") as agent:
+        wait_until(lambda: len(report(agent)["timeline"]) >= 3, 30, "three relists")
+        yield fake, agent
+
+
+def start(fake, phase):
+    """Enters `phase` (held) and returns the wall time the condition started."""
+    fake.phase(phase, hold=True)
+    return time.time()
+
+
 def test_slow_lists_first_relist_never_finishes():
     """Lists of ~3 s and 20 pods: the first relist runs for minutes."""
     with FakeCri("diag_slow_lists_first_relist", log_level="warn") as fake:
@@ -97,12 +113,9 @@ def test_slow_lists_first_relist_never_finishes():
 
 
 def test_storm_whose_relists_last_several_periods():
-    with FakeCri("diag_storm_long_relists", log_level="warn", hold="healthy") as fake, \
-            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
-        wait_until(lambda: len(report(agent)["timeline"]) >= 3, 30, "three relists")
+    with settled_node("diag_storm_long_relists", "healthy") as (fake, agent):
         assert report(agent)["causes"] == [], describe(report(agent))
-        fake.phase("storm", hold=True)
-        since = time.time()
+        since = start(fake, "storm")
         rep, _ = wait_named(agent, "event_storm", since, BOUND)
         check_cause_shape(rep, "event_storm")
         # Relists now take several periods: the report says how late events are.
@@ -117,11 +130,8 @@ def test_storm_whose_relists_last_several_periods():
 
 
 def test_slow_lists_with_io_pressure_names_both():
-    with FakeCri("diag_slow_lists_io_pressure", log_level="warn", hold="healthy") as fake, \
-            Agent(fake.endpoint, FLAGS, proc_path=fixture("io_pressure"), log_level="info") as agent:
-        wait_until(lambda: len(report(agent)["timeline"]) >= 3, 30, "three relists")
-        fake.phase("slow_lists", hold=True)
-        since = time.time()
+    with settled_node("diag_slow_lists_io_pressure", "healthy", "io_pressure") as (fake, agent):
+        since = start(fake, "slow_lists")
         rep, _ = wait_named(agent, "runtime_slow", since, BOUND, min_confidence=0.3, rank=1)
         assert rep["causes"][0]["id"] == "node_pressure", describe(rep)
         assert rep["causes"][0]["confidence"] >= 0.6, describe(rep)
@@ -130,11 +140,8 @@ def test_slow_lists_with_io_pressure_names_both():
 
 
 def test_hang_of_list_podsandbox():
-    with FakeCri("diag_hang_sandboxes", log_level="warn", hold="healthy") as fake, \
-            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
-        wait_until(lambda: len(report(agent)["timeline"]) >= 3, 20, "three relists")
-        fake.phase("hang", hold=True)
-        since = time.time()
+    with settled_node("diag_hang_sandboxes", "healthy") as (fake, agent):
+        since = start(fake, "hang")
         rep, _ = wait_named(agent, "runtime_hung", since, HANG + 2 * PERIOD, min_confidence=0.8)
         c = check_cause_shape(rep, "runtime_hung")
         assert any(e["signal"] == "oldest_in_flight_seconds{list_podsandbox}" for e in c["evidence"]), c
@@ -142,12 +149,9 @@ def test_hang_of_list_podsandbox():
 
 
 def test_healthy_node_with_relists_of_three_periods():
-    with FakeCri("diag_late_relists", log_level="warn", hold="healthy") as fake, \
-            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
-        wait_until(lambda: len(report(agent)["timeline"]) >= 3, 20, "three relists")
+    with settled_node("diag_late_relists", "healthy") as (fake, agent):
         assert report(agent)["causes"] == [], describe(report(agent))
-        fake.phase("late", hold=True)
-        since = time.time()
+        since = start(fake, "late")
 
         def late():
             rep = report(agent)
@@ -170,11 +174,8 @@ def failed_relists_since(rep, since):
 
 
 def test_unavailable_within_two_failed_relists():
-    with FakeCri("diag_unavailable", log_level="warn", hold="healthy") as fake, \
-            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
-        wait_until(lambda: len(report(agent)["timeline"]) >= 3, 20, "three relists")
-        fake.phase("down", hold=True)
-        since = time.time()
+    with settled_node("diag_unavailable", "healthy") as (fake, agent):
+        since = start(fake, "down")
         rep, _ = wait_named(agent, "runtime_unavailable", since, BOUND)
         failed = failed_relists_since(rep, since)
         print("  named after %d failed relist(s)" % len(failed))
@@ -183,11 +184,8 @@ def test_unavailable_within_two_failed_relists():
 
 
 def test_message_too_large_within_the_bound():
-    with FakeCri("diag_message_too_large", log_level="warn", hold="fits") as fake, \
-            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
-        wait_until(lambda: len(report(agent)["timeline"]) >= 3, 20, "three relists")
-        fake.phase("too_large", hold=True)
-        since = time.time()
+    with settled_node("diag_message_too_large", "fits") as (fake, agent):
+        since = start(fake, "too_large")
         rep, _ = wait_named(agent, "message_too_large", since, BOUND)
         assert len(failed_relists_since(rep, since)) <= 2, rep["timeline"]
 
