@@ -79,6 +79,9 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       ->envname("PLEGSCOPE_NODE_NAME");
   app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error")
       ->envname("PLEGSCOPE_LOG_LEVEL");
+  app.add_option("--web-config-file", c.web_config_file,
+                 "TLS, basic auth and headers, in the Prometheus exporter-toolkit format")
+      ->envname("PLEGSCOPE_WEB_CONFIG_FILE");
 
   auto* serve = app.add_subcommand("serve", "run the agent (the default)");
   auto* diagnose = app.add_subcommand("diagnose", "relist for a while, then print a report");
@@ -88,6 +91,16 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       ->envname("PLEGSCOPE_DIAGNOSE_OUTPUT");
   diagnose->add_option("--url", c.diagnose_url,
                        "print the report of a running agent, e.g. http://127.0.0.1:9547");
+  diagnose->add_option("--tls-ca-file", c.tls_ca_file, "with an https --url: CA that signed the agent's certificate")
+      ->envname("PLEGSCOPE_TLS_CA_FILE");
+  diagnose->add_option("--tls-client-cert", c.tls_client_cert,
+                       "with an https --url: PEM file holding a client certificate and its key")
+      ->envname("PLEGSCOPE_TLS_CLIENT_CERT");
+  diagnose->add_option("--basic-auth-user", c.basic_auth_user, "with --url: user for basic authentication")
+      ->envname("PLEGSCOPE_BASIC_AUTH_USER");
+  diagnose->add_option("--basic-auth-password", c.basic_auth_password,
+                       "with --url: password (prefer the environment variable)")
+      ->envname("PLEGSCOPE_BASIC_AUTH_PASSWORD");
   auto* version = app.add_subcommand("version", "print the version");
   app.require_subcommand(0, 1);
 
@@ -116,9 +129,17 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                        "\" (expected trace, debug, info, warn or error)"};
     if (c.diagnose_output != "text" && c.diagnose_output != "json")
       throw UsageError{"--output: invalid value \"" + c.diagnose_output + "\" (expected text or json)"};
-    if (!c.diagnose_url.empty() && c.diagnose_url.rfind("http://", 0) != 0)
+    bool https = c.diagnose_url.rfind("https://", 0) == 0;
+    if (!c.diagnose_url.empty() && c.diagnose_url.rfind("http://", 0) != 0 && !https)
       throw UsageError{"--url: invalid value \"" + c.diagnose_url +
-                       "\" (expected http://HOST:PORT of a running plegscope)"};
+                       "\" (expected http://HOST:PORT or https://HOST:PORT of a running plegscope)"};
+    if (https && c.tls_ca_file.empty())
+      throw UsageError{"--tls-ca-file: required with an https --url (the CA that signed the agent's certificate)"};
+    if (!c.web_config_file.empty() && c.command == Config::Command::Serve) {
+      auto web = load_web_config(c.web_config_file);
+      if (!web.config) throw UsageError{"--web-config-file: " + web.error};
+      c.web = *web.config;
+    }
     if (c.listen_address.find(':') == std::string::npos)
       throw UsageError{"--listen-address: invalid value \"" + c.listen_address +
                        "\" (expected HOST:PORT, e.g. 0.0.0.0:9547)"};

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "web_config.h"
 
 namespace plegscope {
 
@@ -25,6 +26,8 @@ struct Config {
   std::string proc_path = "/proc";
   std::string node_name;
   std::string log_level = "info";
+  std::string web_config_file;
+  WebConfig web;  // loaded from web_config_file at parse time
   size_t event_log_size = 1000;
   size_t relist_history = 600;
 
@@ -32,6 +35,11 @@ struct Config {
   Duration diagnose_duration = std::chrono::seconds(10);
   std::string diagnose_output = "text";
   std::string diagnose_url;
+  // diagnose --url https://... against an agent with a web config
+  std::string tls_ca_file;      // verifies the agent's certificate
+  std::string tls_client_cert;  // PEM with certificate and key, for mutual TLS
+  std::string basic_auth_user;
+  std::string basic_auth_password;
 };
 
 struct ParseOutcome {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "basic_auth.h"
 #include "cri/grpc_runtime_client.h"
 #include "monitor.h"
 #include "diagnosis_endpoint.h"
@@ -38,16 +39,32 @@ int print(const Report& report, const std::string& output) {
   return report.status == Status::kHealthy ? 0 : 1;
 }
 
+mg_connection* connect(const HttpUrl& url, const Config& config, char* ebuf, size_t ebuf_size) {
+  if (!url.tls) return mg_connect_client(url.host.c_str(), url.port, 0, ebuf, ebuf_size);
+  // civetweb verifies the chain against the CA file; it does not check the host name.
+  mg_client_options options{};
+  options.host = url.host.c_str();
+  options.port = url.port;
+  options.server_cert = config.tls_ca_file.c_str();
+  options.client_cert = config.tls_client_cert.empty() ? nullptr : config.tls_client_cert.c_str();
+  options.host_name = url.host.c_str();
+  return mg_connect_client_secure(&options, ebuf, ebuf_size);
+}
+
 // GET with civetweb's client; the body, or an error message in `error`.
-std::optional<std::string> http_get(const HttpUrl& url, const std::string& target, std::string& error) {
+std::optional<std::string> http_get(const HttpUrl& url, const Config& config, const std::string& target,
+                                    std::string& error) {
   char ebuf[256] = {};
-  mg_connection* conn = mg_connect_client(url.host.c_str(), url.port, 0, ebuf, sizeof(ebuf));
+  mg_connection* conn = connect(url, config, ebuf, sizeof(ebuf));
   if (!conn) {
     error = std::string("cannot connect: ") + (ebuf[0] ? ebuf : "connection failed");
     return std::nullopt;
   }
-  mg_printf(conn, "GET %s HTTP/1.0\r\nHost: %s:%d\r\nAccept: application/json\r\n\r\n", target.c_str(),
-            url.host.c_str(), url.port);
+  std::string authorization;
+  if (!config.basic_auth_user.empty())
+    authorization = "Authorization: " + basic_authorization(config.basic_auth_user, config.basic_auth_password) + "\r\n";
+  mg_printf(conn, "GET %s HTTP/1.0\r\nHost: %s:%d\r\nAccept: application/json\r\n%s\r\n", target.c_str(),
+            url.host.c_str(), url.port, authorization.c_str());
   if (mg_get_response(conn, ebuf, sizeof(ebuf), 30000) < 0) {
     error = std::string("no answer: ") + (ebuf[0] ? ebuf : "timeout");
     mg_close_connection(conn);
@@ -69,11 +86,12 @@ std::optional<std::string> http_get(const HttpUrl& url, const std::string& targe
 }
 
 int diagnose_url(const Config& config) {
-  auto url = parse_http_url(config.diagnose_url);
-  if (!url) return fail("--url: invalid value \"" + config.diagnose_url + "\" (expected http://HOST:PORT)");
-  mg_init_library(0);
+  auto url = parse_agent_url(config.diagnose_url);
+  if (!url) return fail("--url: invalid value \"" + config.diagnose_url + "\" (expected http[s]://HOST:PORT)");
+  if ((mg_init_library(url->tls ? MG_FEATURES_TLS : 0) & MG_FEATURES_TLS) == 0 && url->tls)
+    return fail("--url " + config.diagnose_url + ": TLS is not available: civetweb could not load OpenSSL (libssl.so)");
   std::string error;
-  auto body = http_get(*url, (url->path.empty() || url->path == "/" ? "" : url->path) + "/diagnose?format=json", error);
+  auto body = http_get(*url, config, (url->path.empty() || url->path == "/" ? "" : url->path) + "/diagnose?format=json", error);
   mg_exit_library();
   if (!body) return fail("--url " + config.diagnose_url + ": " + error);
   Report report;
@@ -120,10 +138,18 @@ int diagnose_endpoint(const Config& config) {
 }  // namespace
 
 std::optional<HttpUrl> parse_http_url(const std::string& url) {
-  const std::string scheme = "http://";
-  if (url.rfind(scheme, 0) != 0) return std::nullopt;
-  std::string rest = url.substr(scheme.size());
+  auto out = parse_agent_url(url);
+  if (out && out->tls) return std::nullopt;
+  return out;
+}
+
+std::optional<HttpUrl> parse_agent_url(const std::string& url) {
   HttpUrl out;
+  out.tls = url.rfind("https://", 0) == 0;
+  const std::string scheme = out.tls ? "https://" : "http://";
+  if (url.rfind(scheme, 0) != 0) return std::nullopt;
+  if (out.tls) out.port = 443;
+  std::string rest = url.substr(scheme.size());
   auto slash = rest.find('/');
   if (slash != std::string::npos) {
     out.path = rest.substr(slash);

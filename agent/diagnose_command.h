@@ -14,11 +14,15 @@ namespace plegscope {
 int run_diagnose(const Config& config);
 
 struct HttpUrl {
+  bool tls = false;  // https
   std::string host;
   int port = 80;
   std::string path;  // "" when the URL has none
 };
-// "http://HOST[:PORT][/PATH]"; nullopt for anything else.
+// "http://HOST[:PORT][/PATH]" or "https://..." (port 443 unless given);
+// nullopt for anything else.
+std::optional<HttpUrl> parse_agent_url(const std::string& url);
+// Plain "http://" only.
 std::optional<HttpUrl> parse_http_url(const std::string& url);
 
 }  // namespace plegscope

@@ -13,6 +13,8 @@
 #include <mutex>
 #include <thread>
 
+#include "tls_context.h"
+
 namespace plegscope {
 
 std::map<std::string, std::string> parse_query(const std::string& query) {
@@ -65,8 +67,11 @@ void HttpServer::route(const std::string& path, HttpHandler handler) {
 HttpResponse HttpServer::dispatch(const HttpRequest& request) const {
   auto it = routes_.find(request.path);
   if (it == routes_.end()) return HttpResponse::text(404, "not found: " + request.path);
-  if (request.method != "GET" && request.method != "HEAD")
-    return HttpResponse::text(405, "method not allowed: " + request.method + " (use GET)");
+  if (request.method != "GET" && request.method != "HEAD") {
+    auto response = HttpResponse::text(405, "method not allowed: " + request.method + " (use GET)");
+    response.headers.emplace_back("Allow", "GET, HEAD");
+    return response;
+  }
   try {
     return it->second(request);
   } catch (const std::exception& e) {
@@ -75,36 +80,86 @@ HttpResponse HttpServer::dispatch(const HttpRequest& request) const {
   }
 }
 
+HttpResponse HttpServer::handle(const HttpRequest& request, const char* authorization) const {
+  HttpResponse response;
+  if (auth_ && !auth_->allows(authorization)) {
+    response = HttpResponse::text(401, "unauthorized");
+    response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"plegscope\", charset=\"UTF-8\"");
+  } else {
+    response = dispatch(request);
+  }
+  response.headers.insert(response.headers.end(), extra_headers_.begin(), extra_headers_.end());
+  return response;
+}
+
 int HttpServer::on_request(mg_connection* conn, void* self) {
   const mg_request_info* info = mg_get_request_info(conn);
   HttpRequest request;
   request.method = info->request_method ? info->request_method : "";
   request.path = info->local_uri ? info->local_uri : "/";
   if (info->query_string) request.query = parse_query(info->query_string);
-  HttpResponse response = static_cast<HttpServer*>(self)->dispatch(request);
+  HttpResponse response =
+      static_cast<HttpServer*>(self)->handle(request, mg_get_header(conn, "Authorization"));
   const char* reason = mg_get_response_code_text(conn, response.status);
-  mg_printf(conn,
-            "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-            "Cache-Control: no-store\r\nConnection: close\r\n",
-            response.status, reason, response.content_type.c_str(), response.body.size());
-  if (response.status == 405) mg_printf(conn, "Allow: GET, HEAD\r\n");
-  mg_printf(conn, "\r\n");
+  std::string head = "HTTP/1.1 " + std::to_string(response.status) + " " + reason +
+                     "\r\nContent-Type: " + response.content_type +
+                     "\r\nContent-Length: " + std::to_string(response.body.size()) +
+                     "\r\nCache-Control: no-store\r\nConnection: close\r\n";
+  for (const auto& [name, value] : response.headers) head += name + ": " + value + "\r\n";
+  head += "\r\n";
+  mg_write(conn, head.data(), head.size());
   if (request.method != "HEAD") mg_write(conn, response.body.data(), response.body.size());
   return response.status;
 }
 
-std::string HttpServer::start(const std::string& listen_address, int threads) {
-  std::string thread_count = std::to_string(threads);
-  const char* options[] = {"listening_ports", listen_address.c_str(), "num_threads",
-                           thread_count.c_str(), "request_timeout_ms", "10000",
-                           "enable_keep_alive", "no", nullptr};
+std::string HttpServer::start(const std::string& listen_address, const WebConfig& web,
+                              const HttpLimits& limits) {
+  std::string ports = listen_address;
+  if (web.tls) {
+    // Debian's civetweb loads libssl at run time; without it an "s" port
+    // would accept connections and crash on the first handshake.
+    if ((mg_init_library(MG_FEATURES_TLS) & MG_FEATURES_TLS) == 0)
+      return "TLS is not available: civetweb could not load OpenSSL (libssl.so; see README, TLS)";
+    auto tls = make_server_tls_context(*web.tls);
+    if (!tls.ssl_ctx) return tls.error;
+    tls_context_ = tls.ssl_ctx;
+    ports += "s";
+  }
+  if (!web.basic_auth_users.empty())
+    auth_ = std::make_unique<BasicAuthenticator>(web.basic_auth_users, clock_);
+  extra_headers_ = web.headers;
+
+  const std::string threads = std::to_string(limits.worker_threads),
+                    request_timeout = std::to_string(limits.request_timeout_ms),
+                    request_size = std::to_string(limits.max_request_size),
+                    backlog = std::to_string(limits.listen_backlog),
+                    queue = std::to_string(limits.connection_queue);
+  const char* options[] = {"listening_ports", ports.c_str(),
+                           "num_threads", threads.c_str(),
+                           "request_timeout_ms", request_timeout.c_str(),
+                           "keep_alive_timeout_ms", request_timeout.c_str(),
+                           "enable_keep_alive", limits.keep_alive ? "yes" : "no",
+                           "max_request_size", request_size.c_str(),
+                           "listen_backlog", backlog.c_str(),
+                           "connection_queue", queue.c_str(),
+                           "linger_timeout_ms", "0",
+                           nullptr};
   mg_callbacks callbacks{};
   // civetweb logs through this; route it to our logger instead of stderr.
   callbacks.log_message = [](const mg_connection*, const char* message) {
     spdlog::debug("http: {}", message);
     return 1;
   };
-  ctx_ = mg_start(&callbacks, nullptr, options);
+  // Hands civetweb the context built above; at shutdown civetweb frees it.
+  callbacks.external_ssl_ctx = [](void** ssl_ctx, void* self) {
+    if (*ssl_ctx != nullptr) return 0;
+    *ssl_ctx = static_cast<HttpServer*>(self)->tls_context_;
+    static_cast<HttpServer*>(self)->tls_context_ = nullptr;
+    return 1;
+  };
+  ctx_ = mg_start(&callbacks, this, options);
+  if (tls_context_) free_tls_context(tls_context_);  // not taken: mg_start failed early
+  tls_context_ = nullptr;
   if (ctx_ == nullptr) return "cannot listen on " + listen_address;
   mg_set_request_handler(ctx_, "/", &HttpServer::on_request, this);
   return "";

@@ -7,6 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "basic_auth.h"
+#include "web_config.h"
+
 struct mg_context;
 struct mg_connection;
 
@@ -22,9 +25,10 @@ struct HttpResponse {
   int status = 200;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers{};  // beyond Content-Type/Length
 
   static HttpResponse text(int status, std::string body) {
-    return {status, "text/plain; charset=utf-8", std::move(body) + "\n"};
+    return {status, "text/plain; charset=utf-8", std::move(body) + "\n", {}};
   }
 };
 
@@ -33,6 +37,19 @@ using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 // Splits "a=1&b=x%20y" into decoded pairs.
 std::map<std::string, std::string> parse_query(const std::string& query);
 
+// The limits that keep /metrics answering while clients misbehave (README,
+// "HTTP limits"). civetweb serves one connection per worker thread, so an
+// idle or trickling client holds a worker until request_timeout: enough
+// workers and a short header deadline bound how long a scrape waits.
+struct HttpLimits {
+  int worker_threads = 64;           // scrapes, probes and /diagnose with room for slow clients
+  int request_timeout_ms = 2000;     // the whole request (headers) must arrive in this time; also bounds each write
+  int max_request_size = 16384;      // request line + headers; larger gets 413
+  int listen_backlog = 4096;         // connections the kernel queues before civetweb accepts them
+  int connection_queue = 1024;       // accepted connections waiting for a worker
+  bool keep_alive = false;           // one request per connection: no idle keep-alive holds a worker
+};
+
 // Thread-safe once started: civetweb worker threads call the handlers.
 class HttpServer {
  public:
@@ -40,17 +57,26 @@ class HttpServer {
   ~HttpServer();
   // Exact-path routes; anything else is 404. Only GET and HEAD are allowed (405).
   void route(const std::string& path, HttpHandler handler);
-  // Starts listening on "HOST:PORT"; returns an error message on failure.
-  std::string start(const std::string& listen_address, int threads = 4);
+  // Starts listening on "HOST:PORT" with the web config's TLS, basic auth and
+  // headers applied to every route; returns a one-line error on failure.
+  std::string start(const std::string& listen_address, const WebConfig& web = {},
+                    const HttpLimits& limits = {});
   void stop();
   // The port actually bound (useful with ":0"); 0 when not started.
   int port() const;
 
+  // Routes `request` after checking its credentials (the Authorization
+  // header's value, nullptr when absent); adds the configured headers.
+  HttpResponse handle(const HttpRequest& request, const char* authorization) const;
   HttpResponse dispatch(const HttpRequest& request) const;
 
  private:
   static int on_request(mg_connection* conn, void* self);
   std::map<std::string, HttpHandler> routes_;
+  SystemClock clock_;
+  std::unique_ptr<BasicAuthenticator> auth_;
+  std::vector<std::pair<std::string, std::string>> extra_headers_;
+  void* tls_context_ = nullptr;  // SSL_CTX*, handed to civetweb at start
   mg_context* ctx_ = nullptr;
 };
 

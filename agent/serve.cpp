@@ -25,12 +25,15 @@ int serve(const Config& config) {
   Monitor monitor(config, clock);
   HttpServer http;
   add_routes(http, monitor);
-  if (std::string error = http.start(config.listen_address); !error.empty()) {
-    std::fprintf(stderr, "plegscope: --listen-address: %s\n", error.c_str());
+  if (std::string error = http.start(config.listen_address, config.web); !error.empty()) {
+    std::fprintf(stderr, "plegscope: %s: %s\n",
+                 config.web.tls && error.rfind("cannot listen", 0) != 0 ? "--web-config-file" : "--listen-address",
+                 error.c_str());
     return 2;
   }
-  spdlog::info("plegscope {} on node {}: serving http://{}/metrics, runtime {}{}",
-               PLEGSCOPE_VERSION, config.node_name, config.listen_address,
+  spdlog::info("plegscope {} on node {}: serving {}://{}/metrics{}, runtime {}{}", PLEGSCOPE_VERSION,
+               config.node_name, config.web.tls ? "https" : "http", config.listen_address,
+               config.web.basic_auth_users.empty() ? "" : " (basic auth)",
                config.runtime_endpoint, config.endpoint_auto_detected ? " (auto-detected)" : "");
   struct stat st {};
   auto path = unix_socket_path(config.runtime_endpoint);
