@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -90,6 +91,8 @@ int diagnose_url(const Config& config) {
   if (!url) return fail("--url: invalid value \"" + config.diagnose_url + "\" (expected http[s]://HOST:PORT)");
   if ((mg_init_library(url->tls ? MG_FEATURES_TLS : 0) & MG_FEATURES_TLS) == 0 && url->tls)
     return fail("--url " + config.diagnose_url + ": TLS is not available: civetweb could not load OpenSSL (libssl.so)");
+  // A peer that closes mid-write (a refused TLS handshake) must be an error, not SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
   std::string error;
   auto body = http_get(*url, config, (url->path.empty() || url->path == "/" ? "" : url->path) + "/diagnose?format=json", error);
   mg_exit_library();
