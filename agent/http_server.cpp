@@ -4,11 +4,16 @@
 #include <spdlog/spdlog.h>
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <chrono>
 #include <mutex>
 #include <thread>
@@ -49,6 +54,28 @@ void wake_listener(int port) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   ::close(fd);
+}
+
+// civetweb has no option for it and does not expose its listening sockets,
+// so they are found among our own fds by their port.
+void defer_accept(int port, int seconds) {
+  DIR* dir = ::opendir("/proc/self/fd");
+  if (!dir) return;
+  while (dirent* entry = ::readdir(dir)) {
+    int fd = std::atoi(entry->d_name);
+    if (fd <= 2 || fd == ::dirfd(dir)) continue;
+    int listening = 0;
+    socklen_t length = sizeof(listening);
+    if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || !listening) continue;
+    sockaddr_storage addr{};
+    length = sizeof(addr);
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) != 0) continue;
+    int bound = addr.ss_family == AF_INET ? ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port)
+              : addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port) : -1;
+    if (bound == port && ::setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds, sizeof(seconds)) != 0)
+      spdlog::warn("http: cannot set TCP_DEFER_ACCEPT on port {}: {}", port, std::strerror(errno));
+  }
+  ::closedir(dir);
 }
 
 }  // namespace
@@ -162,6 +189,9 @@ std::string HttpServer::start(const std::string& listen_address, const WebConfig
   tls_context_ = nullptr;
   if (ctx_ == nullptr) return "cannot listen on " + listen_address;
   mg_set_request_handler(ctx_, "/", &HttpServer::on_request, this);
+  // A connection that has sent nothing is not handed to civetweb (whose
+  // worker would wait request_timeout for it): idle clients cost no worker.
+  if (limits.defer_accept_seconds > 0) defer_accept(port(), limits.defer_accept_seconds);
   return "";
 }
 

@@ -42,12 +42,13 @@ std::map<std::string, std::string> parse_query(const std::string& query);
 // idle or trickling client holds a worker until request_timeout: enough
 // workers and a short header deadline bound how long a scrape waits.
 struct HttpLimits {
-  int worker_threads = 64;           // scrapes, probes and /diagnose with room for slow clients
-  int request_timeout_ms = 2000;     // the whole request (headers) must arrive in this time; also bounds each write
+  int worker_threads = 128;          // scrapes, probes, /diagnose, and room for clients that stall
+  int request_timeout_ms = 1000;     // the request line and headers must arrive in this time; a write may stall this long
   int max_request_size = 16384;      // request line + headers; larger gets 413
   int listen_backlog = 4096;         // connections the kernel queues before civetweb accepts them
   int connection_queue = 1024;       // accepted connections waiting for a worker
   bool keep_alive = false;           // one request per connection: no idle keep-alive holds a worker
+  int defer_accept_seconds = 60;     // TCP_DEFER_ACCEPT: silent connections wait in the kernel, not in a worker
 };
 
 // Thread-safe once started: civetweb worker threads call the handlers.

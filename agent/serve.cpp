@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <spdlog/spdlog.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <cstdio>
@@ -20,6 +21,14 @@ int serve(const Config& config) {
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  // Every connection is an fd; the common soft limit of 1024 would let a
+  // thousand idle clients starve the listener (Go servers raise it too).
+  struct rlimit files {};
+  if (::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur < files.rlim_max) {
+    files.rlim_cur = files.rlim_max;
+    ::setrlimit(RLIMIT_NOFILE, &files);
+  }
 
   SystemClock clock;
   Monitor monitor(config, clock);
