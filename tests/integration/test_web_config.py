@@ -196,6 +196,23 @@ def test_diagnose_url_https_with_client_cert_and_basic_auth():
         assert no_ca.returncode == 2 and "--tls-ca-file" in no_ca.stderr, no_ca.stderr
 
 
+def test_deploy_example_config_loads_and_refuses_everyone_until_edited():
+    """deploy/components/web-auth/web-config.yml, with this test's key pair
+    in place of the Secret's: it loads, serves TLS, and its placeholder hash
+    lets nobody in."""
+    p = pki()
+    text = open(os.path.join(harness.source_dir(), "deploy", "components", "web-auth", "web-config.yml")).read()
+    assert "/etc/plegscope/tls/tls.crt" in text and "/etc/plegscope/tls/tls.key" in text
+    text = text.replace("/etc/plegscope/tls/tls.crt", p.server_cert).replace("/etc/plegscope/tls/tls.key", p.server_key)
+    with FakeCri("steady") as fake, https_agent(fake, text) as agent:
+        def refused():
+            if not agent.proc.alive():
+                raise AssertionError("plegscope exited: " + agent.proc.tail())
+            return curl("https://127.0.0.1:%d/metrics" % agent.port, "--cacert", p.ca, "-u", "prometheus:changeme")
+        status, headers, _ = wait_until(lambda: refused()[0] != 0 and refused(), 15, "an https answer")
+        assert status == 401 and "x-content-type-options: nosniff" in headers, (status, headers)
+
+
 def test_bad_web_config_is_one_line_and_exit_2():
     p = pki()
     missing = "unix://" + os.path.join(tempfile.mkdtemp(), "cri.sock")
