@@ -3,8 +3,11 @@ headers get a 4xx, and 1,000 idle connections plus slowloris writers do not
 stop /metrics from answering a real scrape within Prometheus's default
 scrape timeout (10 s). Raw sockets, so nothing in between is polite."""
 
+import os
 import resource
 import socket
+import subprocess
+import tempfile
 import threading
 import time
 
@@ -168,6 +171,49 @@ def test_metrics_answers_under_idle_connections_and_slowloris():
             for s in idle:
                 s.close()
         assert agent.get("/metrics")[0] == 200
+
+
+def test_stalled_tls_handshakes_do_not_stop_https_scrapes():
+    """Clients that start a TLS handshake and stop (a slowloris for HTTPS)
+    are cut off by the same timeout; curl's scrape over TLS answers."""
+    openssl, curl = harness.require_tool("openssl"), harness.require_tool("curl")
+    d = tempfile.mkdtemp(prefix="plegscope-limits-tls-")
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-keyout", os.path.join(d, "key.pem"), "-out", os.path.join(d, "cert.pem")],
+                   check=True, capture_output=True)
+    config = os.path.join(d, "web.yml")
+    with open(config, "w") as f:
+        f.write("tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n")
+    raise_fd_limit(SLOWLORIS_WRITERS + 512)
+
+    def scrape(port):
+        started = time.monotonic()
+        r = subprocess.run([curl, "-sk", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", str(SCRAPE_TIMEOUT),
+                            "https://127.0.0.1:%d/metrics" % port], capture_output=True, text=True, timeout=30)
+        return int(r.stdout or 0), time.monotonic() - started
+
+    with FakeCri("steady") as fake, Agent(fake.endpoint, ["--web-config-file", config], wait_ready=False) as agent:
+        wait_until(lambda: scrape(agent.port)[0] == 200, 15, "https /metrics")
+        stalled = []
+        try:
+            for _ in range(SLOWLORIS_WRITERS):
+                s = socket.create_connection(("127.0.0.1", agent.port), timeout=5)
+                s.sendall(b"\x16\x03\x01")  # the first bytes of a ClientHello, then nothing
+                stalled.append(s)
+            worst = 0.0
+            for attempt in range(4):
+                status, seconds = scrape(agent.port)
+                print("https /metrics with %d stalled handshakes, scrape %d: HTTP %d in %.3f s"
+                      % (SLOWLORIS_WRITERS, attempt + 1, status, seconds))
+                assert status == 200 and seconds < SCRAPE_TIMEOUT, (status, seconds)
+                worst = max(worst, seconds)
+                time.sleep(1.0)
+            closed = closed_by_server(stalled)
+            print("worst %.3f s; stalled handshakes closed by the agent: %d of %d" % (worst, closed, len(stalled)))
+            assert closed == len(stalled)
+        finally:
+            for s in stalled:
+                s.close()
 
 
 def closed_by_server(sockets):
