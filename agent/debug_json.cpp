@@ -1,6 +1,6 @@
 #include "debug_json.h"
 
-#include "report/time_format.h"
+#include "report/format.h"
 
 namespace plegscope {
 namespace {

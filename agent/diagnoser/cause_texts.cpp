@@ -5,72 +5,101 @@
 namespace plegscope {
 namespace {
 
+// Each text is, word for word, a paragraph of the cause's section in
+// docs/runbook.md once the placeholders are filled with
+// runbook_command_names(). Edit both or the unit test fails.
 // clang-format off
 const CauseText kTexts[] = {
   {CauseId::kRuntimeUnavailable,
-   "`{crictl} info` and `ls -l {socket}`; `systemctl status {service}` and `journalctl -u {service} --since -15min` "
-   "show why it stopped or restarts.",
-   "starting or restarting the runtime service once its logs show the cause (disk full, bad config after an "
-   "upgrade, OOM kill); make sure the kubelet's --container-runtime-endpoint names the same socket.",
-   "reboot the node for this: running containers survive a runtime restart."},
+   "`{crictl} info` fails; `ls -l {socket}` shows whether the socket exists; `systemctl status {service}` and "
+   "`journalctl -u {service} --since -30min` show why the runtime stopped or keeps restarting (a panic, a bad "
+   "config); `dmesg | grep -iE 'oom|killed process'` shows an OOM kill.",
+   "Start the runtime (`systemctl start {service}`) once its log shows why it exited: a full disk under "
+   "`{state_dir}`, a bad config after an upgrade, an OOM kill. Check that the kubelet's "
+   "`--container-runtime-endpoint` names the same socket. plegscope reconnects within seconds of the socket "
+   "coming back.",
+   "Reboot the node before reading the runtime's log: running containers survive a runtime restart. Do not "
+   "reinstall the runtime with pods running."},
   {CauseId::kRuntimeHung,
-   "`timeout 10 {crictl} ps -a` hangs too; capture the runtime's goroutine dump (`kill -USR1 $(pidof {service})`: "
-   "containerd writes it to its journal, CRI-O to /tmp/crio-goroutine-stacks-*.log) and look for calls stuck on a "
-   "shim, a mount or storage; `dmesg | grep -i 'blocked for more'` shows processes stuck in D state.",
-   "restarting the runtime service (`systemctl restart {service}`, running containers keep running) after saving "
-   "the dump, and fixing what it was blocked on (a wedged shim: kill that shim; a hung NFS/iSCSI mount; a full or "
-   "failing disk). If it hangs again, cordon and drain the node by hand.",
-   "reboot nodes automatically."},
+   "`timeout 10 {crictl} ps -a` hangs too; `{crictl} inspect <container-id>` of a recently changed container may "
+   "hang on that one container. Look for processes stuck in D state: `ps -eo pid,stat,wchan:32,cmd | awk '$2 ~ "
+   "/D/'` (a shim or `runc` stuck in the kernel) and `dmesg | grep -i 'blocked for more'`.",
+   "Capture evidence first: the runtime's goroutine dump (`kill -USR1 $(pidof {service})`; containerd writes it "
+   "to its journal, CRI-O to `/tmp/crio-goroutine-stacks-*.log`) and the D-state processes. Then restart the "
+   "runtime once (`systemctl restart {service}`): running containers keep running. A wedged shim: kill that "
+   "shim. Processes stuck in D state on storage: fix the storage first (unmount the dead NFS mount, replace the "
+   "failing disk), or the restarted runtime hangs again. If it does, cordon and drain the node by hand.",
+   "Restart the runtime in a loop, and never reboot automatically: with a process stuck in D state the shutdown "
+   "may hang too, and the dump is lost."},
   {CauseId::kRuntimeSlow,
-   "`time {crictl} ps -a` and `time {crictl} pods` (a healthy runtime lists a thousand containers in well under a "
-   "second); `iostat -x 1` on the disk holding /var/lib/{service}; the runtime's logs for slow operations.",
-   "moving the runtime's state to a faster, less contended disk, upgrading the runtime (list paths have had "
-   "lock-contention fixes), and relieving node pressure if the node_pressure cause also shows.",
-   ""},
+   "`time {crictl} ps -a -q | wc -l` and `time {crictl} pods -q | wc -l`: seconds for a few hundred containers "
+   "is slow (a healthy runtime lists a thousand in well under a second). `iostat -x 1` on the disk holding "
+   "`{state_dir}`, IO pressure in `/proc/pressure/io`, and the runtime's log for slow operations.",
+   "Give the runtime what it lacks: faster or less contended storage for `{state_dir}`, CPU reserved for the "
+   "runtime and the kubelet (`systemReserved`), fewer co-located IO-heavy workloads, a runtime upgrade (list "
+   "paths have had lock-contention fixes). If node_pressure shows too, relieve that first.",
+   "Raise the kubelet's relist threshold to hide it: events stay as late."},
   {CauseId::kMessageTooLarge,
-   "`{crictl} ps -a | wc -l` and `{crictl} ps -a -o json | wc -c` (the size of the list answer); "
-   "`{crictl} inspect <id>` on a few containers shows oversized labels or annotations.",
-   "removing exited containers (`{crictl} ps -a --state exited -q | xargs -r {crictl} rm`), fixing the "
-   "crash-looping pods that pile them up, tightening the kubelet's container GC, and trimming huge annotations.",
-   "remove running containers or sandboxes, or raise the message limit on one side only."},
+   "The kubelet's log says `grpc: received message larger than max`, and "
+   "`pleg_runtime_list_response_bytes` (the last answer that still fit) is near 16 MiB. Count what the list "
+   "returns: `{crictl} ps -a -q | wc -l` and `{crictl} ps -a --state exited -q | wc -l`; `{crictl} inspect "
+   "<container-id>` on a few containers shows oversized labels or annotations.",
+   "Remove exited containers: `{crictl} ps -a --state exited -q | xargs -r {crictl} rm` (exited containers "
+   "only). Then fix what creates them (a CronJob without `successfulJobsHistoryLimit`, a crash loop), tighten "
+   "the kubelet's container GC (`maxPerPodContainer`, `maxContainers`) and trim huge labels and annotations.",
+   "Remove running containers or sandboxes. Do not raise the message limit on one side only: the kubelet and "
+   "the runtime must agree."},
   {CauseId::kTooManyContainers,
-   "`{crictl} ps -a | wc -l`, `{crictl} ps -a --state exited | wc -l` and `{crictl} pods | wc -l`; "
-   "`{crictl} ps -a --state exited` shows which pods leave them behind.",
-   "fixing the crash-looping workloads, removing exited containers (`{crictl} ps -a --state exited -q | xargs -r "
-   "{crictl} rm`), tightening the kubelet's container GC and keeping maxPods realistic for the node.",
-   "delete pods through the API server to make room."},
+   "`{crictl} ps -a -q | wc -l` against `{crictl} ps -q | wc -l` (all containers against running ones) and "
+   "`{crictl} pods -q | wc -l`; `{crictl} ps -a --state exited` shows which pods leave exited containers "
+   "behind.",
+   "Fix the crash-looping workloads, remove exited containers (`{crictl} ps -a --state exited -q | xargs -r "
+   "{crictl} rm`), tighten the kubelet's container GC (`maxPerPodContainer`, `maxContainers`), and lower "
+   "`maxPods` on the node if running containers alone make relists slow.",
+   "Delete pods through the API server to make room: the exited containers are what costs."},
   {CauseId::kEventStorm,
-   "the top pods in this report, `kubectl get pods -A --field-selector spec.nodeName={node} | grep -Ev "
-   "'Running|Completed'`, `{crictl} ps -a --state exited | head -20` (crash loops), `kubectl get events -A "
-   "--sort-by=.lastTimestamp | tail`.",
-   "fixing or scaling down the crash-looping workload (`kubectl rollout undo`), slowing a mass rollout "
-   "(maxSurge/maxUnavailable), spreading the pods over more nodes.",
-   "raise --event-channel-capacity to make it go away: it only hides discards, relists stay as slow."},
+   "The top pods in this report and `/debug/events`; `kubectl get pods -A --field-selector "
+   "spec.nodeName={node} | grep -Ev 'Running|Completed'`; `{crictl} ps -a --state exited | head -20` for crash "
+   "loops; `kubectl get events -A --sort-by=.lastTimestamp | tail`.",
+   "Stop the crash loop (fix or scale down the workload, `kubectl rollout undo`), slow the rollout "
+   "(`maxSurge`, `maxUnavailable`), drain in smaller batches, spread the pods over more nodes.",
+   "Restart the kubelet: the storm goes on and the kubelet re-inspects every pod at start. Do not raise "
+   "`--event-channel-capacity` to make it go away: that hides the discards, relists stay as slow."},
   {CauseId::kPodStatusSlow,
-   "`time {crictl} inspectp <pod-id>` and `time {crictl} inspect <container-id>` on the top pods in this report; "
-   "`journalctl -u {service} | grep -iE 'cni|teardown|StopPodSandbox'` for slow network teardown.",
-   "fixing the CNI plugin or IPAM that blocks sandbox status (stale netns, unreachable IPAM store), moving "
-   "container state to a faster disk, upgrading the runtime.",
-   ""},
+   "`time {crictl} inspectp <pod-id>` and `time {crictl} inspect <container-id>` on the top pods in this "
+   "report; `journalctl -u {service} | grep -iE 'cni|teardown|StopPodSandbox'` for slow network teardown; the "
+   "CNI plugin's log.",
+   "Fix the slow component: the CNI plugin or IPAM that blocks sandbox status (a stale netns, an unreachable "
+   "IPAM store), the disk holding container logs and state, a runtime handler with slow status (gVisor, Kata); "
+   "upgrade the runtime.",
+   "Delete the pods blindly: find the handler or plugin first."},
   {CauseId::kReinspectBacklog,
-   "`{crictl} pods`, then `{crictl} inspectp <id>` and `{crictl} inspect <id>` for each pod's sandbox and "
-   "containers: the one that errors is the culprit (often a container whose shim died or a sandbox with a missing "
-   "netns).",
-   "deleting that pod (`kubectl delete pod --grace-period=0 --force` once you know its workload tolerates it) or "
-   "removing the broken container with crictl; restarting the runtime if its state for them is corrupt.",
-   ""},
+   "`{crictl} pods`, then `{crictl} inspectp <pod-id>` and `{crictl} inspect <container-id>` for each pod's "
+   "sandbox and containers: the one that errors is the culprit (often a sandbox with a missing netns, or a "
+   "container whose shim died). The runtime's log has errors for it.",
+   "Once the pod is gone from the API server, remove its broken sandbox (`{crictl} stopp <pod-id>`, then "
+   "`{crictl} rmp <pod-id>`) or container (`{crictl} rm <container-id>`), and fix what breaks them (often CNI "
+   "teardown). Restart the runtime if its state for them is corrupt.",
+   "Remove sandboxes of pods that still exist in the API server."},
   {CauseId::kNodePressure,
-   "`cat /proc/pressure/{cpu,io,memory}`, `iostat -x 1` (await, %util), `top -o %CPU`, `ps -eLf | wc -l` against "
-   "`cat /proc/sys/kernel/pid_max`; `kubectl top pods -A --sort-by=cpu` for the noisy workload.",
-   "throttling or moving the pod that saturates the disk or CPU, setting requests/limits (and pids limits: the "
-   "kubelet's --pod-max-pids), reserving resources for system daemons (--system-reserved, --kube-reserved); drain "
-   "the node by hand if it stays saturated.",
-   "reboot the node automatically: find the workload first."},
+   "`cat /proc/pressure/cpu /proc/pressure/io /proc/pressure/memory`, `iostat -x 1` (await, %util), `top`, "
+   "`iotop`; `ps -e --no-headers | wc -l` against `cat /proc/sys/kernel/pid_max`; `kubectl top pods -A "
+   "--sort-by=cpu` for the noisy workload.",
+   "Relieve the pressure: throttle or move the workload that saturates the disk or CPU, set pod requests and "
+   "limits (and `podPidsLimit` against PID leaks), reserve CPU and memory for system daemons "
+   "(`systemReserved`, `kubeReserved`). Drain the node by hand if it stays saturated.",
+   "Reboot to clear the pressure: it returns with the workload. Find the workload first."},
 };
 // clang-format on
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+}
+
+std::string state_dir(const std::string& service) {
+  if (service == "crio") return "/var/lib/containers";
+  if (service == "cri-docker") return "/var/lib/docker";
+  return "/var/lib/" + service;
 }
 
 }  // namespace
@@ -81,16 +110,35 @@ const CauseText& cause_text(CauseId id) {
   return kTexts[0];
 }
 
+CommandNames command_names(const Snapshot& s) {
+  CommandNames names;
+  names.crictl = crictl(s);
+  names.socket = s.endpoint.rfind("unix://", 0) == 0 ? s.endpoint.substr(7) : s.endpoint;
+  if (names.socket.empty()) names.socket = "<socket>";
+  names.service = runtime_service(s);
+  names.state_dir = state_dir(names.service);
+  names.node = s.node.empty() ? "<node>" : s.node;
+  return names;
+}
+
+CommandNames runbook_command_names() {
+  return {"crictl", "/run/containerd/containerd.sock", "containerd", "/var/lib/containerd", "$NODE"};
+}
+
+std::string fill_placeholders(const std::string& text, const CommandNames& names) {
+  std::string out = text;
+  replace_all(out, "{crictl}", names.crictl);
+  replace_all(out, "{socket}", names.socket);
+  replace_all(out, "{service}", names.service);
+  replace_all(out, "{state_dir}", names.state_dir);
+  replace_all(out, "{node}", names.node);
+  return out;
+}
+
 std::string remedy(CauseId id, const Snapshot& s) {
   const CauseText& t = cause_text(id);
-  std::string out = std::string("Confirm: ") + t.confirm + " Usually fixed by: " + t.fix;
-  if (*t.never) out += std::string(" Do not ") + t.never;
-  const std::string socket = s.endpoint.rfind("unix://", 0) == 0 ? s.endpoint.substr(7) : s.endpoint;
-  replace_all(out, "{crictl}", crictl(s));
-  replace_all(out, "{socket}", socket.empty() ? "<socket>" : socket);
-  replace_all(out, "{service}", runtime_service(s));
-  replace_all(out, "{node}", s.node.empty() ? "<node>" : s.node);
-  return out;
+  return fill_placeholders(std::string("Confirm: ") + t.confirm + " Fix: " + t.fix + " Do not: " + t.never,
+                           command_names(s));
 }
 
 }  // namespace plegscope

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 
-namespace plegscope::text {
+namespace plegscope {
+namespace text {
 
 std::string fmt(const char* format, double v) {
   char buf[64];
@@ -42,4 +44,47 @@ std::string count(long n, const std::string& singular, const std::string& plural
   return std::to_string(n) + " " + (n == 1 ? singular : plural);
 }
 
-}  // namespace plegscope::text
+}  // namespace text
+
+std::string rfc3339(TimePoint t) {
+  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+  auto secs = static_cast<std::time_t>(ms / 1000);
+  int millis = static_cast<int>(ms % 1000);
+  if (millis < 0) {  // before the epoch: floor, not truncate
+    millis += 1000;
+    secs -= 1;
+  }
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char date[40];
+  std::strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof(out), "%s.%03dZ", date, millis);
+  return out;
+}
+
+std::string rfc3339_from_nanos(int64_t nanos) {
+  if (nanos <= 0) return "";
+  return rfc3339(TimePoint(std::chrono::duration_cast<WallClock::duration>(std::chrono::nanoseconds(nanos))));
+}
+
+std::optional<TimePoint> parse_rfc3339(const std::string& text) {
+  std::tm tm{};
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                  &tm.tm_min, &tm.tm_sec, &consumed) != 6)
+    return std::nullopt;
+  int ms = 0;
+  if (text[consumed] == '.') {
+    char frac[16] = {};
+    if (std::sscanf(text.c_str() + consumed + 1, "%9[0-9]", frac) != 1) return std::nullopt;
+    ms = std::stoi((std::string(frac) + "00").substr(0, 3));
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  std::time_t secs = timegm(&tm);
+  if (secs == static_cast<std::time_t>(-1)) return std::nullopt;
+  return TimePoint(std::chrono::seconds(secs)) + std::chrono::milliseconds(ms);
+}
+
+}  // namespace plegscope

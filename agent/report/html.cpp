@@ -1,17 +1,15 @@
 #include "report/html.h"
 
-#include <algorithm>
-#include <cmath>
-#include <cstdio>
 #include <sstream>
 
-#include "report/text.h"
+#include "report/charts.h"
 #include "report/format.h"
-#include "report/time_format.h"
+#include "report/text.h"
 
 namespace plegscope {
 namespace {
 
+using text::duration;
 using text::fmt;
 using text::number;
 
@@ -77,138 +75,12 @@ table.evidence td{padding:3px 10px}
 .chart{background:#fff;border-radius:8px;padding:10px;box-shadow:0 1px 2px rgba(0,0,0,.08)}
 .legend{font-size:12px;color:#5b6577;margin:4px 0 0 8px}
 .legend i{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;vertical-align:middle}
+.legend i.hatched{background:repeating-linear-gradient(45deg,#c62828 0 3px,rgba(198,40,40,.45) 3px 8px)}
+.running{margin:6px 8px 2px;color:#c62828}
 .none{background:#fff;border-radius:8px;padding:14px 18px;color:#1e8e4e;font-weight:600}
 .two{display:grid;grid-template-columns:3fr 2fr;gap:16px}
 footer{color:#7a8495;font-size:12px;margin:24px 0 8px}
 )";
-
-// Relist duration over time, log scale so milliseconds and the 3-minute
-// threshold fit one chart; failed relists in red, a relist still running
-// as a hatched bar reaching to now.
-std::string duration_chart(const Report& r) {
-  const double W = 1160, H = 280, left = 64, right = 16, top = 14, bottom = 34;
-  const double pw = W - left - right, ph = H - top - bottom;
-  double t_end = std::chrono::duration<double>(r.generated_at.time_since_epoch()).count();
-  double t_start = t_end - 20;  // at least 20 s, else the whole timeline
-  if (!r.timeline.empty())
-    t_start = std::min(t_start, std::chrono::duration<double>(r.timeline.front().start.time_since_epoch()).count());
-  double span = std::max(1.0, t_end - t_start);
-  double ymax = r.relist.threshold_seconds * 1.5;
-  for (const auto& e : r.timeline) ymax = std::max(ymax, e.duration_seconds * 1.2);
-  if (r.relist.in_progress_seconds) ymax = std::max(ymax, *r.relist.in_progress_seconds * 1.2);
-  const double ymin = 0.001;
-  auto y = [&](double v) {
-    v = std::max(ymin, v);
-    return top + ph - ph * (std::log10(v / ymin) / std::log10(ymax / ymin));
-  };
-  auto x = [&](double t) { return left + pw * (t - t_start) / span; };
-  double bar = std::max(1.2, pw * r.relist.period_seconds / span * 0.7);
-
-  std::ostringstream s;
-  s << "<svg id=\"relist-duration-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W << " " << H
-    << "\" width=\"100%\" role=\"img\" aria-label=\"relist duration over time\">";
-  s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
-    << "\" fill=\"#fbfcfd\" stroke=\"#dde2ea\"/>";
-  // Decade grid.
-  const std::pair<double, const char*> ticks[] = {{0.001, "1ms"}, {0.01, "10ms"}, {0.1, "100ms"}, {1, "1s"},
-                                                  {10, "10s"},    {60, "1m"},     {600, "10m"},   {3600, "1h"}};
-  for (const auto& [v, label] : ticks) {
-    if (v > ymax) break;
-    s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", y(v)) << "\" y2=\""
-      << fmt("%.1f", y(v)) << "\" stroke=\"#e8ecf2\"/>";
-    s << "<text x=\"" << left - 6 << "\" y=\"" << fmt("%.1f", y(v) + 4) << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6577\">"
-      << label << "</text>";
-  }
-  // Time axis: seconds before the report.
-  int step = span > 1200 ? 300 : span > 300 ? 60 : span > 120 ? 30 : span > 40 ? 10 : 5;
-  for (int ago = 0; ago <= span; ago += step) {
-    double xx = x(t_end - ago);
-    s << "<line x1=\"" << fmt("%.1f", xx) << "\" x2=\"" << fmt("%.1f", xx) << "\" y1=\"" << top + ph << "\" y2=\""
-      << top + ph + 4 << "\" stroke=\"#9aa4b2\"/>";
-    s << "<text x=\"" << fmt("%.1f", xx) << "\" y=\"" << top + ph + 17 << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6577\">"
-      << (ago == 0 ? std::string("now") : "-" + (ago < 60 ? std::to_string(ago) + "s" : format_seconds(ago))) << "</text>";
-  }
-  // Bars.
-  for (const auto& e : r.timeline) {
-    double t = std::chrono::duration<double>(e.start.time_since_epoch()).count();
-    double xx = x(t), yy = y(e.duration_seconds);
-    if (e.error) {
-      s << "<rect class=\"relist failed\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << top << "\" width=\"" << fmt("%.1f", bar)
-        << "\" height=\"" << ph << "\" fill=\"#c62828\" opacity=\"0.25\"><title>failed: " << html_escape(grpc_code_name(*e.error))
-        << "</title></rect>";
-      continue;
-    }
-    s << "<rect class=\"relist\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << fmt("%.1f", yy) << "\" width=\""
-      << fmt("%.1f", bar) << "\" height=\"" << fmt("%.1f", std::max(1.0, top + ph - yy))
-      << "\" fill=\"#2b63c6\"><title>" << format_seconds(e.duration_seconds) << ", " << e.events << " events</title></rect>";
-  }
-  if (r.relist.in_progress_seconds) {
-    double x0 = x(t_end - *r.relist.in_progress_seconds), yy = y(*r.relist.in_progress_seconds);
-    s << "<rect class=\"relist in-progress\" x=\"" << fmt("%.1f", x0) << "\" y=\"" << fmt("%.1f", yy) << "\" width=\""
-      << fmt("%.1f", std::max(bar, x(t_end) - x0)) << "\" height=\"" << fmt("%.1f", top + ph - yy)
-      << "\" fill=\"#c62828\" opacity=\"0.55\"/>";
-    // Inside the bar when it is wide enough, else just left of it.
-    bool inside = x(t_end) - x0 > 250;
-    s << "<text x=\"" << fmt("%.1f", inside ? x(t_end) - 8 : x0 - 6) << "\" y=\""
-      << fmt("%.1f", std::min(top + ph - 8, yy + 30)) << "\" font-size=\"13\" text-anchor=\"end\" fill=\""
-      << (inside ? "#fff" : "#c62828") << "\" font-weight=\"700\">relist in progress for "
-      << format_seconds(*r.relist.in_progress_seconds) << "</text>";
-  }
-  // Threshold line.
-  double ty = y(r.relist.threshold_seconds);
-  s << "<line id=\"threshold-line\" x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", ty) << "\" y2=\""
-    << fmt("%.1f", ty) << "\" stroke=\"#c62828\" stroke-width=\"2\" stroke-dasharray=\"8 5\"/>";
-  s << "<text x=\"" << left + 8 << "\" y=\"" << fmt("%.1f", ty - 6) << "\" font-size=\"12\" fill=\"#c62828\" font-weight=\"600\">"
-    << "PLEG threshold " << format_seconds(r.relist.threshold_seconds) << "</text>";
-  s << "</svg>";
-  return s.str();
-}
-
-// Time in list calls vs. per-pod status inspection, stacked per relist.
-std::string stacked_chart(const Report& r) {
-  const double W = 1160, H = 200, left = 64, right = 16, top = 10, bottom = 22;
-  const double pw = W - left - right, ph = H - top - bottom;
-  size_t n = std::min<size_t>(r.timeline.size(), 300);
-  size_t from = r.timeline.size() - n;
-  double ymax = 0.001;
-  for (size_t i = from; i < r.timeline.size(); ++i)
-    ymax = std::max(ymax, r.timeline[i].list_seconds + r.timeline[i].status_seconds);
-  // Round gridlines: a 1-2-5 step giving at most five of them.
-  double step = std::pow(10, std::floor(std::log10(ymax / 4)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (ymax / (step * m) <= 4) {
-      step *= m;
-      break;
-    }
-  int lines = static_cast<int>(std::ceil(ymax / step));
-  ymax = step * lines;
-  double slot = n ? pw / n : pw;
-  double bar = std::min(24.0, std::max(1.0, slot * 0.8));
-  std::ostringstream s;
-  s << "<svg id=\"list-status-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W << " " << H
-    << "\" width=\"100%\" role=\"img\" aria-label=\"list vs status time per relist\">";
-  s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
-    << "\" fill=\"#fbfcfd\" stroke=\"#dde2ea\"/>";
-  for (int k = 0; k <= lines; ++k) {
-    double v = step * k, yy = top + ph - ph * v / ymax;
-    s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", yy) << "\" y2=\"" << fmt("%.1f", yy)
-      << "\" stroke=\"#e8ecf2\"/><text x=\"" << left - 6 << "\" y=\"" << fmt("%.1f", yy + 4)
-      << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6577\">" << format_seconds(v) << "</text>";
-  }
-  for (size_t i = 0; i < n; ++i) {
-    const auto& e = r.timeline[from + i];
-    double xx = left + slot * i + (slot - bar) / 2;
-    double hl = ph * e.list_seconds / ymax, hs = ph * e.status_seconds / ymax;
-    s << "<rect class=\"list\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << fmt("%.1f", top + ph - hl) << "\" width=\""
-      << fmt("%.1f", bar) << "\" height=\"" << fmt("%.1f", hl) << "\" fill=\"#2b63c6\"/>";
-    s << "<rect class=\"status\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << fmt("%.1f", top + ph - hl - hs) << "\" width=\""
-      << fmt("%.1f", bar) << "\" height=\"" << fmt("%.1f", hs) << "\" fill=\"#e08a00\"/>";
-  }
-  s << "<text x=\"" << left + pw << "\" y=\"" << H - 6 << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6577\">last "
-    << n << " relists, oldest left</text>";
-  s << "</svg>";
-  return s.str();
-}
 
 }  // namespace
 
@@ -241,7 +113,9 @@ std::string render_html(const Report& r) {
     << "</div><div class=\"meta\">node <b>" << html_escape(r.node) << "</b> · " << rfc3339(r.generated_at);
   if (!r.healthy) h << " · PLEG is not healthy: " << html_escape(r.health_message);
   if (r.healthy && r.seconds_to_unhealthy)
-    h << " · unhealthy in about <b>" << format_seconds(*r.seconds_to_unhealthy) << "</b> at this rate";
+    h << " · unhealthy in about <b>" << duration(*r.seconds_to_unhealthy) << "</b> at this rate";
+  if (r.relist.events_late_by_seconds)
+    h << " · <b id=\"events-late\">" << html_escape(lateness(*r.relist.events_late_by_seconds)) << "</b>";
   h << "</div></section>\n";
 
   // Key figures.
@@ -250,11 +124,11 @@ std::string render_html(const Report& r) {
       << "</div><div class=\"s\">" << html_escape(sub) << "</div></div>";
   };
   h << "<div class=\"cards\">";
-  card("last relist seen", r.relist.seconds_since_last_seen ? format_seconds(*r.relist.seconds_since_last_seen) + " ago" : "never",
-       "threshold " + format_seconds(r.relist.threshold_seconds) +
-           (r.relist.in_progress_seconds ? ", one running for " + format_seconds(*r.relist.in_progress_seconds) : ""));
-  card("relist duration", format_seconds(r.relist.duration_p50_seconds) + " p50",
-       format_seconds(r.relist.duration_p99_seconds) + " p99, every " + format_seconds(r.relist.period_seconds));
+  card("last relist seen", r.relist.seconds_since_last_seen ? duration(*r.relist.seconds_since_last_seen) + " ago" : "never",
+       "threshold " + duration(r.relist.threshold_seconds) +
+           (r.relist.in_progress_seconds ? ", one running for " + duration(*r.relist.in_progress_seconds) : ""));
+  card("relist duration", duration(r.relist.duration_p50_seconds) + " p50",
+       duration(r.relist.duration_p99_seconds) + " p99, every " + duration(r.relist.period_seconds));
   card("containers", std::to_string(r.pods.containers),
        std::to_string(r.pods.sandboxes) + " sandboxes, " + std::to_string(r.pods.exited_containers) + " exited, " +
            std::to_string(r.pods.pods_to_reinspect) + " to reinspect");
@@ -282,10 +156,15 @@ std::string render_html(const Report& r) {
   h << "</section>\n";
 
   // Charts.
-  h << "<h2>Relist duration (log scale) against the PLEG threshold</h2><div class=\"chart\">" << duration_chart(r)
-    << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>relist<i style=\"background:#c62828;opacity:.35\"></i>"
-       "failed relist / relist in progress<i style=\"background:#c62828;height:2px\"></i>threshold</div></div>\n";
-  h << "<h2>Where each relist spends its time</h2><div class=\"chart\">" << stacked_chart(r)
+  h << "<h2>Relist duration (log scale) against the PLEG threshold</h2><div class=\"chart\">" << relist_duration_chart(r)
+    << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>relist<i style=\"background:#6b8fd6\"></i>first relist"
+       "<i style=\"background:#c62828;opacity:.25\"></i>failed relist<i class=\"hatched\"></i>relist in progress"
+       "<i style=\"background:#c62828;height:2px\"></i>threshold</div>";
+  if (const TimelineEntry* now = relist_in_progress(r))
+    h << "<p id=\"relist-in-progress\" class=\"running\"><b>Relist in progress:</b> " << html_escape(describe_in_progress(*now))
+      << "</p>";
+  h << "</div>\n";
+  h << "<h2>Where each relist spends its time</h2><div class=\"chart\">" << list_status_chart(r)
     << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>list calls (ListPodSandbox + ListContainers)"
        "<i style=\"background:#e08a00\"></i>per-pod status inspection</div></div>\n";
 
@@ -295,10 +174,10 @@ std::string render_html(const Report& r) {
        "<th class=\"n\">in flight</th><th class=\"n\">oldest</th></tr>";
   for (const auto& [name, o] : r.runtime.operations)
     h << "<tr><td><code>" << html_escape(name) << "</code></td><td class=\"n\">" << o.count << "</td><td class=\"n"
-      << (o.errors ? " over" : "") << "\">" << o.errors << "</td><td class=\"n\">" << format_seconds(o.p50_seconds)
-      << "</td><td class=\"n\">" << format_seconds(o.p99_seconds) << "</td><td class=\"n\">" << format_seconds(o.max_seconds)
+      << (o.errors ? " over" : "") << "\">" << o.errors << "</td><td class=\"n\">" << duration(o.p50_seconds)
+      << "</td><td class=\"n\">" << duration(o.p99_seconds) << "</td><td class=\"n\">" << duration(o.max_seconds)
       << "</td><td class=\"n" << (o.in_flight ? " over" : "") << "\">" << o.in_flight << "</td><td class=\"n\">"
-      << (o.in_flight ? format_seconds(o.oldest_in_flight_seconds) : "–") << "</td></tr>";
+      << (o.in_flight ? duration(o.oldest_in_flight_seconds) : "–") << "</td></tr>";
   h << "</table></div><div><h2>Top pods by events</h2><table id=\"top-pods\"><tr><th>pod</th><th class=\"n\">events</th></tr>";
   if (r.events.top_pods.empty()) h << "<tr><td colspan=\"2\">no events in the timeline</td></tr>";
   for (const auto& p : r.events.top_pods)

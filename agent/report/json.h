@@ -3,19 +3,17 @@
 // `plegscope diagnose --url` reads a running agent's answer back into a
 // Report to render it locally.
 #include <nlohmann/json.hpp>
-#include <optional>
-#include <string>
 
-#include "diagnoser/diagnoser.h"
+#include "diagnoser/report.h"
 
 namespace plegscope {
 
+// Every number rounded to microseconds: enough for latencies, short on the wire.
 nlohmann::json report_to_json(const Report& report);
-// Throws nlohmann::json::exception (or std::invalid_argument) on a body
-// that is not a §6 report.
+// Throws (nlohmann::json::exception or std::invalid_argument, with a one-line
+// what()) on a body that is not a §6 report, or names a status, severity,
+// cause id or gRPC code this build does not know. Missing optional fields
+// keep the Report's defaults.
 Report report_from_json(const nlohmann::json& json);
-
-// Parses "2026-11-22T05:00:00.123Z" (what rfc3339() writes); nullopt otherwise.
-std::optional<TimePoint> parse_rfc3339(const std::string& text);
 
 }  // namespace plegscope

@@ -6,11 +6,11 @@
 #include <sstream>
 
 #include "report/format.h"
-#include "report/time_format.h"
 
 namespace plegscope {
 namespace {
 
+using text::duration;
 using text::fmt;
 using text::number;
 
@@ -29,42 +29,87 @@ std::string wrap(const std::string& text, const std::string& indent, size_t widt
   return out;
 }
 
+// The first line at `indent`, the ones it wraps onto further in.
+std::string hanging_wrap(const std::string& text, const std::string& indent, const std::string& more) {
+  std::string out = wrap(text, more);
+  return out.empty() ? out : indent + out.substr(more.size());
+}
+
 std::string pad(std::string s, size_t width, bool right = false) {
   if (s.size() >= width) return s;
   return right ? std::string(width - s.size(), ' ') + s : s + std::string(width - s.size(), ' ');
 }
 
-// Eight-level bars of the last relist durations, scaled to the largest.
-std::string sparkline(const std::vector<TimelineEntry>& timeline, size_t n) {
+// Eight-level bars of the last completed relists, scaled to the largest;
+// "x" for a failed one.
+std::string sparkline(const std::vector<const TimelineEntry*>& relists) {
   static const char* kBars[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-  size_t from = timeline.size() > n ? timeline.size() - n : 0;
   double top = 0;
-  for (size_t i = from; i < timeline.size(); ++i) top = std::max(top, timeline[i].duration_seconds);
+  for (const auto* e : relists) top = std::max(top, e->duration_seconds);
   std::string out;
-  for (size_t i = from; i < timeline.size(); ++i) {
-    if (timeline[i].error) {
+  for (const auto* e : relists) {
+    if (e->error) {
       out += "x";
       continue;
     }
-    int level = top > 0 ? static_cast<int>(std::lround(7 * timeline[i].duration_seconds / top)) : 0;
+    int level = top > 0 ? static_cast<int>(std::lround(7 * e->duration_seconds / top)) : 0;
     out += kBars[std::clamp(level, 0, 7)];
   }
   return out;
 }
 
+void relist_section(const Report& r, std::ostream& out) {
+  std::vector<const TimelineEntry*> done;
+  for (const auto& e : r.timeline)
+    if (!e.in_progress) done.push_back(&e);
+  size_t failed = std::count_if(done.begin(), done.end(), [](const auto* e) { return e->error.has_value(); });
+  out << "Relist: period " << duration(r.relist.period_seconds) << ", threshold "
+      << duration(r.relist.threshold_seconds) << ", last seen "
+      << (r.relist.seconds_since_last_seen ? duration(*r.relist.seconds_since_last_seen) + " ago" : "never") << "\n";
+  if (const TimelineEntry* now = relist_in_progress(r))
+    out << hanging_wrap("in progress: " + describe_in_progress(*now), "  ", "    ");
+  else if (r.relist.in_progress_seconds)
+    out << "  in progress: running for " << duration(*r.relist.in_progress_seconds) << "\n";
+  if (r.relist.events_late_by_seconds) out << "  " << lateness(*r.relist.events_late_by_seconds) << "\n";
+  out << "  duration p50 " << duration(r.relist.duration_p50_seconds) << ", p99 "
+      << duration(r.relist.duration_p99_seconds) << " over " << text::count(done.size(), "completed relist", "completed relists")
+      << " (" << failed << " failed)\n";
+  if (r.relist.evented_fallback_reason)
+    out << "  evented PLEG fell back to generic relisting: " << *r.relist.evented_fallback_reason << "\n";
+  else if (r.relist.mode == "evented")
+    out << "  evented PLEG active (GetContainerEvents); generic relist as a safety net\n";
+  if (!done.empty()) {
+    if (done.size() > 60) done.erase(done.begin(), done.end() - 60);
+    out << "  last " << done.size() << ": " << sparkline(done) << "\n";
+  }
+}
+
 }  // namespace
 
-std::string format_seconds(double s) {
-  if (s < 0) s = 0;
-  if (s < 0.001 && s > 0) return fmt("%.0fµs", s * 1e6);
-  if (s < 1) return fmt("%.0fms", s * 1000);
-  if (s < 10) return fmt("%.2fs", s);
-  if (s < 60) return fmt("%.1fs", s);
-  long t = std::lround(s);
-  char buf[48];
-  if (t < 3600) std::snprintf(buf, sizeof(buf), "%ldm%lds", t / 60, t % 60);
-  else std::snprintf(buf, sizeof(buf), "%ldh%ldm", t / 3600, (t % 3600) / 60);
-  return buf;
+const TimelineEntry* relist_in_progress(const Report& r) {
+  if (r.timeline.empty() || !r.timeline.back().in_progress) return nullptr;
+  return &r.timeline.back();
+}
+
+// The in-progress entry carries what the relist found so far: list time once
+// ListPodSandbox answered, pods and containers once both lists did, then
+// status calls and events as the changed pods are inspected.
+std::string describe_in_progress(const TimelineEntry& e) {
+  std::string out = "running for " + duration(e.duration_seconds);
+  if (e.initial) out += " (the first relist: every pod is inspected once)";
+  if (e.list_seconds <= 0) return out + "; waiting for ListPodSandbox";
+  if (e.pods == 0 && e.containers == 0 && e.events == 0 && e.status_calls == 0)
+    return out + "; ListPodSandbox answered after " + duration(e.list_seconds) + ", waiting for ListContainers";
+  out += "; lists done in " + duration(e.list_seconds) + " (" + text::count(e.pods, "pod", "pods") + ", " +
+         text::count(e.containers, "container", "containers") + ")";
+  if (e.events > 0 || e.status_calls > 0)
+    out += "; " + text::count(e.status_calls, "status call", "status calls") + " so far (" +
+           duration(e.status_seconds) + ") for " + text::count(e.events, "event", "events");
+  return out;
+}
+
+std::string lateness(double late_by_seconds) {
+  return "events reach the kubelet up to " + duration(late_by_seconds) + " late";
 }
 
 std::string status_label(Status status) {
@@ -82,7 +127,7 @@ std::string render_text(const Report& r) {
   out << "STATUS: " << status_label(r.status);
   if (!r.healthy && !r.health_message.empty()) out << "  (PLEG is not healthy: " << r.health_message << ")";
   if (r.healthy && r.seconds_to_unhealthy)
-    out << "  (unhealthy in about " << format_seconds(*r.seconds_to_unhealthy) << " at this rate)";
+    out << "  (unhealthy in about " << duration(*r.seconds_to_unhealthy) << " at this rate)";
   out << "\n" << wrap(r.summary, "") << "\n";
 
   if (r.causes.empty()) {
@@ -105,19 +150,7 @@ std::string render_text(const Report& r) {
     out << "\n";
   }
 
-  size_t failed = std::count_if(r.timeline.begin(), r.timeline.end(), [](const auto& e) { return e.error.has_value(); });
-  out << "Relist: period " << format_seconds(r.relist.period_seconds) << ", threshold "
-      << format_seconds(r.relist.threshold_seconds) << ", last seen "
-      << (r.relist.seconds_since_last_seen ? format_seconds(*r.relist.seconds_since_last_seen) + " ago" : "never");
-  if (r.relist.in_progress_seconds) out << ", one in progress for " << format_seconds(*r.relist.in_progress_seconds);
-  out << "\n  duration p50 " << format_seconds(r.relist.duration_p50_seconds) << ", p99 "
-      << format_seconds(r.relist.duration_p99_seconds) << " over " << r.timeline.size() << " relists (" << failed
-      << " failed)\n";
-  if (r.relist.evented_fallback_reason)
-    out << "  evented PLEG fell back to generic relisting: " << *r.relist.evented_fallback_reason << "\n";
-  else if (r.relist.mode == "evented")
-    out << "  evented PLEG active (GetContainerEvents); generic relist as a safety net\n";
-  if (!r.timeline.empty()) out << "  last " << std::min<size_t>(60, r.timeline.size()) << ": " << sparkline(r.timeline, 60) << "\n";
+  relist_section(r, out);
   out << "\n";
 
   out << "Runtime: " << (r.runtime.name.empty() ? "unknown" : r.runtime.name + " " + r.runtime.version) << " at "
@@ -127,9 +160,9 @@ std::string render_text(const Report& r) {
         << pad("p99", 9, true) << pad("max", 9, true) << pad("in-flight", 11, true) << pad("oldest", 9, true) << "\n";
     for (const auto& [name, o] : r.runtime.operations)
       out << "  " << pad(name, 22) << pad(std::to_string(o.count), 8, true) << pad(std::to_string(o.errors), 8, true)
-          << pad(format_seconds(o.p50_seconds), 9, true) << pad(format_seconds(o.p99_seconds), 9, true)
-          << pad(format_seconds(o.max_seconds), 9, true) << pad(std::to_string(o.in_flight), 11, true)
-          << pad(o.in_flight ? format_seconds(o.oldest_in_flight_seconds) : "-", 9, true) << "\n";
+          << pad(duration(o.p50_seconds), 9, true) << pad(duration(o.p99_seconds), 9, true)
+          << pad(duration(o.max_seconds), 9, true) << pad(std::to_string(o.in_flight), 11, true)
+          << pad(o.in_flight ? duration(o.oldest_in_flight_seconds) : "-", 9, true) << "\n";
   }
   out << "\n";
 

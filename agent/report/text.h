@@ -1,17 +1,22 @@
 #pragma once
 // The terminal rendering of a Report: `/diagnose?format=text` and
-// `plegscope diagnose`.
+// `plegscope diagnose`. Also the phrases the HTML page shares with it.
 #include <string>
 
-#include "diagnoser/diagnoser.h"
+#include "diagnoser/report.h"
 
 namespace plegscope {
 
 std::string render_text(const Report& report);
 
-// Shared by the renderers: "250ms", "1.5s", "3m4s".
-std::string format_seconds(double seconds);
 // "HEALTHY", "AT RISK", "UNHEALTHY"
 std::string status_label(Status status);
+// The relist running now, as far as it got: "running for 42s; lists done in
+// 8s (20 pods, 40 containers); 14 status calls so far (3.1s) for 20 events".
+std::string describe_in_progress(const TimelineEntry& relist);
+// "events reach the kubelet up to 9.6s late"
+std::string lateness(double late_by_seconds);
+// The relist in progress: the timeline's last entry when it says so.
+const TimelineEntry* relist_in_progress(const Report& report);
 
 }  // namespace plegscope

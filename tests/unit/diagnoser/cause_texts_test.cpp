@@ -1,0 +1,193 @@
+// The cause table against docs/runbook.md: for every cause id, the runbook
+// section's Confirm / Fix / Do not paragraphs say word for word what the
+// table says (placeholders filled the runbook's way). Editing one side alone
+// fails here. Also the promises every remedy keeps on a live node.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "diagnoser/cause_texts.h"
+
+namespace plegscope {
+namespace {
+
+std::string read_runbook() {
+  std::ifstream in(std::string(PLEGSCOPE_SOURCE_DIR) + "/docs/runbook.md");
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string collapse_spaces(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    bool space = ch == ' ' || ch == '\n' || ch == '\t';
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : ch;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+// The "# Causes" part of the runbook: per "## id" section, its
+// **Label.** paragraphs (lines joined, spaces collapsed) by label.
+using Sections = std::map<std::string, std::map<std::string, std::string>>;
+Sections cause_sections(const std::string& markdown) {
+  Sections out;
+  std::istringstream lines(markdown);
+  std::string line, section, paragraph;
+  bool in_causes = false;
+  static const std::regex labelled(R"(^\*\*([A-Za-z ]+)\.\*\* (.*)$)");
+  auto flush = [&] {
+    std::smatch m;
+    std::string p = collapse_spaces(paragraph);
+    if (!section.empty() && std::regex_match(p, m, labelled)) out[section][m[1]] = m[2];
+    paragraph.clear();
+  };
+  while (std::getline(lines, line)) {
+    if (line.rfind("# ", 0) == 0) {
+      flush();
+      in_causes = line == "# Causes";
+      section.clear();
+    } else if (!in_causes) {
+      continue;
+    } else if (line.rfind("## ", 0) == 0) {
+      flush();
+      section = line.substr(3);
+      out[section];
+    } else if (line.find_first_not_of(" \t") == std::string::npos) {
+      flush();
+    } else {
+      paragraph += " " + line;
+    }
+  }
+  flush();
+  return out;
+}
+
+// Every way the runbook and the table disagree, one line each.
+std::vector<std::string> disagreements(const std::string& markdown) {
+  std::vector<std::string> out;
+  Sections sections = cause_sections(markdown);
+  const CommandNames names = runbook_command_names();
+  for (CauseId id : kAllCauses) {
+    const std::string name = cause_name(id);
+    auto section = sections.find(name);
+    if (section == sections.end()) {
+      out.push_back("no section ## " + name + " under # Causes");
+      continue;
+    }
+    const CauseText& t = cause_text(id);
+    const std::pair<const char*, const char*> paragraphs[] = {
+        {"Confirm", t.confirm}, {"Fix", t.fix}, {"Do not", t.never}};
+    for (const auto& [label, text] : paragraphs) {
+      const std::string want = collapse_spaces(fill_placeholders(text, names));
+      auto got = section->second.find(label);
+      if (got == section->second.end())
+        out.push_back(name + ": no **" + label + ".** paragraph; the table says: " + want);
+      else if (got->second != want)
+        out.push_back(name + ": **" + label + ".** says\n    " + got->second + "\n  the table says\n    " + want);
+    }
+    if (section->second.count("Meaning") == 0) out.push_back(name + ": no **Meaning.** paragraph");
+  }
+  for (const auto& [name, paragraphs] : sections)
+    if (!cause_from_name(name)) out.push_back("## " + name + " under # Causes is not a cause id");
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += l + "\n";
+  return out;
+}
+
+TEST(CauseTexts, RunbookSaysWhatTheTableSays) {
+  const std::string runbook = read_runbook();
+  ASSERT_FALSE(runbook.empty()) << "cannot read " << PLEGSCOPE_SOURCE_DIR << "/docs/runbook.md";
+  EXPECT_EQ(cause_sections(runbook).size(), std::size(kAllCauses));
+  auto problems = disagreements(runbook);
+  EXPECT_TRUE(problems.empty()) << joined(problems);
+}
+
+// The check itself catches an edit to one side: a changed word in one
+// paragraph, a paragraph gone, a section gone.
+TEST(CauseTexts, ARunbookEditedAloneIsCaught) {
+  const std::string runbook = read_runbook();
+  std::string edited = runbook;
+  const std::string fix = "Remove exited containers: `crictl ps -a --state exited -q";
+  auto at = edited.find(fix);
+  ASSERT_NE(at, std::string::npos);
+  edited.replace(at, 6, "Delete");
+  auto problems = disagreements(edited);
+  ASSERT_EQ(problems.size(), 1u) << joined(problems);
+  EXPECT_EQ(problems[0].rfind("message_too_large: **Fix.** says", 0), 0u) << problems[0];
+
+  edited = runbook;
+  at = edited.find("**Do not.** Restart the kubelet");
+  ASSERT_NE(at, std::string::npos);
+  edited.replace(at, 11, "**Avoid.**");
+  problems = disagreements(edited);
+  ASSERT_EQ(problems.size(), 1u) << joined(problems);
+  EXPECT_EQ(problems[0].rfind("event_storm: no **Do not.** paragraph", 0), 0u) << problems[0];
+
+  edited = runbook;
+  at = edited.find("## node_pressure");
+  ASSERT_NE(at, std::string::npos);
+  edited.replace(at, 16, "## node_stress");
+  problems = disagreements(edited);
+  EXPECT_EQ(problems.size(), 2u) << joined(problems);
+}
+
+Snapshot node(const std::string& endpoint, const std::string& runtime) {
+  Snapshot s;
+  s.node = "worker-3";
+  s.endpoint = endpoint;
+  s.runtime_name = runtime;
+  return s;
+}
+
+// What tests/diagnose/diag_common.py checks on live reports, for every cause
+// and runtime: a command to run, and a reboot only ever advised against.
+TEST(CauseTexts, EveryRemedyHasACommandAndNeverAdvisesAReboot) {
+  const Snapshot nodes[] = {node("unix:///run/containerd/containerd.sock", "containerd"),
+                            node("unix:///var/run/crio/crio.sock", "cri-o"), node("", "")};
+  static const std::regex placeholder(R"(\{[a-z_]+\})");
+  for (const Snapshot& s : nodes)
+    for (CauseId id : kAllCauses) {
+      const std::string text = remedy(id, s);
+      SCOPED_TRACE(std::string(cause_name(id)) + " on " + s.endpoint + ": " + text);
+      EXPECT_TRUE(text.find("crictl") != std::string::npos || text.find("/proc/pressure") != std::string::npos);
+      EXPECT_EQ(text.rfind("Confirm: ", 0), 0u);
+      EXPECT_NE(text.find(" Fix: "), std::string::npos);
+      EXPECT_NE(text.find(" Do not: "), std::string::npos);
+      EXPECT_FALSE(std::regex_search(text, placeholder)) << "a placeholder left unfilled";
+      std::string lower = text;
+      for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+      for (size_t at = lower.find("reboot"); at != std::string::npos; at = lower.find("reboot", at + 1)) {
+        const std::string before = lower.substr(at < 30 ? 0 : at - 30, at < 30 ? at : 30);
+        EXPECT_TRUE(before.find("not") != std::string::npos || before.find("never") != std::string::npos)
+            << "\"reboot\" not negated at " << at;
+      }
+    }
+}
+
+TEST(CauseTexts, RemedyNamesTheNodesOwnRuntime) {
+  const std::string crio = remedy(CauseId::kRuntimeHung, node("unix:///var/run/crio/crio.sock", "cri-o"));
+  EXPECT_NE(crio.find("timeout 10 crictl --runtime-endpoint unix:///var/run/crio/crio.sock ps -a"), std::string::npos)
+      << crio;
+  EXPECT_NE(crio.find("systemctl restart crio"), std::string::npos) << crio;
+  const std::string down =
+      remedy(CauseId::kRuntimeUnavailable, node("unix:///run/containerd/containerd.sock", "containerd"));
+  EXPECT_NE(down.find("ls -l /run/containerd/containerd.sock"), std::string::npos) << down;
+  EXPECT_NE(down.find("/var/lib/containerd"), std::string::npos) << down;
+  const std::string storm = remedy(CauseId::kEventStorm, node("unix:///run/containerd/containerd.sock", "containerd"));
+  EXPECT_NE(storm.find("spec.nodeName=worker-3"), std::string::npos) << storm;
+  EXPECT_NE(remedy(CauseId::kRuntimeSlow, node("unix:///var/run/crio/crio.sock", "cri-o")).find("/var/lib/containers"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace plegscope

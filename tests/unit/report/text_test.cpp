@@ -1,0 +1,78 @@
+// The terminal rendering: status, causes with evidence and remedy, the
+// relist in progress as far as it got, and how late events are.
+#include <gtest/gtest.h>
+
+#include "report/text.h"
+#include "sample_report.h"
+
+namespace plegscope {
+namespace {
+
+using namespace plegscope::testing;
+
+// Words in this order, however the renderer wrapped them.
+bool has(const std::string& text, const std::string& needle) {
+  std::string flat;
+  for (char ch : text) {
+    bool space = ch == ' ' || ch == '\n';
+    if (!(space && !flat.empty() && flat.back() == ' ')) flat += space ? ' ' : ch;
+  }
+  return flat.find(needle) != std::string::npos;
+}
+
+TEST(ReportText, HasStatusCausesEvidenceRemedy) {
+  std::string text = render_text(sample());
+  EXPECT_TRUE(has(text, "STATUS: AT RISK"));
+  EXPECT_TRUE(has(text, "unhealthy in about 2m47s")) << text;
+  EXPECT_TRUE(has(text, "1. runtime_hung"));
+  EXPECT_TRUE(has(text, "oldest_in_flight_seconds{list_containers}"));
+  EXPECT_TRUE(has(text, "crictl ps -a"));
+  EXPECT_TRUE(has(text, "list_containers"));
+  EXPECT_TRUE(has(text, "over 5 completed relists (1 failed)")) << text;
+  EXPECT_TRUE(has(text, "in progress: running for 12s")) << text;  // from relist.in_progress_seconds alone
+  EXPECT_FALSE(has(text, "late")) << text;
+}
+
+TEST(ReportText, HealthyReportSaysNoCause) {
+  Report r = sample();
+  r.causes.clear();
+  r.status = Status::kHealthy;
+  r.seconds_to_unhealthy.reset();
+  std::string text = render_text(r);
+  EXPECT_TRUE(has(text, "STATUS: HEALTHY"));
+  EXPECT_TRUE(has(text, "Causes: none"));
+}
+
+TEST(ReportText, RelistInProgressAsFarAsItGot) {
+  std::string text = render_text(slow_relist_in_progress());
+  EXPECT_TRUE(has(text, "in progress: running for 42s; lists done in 8s (20 pods, 40 containers); 14 status "
+                        "calls so far (3.1s) for 20 events"))
+      << text;
+  EXPECT_TRUE(has(text, "events reach the kubelet up to 9.6s late")) << text;
+  // The relist in progress is not one of the completed ones.
+  EXPECT_TRUE(has(text, "over 5 completed relists (1 failed)")) << text;
+  EXPECT_TRUE(has(text, "last 5: ")) << text;
+}
+
+TEST(ReportText, DescribesEachStageOfTheRelistInProgress) {
+  TimelineEntry e;
+  e.in_progress = true;
+  e.initial = true;
+  e.duration_seconds = 3;
+  EXPECT_EQ(describe_in_progress(e),
+            "running for 3s (the first relist: every pod is inspected once); waiting for ListPodSandbox");
+  e.initial = false;
+  e.list_seconds = 2.5;
+  EXPECT_EQ(describe_in_progress(e), "running for 3s; ListPodSandbox answered after 2.5s, waiting for ListContainers");
+  e.pods = 1;
+  e.containers = 2;
+  EXPECT_EQ(describe_in_progress(e), "running for 3s; lists done in 2.5s (1 pod, 2 containers)");
+  e.events = 1;
+  e.status_calls = 1;
+  e.status_seconds = 0.2;
+  EXPECT_EQ(describe_in_progress(e),
+            "running for 3s; lists done in 2.5s (1 pod, 2 containers); 1 status call so far (200ms) for 1 event");
+}
+
+}  // namespace
+}  // namespace plegscope
