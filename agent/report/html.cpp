@@ -64,6 +64,7 @@ h2{font-size:16px;margin:28px 0 10px;color:#2b3445}
 .conf .bar span{display:block;height:100%;background:#2b63c6}
 .cause p{margin:8px 0}
 .remedy{background:#f6f8fb;border-radius:6px;padding:8px 12px}
+.remedy p{margin:4px 0}
 code{font:12.5px/1.4 "DejaVu Sans Mono",Menlo,Consolas,monospace;background:#e9edf3;padding:1px 4px;border-radius:3px;word-break:break-word}
 table{border-collapse:collapse;width:100%;background:#fff;border-radius:8px;overflow:hidden;box-shadow:0 1px 2px rgba(0,0,0,.08)}
 th,td{padding:6px 10px;text-align:left;border-bottom:1px solid #eef1f5;font-variant-numeric:tabular-nums}
@@ -151,7 +152,9 @@ std::string render_html(const Report& r) {
       h << "<tr><td><code>" << html_escape(e.signal) << "</code></td><td class=\"n" << (over ? " over" : "") << "\">"
         << number(e.value) << "</td><td class=\"n\">" << (e.threshold ? number(*e.threshold) : "") << "</td></tr>";
     }
-    h << "</table><div class=\"remedy\"><b>Remedy.</b> " << with_code(c.remedy) << "</div></article>\n";
+    h << "</table><div class=\"remedy\"><b>Remedy.</b>";
+    for (const auto& part : remedy_parts(c.remedy)) h << "<p>" << with_code(part) << "</p>";
+    h << "</div></article>\n";
   }
   h << "</section>\n";
 

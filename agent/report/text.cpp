@@ -108,6 +108,19 @@ std::string describe_in_progress(const TimelineEntry& e) {
   return out;
 }
 
+std::vector<std::string> remedy_parts(const std::string& remedy) {
+  std::vector<std::string> parts;
+  size_t from = 0;
+  for (const char* label : {" Fix: ", " Do not: "}) {
+    size_t at = remedy.find(label, from);
+    if (at == std::string::npos) continue;
+    parts.push_back(remedy.substr(from, at - from));
+    from = at + 1;
+  }
+  parts.push_back(remedy.substr(from));
+  return parts;
+}
+
 std::string lateness(double late_by_seconds) {
   return "events reach the kubelet up to " + duration(late_by_seconds) + " late";
 }
@@ -145,7 +158,8 @@ std::string render_text(const Report& r) {
         if (e.threshold) out << "   threshold " << number(*e.threshold);
         out << "\n";
       }
-      out << "     remedy:\n" << wrap(c.remedy, "       ");
+      out << "     remedy:\n";
+      for (const auto& part : remedy_parts(c.remedy)) out << hanging_wrap(part, "       ", "         ");
     }
     out << "\n";
   }

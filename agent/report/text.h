@@ -2,6 +2,7 @@
 // The terminal rendering of a Report: `/diagnose?format=text` and
 // `plegscope diagnose`. Also the phrases the HTML page shares with it.
 #include <string>
+#include <vector>
 
 #include "diagnoser/report.h"
 
@@ -16,6 +17,9 @@ std::string status_label(Status status);
 std::string describe_in_progress(const TimelineEntry& relist);
 // "events reach the kubelet up to 9.6s late"
 std::string lateness(double late_by_seconds);
+// A remedy cut before each of its parts ("Confirm: …", "Fix: …", "Do not: …"),
+// one line each on screen; a remedy without them is one part.
+std::vector<std::string> remedy_parts(const std::string& remedy);
 // The relist in progress: the timeline's last entry when it says so.
 const TimelineEntry* relist_in_progress(const Report& report);
 

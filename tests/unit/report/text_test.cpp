@@ -74,5 +74,18 @@ TEST(ReportText, DescribesEachStageOfTheRelistInProgress) {
             "running for 3s; lists done in 2.5s (1 pod, 2 containers); 1 status call so far (200ms) for 1 event");
 }
 
+TEST(ReportText, RemedyOnePartPerLine) {
+  EXPECT_EQ(remedy_parts("Confirm: `crictl ps -a` hangs. Fix: restart it. Do not: reboot."),
+            (std::vector<std::string>{"Confirm: `crictl ps -a` hangs.", "Fix: restart it.", "Do not: reboot."}));
+  EXPECT_EQ(remedy_parts("Confirm: only this."), (std::vector<std::string>{"Confirm: only this."}));
+  Report r = sample();
+  r.causes[0].remedy = "Confirm: `crictl ps -a` hangs. Fix: restart it. Do not: reboot automatically.";
+  std::string text = render_text(r);
+  EXPECT_NE(text.find("     remedy:\n       Confirm: `crictl ps -a` hangs.\n       Fix: restart it.\n"
+                      "       Do not: reboot automatically.\n"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace plegscope
