@@ -1,5 +1,6 @@
 #include "report/html.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "report/charts.h"
@@ -128,8 +129,13 @@ std::string render_html(const Report& r) {
   card("last relist seen", r.relist.seconds_since_last_seen ? duration(*r.relist.seconds_since_last_seen) + " ago" : "never",
        "threshold " + duration(r.relist.threshold_seconds) +
            (r.relist.in_progress_seconds ? ", one running for " + duration(*r.relist.in_progress_seconds) : ""));
-  card("relist duration", duration(r.relist.duration_p50_seconds) + " p50",
-       duration(r.relist.duration_p99_seconds) + " p99, every " + duration(r.relist.period_seconds));
+  const bool any_completed =
+      std::any_of(r.timeline.begin(), r.timeline.end(), [](const TimelineEntry& e) { return !e.in_progress; });
+  if (any_completed)
+    card("relist duration", duration(r.relist.duration_p50_seconds) + " p50",
+         duration(r.relist.duration_p99_seconds) + " p99, every " + duration(r.relist.period_seconds));
+  else
+    card("relist duration", "none completed", "every " + duration(r.relist.period_seconds));
   card("containers", std::to_string(r.pods.containers),
        std::to_string(r.pods.sandboxes) + " sandboxes, " + std::to_string(r.pods.exited_containers) + " exited, " +
            std::to_string(r.pods.pods_to_reinspect) + " to reinspect");

@@ -71,9 +71,13 @@ void relist_section(const Report& r, std::ostream& out) {
   else if (r.relist.in_progress_seconds)
     out << "  in progress: running for " << duration(*r.relist.in_progress_seconds) << "\n";
   if (r.relist.events_late_by_seconds) out << "  " << lateness(*r.relist.events_late_by_seconds) << "\n";
-  out << "  duration p50 " << duration(r.relist.duration_p50_seconds) << ", p99 "
-      << duration(r.relist.duration_p99_seconds) << " over " << text::count(done.size(), "completed relist", "completed relists")
-      << " (" << failed << " failed)\n";
+  if (done.empty())
+    out << "  no relist has completed yet\n";
+  else
+    out << "  duration p50 " << duration(r.relist.duration_p50_seconds) << ", p99 "
+        << duration(r.relist.duration_p99_seconds) << " over "
+        << text::count(static_cast<long>(done.size()), "completed relist", "completed relists") << " (" << failed
+        << " failed)\n";
   if (r.relist.evented_fallback_reason)
     out << "  evented PLEG fell back to generic relisting: " << *r.relist.evented_fallback_reason << "\n";
   else if (r.relist.mode == "evented")

@@ -54,6 +54,17 @@ TEST(ReportText, RelistInProgressAsFarAsItGot) {
   EXPECT_TRUE(has(text, "last 5: ")) << text;
 }
 
+TEST(ReportText, FirstRelistStillRunning) {
+  Report r = slow_relist_in_progress();
+  r.timeline.erase(r.timeline.begin(), r.timeline.end() - 1);
+  r.timeline.back().initial = true;
+  std::string text = render_text(r);
+  EXPECT_TRUE(has(text, "in progress: running for 42s (the first relist: every pod is inspected once); lists done"))
+      << text;
+  EXPECT_TRUE(has(text, "no relist has completed yet")) << text;
+  EXPECT_FALSE(has(text, "duration p50")) << text;
+}
+
 TEST(ReportText, DescribesEachStageOfTheRelistInProgress) {
   TimelineEntry e;
   e.in_progress = true;
