@@ -93,7 +93,8 @@ const CauseText kTexts[] = {
 // clang-format on
 
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size())) s.replace(at, from.size(), to);
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
 }
 
 std::string state_dir(const std::string& service) {
@@ -122,7 +123,8 @@ CommandNames command_names(const Snapshot& s) {
 }
 
 CommandNames runbook_command_names() {
-  return {"crictl", "/run/containerd/containerd.sock", "containerd", "/var/lib/containerd", "$NODE"};
+  return {"crictl", "/run/containerd/containerd.sock", "containerd", "/var/lib/containerd",
+          "$NODE"};
 }
 
 std::string fill_placeholders(const std::string& text, const CommandNames& names) {
@@ -137,8 +139,9 @@ std::string fill_placeholders(const std::string& text, const CommandNames& names
 
 std::string remedy(CauseId id, const Snapshot& s) {
   const CauseText& t = cause_text(id);
-  return fill_placeholders(std::string("Confirm: ") + t.confirm + " Fix: " + t.fix + " Do not: " + t.never,
-                           command_names(s));
+  return fill_placeholders(
+      std::string("Confirm: ") + t.confirm + " Fix: " + t.fix + " Do not: " + t.never,
+      command_names(s));
 }
 
 }  // namespace plegscope

@@ -14,7 +14,9 @@ namespace {
 using text::duration;
 using text::fmt;
 
-double epoch_seconds(TimePoint t) { return std::chrono::duration<double>(t.time_since_epoch()).count(); }
+double epoch_seconds(TimePoint t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
 
 // The relist running now: the timeline's last entry, or (from an agent that
 // does not send one) just its age.
@@ -31,9 +33,13 @@ std::optional<Running> running(const Report& r) {
 // A hatched fill for the relist in progress, so it never reads as a finished bar.
 std::string hatch(const char* id, const char* color) {
   return std::string("<defs><pattern id=\"") + id +
-         "\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">"
-         "<rect width=\"8\" height=\"8\" fill=\"" + color + "\" opacity=\"0.45\"/>"
-         "<rect width=\"3\" height=\"8\" fill=\"" + color + "\" opacity=\"0.9\"/></pattern></defs>";
+         "\" width=\"8\" height=\"8\" patternUnits=\"userSpaceOnUse\" "
+         "patternTransform=\"rotate(45)\">"
+         "<rect width=\"8\" height=\"8\" fill=\"" +
+         color +
+         "\" opacity=\"0.45\"/>"
+         "<rect width=\"3\" height=\"8\" fill=\"" +
+         color + "\" opacity=\"0.9\"/></pattern></defs>";
 }
 
 }  // namespace
@@ -59,17 +65,19 @@ std::string relist_duration_chart(const Report& r) {
   double bar = std::max(1.2, pw * r.relist.period_seconds / span * 0.7);
 
   std::ostringstream s;
-  s << "<svg id=\"relist-duration-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W << " " << H
-    << "\" width=\"100%\" role=\"img\" aria-label=\"relist duration over time\">" << hatch("running-hatch", "#c62828");
+  s << "<svg id=\"relist-duration-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W
+    << " " << H << "\" width=\"100%\" role=\"img\" aria-label=\"relist duration over time\">"
+    << hatch("running-hatch", "#c62828");
   s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
     << "\" fill=\"#fbfcfd\" stroke=\"#dde2ea\"/>";
   // Decade grid.
-  const std::pair<double, const char*> ticks[] = {{0.001, "1ms"}, {0.01, "10ms"}, {0.1, "100ms"}, {1, "1s"},
-                                                  {10, "10s"},    {60, "1m"},     {600, "10m"},   {3600, "1h"}};
+  const std::pair<double, const char*> ticks[] = {{0.001, "1ms"}, {0.01, "10ms"}, {0.1, "100ms"},
+                                                  {1, "1s"},      {10, "10s"},    {60, "1m"},
+                                                  {600, "10m"},   {3600, "1h"}};
   for (const auto& [v, label] : ticks) {
     if (v > ymax) break;
-    s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", y(v)) << "\" y2=\""
-      << fmt("%.1f", y(v)) << "\" stroke=\"#e8ecf2\"/>";
+    s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", y(v))
+      << "\" y2=\"" << fmt("%.1f", y(v)) << "\" stroke=\"#e8ecf2\"/>";
     s << "<text x=\"" << left - 6 << "\" y=\"" << fmt("%.1f", y(v) + 4)
       << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6577\">" << label << "</text>";
   }
@@ -77,49 +85,56 @@ std::string relist_duration_chart(const Report& r) {
   int step = span > 1200 ? 300 : span > 300 ? 60 : span > 120 ? 30 : span > 40 ? 10 : 5;
   for (int ago = 0; ago <= span; ago += step) {
     double xx = x(t_end - ago);
-    s << "<line x1=\"" << fmt("%.1f", xx) << "\" x2=\"" << fmt("%.1f", xx) << "\" y1=\"" << top + ph << "\" y2=\""
-      << top + ph + 4 << "\" stroke=\"#9aa4b2\"/>";
+    s << "<line x1=\"" << fmt("%.1f", xx) << "\" x2=\"" << fmt("%.1f", xx) << "\" y1=\"" << top + ph
+      << "\" y2=\"" << top + ph + 4 << "\" stroke=\"#9aa4b2\"/>";
     s << "<text x=\"" << fmt("%.1f", xx) << "\" y=\"" << top + ph + 17
-      << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6577\">" << (ago == 0 ? "now" : "-" + duration(ago))
-      << "</text>";
+      << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6577\">"
+      << (ago == 0 ? "now" : "-" + duration(ago)) << "</text>";
   }
   // Completed relists; the one in progress is drawn once, below.
   for (const auto& e : r.timeline) {
     if (e.in_progress) continue;
     double xx = x(epoch_seconds(e.start)), yy = y(e.duration_seconds);
     if (e.error) {
-      s << "<rect class=\"relist failed\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << top << "\" width=\""
-        << fmt("%.1f", bar) << "\" height=\"" << ph << "\" fill=\"#c62828\" opacity=\"0.25\"><title>failed: "
+      s << "<rect class=\"relist failed\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << top
+        << "\" width=\"" << fmt("%.1f", bar) << "\" height=\"" << ph
+        << "\" fill=\"#c62828\" opacity=\"0.25\"><title>failed: "
         << html_escape(grpc_code_name(*e.error)) << "</title></rect>";
       continue;
     }
-    s << "<rect class=\"relist\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << fmt("%.1f", yy) << "\" width=\""
-      << fmt("%.1f", bar) << "\" height=\"" << fmt("%.1f", std::max(1.0, top + ph - yy)) << "\" fill=\""
-      << (e.initial ? "#6b8fd6" : "#2b63c6") << "\"><title>" << (e.initial ? "first relist (every pod inspected): " : "")
-      << duration(e.duration_seconds) << ", " << text::count(e.events, "event", "events") << "</title></rect>";
+    s << "<rect class=\"relist\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << fmt("%.1f", yy)
+      << "\" width=\"" << fmt("%.1f", bar) << "\" height=\""
+      << fmt("%.1f", std::max(1.0, top + ph - yy)) << "\" fill=\""
+      << (e.initial ? "#6b8fd6" : "#2b63c6") << "\"><title>"
+      << (e.initial ? "first relist (every pod inspected): " : "") << duration(e.duration_seconds)
+      << ", " << text::count(e.events, "event", "events") << "</title></rect>";
   }
   if (now) {
     double x0 = x(t_end - now->seconds), yy = y(now->seconds);
-    std::string what = now->entry ? describe_in_progress(*now->entry) : "running for " + duration(now->seconds);
-    s << "<rect class=\"relist in-progress\" x=\"" << fmt("%.1f", x0) << "\" y=\"" << fmt("%.1f", yy)
-      << "\" width=\"" << fmt("%.1f", std::max(bar, x(t_end) - x0)) << "\" height=\""
-      << fmt("%.1f", std::max(1.0, top + ph - yy)) << "\" fill=\"url(#running-hatch)\" stroke=\"#c62828\"><title>"
+    std::string what =
+        now->entry ? describe_in_progress(*now->entry) : "running for " + duration(now->seconds);
+    s << "<rect class=\"relist in-progress\" x=\"" << fmt("%.1f", x0) << "\" y=\""
+      << fmt("%.1f", yy) << "\" width=\"" << fmt("%.1f", std::max(bar, x(t_end) - x0))
+      << "\" height=\"" << fmt("%.1f", std::max(1.0, top + ph - yy))
+      << "\" fill=\"url(#running-hatch)\" stroke=\"#c62828\"><title>"
       << "relist in progress: " << html_escape(what) << "</title></rect>";
     // Inside the bar when it is wide enough, else just left of it.
     bool inside = x(t_end) - x0 > 250;
-    s << "<text x=\"" << fmt("%.1f", inside ? x(t_end) - 8 : std::max(left + 240, x0 - 6)) << "\" y=\""
-      << fmt("%.1f", std::min(top + ph - 8, yy + 30)) << "\" font-size=\"13\" text-anchor=\"end\" fill=\""
-      << (inside ? "#fff" : "#c62828") << "\" font-weight=\"700\" paint-order=\"stroke\" stroke=\""
+    s << "<text x=\"" << fmt("%.1f", inside ? x(t_end) - 8 : std::max(left + 240, x0 - 6))
+      << "\" y=\"" << fmt("%.1f", std::min(top + ph - 8, yy + 30))
+      << "\" font-size=\"13\" text-anchor=\"end\" fill=\"" << (inside ? "#fff" : "#c62828")
+      << "\" font-weight=\"700\" paint-order=\"stroke\" stroke=\""
       << (inside ? "#c62828" : "#fbfcfd") << "\" stroke-width=\"3\">relist in progress for "
       << duration(now->seconds) << "</text>";
   }
   // Threshold line.
   double ty = y(r.relist.threshold_seconds);
-  s << "<line id=\"threshold-line\" x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", ty)
-    << "\" y2=\"" << fmt("%.1f", ty) << "\" stroke=\"#c62828\" stroke-width=\"2\" stroke-dasharray=\"8 5\"/>";
+  s << "<line id=\"threshold-line\" x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\""
+    << fmt("%.1f", ty) << "\" y2=\"" << fmt("%.1f", ty)
+    << "\" stroke=\"#c62828\" stroke-width=\"2\" stroke-dasharray=\"8 5\"/>";
   s << "<text x=\"" << left + 8 << "\" y=\"" << fmt("%.1f", ty - 6)
-    << "\" font-size=\"12\" fill=\"#c62828\" font-weight=\"600\">PLEG threshold " << duration(r.relist.threshold_seconds)
-    << "</text>";
+    << "\" font-size=\"12\" fill=\"#c62828\" font-weight=\"600\">PLEG threshold "
+    << duration(r.relist.threshold_seconds) << "</text>";
   s << "</svg>";
   return s.str();
 }
@@ -144,15 +159,16 @@ std::string list_status_chart(const Report& r) {
   double slot = n ? pw / n : pw;
   double bar = std::min(24.0, std::max(1.0, slot * 0.8));
   std::ostringstream s;
-  s << "<svg id=\"list-status-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W << " " << H
-    << "\" width=\"100%\" role=\"img\" aria-label=\"list vs status time per relist\">"
+  s << "<svg id=\"list-status-chart\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 " << W
+    << " " << H << "\" width=\"100%\" role=\"img\" aria-label=\"list vs status time per relist\">"
     << hatch("list-hatch", "#2b63c6") << hatch("status-hatch", "#e08a00");
   s << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << pw << "\" height=\"" << ph
     << "\" fill=\"#fbfcfd\" stroke=\"#dde2ea\"/>";
   for (int k = 0; k <= lines; ++k) {
     double v = step * k, yy = top + ph - ph * v / ymax;
-    s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", yy) << "\" y2=\""
-      << fmt("%.1f", yy) << "\" stroke=\"#e8ecf2\"/><text x=\"" << left - 6 << "\" y=\"" << fmt("%.1f", yy + 4)
+    s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", yy)
+      << "\" y2=\"" << fmt("%.1f", yy) << "\" stroke=\"#e8ecf2\"/><text x=\"" << left - 6
+      << "\" y=\"" << fmt("%.1f", yy + 4)
       << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6577\">" << duration(v) << "</text>";
   }
   for (size_t i = 0; i < n; ++i) {
@@ -160,16 +176,19 @@ std::string list_status_chart(const Report& r) {
     const std::string running = e.in_progress ? " in-progress" : "";
     double xx = left + slot * i + (slot - bar) / 2;
     double hl = ph * e.list_seconds / ymax, hs = ph * e.status_seconds / ymax;
-    s << "<rect class=\"list" << running << "\" x=\"" << fmt("%.1f", xx) << "\" y=\"" << fmt("%.1f", top + ph - hl)
-      << "\" width=\"" << fmt("%.1f", bar) << "\" height=\"" << fmt("%.1f", hl) << "\" fill=\""
-      << (e.in_progress ? "url(#list-hatch)" : "#2b63c6") << "\"/>";
+    s << "<rect class=\"list" << running << "\" x=\"" << fmt("%.1f", xx) << "\" y=\""
+      << fmt("%.1f", top + ph - hl) << "\" width=\"" << fmt("%.1f", bar) << "\" height=\""
+      << fmt("%.1f", hl) << "\" fill=\"" << (e.in_progress ? "url(#list-hatch)" : "#2b63c6")
+      << "\"/>";
     s << "<rect class=\"status" << running << "\" x=\"" << fmt("%.1f", xx) << "\" y=\""
-      << fmt("%.1f", top + ph - hl - hs) << "\" width=\"" << fmt("%.1f", bar) << "\" height=\"" << fmt("%.1f", hs)
-      << "\" fill=\"" << (e.in_progress ? "url(#status-hatch)" : "#e08a00") << "\"/>";
+      << fmt("%.1f", top + ph - hl - hs) << "\" width=\"" << fmt("%.1f", bar) << "\" height=\""
+      << fmt("%.1f", hs) << "\" fill=\"" << (e.in_progress ? "url(#status-hatch)" : "#e08a00")
+      << "\"/>";
   }
   s << "<text x=\"" << left + pw << "\" y=\"" << H - 6
     << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6577\">last " << n
-    << (relist_in_progress(r) ? " relists (the hatched one still running), oldest left" : " relists, oldest left")
+    << (relist_in_progress(r) ? " relists (the hatched one still running), oldest left"
+                              : " relists, oldest left")
     << "</text>";
   s << "</svg>";
   return s.str();

@@ -28,14 +28,17 @@ std::string duration(double s) {
   if (s < 60) return fmt("%.0fs", s);
   long t = std::lround(s);
   char buf[48];
-  if (t < 3600) std::snprintf(buf, sizeof(buf), "%ldm%lds", t / 60, t % 60);
-  else std::snprintf(buf, sizeof(buf), "%ldh%ldm", t / 3600, (t % 3600) / 60);
+  if (t < 3600)
+    std::snprintf(buf, sizeof(buf), "%ldm%lds", t / 60, t % 60);
+  else
+    std::snprintf(buf, sizeof(buf), "%ldh%ldm", t / 3600, (t % 3600) / 60);
   return buf;
 }
 
 std::string bytes(double b) {
   constexpr double kMiB = 1024.0 * 1024;
-  if (b >= kMiB) return std::fmod(b, kMiB) == 0 ? fmt("%.0f MiB", b / kMiB) : fmt("%.1f MiB", b / kMiB);
+  if (b >= kMiB)
+    return std::fmod(b, kMiB) == 0 ? fmt("%.0f MiB", b / kMiB) : fmt("%.1f MiB", b / kMiB);
   if (b >= 1024) return fmt("%.0f KiB", b / 1024);
   return fmt("%.0f B", b);
 }
@@ -65,14 +68,15 @@ std::string rfc3339(TimePoint t) {
 
 std::string rfc3339_from_nanos(int64_t nanos) {
   if (nanos <= 0) return "";
-  return rfc3339(TimePoint(std::chrono::duration_cast<WallClock::duration>(std::chrono::nanoseconds(nanos))));
+  return rfc3339(
+      TimePoint(std::chrono::duration_cast<WallClock::duration>(std::chrono::nanoseconds(nanos))));
 }
 
 std::optional<TimePoint> parse_rfc3339(const std::string& text) {
   std::tm tm{};
   int consumed = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-                  &tm.tm_min, &tm.tm_sec, &consumed) != 6)
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
+                  &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &consumed) != 6)
     return std::nullopt;
   int ms = 0;
   if (text[consumed] == '.') {

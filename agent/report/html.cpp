@@ -91,12 +91,23 @@ std::string html_escape(const std::string& text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -106,57 +117,74 @@ std::string render_html(const Report& r) {
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    << "<title>plegscope: " << html_escape(status_label(r.status)) << " on " << html_escape(r.node) << "</title>"
+    << "<title>plegscope: " << html_escape(status_label(r.status)) << " on " << html_escape(r.node)
+    << "</title>"
     << "<style>" << kStyle << "</style></head><body><main>\n";
 
   // Banner.
-  h << "<section id=\"status\" class=\"banner " << status_class(r.status) << "\" data-status=\"" << status_name(r.status)
-    << "\"><div class=\"status\">" << status_label(r.status) << "</div><div class=\"summary\">" << with_code(r.summary)
-    << "</div><div class=\"meta\">node <b>" << html_escape(r.node) << "</b> · " << rfc3339(r.generated_at);
+  h << "<section id=\"status\" class=\"banner " << status_class(r.status) << "\" data-status=\""
+    << status_name(r.status) << "\"><div class=\"status\">" << status_label(r.status)
+    << "</div><div class=\"summary\">" << with_code(r.summary)
+    << "</div><div class=\"meta\">node <b>" << html_escape(r.node) << "</b> · "
+    << rfc3339(r.generated_at);
   if (!r.healthy) h << " · PLEG is not healthy: " << html_escape(r.health_message);
   if (r.healthy && r.seconds_to_unhealthy)
     h << " · unhealthy in about <b>" << duration(*r.seconds_to_unhealthy) << "</b> at this rate";
   if (r.relist.events_late_by_seconds)
-    h << " · <b id=\"events-late\">" << html_escape(lateness(*r.relist.events_late_by_seconds)) << "</b>";
+    h << " · <b id=\"events-late\">" << html_escape(lateness(*r.relist.events_late_by_seconds))
+      << "</b>";
   h << "</div></section>\n";
 
   // Key figures.
   auto card = [&](const std::string& k, const std::string& v, const std::string& sub) {
-    h << "<div class=\"card\"><div class=\"k\">" << html_escape(k) << "</div><div class=\"v\">" << html_escape(v)
-      << "</div><div class=\"s\">" << html_escape(sub) << "</div></div>";
+    h << "<div class=\"card\"><div class=\"k\">" << html_escape(k) << "</div><div class=\"v\">"
+      << html_escape(v) << "</div><div class=\"s\">" << html_escape(sub) << "</div></div>";
   };
   h << "<div class=\"cards\">";
-  card("last relist seen", r.relist.seconds_since_last_seen ? duration(*r.relist.seconds_since_last_seen) + " ago" : "never",
+  card("last relist seen",
+       r.relist.seconds_since_last_seen ? duration(*r.relist.seconds_since_last_seen) + " ago"
+                                        : "never",
        "threshold " + duration(r.relist.threshold_seconds) +
-           (r.relist.in_progress_seconds ? ", one running for " + duration(*r.relist.in_progress_seconds) : ""));
-  const bool any_completed =
-      std::any_of(r.timeline.begin(), r.timeline.end(), [](const TimelineEntry& e) { return !e.in_progress; });
+           (r.relist.in_progress_seconds
+                ? ", one running for " + duration(*r.relist.in_progress_seconds)
+                : ""));
+  const bool any_completed = std::any_of(r.timeline.begin(), r.timeline.end(),
+                                         [](const TimelineEntry& e) { return !e.in_progress; });
   if (any_completed)
     card("relist duration", duration(r.relist.duration_p50_seconds) + " p50",
-         duration(r.relist.duration_p99_seconds) + " p99, every " + duration(r.relist.period_seconds));
+         duration(r.relist.duration_p99_seconds) + " p99, every " +
+             duration(r.relist.period_seconds));
   else
     card("relist duration", "none completed", "every " + duration(r.relist.period_seconds));
   card("containers", std::to_string(r.pods.containers),
-       std::to_string(r.pods.sandboxes) + " sandboxes, " + std::to_string(r.pods.exited_containers) + " exited, " +
+       std::to_string(r.pods.sandboxes) + " sandboxes, " +
+           std::to_string(r.pods.exited_containers) + " exited, " +
            std::to_string(r.pods.pods_to_reinspect) + " to reinspect");
-  card("runtime", r.runtime.name.empty() ? "unknown" : r.runtime.name + " " + r.runtime.version, r.runtime.endpoint);
+  card("runtime", r.runtime.name.empty() ? "unknown" : r.runtime.name + " " + r.runtime.version,
+       r.runtime.endpoint);
   h << "</div>\n";
 
   // Causes.
   h << "<h2>Causes, most likely first</h2>\n<section id=\"causes\">";
-  if (r.causes.empty()) h << "<div class=\"none\">No cause: every rule found its signals within thresholds.</div>";
+  if (r.causes.empty())
+    h << "<div class=\"none\">No cause: every rule found its signals within thresholds.</div>";
   int rank = 0;
   for (const auto& c : r.causes) {
-    h << "<article class=\"cause " << severity_name(c.severity) << "\" data-cause=\"" << cause_name(c.id) << "\"><h3><span class=\"rank\">"
-      << ++rank << "</span>" << cause_name(c.id) << " <span class=\"sev " << severity_name(c.severity) << "\">"
-      << severity_name(c.severity) << "</span><span class=\"conf\">confidence " << fmt("%.2f", c.confidence)
-      << "<span class=\"bar\"><span style=\"width:" << fmt("%.0f", c.confidence * 100) << "%\"></span></span></span></h3>";
+    h << "<article class=\"cause " << severity_name(c.severity) << "\" data-cause=\""
+      << cause_name(c.id) << "\"><h3><span class=\"rank\">" << ++rank << "</span>"
+      << cause_name(c.id) << " <span class=\"sev " << severity_name(c.severity) << "\">"
+      << severity_name(c.severity) << "</span><span class=\"conf\">confidence "
+      << fmt("%.2f", c.confidence)
+      << "<span class=\"bar\"><span style=\"width:" << fmt("%.0f", c.confidence * 100)
+      << "%\"></span></span></span></h3>";
     h << "<p>" << with_code(c.summary) << "</p>";
-    h << "<table class=\"evidence\"><tr><th>evidence</th><th class=\"n\">value</th><th class=\"n\">threshold</th></tr>";
+    h << "<table class=\"evidence\"><tr><th>evidence</th><th class=\"n\">value</th><th "
+         "class=\"n\">threshold</th></tr>";
     for (const auto& e : c.evidence) {
       bool over = e.threshold && e.value > *e.threshold;
-      h << "<tr><td><code>" << html_escape(e.signal) << "</code></td><td class=\"n" << (over ? " over" : "") << "\">"
-        << number(e.value) << "</td><td class=\"n\">" << (e.threshold ? number(*e.threshold) : "") << "</td></tr>";
+      h << "<tr><td><code>" << html_escape(e.signal) << "</code></td><td class=\"n"
+        << (over ? " over" : "") << "\">" << number(e.value) << "</td><td class=\"n\">"
+        << (e.threshold ? number(*e.threshold) : "") << "</td></tr>";
     }
     h << "</table><div class=\"remedy\"><b>Remedy.</b>";
     for (const auto& part : remedy_parts(c.remedy)) h << "<p>" << with_code(part) << "</p>";
@@ -165,49 +193,68 @@ std::string render_html(const Report& r) {
   h << "</section>\n";
 
   // Charts.
-  h << "<h2>Relist duration (log scale) against the PLEG threshold</h2><div class=\"chart\">" << relist_duration_chart(r)
-    << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>relist<i style=\"background:#6b8fd6\"></i>first relist"
-       "<i style=\"background:#c62828;opacity:.25\"></i>failed relist<i class=\"hatched\"></i>relist in progress"
+  h << "<h2>Relist duration (log scale) against the PLEG threshold</h2><div class=\"chart\">"
+    << relist_duration_chart(r)
+    << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>relist<i "
+       "style=\"background:#6b8fd6\"></i>first relist"
+       "<i style=\"background:#c62828;opacity:.25\"></i>failed relist<i "
+       "class=\"hatched\"></i>relist in progress"
        "<i style=\"background:#c62828;height:2px\"></i>threshold</div>";
   if (const TimelineEntry* now = relist_in_progress(r))
-    h << "<p id=\"relist-in-progress\" class=\"running\"><b>Relist in progress:</b> " << html_escape(describe_in_progress(*now))
-      << "</p>";
+    h << "<p id=\"relist-in-progress\" class=\"running\"><b>Relist in progress:</b> "
+      << html_escape(describe_in_progress(*now)) << "</p>";
   h << "</div>\n";
   h << "<h2>Where each relist spends its time</h2><div class=\"chart\">" << list_status_chart(r)
-    << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>list calls (ListPodSandbox + ListContainers)"
+    << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>list calls (ListPodSandbox + "
+       "ListContainers)"
        "<i style=\"background:#e08a00\"></i>per-pod status inspection</div></div>\n";
 
   // Operations and pods.
-  h << "<div class=\"two\"><div><h2>CRI operations</h2><table id=\"operations\"><tr><th>operation</th><th class=\"n\">count</th>"
-       "<th class=\"n\">errors</th><th class=\"n\">p50</th><th class=\"n\">p99</th><th class=\"n\">max</th>"
+  h << "<div class=\"two\"><div><h2>CRI operations</h2><table "
+       "id=\"operations\"><tr><th>operation</th><th class=\"n\">count</th>"
+       "<th class=\"n\">errors</th><th class=\"n\">p50</th><th class=\"n\">p99</th><th "
+       "class=\"n\">max</th>"
        "<th class=\"n\">in flight</th><th class=\"n\">oldest</th></tr>";
   for (const auto& [name, o] : r.runtime.operations)
-    h << "<tr><td><code>" << html_escape(name) << "</code></td><td class=\"n\">" << o.count << "</td><td class=\"n"
-      << (o.errors ? " over" : "") << "\">" << o.errors << "</td><td class=\"n\">" << duration(o.p50_seconds)
-      << "</td><td class=\"n\">" << duration(o.p99_seconds) << "</td><td class=\"n\">" << duration(o.max_seconds)
-      << "</td><td class=\"n" << (o.in_flight ? " over" : "") << "\">" << o.in_flight << "</td><td class=\"n\">"
-      << (o.in_flight ? duration(o.oldest_in_flight_seconds) : "–") << "</td></tr>";
-  h << "</table></div><div><h2>Top pods by events</h2><table id=\"top-pods\"><tr><th>pod</th><th class=\"n\">events</th></tr>";
+    h << "<tr><td><code>" << html_escape(name) << "</code></td><td class=\"n\">" << o.count
+      << "</td><td class=\"n" << (o.errors ? " over" : "") << "\">" << o.errors
+      << "</td><td class=\"n\">" << duration(o.p50_seconds) << "</td><td class=\"n\">"
+      << duration(o.p99_seconds) << "</td><td class=\"n\">" << duration(o.max_seconds)
+      << "</td><td class=\"n" << (o.in_flight ? " over" : "") << "\">" << o.in_flight
+      << "</td><td class=\"n\">" << (o.in_flight ? duration(o.oldest_in_flight_seconds) : "–")
+      << "</td></tr>";
+  h << "</table></div><div><h2>Top pods by events</h2><table id=\"top-pods\"><tr><th>pod</th><th "
+       "class=\"n\">events</th></tr>";
   if (r.events.top_pods.empty()) h << "<tr><td colspan=\"2\">no events in the timeline</td></tr>";
   for (const auto& p : r.events.top_pods)
-    h << "<tr><td>" << html_escape(p.namespace_) << "/" << html_escape(p.name) << "</td><td class=\"n\">" << p.events
-      << "</td></tr>";
+    h << "<tr><td>" << html_escape(p.namespace_) << "/" << html_escape(p.name)
+      << "</td><td class=\"n\">" << p.events << "</td></tr>";
   h << "</table>";
-  h << "<h2>Events and node</h2><table><tr><td>events per relist, p99</td><td class=\"n\">" << number(r.events.per_relist_p99)
-    << "</td></tr><tr><td>events discarded (channel full)</td><td class=\"n" << (r.events.discarded_total ? " over" : "")
-    << "\">" << r.events.discarded_total << "</td></tr>";
+  h << "<h2>Events and node</h2><table><tr><td>events per relist, p99</td><td class=\"n\">"
+    << number(r.events.per_relist_p99)
+    << "</td></tr><tr><td>events discarded (channel full)</td><td class=\"n"
+    << (r.events.discarded_total ? " over" : "") << "\">" << r.events.discarded_total
+    << "</td></tr>";
   for (const auto& [type, n] : r.events.by_type)
     h << "<tr><td>" << html_escape(type) << "</td><td class=\"n\">" << n << "</td></tr>";
   const auto& p = r.node_pressure;
-  auto pct = [](const std::optional<double>& v) { return v ? fmt("%.1f%%", *v) : std::string("n/a (no PSI)"); };
-  h << "<tr><td>CPU pressure (some, avg10)</td><td class=\"n\">" << pct(p.cpu_some_avg10) << "</td></tr>"
-    << "<tr><td>IO pressure (some, avg10)</td><td class=\"n\">" << pct(p.io_some_avg10) << "</td></tr>"
-    << "<tr><td>memory pressure (some, avg10)</td><td class=\"n\">" << pct(p.memory_some_avg10) << "</td></tr>"
-    << "<tr><td>load1</td><td class=\"n\">" << (p.load1 ? fmt("%.2f", *p.load1) : "n/a") << "</td></tr>"
-    << "<tr><td>pids / pid_max</td><td class=\"n\">" << (p.pids ? std::to_string(*p.pids) : "n/a") << " / "
-    << (p.pid_max ? std::to_string(*p.pid_max) : "n/a") << "</td></tr></table></div></div>\n";
+  auto pct = [](const std::optional<double>& v) {
+    return v ? fmt("%.1f%%", *v) : std::string("n/a (no PSI)");
+  };
+  h << "<tr><td>CPU pressure (some, avg10)</td><td class=\"n\">" << pct(p.cpu_some_avg10)
+    << "</td></tr>"
+    << "<tr><td>IO pressure (some, avg10)</td><td class=\"n\">" << pct(p.io_some_avg10)
+    << "</td></tr>"
+    << "<tr><td>memory pressure (some, avg10)</td><td class=\"n\">" << pct(p.memory_some_avg10)
+    << "</td></tr>"
+    << "<tr><td>load1</td><td class=\"n\">" << (p.load1 ? fmt("%.2f", *p.load1) : "n/a")
+    << "</td></tr>"
+    << "<tr><td>pids / pid_max</td><td class=\"n\">" << (p.pids ? std::to_string(*p.pids) : "n/a")
+    << " / " << (p.pid_max ? std::to_string(*p.pid_max) : "n/a")
+    << "</td></tr></table></div></div>\n";
 
-  h << "<footer>plegscope " << PLEGSCOPE_VERSION << " · JSON: <code>/diagnose</code> · text: "
+  h << "<footer>plegscope " << PLEGSCOPE_VERSION
+    << " · JSON: <code>/diagnose</code> · text: "
        "<code>/diagnose?format=text</code> · metrics: <code>pleg_diagnosis_cause</code></footer>";
   h << "</main></body></html>\n";
   return h.str();

@@ -11,12 +11,16 @@ NLOHMANN_JSON_NAMESPACE_BEGIN
 template <typename T>
 struct adl_serializer<std::optional<T>> {
   static void to_json(json& j, const std::optional<T>& v) {
-    if (v) j = *v;
-    else j = nullptr;
+    if (v)
+      j = *v;
+    else
+      j = nullptr;
   }
   static void from_json(const json& j, std::optional<T>& v) {
-    if (j.is_null()) v.reset();
-    else v = j.get<T>();
+    if (j.is_null())
+      v.reset();
+    else
+      v = j.get<T>();
   }
 };
 
@@ -25,7 +29,8 @@ struct adl_serializer<plegscope::TimePoint> {
   static void to_json(json& j, const plegscope::TimePoint& t) { j = plegscope::rfc3339(t); }
   static void from_json(const json& j, plegscope::TimePoint& t) {
     auto parsed = plegscope::parse_rfc3339(j.get<std::string>());
-    if (!parsed) throw std::invalid_argument("bad time \"" + j.get<std::string>() + "\" (expected RFC 3339)");
+    if (!parsed)
+      throw std::invalid_argument("bad time \"" + j.get<std::string>() + "\" (expected RFC 3339)");
     t = *parsed;
   }
 };
@@ -56,13 +61,19 @@ std::optional<GrpcCode> grpc_code_named(const std::string& name) {
 
 // Found by nlohmann's ADL lookup; static, as only this file serializes reports.
 static void to_json(json& j, CauseId id) { j = cause_name(id); }
-static void from_json(const json& j, CauseId& id) { id = enum_from(j, "cause id", cause_from_name); }
+static void from_json(const json& j, CauseId& id) {
+  id = enum_from(j, "cause id", cause_from_name);
+}
 static void to_json(json& j, Status s) { j = status_name(s); }
 static void from_json(const json& j, Status& s) { s = enum_from(j, "status", status_from_name); }
 static void to_json(json& j, Severity s) { j = severity_name(s); }
-static void from_json(const json& j, Severity& s) { s = enum_from(j, "severity", severity_from_name); }
+static void from_json(const json& j, Severity& s) {
+  s = enum_from(j, "severity", severity_from_name);
+}
 static void to_json(json& j, GrpcCode c) { j = grpc_code_name(c); }
-static void from_json(const json& j, GrpcCode& c) { c = enum_from(j, "gRPC code", grpc_code_named); }
+static void from_json(const json& j, GrpcCode& c) {
+  c = enum_from(j, "gRPC code", grpc_code_named);
+}
 
 // "namespace" is a C++ keyword, so the member is namespace_.
 static void to_json(json& j, const TopPod& p) {
@@ -76,21 +87,28 @@ static void from_json(const json& j, TopPod& p) {
 }
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Evidence, signal, value, threshold)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Cause, id, severity, confidence, summary, evidence, remedy)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OperationReport, count, errors, p50_seconds, p99_seconds, max_seconds,
-                                                in_flight, oldest_in_flight_seconds)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimelineEntry, start, duration_seconds, list_seconds, status_seconds,
-                                                status_calls, pods, containers, events, error, initial, in_progress)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Cause, id, severity, confidence, summary, evidence,
+                                                remedy)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OperationReport, count, errors, p50_seconds,
+                                                p99_seconds, max_seconds, in_flight,
+                                                oldest_in_flight_seconds)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimelineEntry, start, duration_seconds,
+                                                list_seconds, status_seconds, status_calls, pods,
+                                                containers, events, error, initial, in_progress)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Relist, period_seconds, threshold_seconds,
-                                                seconds_since_last_seen, in_progress_seconds, duration_p50_seconds,
-                                                duration_p99_seconds, events_late_by_seconds, mode,
+                                                seconds_since_last_seen, in_progress_seconds,
+                                                duration_p50_seconds, duration_p99_seconds,
+                                                events_late_by_seconds, mode,
                                                 evented_fallback_reason)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Runtime, endpoint, name, version, operations)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pods, sandboxes, containers, running_containers,
-                                                exited_containers, pods_to_reinspect)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Events, per_relist_p99, by_type, discarded_total, top_pods)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pressure, cpu_some_avg10, io_some_avg10, memory_some_avg10,
-                                                load1, pids, pid_max)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Runtime, endpoint, name, version,
+                                                operations)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pods, sandboxes, containers,
+                                                running_containers, exited_containers,
+                                                pods_to_reinspect)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Events, per_relist_p99, by_type,
+                                                discarded_total, top_pods)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pressure, cpu_some_avg10, io_some_avg10,
+                                                memory_some_avg10, load1, pids, pid_max)
 
 namespace {
 
@@ -108,20 +126,14 @@ void round_numbers(json& j) {
 }  // namespace
 
 json report_to_json(const Report& r) {
-  json j = {{"node", r.node},
-            {"generated_at", r.generated_at},
-            {"healthy", r.healthy},
-            {"health_message", r.health_message},
-            {"status", r.status},
-            {"summary", r.summary},
-            {"causes", r.causes},
-            {"relist", r.relist},
-            {"runtime", r.runtime},
-            {"pods", r.pods},
-            {"events", r.events},
-            {"node_pressure", r.node_pressure},
-            {"timeline", r.timeline},
-            {"forecast", {{"seconds_to_unhealthy", r.seconds_to_unhealthy}}}};
+  json j = {
+      {"node", r.node},         {"generated_at", r.generated_at},
+      {"healthy", r.healthy},   {"health_message", r.health_message},
+      {"status", r.status},     {"summary", r.summary},
+      {"causes", r.causes},     {"relist", r.relist},
+      {"runtime", r.runtime},   {"pods", r.pods},
+      {"events", r.events},     {"node_pressure", r.node_pressure},
+      {"timeline", r.timeline}, {"forecast", {{"seconds_to_unhealthy", r.seconds_to_unhealthy}}}};
   round_numbers(j);
   return j;
 }

@@ -30,7 +30,8 @@ std::string wrap(const std::string& text, const std::string& indent, size_t widt
 }
 
 // The first line at `indent`, the ones it wraps onto further in.
-std::string hanging_wrap(const std::string& text, const std::string& indent, const std::string& more) {
+std::string hanging_wrap(const std::string& text, const std::string& indent,
+                         const std::string& more) {
   std::string out = wrap(text, more);
   return out.empty() ? out : indent + out.substr(more.size());
 }
@@ -62,24 +63,29 @@ void relist_section(const Report& r, std::ostream& out) {
   std::vector<const TimelineEntry*> done;
   for (const auto& e : r.timeline)
     if (!e.in_progress) done.push_back(&e);
-  size_t failed = std::count_if(done.begin(), done.end(), [](const auto* e) { return e->error.has_value(); });
+  size_t failed =
+      std::count_if(done.begin(), done.end(), [](const auto* e) { return e->error.has_value(); });
   out << "Relist: period " << duration(r.relist.period_seconds) << ", threshold "
       << duration(r.relist.threshold_seconds) << ", last seen "
-      << (r.relist.seconds_since_last_seen ? duration(*r.relist.seconds_since_last_seen) + " ago" : "never") << "\n";
+      << (r.relist.seconds_since_last_seen ? duration(*r.relist.seconds_since_last_seen) + " ago"
+                                           : "never")
+      << "\n";
   if (const TimelineEntry* now = relist_in_progress(r))
     out << hanging_wrap("in progress: " + describe_in_progress(*now), "  ", "    ");
   else if (r.relist.in_progress_seconds)
     out << "  in progress: running for " << duration(*r.relist.in_progress_seconds) << "\n";
-  if (r.relist.events_late_by_seconds) out << "  " << lateness(*r.relist.events_late_by_seconds) << "\n";
+  if (r.relist.events_late_by_seconds)
+    out << "  " << lateness(*r.relist.events_late_by_seconds) << "\n";
   if (done.empty())
     out << "  no relist has completed yet\n";
   else
     out << "  duration p50 " << duration(r.relist.duration_p50_seconds) << ", p99 "
         << duration(r.relist.duration_p99_seconds) << " over "
-        << text::count(static_cast<long>(done.size()), "completed relist", "completed relists") << " (" << failed
-        << " failed)\n";
+        << text::count(static_cast<long>(done.size()), "completed relist", "completed relists")
+        << " (" << failed << " failed)\n";
   if (r.relist.evented_fallback_reason)
-    out << "  evented PLEG fell back to generic relisting: " << *r.relist.evented_fallback_reason << "\n";
+    out << "  evented PLEG fell back to generic relisting: " << *r.relist.evented_fallback_reason
+        << "\n";
   else if (r.relist.mode == "evented")
     out << "  evented PLEG active (GetContainerEvents); generic relist as a safety net\n";
   if (!done.empty()) {
@@ -103,9 +109,10 @@ std::string describe_in_progress(const TimelineEntry& e) {
   if (e.initial) out += " (the first relist: every pod is inspected once)";
   if (e.list_seconds <= 0) return out + "; waiting for ListPodSandbox";
   if (e.pods == 0 && e.containers == 0 && e.events == 0 && e.status_calls == 0)
-    return out + "; ListPodSandbox answered after " + duration(e.list_seconds) + ", waiting for ListContainers";
-  out += "; lists done in " + duration(e.list_seconds) + " (" + text::count(e.pods, "pod", "pods") + ", " +
-         text::count(e.containers, "container", "containers") + ")";
+    return out + "; ListPodSandbox answered after " + duration(e.list_seconds) +
+           ", waiting for ListContainers";
+  out += "; lists done in " + duration(e.list_seconds) + " (" + text::count(e.pods, "pod", "pods") +
+         ", " + text::count(e.containers, "container", "containers") + ")";
   if (e.events > 0 || e.status_calls > 0)
     out += "; " + text::count(e.status_calls, "status call", "status calls") + " so far (" +
            duration(e.status_seconds) + ") for " + text::count(e.events, "event", "events");
@@ -131,9 +138,12 @@ std::string lateness(double late_by_seconds) {
 
 std::string status_label(Status status) {
   switch (status) {
-    case Status::kHealthy: return "HEALTHY";
-    case Status::kAtRisk: return "AT RISK";
-    case Status::kUnhealthy: return "UNHEALTHY";
+    case Status::kHealthy:
+      return "HEALTHY";
+    case Status::kAtRisk:
+      return "AT RISK";
+    case Status::kUnhealthy:
+      return "UNHEALTHY";
   }
   return status_name(status);
 }
@@ -142,7 +152,8 @@ std::string render_text(const Report& r) {
   std::ostringstream out;
   out << "plegscope diagnosis of node " << r.node << " at " << rfc3339(r.generated_at) << "\n\n";
   out << "STATUS: " << status_label(r.status);
-  if (!r.healthy && !r.health_message.empty()) out << "  (PLEG is not healthy: " << r.health_message << ")";
+  if (!r.healthy && !r.health_message.empty())
+    out << "  (PLEG is not healthy: " << r.health_message << ")";
   if (r.healthy && r.seconds_to_unhealthy)
     out << "  (unhealthy in about " << duration(*r.seconds_to_unhealthy) << " at this rate)";
   out << "\n" << wrap(r.summary, "") << "\n";
@@ -153,8 +164,8 @@ std::string render_text(const Report& r) {
     out << "Causes, most likely first:\n";
     int i = 0;
     for (const auto& c : r.causes) {
-      out << "\n  " << ++i << ". " << cause_name(c.id) << "  [" << severity_name(c.severity) << ", confidence " << fmt("%.2f", c.confidence)
-          << "]\n";
+      out << "\n  " << ++i << ". " << cause_name(c.id) << "  [" << severity_name(c.severity)
+          << ", confidence " << fmt("%.2f", c.confidence) << "]\n";
       out << wrap(c.summary, "     ");
       out << "     evidence:\n";
       for (const auto& e : c.evidence) {
@@ -163,7 +174,8 @@ std::string render_text(const Report& r) {
         out << "\n";
       }
       out << "     remedy:\n";
-      for (const auto& part : remedy_parts(c.remedy)) out << hanging_wrap(part, "       ", "         ");
+      for (const auto& part : remedy_parts(c.remedy))
+        out << hanging_wrap(part, "       ", "         ");
     }
     out << "\n";
   }
@@ -171,15 +183,18 @@ std::string render_text(const Report& r) {
   relist_section(r, out);
   out << "\n";
 
-  out << "Runtime: " << (r.runtime.name.empty() ? "unknown" : r.runtime.name + " " + r.runtime.version) << " at "
+  out << "Runtime: "
+      << (r.runtime.name.empty() ? "unknown" : r.runtime.name + " " + r.runtime.version) << " at "
       << r.runtime.endpoint << "\n";
   if (!r.runtime.operations.empty()) {
-    out << "  " << pad("operation", 22) << pad("count", 8, true) << pad("errors", 8, true) << pad("p50", 9, true)
-        << pad("p99", 9, true) << pad("max", 9, true) << pad("in-flight", 11, true) << pad("oldest", 9, true) << "\n";
+    out << "  " << pad("operation", 22) << pad("count", 8, true) << pad("errors", 8, true)
+        << pad("p50", 9, true) << pad("p99", 9, true) << pad("max", 9, true)
+        << pad("in-flight", 11, true) << pad("oldest", 9, true) << "\n";
     for (const auto& [name, o] : r.runtime.operations)
-      out << "  " << pad(name, 22) << pad(std::to_string(o.count), 8, true) << pad(std::to_string(o.errors), 8, true)
-          << pad(duration(o.p50_seconds), 9, true) << pad(duration(o.p99_seconds), 9, true)
-          << pad(duration(o.max_seconds), 9, true) << pad(std::to_string(o.in_flight), 11, true)
+      out << "  " << pad(name, 22) << pad(std::to_string(o.count), 8, true)
+          << pad(std::to_string(o.errors), 8, true) << pad(duration(o.p50_seconds), 9, true)
+          << pad(duration(o.p99_seconds), 9, true) << pad(duration(o.max_seconds), 9, true)
+          << pad(std::to_string(o.in_flight), 11, true)
           << pad(o.in_flight ? duration(o.oldest_in_flight_seconds) : "-", 9, true) << "\n";
   }
   out << "\n";
@@ -187,8 +202,8 @@ std::string render_text(const Report& r) {
   out << "Pods: " << r.pods.sandboxes << " sandboxes, " << r.pods.containers << " containers ("
       << r.pods.running_containers << " running, " << r.pods.exited_containers << " exited), "
       << r.pods.pods_to_reinspect << " to reinspect\n";
-  out << "Events: p99 " << number(r.events.per_relist_p99) << " per relist, " << r.events.discarded_total
-      << " discarded;";
+  out << "Events: p99 " << number(r.events.per_relist_p99) << " per relist, "
+      << r.events.discarded_total << " discarded;";
   for (const auto& [type, n] : r.events.by_type) out << " " << type << " " << n;
   out << "\n";
   if (!r.events.top_pods.empty()) {
@@ -203,8 +218,8 @@ std::string render_text(const Report& r) {
   const auto& p = r.node_pressure;
   out << "Node pressure: ";
   if (p.cpu_some_avg10 || p.io_some_avg10 || p.memory_some_avg10)
-    out << "PSI some avg10 cpu " << (p.cpu_some_avg10 ? fmt("%.1f%%", *p.cpu_some_avg10) : "n/a") << ", io "
-        << (p.io_some_avg10 ? fmt("%.1f%%", *p.io_some_avg10) : "n/a") << ", memory "
+    out << "PSI some avg10 cpu " << (p.cpu_some_avg10 ? fmt("%.1f%%", *p.cpu_some_avg10) : "n/a")
+        << ", io " << (p.io_some_avg10 ? fmt("%.1f%%", *p.io_some_avg10) : "n/a") << ", memory "
         << (p.memory_some_avg10 ? fmt("%.1f%%", *p.memory_some_avg10) : "n/a");
   else
     out << "PSI not available on this kernel";

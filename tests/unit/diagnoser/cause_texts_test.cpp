@@ -2,14 +2,14 @@
 // section's Confirm / Fix / Do not paragraphs say word for word what the
 // table says (placeholders filled the runbook's way). Editing one side alone
 // fails here. Also the promises every remedy keeps on a live node.
+#include "diagnoser/cause_texts.h"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
-
-#include "diagnoser/cause_texts.h"
 
 namespace plegscope {
 namespace {
@@ -89,7 +89,8 @@ std::vector<std::string> disagreements(const std::string& markdown) {
       if (got == section->second.end())
         out.push_back(name + ": no **" + label + ".** paragraph; the table says: " + want);
       else if (got->second != want)
-        out.push_back(name + ": **" + label + ".** says\n    " + got->second + "\n  the table says\n    " + want);
+        out.push_back(name + ": **" + label + ".** says\n    " + got->second +
+                      "\n  the table says\n    " + want);
     }
     if (section->second.count("Meaning") == 0) out.push_back(name + ": no **Meaning.** paragraph");
   }
@@ -124,7 +125,8 @@ std::vector<std::string> after_edit(const std::string& from, const std::string& 
 // The check itself catches an edit to one side: a changed word in one
 // paragraph, a paragraph gone, a section renamed.
 TEST(CauseTexts, ARunbookEditedAloneIsCaught) {
-  auto problems = after_edit("Remove exited containers: `crictl ps", "Delete exited containers: `crictl ps");
+  auto problems =
+      after_edit("Remove exited containers: `crictl ps", "Delete exited containers: `crictl ps");
   ASSERT_EQ(problems.size(), 1u) << joined(problems);
   EXPECT_EQ(problems[0].rfind("message_too_large: **Fix.** says", 0), 0u) << problems[0];
 
@@ -156,33 +158,40 @@ TEST(CauseTexts, EveryRemedyHasACommandAndNeverAdvisesAReboot) {
     for (CauseId id : kAllCauses) {
       const std::string text = remedy(id, s);
       SCOPED_TRACE(std::string(cause_name(id)) + " on " + s.endpoint + ": " + text);
-      EXPECT_TRUE(text.find("crictl") != std::string::npos || text.find("/proc/pressure") != std::string::npos);
+      EXPECT_TRUE(text.find("crictl") != std::string::npos ||
+                  text.find("/proc/pressure") != std::string::npos);
       EXPECT_EQ(text.rfind("Confirm: ", 0), 0u);
       EXPECT_NE(text.find(" Fix: "), std::string::npos);
       EXPECT_NE(text.find(" Do not: "), std::string::npos);
       EXPECT_FALSE(std::regex_search(text, placeholder)) << "a placeholder left unfilled";
       std::string lower = text;
       for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-      for (size_t at = lower.find("reboot"); at != std::string::npos; at = lower.find("reboot", at + 1)) {
+      for (size_t at = lower.find("reboot"); at != std::string::npos;
+           at = lower.find("reboot", at + 1)) {
         const std::string before = lower.substr(at < 30 ? 0 : at - 30, at < 30 ? at : 30);
-        EXPECT_TRUE(before.find("not") != std::string::npos || before.find("never") != std::string::npos)
+        EXPECT_TRUE(before.find("not") != std::string::npos ||
+                    before.find("never") != std::string::npos)
             << "\"reboot\" not negated at " << at;
       }
     }
 }
 
 TEST(CauseTexts, RemedyNamesTheNodesOwnRuntime) {
-  const std::string crio = remedy(CauseId::kRuntimeHung, node("unix:///var/run/crio/crio.sock", "cri-o"));
-  EXPECT_NE(crio.find("timeout 10 crictl --runtime-endpoint unix:///var/run/crio/crio.sock ps -a"), std::string::npos)
+  const std::string crio =
+      remedy(CauseId::kRuntimeHung, node("unix:///var/run/crio/crio.sock", "cri-o"));
+  EXPECT_NE(crio.find("timeout 10 crictl --runtime-endpoint unix:///var/run/crio/crio.sock ps -a"),
+            std::string::npos)
       << crio;
   EXPECT_NE(crio.find("systemctl restart crio"), std::string::npos) << crio;
-  const std::string down =
-      remedy(CauseId::kRuntimeUnavailable, node("unix:///run/containerd/containerd.sock", "containerd"));
+  const std::string down = remedy(CauseId::kRuntimeUnavailable,
+                                  node("unix:///run/containerd/containerd.sock", "containerd"));
   EXPECT_NE(down.find("ls -l /run/containerd/containerd.sock"), std::string::npos) << down;
   EXPECT_NE(down.find("/var/lib/containerd"), std::string::npos) << down;
-  const std::string storm = remedy(CauseId::kEventStorm, node("unix:///run/containerd/containerd.sock", "containerd"));
+  const std::string storm =
+      remedy(CauseId::kEventStorm, node("unix:///run/containerd/containerd.sock", "containerd"));
   EXPECT_NE(storm.find("spec.nodeName=worker-3"), std::string::npos) << storm;
-  EXPECT_NE(remedy(CauseId::kRuntimeSlow, node("unix:///var/run/crio/crio.sock", "cri-o")).find("/var/lib/containers"),
+  EXPECT_NE(remedy(CauseId::kRuntimeSlow, node("unix:///var/run/crio/crio.sock", "cri-o"))
+                .find("/var/lib/containers"),
             std::string::npos);
 }
 

@@ -1,9 +1,9 @@
 // The one formatting module: durations, numbers, sizes and RFC 3339 times.
+#include "report/format.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "report/format.h"
 
 namespace plegscope {
 namespace {
@@ -36,7 +36,8 @@ TEST(Format, NumbersBytesCounts) {
 }
 
 TEST(Format, Rfc3339BothWays) {
-  const TimePoint t = TimePoint(std::chrono::seconds(1'790'000'000)) + std::chrono::milliseconds(250);
+  const TimePoint t =
+      TimePoint(std::chrono::seconds(1'790'000'000)) + std::chrono::milliseconds(250);
   EXPECT_EQ(rfc3339(t), "2026-09-21T14:13:20.250Z");
   EXPECT_EQ(parse_rfc3339(rfc3339(t)), t);
   EXPECT_EQ(parse_rfc3339("2026-09-21T14:13:20Z"), t - std::chrono::milliseconds(250));

@@ -1,8 +1,9 @@
 // The self-contained HTML page: charts, ranked causes, escaping, and the
 // relist in progress drawn once, as its own kind of bar.
+#include "report/html.h"
+
 #include <gtest/gtest.h>
 
-#include "report/html.h"
 #include "sample_report.h"
 
 namespace plegscope {
@@ -45,12 +46,14 @@ TEST(ReportHtml, RelistInProgressDrawnOnceAndDescribed) {
   }
   std::string html = render_html(slow_relist_in_progress());
   EXPECT_NE(html.find("relist in progress for 42s"), std::string::npos);
-  EXPECT_NE(html.find("<p id=\"relist-in-progress\" class=\"running\"><b>Relist in progress:</b> running for 42s; "
+  EXPECT_NE(html.find("<p id=\"relist-in-progress\" class=\"running\"><b>Relist in progress:</b> "
+                      "running for 42s; "
                       "lists done in 8s (20 pods, 40 containers)"),
             std::string::npos);
   EXPECT_EQ(occurrences(html, "class=\"list in-progress\""), 1u);
   EXPECT_EQ(occurrences(html, "class=\"status in-progress\""), 1u);
-  EXPECT_NE(html.find("<b id=\"events-late\">events reach the kubelet up to 9.6s late</b>"), std::string::npos);
+  EXPECT_NE(html.find("<b id=\"events-late\">events reach the kubelet up to 9.6s late</b>"),
+            std::string::npos);
 }
 
 TEST(ReportHtml, EscapesRuntimeProvidedText) {

@@ -2,12 +2,13 @@
 // lateness and each timeline entry's initial/in_progress), numbers rounded
 // to microseconds, and back: unknown names are errors, missing optional
 // fields keep their defaults.
+#include "report/json.h"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "diagnose_command.h"
-#include "report/json.h"
 #include "sample_report.h"
 
 namespace plegscope {
@@ -24,35 +25,43 @@ std::set<std::string> keys(const json& j) {
 
 TEST(ReportJson, ExactlyTheDesignFieldNames) {
   json j = report_to_json(sample());
-  EXPECT_EQ(keys(j), (std::set<std::string>{"node", "generated_at", "healthy", "health_message", "status", "summary",
-                                            "causes", "relist", "runtime", "pods", "events", "node_pressure",
-                                            "timeline", "forecast"}));
-  EXPECT_EQ(keys(j["causes"][0]),
-            (std::set<std::string>{"id", "severity", "confidence", "summary", "evidence", "remedy"}));
-  EXPECT_EQ(keys(j["causes"][0]["evidence"][0]), (std::set<std::string>{"signal", "value", "threshold"}));
+  EXPECT_EQ(keys(j),
+            (std::set<std::string>{"node", "generated_at", "healthy", "health_message", "status",
+                                   "summary", "causes", "relist", "runtime", "pods", "events",
+                                   "node_pressure", "timeline", "forecast"}));
+  EXPECT_EQ(keys(j["causes"][0]), (std::set<std::string>{"id", "severity", "confidence", "summary",
+                                                         "evidence", "remedy"}));
+  EXPECT_EQ(keys(j["causes"][0]["evidence"][0]),
+            (std::set<std::string>{"signal", "value", "threshold"}));
   EXPECT_TRUE(j["causes"][0]["evidence"][1]["threshold"].is_null());
   // §6's relist fields, the evented mode and its fall-back (issue 4), and
   // how late events reach the kubelet (issue 8).
-  EXPECT_EQ(keys(j["relist"]),
-            (std::set<std::string>{"period_seconds", "threshold_seconds", "seconds_since_last_seen",
-                                   "in_progress_seconds", "duration_p50_seconds", "duration_p99_seconds",
-                                   "events_late_by_seconds", "mode", "evented_fallback_reason"}));
-  EXPECT_EQ(keys(j["runtime"]), (std::set<std::string>{"endpoint", "name", "version", "operations"}));
+  EXPECT_EQ(
+      keys(j["relist"]),
+      (std::set<std::string>{"period_seconds", "threshold_seconds", "seconds_since_last_seen",
+                             "in_progress_seconds", "duration_p50_seconds", "duration_p99_seconds",
+                             "events_late_by_seconds", "mode", "evented_fallback_reason"}));
+  EXPECT_EQ(keys(j["runtime"]),
+            (std::set<std::string>{"endpoint", "name", "version", "operations"}));
   EXPECT_EQ(keys(j["runtime"]["operations"]["list_containers"]),
-            (std::set<std::string>{"count", "errors", "p50_seconds", "p99_seconds", "max_seconds", "in_flight",
-                                   "oldest_in_flight_seconds"}));
+            (std::set<std::string>{"count", "errors", "p50_seconds", "p99_seconds", "max_seconds",
+                                   "in_flight", "oldest_in_flight_seconds"}));
   EXPECT_EQ(keys(j["pods"]), (std::set<std::string>{"sandboxes", "containers", "running_containers",
                                                     "exited_containers", "pods_to_reinspect"}));
-  EXPECT_EQ(keys(j["events"]), (std::set<std::string>{"per_relist_p99", "by_type", "discarded_total", "top_pods"}));
-  EXPECT_EQ(keys(j["events"]["top_pods"][0]), (std::set<std::string>{"uid", "namespace", "name", "events"}));
+  EXPECT_EQ(keys(j["events"]),
+            (std::set<std::string>{"per_relist_p99", "by_type", "discarded_total", "top_pods"}));
+  EXPECT_EQ(keys(j["events"]["top_pods"][0]),
+            (std::set<std::string>{"uid", "namespace", "name", "events"}));
   EXPECT_EQ(j["events"]["top_pods"][0]["namespace"], "default");
-  EXPECT_EQ(keys(j["node_pressure"]), (std::set<std::string>{"cpu_some_avg10", "io_some_avg10", "memory_some_avg10",
-                                                             "load1", "pids", "pid_max"}));
+  EXPECT_EQ(keys(j["node_pressure"]),
+            (std::set<std::string>{"cpu_some_avg10", "io_some_avg10", "memory_some_avg10", "load1",
+                                   "pids", "pid_max"}));
   EXPECT_TRUE(j["node_pressure"]["io_some_avg10"].is_null());  // no data is null, not 0
   // §6's timeline fields, and which entry is the first relist or the one running.
   EXPECT_EQ(keys(j["timeline"][0]),
-            (std::set<std::string>{"start", "duration_seconds", "list_seconds", "status_seconds", "status_calls",
-                                   "pods", "containers", "events", "error", "initial", "in_progress"}));
+            (std::set<std::string>{"start", "duration_seconds", "list_seconds", "status_seconds",
+                                   "status_calls", "pods", "containers", "events", "error",
+                                   "initial", "in_progress"}));
   EXPECT_TRUE(j["timeline"][0]["error"].is_null());
   EXPECT_EQ(j["timeline"][0]["initial"], true);
   EXPECT_EQ(j["timeline"][1]["initial"], false);
@@ -114,7 +123,8 @@ TEST(ReportJson, RoundTrips) {
 TEST(ReportJson, RejectsWhatIsNotAReport) {
   EXPECT_THROW(report_from_json(json::parse(R"({"hello": 1})")), std::exception);
   EXPECT_THROW(report_from_json(json::parse("[1,2]")), std::exception);
-  EXPECT_THROW(report_from_json(json::parse(R"({"status": "healthy", "causes": 3})")), std::exception);
+  EXPECT_THROW(report_from_json(json::parse(R"({"status": "healthy", "causes": 3})")),
+               std::exception);
 }
 
 // What `plegscope diagnose --url` prints after "not a plegscope report: ".
@@ -148,7 +158,8 @@ TEST(ReportJson, UnknownNamesAreOneLineErrors) {
 }
 
 TEST(ReportJson, MissingOptionalFieldsKeepDefaults) {
-  Report r = report_from_json(json::parse(R"({"status": "at_risk", "causes": [{"id": "event_storm"}],
+  Report r =
+      report_from_json(json::parse(R"({"status": "at_risk", "causes": [{"id": "event_storm"}],
                                               "relist": {"period_seconds": 2}, "timeline": [{"events": 3}]})"));
   EXPECT_EQ(r.status, Status::kAtRisk);
   ASSERT_EQ(r.causes.size(), 1u);

@@ -22,7 +22,8 @@ inline Report sample() {
   c.severity = Severity::kCritical;
   c.confidence = 0.85;
   c.summary = "A CRI call is hung.";
-  c.evidence = {{"oldest_in_flight_seconds{list_containers}", 12.5, 10}, {"in_flight{list_containers}", 1, {}}};
+  c.evidence = {{"oldest_in_flight_seconds{list_containers}", 12.5, 10},
+                {"in_flight{list_containers}", 1, {}}};
   c.remedy = "Confirm: `crictl ps -a` hangs.";
   r.causes.push_back(c);
   r.relist.seconds_since_last_seen = 13.5;

@@ -1,8 +1,9 @@
 // The terminal rendering: status, causes with evidence and remedy, the
 // relist in progress as far as it got, and how late events are.
+#include "report/text.h"
+
 #include <gtest/gtest.h>
 
-#include "report/text.h"
 #include "sample_report.h"
 
 namespace plegscope {
@@ -29,7 +30,8 @@ TEST(ReportText, HasStatusCausesEvidenceRemedy) {
   EXPECT_TRUE(has(text, "crictl ps -a"));
   EXPECT_TRUE(has(text, "list_containers"));
   EXPECT_TRUE(has(text, "over 5 completed relists (1 failed)")) << text;
-  EXPECT_TRUE(has(text, "in progress: running for 12s")) << text;  // from relist.in_progress_seconds alone
+  EXPECT_TRUE(has(text, "in progress: running for 12s"))
+      << text;  // from relist.in_progress_seconds alone
   EXPECT_FALSE(has(text, "late")) << text;
 }
 
@@ -45,8 +47,10 @@ TEST(ReportText, HealthyReportSaysNoCause) {
 
 TEST(ReportText, RelistInProgressAsFarAsItGot) {
   std::string text = render_text(slow_relist_in_progress());
-  EXPECT_TRUE(has(text, "in progress: running for 42s; lists done in 8s (20 pods, 40 containers); 14 status "
-                        "calls so far (3.1s) for 20 events"))
+  EXPECT_TRUE(
+      has(text,
+          "in progress: running for 42s; lists done in 8s (20 pods, 40 containers); 14 status "
+          "calls so far (3.1s) for 20 events"))
       << text;
   EXPECT_TRUE(has(text, "events reach the kubelet up to 9.6s late")) << text;
   // The relist in progress is not one of the completed ones.
@@ -59,7 +63,9 @@ TEST(ReportText, FirstRelistStillRunning) {
   r.timeline.erase(r.timeline.begin(), r.timeline.end() - 1);
   r.timeline.back().initial = true;
   std::string text = render_text(r);
-  EXPECT_TRUE(has(text, "in progress: running for 42s (the first relist: every pod is inspected once); lists done"))
+  EXPECT_TRUE(has(
+      text,
+      "in progress: running for 42s (the first relist: every pod is inspected once); lists done"))
       << text;
   EXPECT_TRUE(has(text, "no relist has completed yet")) << text;
   EXPECT_FALSE(has(text, "duration p50")) << text;
@@ -70,11 +76,13 @@ TEST(ReportText, DescribesEachStageOfTheRelistInProgress) {
   e.in_progress = true;
   e.initial = true;
   e.duration_seconds = 3;
-  EXPECT_EQ(describe_in_progress(e),
-            "running for 3s (the first relist: every pod is inspected once); waiting for ListPodSandbox");
+  EXPECT_EQ(
+      describe_in_progress(e),
+      "running for 3s (the first relist: every pod is inspected once); waiting for ListPodSandbox");
   e.initial = false;
   e.list_seconds = 2.5;
-  EXPECT_EQ(describe_in_progress(e), "running for 3s; ListPodSandbox answered after 2.5s, waiting for ListContainers");
+  EXPECT_EQ(describe_in_progress(e),
+            "running for 3s; ListPodSandbox answered after 2.5s, waiting for ListContainers");
   e.pods = 1;
   e.containers = 2;
   EXPECT_EQ(describe_in_progress(e), "running for 3s; lists done in 2.5s (1 pod, 2 containers)");
@@ -82,19 +90,23 @@ TEST(ReportText, DescribesEachStageOfTheRelistInProgress) {
   e.status_calls = 1;
   e.status_seconds = 0.2;
   EXPECT_EQ(describe_in_progress(e),
-            "running for 3s; lists done in 2.5s (1 pod, 2 containers); 1 status call so far (200ms) for 1 event");
+            "running for 3s; lists done in 2.5s (1 pod, 2 containers); 1 status call so far "
+            "(200ms) for 1 event");
 }
 
 TEST(ReportText, RemedyOnePartPerLine) {
   EXPECT_EQ(remedy_parts("Confirm: `crictl ps -a` hangs. Fix: restart it. Do not: reboot."),
-            (std::vector<std::string>{"Confirm: `crictl ps -a` hangs.", "Fix: restart it.", "Do not: reboot."}));
+            (std::vector<std::string>{"Confirm: `crictl ps -a` hangs.", "Fix: restart it.",
+                                      "Do not: reboot."}));
   EXPECT_EQ(remedy_parts("Confirm: only this."), (std::vector<std::string>{"Confirm: only this."}));
   Report r = sample();
-  r.causes[0].remedy = "Confirm: `crictl ps -a` hangs. Fix: restart it. Do not: reboot automatically.";
+  r.causes[0].remedy =
+      "Confirm: `crictl ps -a` hangs. Fix: restart it. Do not: reboot automatically.";
   std::string text = render_text(r);
-  EXPECT_NE(text.find("     remedy:\n       Confirm: `crictl ps -a` hangs.\n       Fix: restart it.\n"
-                      "       Do not: reboot automatically.\n"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("     remedy:\n       Confirm: `crictl ps -a` hangs.\n       Fix: restart it.\n"
+                "       Do not: reboot automatically.\n"),
+      std::string::npos)
       << text;
 }
 
