@@ -61,6 +61,9 @@ TimelineEntry timeline_entry(const RelistRecord& r) {
   e.error = r.error_code;
   e.initial = r.initial;
   e.in_progress = r.in_progress;
+  e.lists_done = r.lists_done;
+  e.pods_changed = r.pods_changed;
+  e.pods_inspected = r.pods_inspected;
   return e;
 }
 

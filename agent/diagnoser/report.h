@@ -65,6 +65,9 @@ struct TimelineEntry {
   std::optional<GrpcCode> error;
   bool initial = false;      // the first relist: every pod inspected once
   bool in_progress = false;  // the relist running now, as far as it got
+  int lists_done = 0;        // 0, 1 (sandboxes) or 2 (containers too)
+  int pods_changed = 0;      // pods with events, once the lists are compared
+  int pods_inspected = 0;    // of them, inspected so far
 };
 
 struct TopPod {

@@ -94,7 +94,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OperationReport, count, errors, 
                                                 oldest_in_flight_seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimelineEntry, start, duration_seconds,
                                                 list_seconds, status_seconds, status_calls, pods,
-                                                containers, events, error, initial, in_progress)
+                                                containers, events, error, initial, in_progress,
+                                                lists_done, pods_changed, pods_inspected)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Relist, period_seconds, threshold_seconds,
                                                 seconds_since_last_seen, in_progress_seconds,
                                                 duration_p50_seconds, duration_p99_seconds,

@@ -107,12 +107,15 @@ const TimelineEntry* relist_in_progress(const Report& r) {
 std::string describe_in_progress(const TimelineEntry& e) {
   std::string out = "running for " + duration(e.duration_seconds);
   if (e.initial) out += " (the first relist: every pod is inspected once)";
-  if (e.list_seconds <= 0) return out + "; waiting for ListPodSandbox";
-  if (e.pods == 0 && e.containers == 0 && e.events == 0 && e.status_calls == 0)
+  if (e.lists_done == 0) return out + "; waiting for ListPodSandbox";
+  if (e.lists_done == 1)
     return out + "; ListPodSandbox answered after " + duration(e.list_seconds) +
            ", waiting for ListContainers";
   out += "; lists done in " + duration(e.list_seconds) + " (" + text::count(e.pods, "pod", "pods") +
          ", " + text::count(e.containers, "container", "containers") + ")";
+  if (e.pods_changed > 0)
+    out += "; " + std::to_string(std::min(e.pods_inspected, e.pods_changed)) + "/" +
+           text::count(e.pods_changed, "changed pod", "changed pods") + " inspected";
   if (e.events > 0 || e.status_calls > 0)
     out += "; " + text::count(e.status_calls, "status call", "status calls") + " so far (" +
            duration(e.status_seconds) + ") for " + text::count(e.events, "event", "events");

@@ -61,7 +61,8 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
   EXPECT_EQ(keys(j["timeline"][0]),
             (std::set<std::string>{"start", "duration_seconds", "list_seconds", "status_seconds",
                                    "status_calls", "pods", "containers", "events", "error",
-                                   "initial", "in_progress"}));
+                                   "initial", "in_progress", "lists_done", "pods_changed",
+                                   "pods_inspected"}));
   EXPECT_TRUE(j["timeline"][0]["error"].is_null());
   EXPECT_EQ(j["timeline"][0]["initial"], true);
   EXPECT_EQ(j["timeline"][1]["initial"], false);

@@ -74,6 +74,9 @@ inline Report slow_relist_in_progress() {
   e.pods = 20;
   e.containers = 40;
   e.events = 20;
+  e.lists_done = 2;
+  e.pods_changed = 20;
+  e.pods_inspected = 6;
   r.timeline.push_back(e);
   r.relist.in_progress_seconds = 42;
   r.relist.events_late_by_seconds = 9.6;

@@ -47,11 +47,10 @@ TEST(ReportText, HealthyReportSaysNoCause) {
 
 TEST(ReportText, RelistInProgressAsFarAsItGot) {
   std::string text = render_text(slow_relist_in_progress());
-  EXPECT_TRUE(
-      has(text,
-          "in progress: running for 42s; lists done in 8s (20 pods, 40 containers); 14 status "
-          "calls so far (3.1s) for 20 events"))
+  // Wrapped at the page width: check the pieces.
+  EXPECT_TRUE(has(text, "in progress: running for 42s; lists done in 8s (20 pods, 40 containers); 6/20"))
       << text;
+  EXPECT_TRUE(has(text, "pods inspected; 14 status calls so far (3.1s) for 20 events")) << text;
   EXPECT_TRUE(has(text, "events reach the kubelet up to 9.6s late")) << text;
   // The relist in progress is not one of the completed ones.
   EXPECT_TRUE(has(text, "over 5 completed relists (1 failed)")) << text;
@@ -81,17 +80,20 @@ TEST(ReportText, DescribesEachStageOfTheRelistInProgress) {
       "running for 3s (the first relist: every pod is inspected once); waiting for ListPodSandbox");
   e.initial = false;
   e.list_seconds = 2.5;
+  e.lists_done = 1;
   EXPECT_EQ(describe_in_progress(e),
             "running for 3s; ListPodSandbox answered after 2.5s, waiting for ListContainers");
   e.pods = 1;
   e.containers = 2;
+  e.lists_done = 2;
   EXPECT_EQ(describe_in_progress(e), "running for 3s; lists done in 2.5s (1 pod, 2 containers)");
   e.events = 1;
+  e.pods_changed = 1;
   e.status_calls = 1;
   e.status_seconds = 0.2;
   EXPECT_EQ(describe_in_progress(e),
-            "running for 3s; lists done in 2.5s (1 pod, 2 containers); 1 status call so far "
-            "(200ms) for 1 event");
+            "running for 3s; lists done in 2.5s (1 pod, 2 containers); 0/1 changed pod inspected; "
+            "1 status call so far (200ms) for 1 event");
 }
 
 TEST(ReportText, RemedyOnePartPerLine) {
