@@ -86,6 +86,20 @@ def rule_files():
     return ["alerts/plegscope.rules.yml", "alerts/kubelet.rules.yml"]
 
 
+def render_mixin(out_dir, config=None):
+    """scripts/mixin into out_dir with _config overrides; returns out_dir.
+
+    The files land at their repository paths under out_dir
+    (alerts/plegscope.rules.yml, alerts/tests/..., dashboards/..., deploy/...)."""
+    harness.require_tool("jsonnet")
+    cmd = [path("scripts/mixin"), "--out", out_dir]
+    if config:
+        cmd += ["--config", json.dumps(config)]
+    r = run(cmd)
+    assert r.returncode == 0, r.stdout
+    return out_dir
+
+
 def alerts_in(rel):
     return [r for g in load_yaml(rel)["groups"] for r in g["rules"] if "alert" in r]
 

@@ -1,0 +1,226 @@
+// plegscope's recording rules and alerts. The node label comes from the
+// scrape (PodMonitor relabelling), so every rule reads its metric directly.
+local f = import '../lib/format.libsonnet';
+
+{
+  local c = $._config,
+  local sel = c.plegscopeSelector,
+  local node = c.nodeLabel,
+  local T = c.relistThresholdSeconds,
+  local atRisk = std.floor(T / c.atRiskFraction),
+  local v = { sel: sel, node: node, T: T },
+  local forOf(seconds) = if seconds > 0 then { 'for': f.promDuration(seconds) } else {},
+  local runbook(alert) = c.runbookURL + '#' + std.asciiLower(alert),
+  local topCauseQuery = '"topk(1, node_cause:pleg_diagnosis_cause:max{%s=%%q} > 0)" $labels.%s' % [node, node],
+  local topCause = '{{ with printf %s | query }}{{ range . }}{{ .Labels.cause }} (confidence {{ printf "%%.2f" .Value }}){{ end }}{{ else }}none reported{{ end }}' % topCauseQuery,
+  local topCauseId = '{{ with printf %s | query }}{{ range . }}{{ .Labels.cause }}{{ end }}{{ else }}none{{ end }}' % topCauseQuery,
+  local n = '{{ $labels.%s }}' % node,
+
+  local quantile(metric, by, q) = {
+    record: 'node%s_quantile:%s:histogram_quantile_rate5m' % [if by == '' then '' else '_' + by, metric],
+    expr: 'histogram_quantile(%s, sum by (%s, %sle) (rate(%s_bucket{%s}[5m])))\n'
+          % [q, node, if by == '' then '' else by + ', ', metric, sel],
+    labels: { quantile: q },
+  },
+
+  prometheusRules+:: {
+    groups+: [{
+      name: 'plegscope.records',
+      rules:
+        [quantile('pleg_relist_duration_seconds', '', q) for q in ['0.99', '0.9', '0.5']]
+        + [quantile('pleg_relist_interval_seconds', '', '0.99')]
+        + [quantile('pleg_runtime_operations_duration_seconds', 'operation_type', q) for q in ['0.99', '0.5']]
+        + [
+          {
+            record: 'node_operation_type:pleg_runtime_operations:rate5m',
+            expr: 'sum by (%(node)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m]))\n' % v,
+          },
+          {
+            record: 'node_operation_type_code:pleg_runtime_operations_errors:rate5m',
+            expr: 'sum by (%(node)s, operation_type, code) (rate(pleg_runtime_operations_errors_total{%(sel)s}[5m]))\n' % v,
+          },
+          {
+            record: 'node:pleg_discard_events:rate5m',
+            expr: 'sum by (%(node)s) (rate(pleg_discard_events_total{%(sel)s}[5m]))\n' % v,
+          },
+          {
+            record: 'node_event_type:pleg_events:rate5m',
+            expr: 'sum by (%(node)s, event_type) (rate(pleg_events_total{%(sel)s}[5m]))\n' % v,
+          },
+          {
+            record: 'node:pleg_seconds_since_last_seen:max',
+            expr: 'time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s})\n' % v,
+          },
+          {
+            record: 'node:pleg_healthy:min',
+            expr: 'min by (%(node)s) (pleg_healthy{%(sel)s})\n' % v,
+          },
+          {
+            record: 'node:pleg_runtime_operation_oldest_in_flight_seconds:max',
+            expr: 'max by (%(node)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s})\n' % v,
+          },
+          {
+            record: 'node_cause:pleg_diagnosis_cause:max',
+            expr: 'max by (%(node)s, cause) (pleg_diagnosis_cause{%(sel)s})\n' % v,
+          },
+        ],
+    }],
+  },
+
+  prometheusAlerts+:: {
+    groups+: [{
+      name: 'plegscope.alerts',
+      rules: [
+        // The kubelet's Healthy() rule. A last-seen of 0 is "pleg has yet to
+        // be successful": that arm waits until the agent has been scraped for
+        // the whole threshold, so an agent restart does not page.
+        {
+          alert: 'PLEGNotHealthy',
+          expr: |||
+            (
+              time() - pleg_last_seen_seconds{%(sel)s} > %(T)d
+              and pleg_last_seen_seconds{%(sel)s} > 0
+            )
+            or
+            (
+              max_over_time(pleg_last_seen_seconds{%(sel)s}[%(range)s]) == 0
+              and present_over_time(pleg_last_seen_seconds{%(sel)s}[1m] offset %(range)s)
+            )
+          ||| % (v { range: f.promDuration(T) }),
+          labels: { severity: 'critical' },
+          annotations: {
+            summary: 'PLEG is not healthy on %s' % n,
+            description: 'PLEG on node %s {{ if eq $value 0.0 }}has yet to be successful after %s{{ else }}was last seen active {{ $value | humanizeDuration }} ago; threshold is %s{{ end }}. The kubelet marks the node NotReady with "PLEG is not healthy". Top diagnosed cause: %s.'
+                         % [n, f.goDuration(T), f.goDuration(T), topCause],
+            top_cause: topCauseId,
+            runbook_url: runbook('PLEGNotHealthy'),
+          },
+        } + forOf(c.notHealthyForSeconds),
+
+        // One alert per node, minutes before PLEGNotHealthy; `reason` names
+        // the first arm that matched.
+        {
+          alert: 'PLEGAtRisk',
+          expr: |||
+            label_replace(max by (%(node)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s}) > %(hang)s, "reason", "cri_call_hung", "", "")
+            or on (%(node)s)
+            label_replace(histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) > %(atRisk)d, "reason", "relist_p99_high", "", "")
+            or on (%(node)s)
+            label_replace(max by (%(node)s) (predict_linear(node_quantile:pleg_relist_duration_seconds:histogram_quantile_rate5m{quantile="0.99"}[15m], %(horizon)d)) > %(T)d, "reason", "forecast", "", "")
+            or on (%(node)s)
+            label_replace(time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s} > 0) > %(atRisk)d, "reason", "last_seen_stale", "", "")
+          ||| % (v { hang: f.num(c.hangThresholdSeconds), atRisk: atRisk, horizon: c.forecastHorizonSeconds }),
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'PLEG on %s is at risk of becoming unhealthy ({{ $labels.reason }})' % n,
+            description: 'PLEG on node %s is heading for "PLEG is not healthy": {{ if eq $labels.reason "cri_call_hung" }}a CRI call has been in flight for {{ $value | humanizeDuration }} (hang threshold %s){{ else if eq $labels.reason "relist_p99_high" }}relist p99 over 5m is {{ $value | humanizeDuration }} (limit %s){{ else if eq $labels.reason "forecast" }}relist p99 is forecast to reach {{ $value | humanizeDuration }} within %s (threshold %s){{ else }}the last successful relist was {{ $value | humanizeDuration }} ago (threshold %s){{ end }}. Top diagnosed cause: %s.'
+                         % [n, f.promDuration(c.hangThresholdSeconds), f.promDuration(atRisk), f.promDuration(c.forecastHorizonSeconds),
+                            f.promDuration(T), f.promDuration(T), topCause],
+            top_cause: topCauseId,
+            runbook_url: runbook('PLEGAtRisk'),
+          },
+        } + forOf(c.atRiskForSeconds),
+
+        // The kubernetes-mixin's KubeletPlegDurationHigh, on buckets that
+        // reach 600 s instead of stopping at 10 s. Inline rather than on the
+        // recorded quantile: rule groups are not ordered against each other.
+        {
+          alert: 'PLEGRelistDurationHigh',
+          expr: 'histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) >= %(high)s\n'
+                % (v { high: f.num(c.relistDurationHighSeconds) }),
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'PLEG relist on %s is slow' % n,
+            description: 'The 99th percentile of PLEG relist duration on node %s is {{ $value | humanizeDuration }} over the last 5m (warning at %s, PLEG is declared unhealthy at %s). Top diagnosed cause: %s.'
+                         % [n, f.promDuration(c.relistDurationHighSeconds), f.promDuration(T), topCause],
+            top_cause: topCauseId,
+            runbook_url: runbook('PLEGRelistDurationHigh'),
+          },
+        } + forOf(c.relistDurationHighForSeconds),
+
+        // Events dropped on a full channel: the kubelet misses pod changes
+        // until the next periodic sync.
+        {
+          alert: 'PLEGDiscardingEvents',
+          expr: 'sum by (%(node)s) (increase(pleg_discard_events_total{%(sel)s}[5m])) > 0\n' % v,
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'PLEG on %s is discarding events' % n,
+            description: 'PLEG on node %s discarded {{ $value | humanize }} events in the last 5m because its event channel was full (capacity %d). Pod changes are picked up late. Top diagnosed cause: %s.'
+                         % [n, c.eventChannelCapacity, topCause],
+            runbook_url: runbook('PLEGDiscardingEvents'),
+          },
+        },
+
+        // UNIMPLEMENTED is not a failure: it is how a runtime without CRI
+        // list streaming or GetContainerEvents answers the capability probes.
+        {
+          alert: 'CRIOperationErrors',
+          expr: |||
+            sum by (%(node)s, operation_type) (rate(pleg_runtime_operations_errors_total{%(sel)s, code!="UNIMPLEMENTED"}[5m]))
+            / sum by (%(node)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m]))
+            > %(ratio)s
+          ||| % (v { ratio: f.num(c.criErrorRatio) }),
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'CRI {{ $labels.operation_type }} calls are failing on %s' % n,
+            description: '{{ $value | humanizePercentage }} of {{ $labels.operation_type }} calls to the container runtime on node %s failed over the last 5m (warning above %s). Error codes: {{ range printf "node_operation_type_code:pleg_runtime_operations_errors:rate5m{%s=%%q,operation_type=%%q} > 0" $labels.%s $labels.operation_type | query }}{{ .Labels.code }} {{ end }}'
+                         % [n, f.humanizePercentage(c.criErrorRatio), node, node],
+            runbook_url: runbook('CRIOperationErrors'),
+          },
+        } + forOf(c.criErrorsForSeconds),
+
+        // Relists keep failing with UNAVAILABLE and none succeeded lately:
+        // the kubelet reports "container runtime is down" here.
+        {
+          alert: 'CRIRuntimeUnavailable',
+          expr: |||
+            sum by (%(node)s) (increase(pleg_relist_errors_total{%(sel)s, code="UNAVAILABLE"}[2m])) > 0
+            and on (%(node)s)
+            time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s}) > %(down)d
+          ||| % (v { down: c.runtimeUnavailableSeconds }),
+          labels: { severity: 'critical' },
+          annotations: {
+            summary: 'The container runtime on %s is unavailable' % n,
+            description: 'plegscope on node %s could not reach the container runtime: {{ $value | humanize }} relists failed with UNAVAILABLE in the last 2m and none succeeded for over %s. Pods on this node are not being started, stopped or observed.'
+                         % [n, f.promDuration(c.runtimeUnavailableSeconds)],
+            runbook_url: runbook('CRIRuntimeUnavailable'),
+          },
+        } + forOf(c.runtimeUnavailableForSeconds),
+
+        // gRPC refuses answers above its message limit (RESOURCE_EXHAUSTED);
+        // the list call then fails on every relist.
+        {
+          alert: 'CRIListNearMessageLimit',
+          expr: 'max by (%(node)s, operation_type) (pleg_runtime_list_response_bytes{%(sel)s}) > %(ratio)s * %(limit)d\n'
+                % (v { ratio: f.num(c.listMessageWarnRatio), limit: c.listMessageLimitBytes }),
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'CRI {{ $labels.operation_type }} answers on %s near the %sB gRPC limit' % [n, f.humanize1024(c.listMessageLimitBytes)],
+            description: 'The last unfiltered {{ $labels.operation_type }} answer on node %s was {{ $value | humanize1024 }}B, above %s of the %sB gRPC message limit. Past the limit the call fails with RESOURCE_EXHAUSTED and PLEG becomes unhealthy. Usually exited containers piling up.'
+                         % [n, f.humanizePercentage(c.listMessageWarnRatio), f.humanize1024(c.listMessageLimitBytes)],
+            runbook_url: runbook('CRIListNearMessageLimit'),
+          },
+        } + forOf(c.listNearLimitForSeconds),
+
+        // The agent is down on a node, or a node has no agent target at all
+        // (needs kube-state-metrics' kube_node_info).
+        {
+          alert: 'PlegscopeDown',
+          expr: |||
+            label_replace(max by (%(node)s) (up{%(sel)s}) == 0, "reason", "target_down", "", "")
+            or on (%(node)s)
+            label_replace(count by (%(node)s) (kube_node_info{%(ksm)s}) unless on (%(node)s) count by (%(node)s) (up{%(sel)s}), "reason", "no_target", "", "")
+          ||| % (v { ksm: c.kubeStateMetricsSelector }),
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'plegscope is not being scraped on %s' % n,
+            description: '{{ if eq $labels.reason "no_target" }}Node %s has no plegscope scrape target (is the DaemonSet pod scheduled there?){{ else }}The plegscope target for node %s is down{{ end }}. PLEG health on that node is not being observed.'
+                         % [n, n],
+            runbook_url: runbook('PlegscopeDown'),
+          },
+        } + forOf(c.plegscopeDownForSeconds),
+      ],
+    }],
+  },
+}

@@ -1,0 +1,103 @@
+local g = import 'panels.libsonnet';
+local f = import '../lib/format.libsonnet';
+
+{
+  local c = $._config,
+  local T = c.relistThresholdSeconds,
+  local atRisk = std.floor(T / c.atRiskFraction),
+  local limit = c.listMessageLimitBytes,
+  local v = { sel: '%s, %s="$node"' % [c.plegscopeSelector, c.nodeLabel], node: c.nodeLabel, T: T, limit: limit },
+  local s = g.sized,
+  local diagnose = 'http://${instance}/diagnose?format=html',
+  local diagnoseLink = [{ title: 'Open /diagnose', url: diagnose, targetBlank: true }],
+  local q(expr) = expr % v,
+
+  grafanaDashboards+:: {
+    'pleg-node.json': g.dashboard(c, 'plegscope-node', 'PLEG node',
+      "One node's PLEG as plegscope sees it: relist timing, CRI latency, errors and in-flight calls, events, pods, list answer sizes and diagnosed causes, with a link to /diagnose.",
+      [
+        g.row('Health'),
+        s(g.stat('PLEG', g.targets([[q('min(pleg_healthy{%(sel)s})'), 'healthy']]), mappings=g.healthMappings,
+                 links=diagnoseLink, desc="The kubelet's Healthy() rule as plegscope computes it."), 4, 4),
+        s(g.stat('Seconds since last seen', g.targets([[q('time() - max(pleg_last_seen_seconds{%(sel)s})'), 'seconds']]),
+                 unit='s', steps=[[atRisk, 'orange'], [T, 'red']]), 4, 4),
+        s(g.stat('Top diagnosed cause', g.targets([[q('topk(1, max by (cause) (pleg_diagnosis_cause{%(sel)s}))'), '{{cause}}']], instant=true),
+                 unit='percentunit', textMode='value_and_name', steps=[[0.5, 'orange'], [0.8, 'red']], links=diagnoseLink), 6, 4),
+        s(g.stat('Evented PLEG', g.targets([[q('max(pleg_evented_mode{%(sel)s})'), 'evented']]),
+                 mappings=[{ type: 'value', options: { '1': { text: 'evented', index: 0 }, '0': { text: 'generic', index: 1 } } }]), 3, 4),
+        s(g.stat('Runtime', g.targets([[q('max by (runtime_name, runtime_version, version) (plegscope_build_info{%(sel)s})'),
+                                        '{{runtime_name}} {{runtime_version}} (plegscope {{version}})']], instant=true),
+                 textMode='name'), 7, 4),
+        s(g.text("**[Open this node's /diagnose report](%s)** (ranked causes with evidence, relist timeline). Reachable where Prometheus can reach the agent; otherwise `kubectl -n plegscope port-forward` the node's pod, see the [runbook](%s#getting-the-evidence)."
+                 % [diagnose, c.runbookURL]), 24, 3),
+
+        g.row('Relist'),
+        s(g.timeseries('Seconds since last seen vs threshold', g.targets([
+          [q('time() - max(pleg_last_seen_seconds{%(sel)s})'), 'since last seen'],
+          [q('0 * max(pleg_healthy{%(sel)s}) + %(T)d'), 'threshold (%s)' % f.promDuration(T)],
+        ]), unit='s', steps=[[atRisk, 'orange'], [T, 'red']], lineThresholds=true, min=0), 12, 8),
+        s(g.timeseries('Relist duration quantiles', g.targets([
+          [q('histogram_quantile(0.5, sum by (le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[$__rate_interval])))'), 'p50'],
+          [q('histogram_quantile(0.99, sum by (le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[$__rate_interval])))'), 'p99'],
+        ]), unit='s', steps=[[c.relistDurationHighSeconds, 'orange'], [atRisk, 'red']], lineThresholds=true), 12, 8),
+        s(g.heatmap('Relist duration', q('sum by (le) (increase(pleg_relist_duration_seconds_bucket{%(sel)s}[$__rate_interval]))'),
+                    desc='Buckets reach 600s, past the %s threshold.' % f.promDuration(T)), 12, 8),
+        s(g.heatmap('Relist interval', q('sum by (le) (increase(pleg_relist_interval_seconds_bucket{%(sel)s}[$__rate_interval]))'),
+                    desc='Time between relist starts: the relist period plus relists that overrun it.'), 12, 8),
+        s(g.timeseries('Relist errors and pods to reinspect', g.targets([
+          [q('sum by (code) (rate(pleg_relist_errors_total{%(sel)s}[$__rate_interval]))'), 'relist errors {{code}}'],
+          [q('max(pleg_pods_to_reinspect{%(sel)s})'), 'pods to reinspect'],
+        ]), desc='Relist errors by gRPC code; every code is exported from the start at 0.'), 12, 8),
+        s(g.timeseries('Events by type', g.targets([
+          [q('sum by (event_type) (rate(pleg_events_total{%(sel)s}[$__rate_interval]))'), '{{event_type}}'],
+          [q('sum(rate(pleg_discard_events_total{%(sel)s}[$__rate_interval]))'), 'discarded'],
+        ]), unit='ops'), 12, 8),
+
+        g.row('Container runtime (CRI)'),
+        s(g.timeseries('CRI latency p50 / p99 by operation', g.targets([
+          [q('histogram_quantile(0.5, sum by (operation_type, le) (rate(pleg_runtime_operations_duration_seconds_bucket{%(sel)s}[$__rate_interval])))'), 'p50 {{operation_type}}'],
+          [q('histogram_quantile(0.99, sum by (operation_type, le) (rate(pleg_runtime_operations_duration_seconds_bucket{%(sel)s}[$__rate_interval])))'), 'p99 {{operation_type}}'],
+        ]), unit='s'), 12, 8),
+        s(g.timeseries('CRI calls by operation', g.targets([
+          [q('sum by (operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[$__rate_interval]))'), '{{operation_type}}'],
+        ]), unit='ops'), 12, 8),
+        s(g.timeseries('CRI error rate by operation', g.targets([
+          [q('sum by (operation_type, code) (rate(pleg_runtime_operations_errors_total{%(sel)s}[$__rate_interval]))'), '{{operation_type}} {{code}}'],
+          [q('sum by (operation_type) (rate(pleg_runtime_operations_errors_total{%(sel)s}[$__rate_interval])) / sum by (operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[$__rate_interval]))'), 'error ratio {{operation_type}}'],
+        ]), desc='CRIOperationErrors fires above a %s ratio.' % f.humanizePercentage(c.criErrorRatio)), 12, 8),
+        s(g.timeseries('Oldest in-flight call', g.targets([
+          [q('max by (operation_type) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s})'), '{{operation_type}}'],
+          [q('sum(pleg_runtime_operations_in_flight{%(sel)s})'), 'calls in flight'],
+        ]), unit='s', steps=[[c.hangThresholdSeconds, 'red']], lineThresholds=true,
+          desc='Age of the oldest unfinished call. Past the hang threshold (%s) the runtime is hung.' % f.promDuration(c.hangThresholdSeconds)), 12, 8),
+        s(g.timeseries('List answer size vs gRPC limit', g.targets([
+          [q('max by (operation_type) (pleg_runtime_list_response_bytes{%(sel)s})'), '{{operation_type}}'],
+          [q('0 * max(pleg_healthy{%(sel)s}) + %(limit)d'), 'gRPC limit'],
+        ]), unit='bytes', steps=[[std.floor(limit * c.listMessageWarnRatio), 'orange'], [limit, 'red']], lineThresholds=true, min=0), 12, 8),
+        s(g.timeseries('List answer items', g.targets([
+          [q('max by (operation_type) (pleg_runtime_list_items{%(sel)s})'), '{{operation_type}}'],
+        ])), 12, 8),
+
+        g.row('Pods and causes'),
+        s(g.timeseries('Running pods and containers by state', g.targets([
+          [q('max(pleg_running_pods{%(sel)s})'), 'running pods'],
+          [q('sum by (container_state) (pleg_running_containers{%(sel)s})'), 'containers {{container_state}}'],
+        ])), 12, 8),
+        s(g.timeseries('Diagnosed causes over time', g.targets([
+          [q('max by (cause) (pleg_diagnosis_cause{%(sel)s})'), '{{cause}}'],
+        ]), unit='percentunit', steps=[[0.5, 'orange']], min=0), 12, 8),
+      ],
+      g.variables(c, false) + [{
+        name: 'instance', label: 'Agent', type: 'query', datasource: g.DS,
+        query: { query: q('label_values(pleg_healthy{%(sel)s}, instance)'), refId: 'instance' },
+        definition: q('label_values(pleg_healthy{%(sel)s}, instance)'),
+        refresh: 2, sort: 1, hide: 2, current: {}, options: [], regex: '', multi: false, includeAll: false,
+      }],
+      links=[
+        { title: '/diagnose', type: 'link', url: diagnose, icon: 'info', targetBlank: true,
+          tooltip: "This node's plegscope report", asDropdown: false, includeVars: false, keepTime: false, tags: [] },
+        { title: 'PLEG fleet', type: 'link', url: '/d/plegscope-fleet/pleg-fleet?${datasource:queryparam}',
+          icon: 'dashboard', targetBlank: false, tooltip: '', asDropdown: false, includeVars: false, keepTime: true, tags: [] },
+      ]),
+  },
+}
