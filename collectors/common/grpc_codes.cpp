@@ -20,6 +20,10 @@ std::string grpc_code_name(GrpcCode code) { return kCodeNames[static_cast<size_t
 
 std::string grpc_code_name(int code) { return grpc_code_name(grpc_code(code)); }
 
+std::vector<std::string> grpc_error_code_names() {
+  return std::vector<std::string>(kCodeNames.begin() + 1, kCodeNames.end());
+}
+
 int grpc_code_from_name(const std::string& name) {
   for (size_t i = 0; i < kCodeNames.size(); ++i)
     if (name == kCodeNames[i]) return static_cast<int>(i);

@@ -2,6 +2,7 @@
 // gRPC status codes: an enum in code, the spec's spelling ("DEADLINE_EXCEEDED")
 // only at the edges (metric labels, reports, scenario files).
 #include <string>
+#include <vector>
 
 namespace plegscope {
 
@@ -30,6 +31,9 @@ enum class GrpcCode : int {
 GrpcCode grpc_code(int code);
 std::string grpc_code_name(GrpcCode code);
 std::string grpc_code_name(int code);
+// Every code but OK: the label values a failed call can carry, so labelled
+// error counters can exist at 0 before the first error.
+std::vector<std::string> grpc_error_code_names();
 // Inverse of grpc_code_name; -1 for an unknown name.
 int grpc_code_from_name(const std::string& name);
 

@@ -53,6 +53,9 @@ OperationTracker::PerOp& OperationTracker::per_op(const std::string& op) {
   if (it != ops_.end()) return it->second;
   PerOp& p = ops_[op];
   p.total = &total_family_.Add({{"operation_type", op}});
+  // Error counters at 0 for every code, so the first error is an increase.
+  for (const auto& code : grpc_error_code_names())
+    errors_family_.Add({{"operation_type", op}, {"code", code}});
   p.duration = &duration_family_.Add({{"operation_type", op}}, kOperationBuckets);
   return p;
 }

@@ -1,5 +1,7 @@
 #include "pleg/pleg_metrics.h"
 
+#include "common/grpc_codes.h"
+
 namespace plegscope {
 namespace {
 
@@ -52,7 +54,10 @@ PlegMetrics::PlegMetrics(prometheus::Registry& registry)
                                      .Name("pleg_running_containers")
                                      .Help("Containers the runtime lists, by state.")
                                      .Register(registry)) {
+  // Every label value known in advance exists from the start at 0, so
+  // rate() and increase() see the first event or error.
   for (auto type : kAllEventTypes) events(type);
+  for (const auto& code : grpc_error_code_names()) relist_errors(code);
   for (const char* state : {"created", "running", "exited", "unknown"}) running_containers(state);
 }
 

@@ -148,6 +148,7 @@ local f = import '../lib/format.libsonnet';
             summary: 'PLEG on %s is discarding events' % n,
             description: 'PLEG on node %s discarded {{ $value | humanize }} events in the last 5m because its event channel was full (capacity %d). Pod changes are picked up late. Top diagnosed cause: %s.'
                          % [n, c.eventChannelCapacity, topCause],
+            top_cause: topCauseId,
             runbook_url: runbook('PLEGDiscardingEvents'),
           },
         },
@@ -166,6 +167,7 @@ local f = import '../lib/format.libsonnet';
             summary: 'CRI {{ $labels.operation_type }} calls are failing on %s' % n,
             description: '{{ $value | humanizePercentage }} of {{ $labels.operation_type }} calls to the container runtime on node %s failed over the last 5m (warning above %s). Error codes: {{ range printf "node_operation_type_code:pleg_runtime_operations_errors:rate5m{%s=%%q,operation_type=%%q} > 0" $labels.%s $labels.operation_type | query }}{{ .Labels.code }} {{ end }}'
                          % [n, f.humanizePercentage(c.criErrorRatio), node, node],
+            top_cause: topCauseId,
             runbook_url: runbook('CRIOperationErrors'),
           },
         } + forOf(c.criErrorsForSeconds),
@@ -184,6 +186,7 @@ local f = import '../lib/format.libsonnet';
             summary: 'The container runtime on %s is unavailable' % n,
             description: 'plegscope on node %s could not reach the container runtime: {{ $value | humanize }} relists failed with UNAVAILABLE in the last 2m and none succeeded for over %s. Pods on this node are not being started, stopped or observed.'
                          % [n, f.promDuration(c.runtimeUnavailableSeconds)],
+            top_cause: topCauseId,
             runbook_url: runbook('CRIRuntimeUnavailable'),
           },
         } + forOf(c.runtimeUnavailableForSeconds),
@@ -199,6 +202,7 @@ local f = import '../lib/format.libsonnet';
             summary: 'CRI {{ $labels.operation_type }} answers on %s near the %sB gRPC limit' % [n, f.humanize1024(c.listMessageLimitBytes)],
             description: 'The last unfiltered {{ $labels.operation_type }} answer on node %s was {{ $value | humanize1024 }}B, above %s of the %sB gRPC message limit. Past the limit the call fails with RESOURCE_EXHAUSTED and PLEG becomes unhealthy. Usually exited containers piling up.'
                          % [n, f.humanizePercentage(c.listMessageWarnRatio), f.humanize1024(c.listMessageLimitBytes)],
+            top_cause: topCauseId,
             runbook_url: runbook('CRIListNearMessageLimit'),
           },
         } + forOf(c.listNearLimitForSeconds),

@@ -247,6 +247,7 @@ local lib = import 'lib.libsonnet';
               summary: 'PLEG on worker-1 is discarding events',
               description: 'PLEG on node worker-1 discarded 1 events in the last 5m because its event channel was full (capacity %d). Pod changes are picked up late. %s'
                            % [c.eventChannelCapacity, causeText('event_storm', '0.80')],
+              top_cause: 'event_storm',
               runbook_url: runbook('PLEGDiscardingEvents'),
             },
           }]),
@@ -278,6 +279,7 @@ local lib = import 'lib.libsonnet';
               summary: 'CRI list_containers calls are failing on worker-1',
               description: '%s of list_containers calls to the container runtime on node worker-1 failed over the last 5m (warning above %s). Error codes: DEADLINE_EXCEEDED '
                            % [f.humanizePercentage(2 * R), f.humanizePercentage(R)],
+              top_cause: 'none',
               runbook_url: runbook('CRIOperationErrors'),
             },
           }]),
@@ -307,6 +309,7 @@ local lib = import 'lib.libsonnet';
               summary: 'The container runtime on worker-1 is unavailable',
               description: 'plegscope on node worker-1 could not reach the container runtime: %s relists failed with UNAVAILABLE in the last 2m and none succeeded for over %s. Pods on this node are not being started, stopped or observed.'
                            % [f.humanize(lib.increase(errors, fire, 120)), pd(U)],
+              top_cause: 'none',
               runbook_url: runbook('CRIRuntimeUnavailable'),
             },
           }]),
@@ -334,6 +337,7 @@ local lib = import 'lib.libsonnet';
               summary: 'CRI list_containers answers on worker-1 near the %sB gRPC limit' % f.humanize1024(c.listMessageLimitBytes),
               description: 'The last unfiltered list_containers answer on node worker-1 was %sB, above %s of the %sB gRPC message limit. Past the limit the call fails with RESOURCE_EXHAUSTED and PLEG becomes unhealthy. Usually exited containers piling up.'
                            % [f.humanize1024(edge + 1), f.humanizePercentage(c.listMessageWarnRatio), f.humanize1024(c.listMessageLimitBytes)],
+              top_cause: 'none',
               runbook_url: runbook('CRIListNearMessageLimit'),
             },
           }]),

@@ -116,16 +116,21 @@ class Prometheus:
 
     rule_files: paths (copied) or rule documents (dicts or YAML text).
     static_labels: added to every scraped series (e.g. {"node": ...}).
+    scrape_config: a whole scrape config (dict) in place of the static one;
+      a "file_sd" key holds target groups written to a file_sd file.
+    alertmanager: "host:port" of an Alertmanager to send alerts to.
     """
 
     def __init__(self, scrape_targets, scrape_interval="1s", rule_files=(), evaluation_interval="1s",
-                 static_labels=None):
+                 static_labels=None, scrape_config=None, alertmanager=None):
         self.exe = harness.require_tool("prometheus")
         self.scrape_targets = list(scrape_targets)
         self.scrape_interval = scrape_interval
         self.evaluation_interval = evaluation_interval
         self.rule_files = list(rule_files)
         self.static_labels = dict(static_labels or {})
+        self.scrape_config = scrape_config
+        self.alertmanager = alertmanager
         self.proc = None
         self.dir = None
 
@@ -148,6 +153,17 @@ class Prometheus:
                 "static_configs": [{"targets": self.scrape_targets, "labels": self.static_labels}],
             }],
         }
+        if self.scrape_config is not None:
+            sc = dict(self.scrape_config)
+            groups = sc.pop("file_sd", None)
+            if groups is not None:
+                sd_file = os.path.join(self.dir, "targets.json")
+                with open(sd_file, "w") as f:
+                    json.dump(groups, f)
+                sc["file_sd_configs"] = [{"files": [sd_file]}]
+            cfg["scrape_configs"] = [sc]
+        if self.alertmanager:
+            cfg["alerting"] = {"alertmanagers": [{"static_configs": [{"targets": [self.alertmanager]}]}]}
         config = os.path.join(self.dir, "prometheus.yml")
         with open(config, "w") as f:
             yaml.safe_dump(cfg, f, sort_keys=False)

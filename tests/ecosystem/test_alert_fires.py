@@ -1,20 +1,15 @@
 """A real alert: Prometheus scrapes plegscope while fakecri hangs
-ListContainers (tests/scenarios/hang.json), with alerts/plegscope.rules.yml
-loaded. The agent runs with short thresholds (--relist-threshold 20s
---hang-threshold 3s) and the rules are loaded with the same thresholds
-scaled to match (shorten_rules below: each substitution is asserted to hit,
-so the test copy cannot silently diverge from the real file). PLEGAtRisk
+ListContainers (tests/scenarios/hang.json), with the mixin's rules rendered
+for the agent's short thresholds (--relist-threshold 20s --hang-threshold
+3s: the same numbers as _config overrides, `for:` shortened too). PLEGAtRisk
 must become firing through /api/v1/alerts, then PLEGNotHealthy, in that
 order. Both alerts' top_cause annotation must name runtime_hung: the agent
 reads node pressure from a calm fixture (tests/fixtures/proc/healthy) so a
 busy test host cannot make node_pressure outrank the hang."""
-import copy
 import os
-import subprocess
+import shutil
 import tempfile
 import time
-
-import yaml
 
 import ecolib
 import harness
@@ -23,50 +18,39 @@ NODE = "eco-hang"
 RELIST_THRESHOLD = 20  # agent --relist-threshold, in place of the kubelet's 180 s
 HANG_THRESHOLD = 3     # agent --hang-threshold, in place of 10 s
 CALM_PROC = ecolib.path("tests/fixtures/proc/healthy")
-
-# alert -> [(text in expr, replacement, times it must occur)]
-EXPR_SUBST = {
-    "PLEGNotHealthy": [(") > 180", ") > %d" % RELIST_THRESHOLD, 1),
-                       ("[3m]", "[%ds]" % RELIST_THRESHOLD, 2),
-                       ("offset 3m", "offset %ds" % RELIST_THRESHOLD, 2)],
-    # in-flight past the hang threshold; last-seen stale past a third of the
-    # relist threshold (60 of 180 -> 8 of 20).
-    "PLEGAtRisk": [(") > 10,", ") > %d," % HANG_THRESHOLD, 1),
-                   ('\n  ) > 60,\n  "reason", "last_seen_stale"',
-                    '\n  ) > 8,\n  "reason", "last_seen_stale"', 1)],
+CONFIG = {
+    "relistThresholdSeconds": RELIST_THRESHOLD,
+    "hangThresholdSeconds": HANG_THRESHOLD,
+    "atRiskForSeconds": 2,
+    "relistDurationHighForSeconds": 5,
+    "criErrorsForSeconds": 5,
+    "runtimeUnavailableForSeconds": 2,
+    "listNearLimitForSeconds": 5,
+    "plegscopeDownForSeconds": 5,
 }
-FOR_SUBST = {"1m": "2s", "5m": "5s"}
 
 
-def shorten_rules():
-    rules = copy.deepcopy(ecolib.load_yaml("alerts/plegscope.rules.yml"))
-    seen = set()
-    for g in rules["groups"]:
-        for r in g["rules"]:
-            name = r.get("alert")
-            for old, new, count in EXPR_SUBST.get(name, []):
-                got = r["expr"].count(old)
-                assert got == count, "%s: %r occurs %d times, expected %d: the rule changed, update " \
-                    "EXPR_SUBST" % (name, old, got, count)
-                r["expr"] = r["expr"].replace(old, new)
-            if name in EXPR_SUBST:
-                seen.add(name)
-            if "for" in r:
-                r["for"] = FOR_SUBST[r["for"]]
-    assert seen == set(EXPR_SUBST), seen
-    return rules
+class ShortRules:
+    """The mixin rendered with CONFIG into a temp dir; .rules is the rule file."""
+
+    def __enter__(self):
+        self.dir = tempfile.mkdtemp(prefix="plegscope-mixin-")
+        ecolib.render_mixin(self.dir, CONFIG)
+        self.rules = os.path.join(self.dir, "alerts", "plegscope.rules.yml")
+        return self
+
+    def __exit__(self, *exc):
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return False
 
 
-def test_shortened_rules_are_valid():
+def test_short_rules_are_valid_and_their_unit_tests_pass():
     promtool = harness.require_tool("promtool")
-    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
-        yaml.safe_dump(shorten_rules(), f, sort_keys=False)
-    try:
-        r = subprocess.run([promtool, "check", "rules", f.name], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, text=True)
+    with ShortRules() as short:
+        r = ecolib.run([promtool, "check", "rules", short.rules])
         assert r.returncode == 0, r.stdout
-    finally:
-        os.unlink(f.name)
+        r = ecolib.run([promtool, "test", "rules", "alerts/tests/plegscope_test.yml"], cwd=short.dir)
+        assert r.returncode == 0, r.stdout
 
 
 def test_at_risk_then_not_healthy():
@@ -77,8 +61,9 @@ def test_at_risk_then_not_healthy():
         state = fake.state()
         assert state["phase_index"] == 0, state
         t0 = time.monotonic() - state["phase_elapsed_seconds"]
-        with ecolib.Prometheus(["127.0.0.1:%d" % agent.port], scrape_interval="1s", evaluation_interval="1s",
-                               rule_files=[shorten_rules()], static_labels={"node": NODE}) as prom:
+        with ShortRules() as short, ecolib.Prometheus(
+                ["127.0.0.1:%d" % agent.port], scrape_interval="1s", evaluation_interval="1s",
+                rule_files=[short.rules], static_labels={"node": NODE}) as prom:
             first = {}     # (alertname, state) -> seconds since fakecri start
             info = {}
             hang_seen = None

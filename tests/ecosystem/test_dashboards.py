@@ -1,10 +1,9 @@
 """Dashboard JSON lint: current schemaVersion, datasource and node template
 variables, no hard-coded datasource uid, every panel has a query, every
-variable used is defined, unique ids, and no drift from scripts/gen-dashboards.
+variable used is defined, unique ids (drift from mixin/: test_mixin.py).
 Also: docs/runbook.md has a section per cause id."""
 import json
 import re
-import sys
 
 import ecolib
 import harness
@@ -82,12 +81,6 @@ def test_variables_defined():
             for t in p.get("targets", []):
                 # every query is pinned to the chosen node(s).
                 assert "$node" in t["expr"], (f, p["title"], t["expr"])
-
-
-def test_dashboards_generated_without_drift():
-    r = ecolib.run([sys.executable, ecolib.path("scripts/gen-dashboards"), "--check"])
-    print(r.stdout)
-    assert r.returncode == 0, r.stdout
 
 
 def test_queries_use_only_known_metrics():
