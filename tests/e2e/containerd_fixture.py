@@ -326,7 +326,7 @@ disabled_plugins = [
         out = r.stdout.strip()
         if args[0] == "run-pod":
             self.sandbox_ids.add(out)
-        elif args[0] == "create-container":
+        elif args[0] in ("create-container", "create-container-spec"):
             self.container_ids.add(out)
         return out
 

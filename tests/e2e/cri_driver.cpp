@@ -6,6 +6,13 @@
 //   version                                   runtime name and version
 //   run-pod NAME UID [NAMESPACE]              host-network sandbox -> prints id
 //   create-container SANDBOX NAME IMAGE CMD...  -> prints container id
+//   create-container-spec SANDBOX JSON        -> prints container id; JSON:
+//       {"name", "image", "command": [], "args": [], "envs": {K: V},
+//        "mounts": [{"container_path", "host_path", "readonly"}],
+//        "privileged", "readonly_rootfs", "no_new_privs", "drop_capabilities": [],
+//        "add_capabilities": [], "run_as_user", "run_as_group",
+//        "seccomp": "RuntimeDefault"|"Unconfined"}
+//       (what the kubelet makes of a pod spec's container and securityContext)
 //   start-container ID | stop-container ID [TIMEOUT_S] | remove-container ID
 //   stop-pod ID | remove-pod ID
 //   status-container ID                       state exit_code started_at_ns finished_at_ns reason
@@ -22,6 +29,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cri_runtime_v1.grpc.pb.h"
 
@@ -69,6 +78,7 @@ int usage() {
   std::fprintf(stderr,
                "usage: cri-driver [--endpoint unix:///sock] [--timeout S] "
                "version|run-pod NAME UID [NS]|create-container SANDBOX NAME IMAGE CMD...|"
+               "create-container-spec SANDBOX JSON|"
                "start-container ID|stop-container ID [T]|remove-container ID|stop-pod ID|"
                "remove-pod ID|status-container ID|list|images\n");
   return 2;
@@ -126,6 +136,48 @@ runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std:
   return cfg;
 }
 
+// A pod spec's container as the kubelet hands it to the runtime.
+bool apply_spec(const nlohmann::json& spec, runtime::v1::ContainerConfig* cfg) {
+  try {
+    cfg->mutable_metadata()->set_name(spec.at("name").get<std::string>());
+    cfg->mutable_image()->set_image(spec.at("image").get<std::string>());
+    for (const auto& c : spec.value("command", nlohmann::json::array())) cfg->add_command(c.get<std::string>());
+    for (const auto& a : spec.value("args", nlohmann::json::array())) cfg->add_args(a.get<std::string>());
+    for (const auto& [k, v] : spec.value("envs", nlohmann::json::object()).items()) {
+      auto* kv = cfg->add_envs();
+      kv->set_key(k);
+      kv->set_value(v.get<std::string>());
+    }
+    for (const auto& m : spec.value("mounts", nlohmann::json::array())) {
+      auto* mount = cfg->add_mounts();
+      mount->set_container_path(m.at("container_path").get<std::string>());
+      mount->set_host_path(m.at("host_path").get<std::string>());
+      mount->set_readonly(m.value("readonly", false));
+    }
+    auto* sc = cfg->mutable_linux()->mutable_security_context();
+    sc->set_privileged(spec.value("privileged", false));
+    sc->set_readonly_rootfs(spec.value("readonly_rootfs", false));
+    sc->set_no_new_privs(spec.value("no_new_privs", false));
+    for (const auto& c : spec.value("drop_capabilities", nlohmann::json::array()))
+      sc->mutable_capabilities()->add_drop_capabilities(c.get<std::string>());
+    for (const auto& c : spec.value("add_capabilities", nlohmann::json::array()))
+      sc->mutable_capabilities()->add_add_capabilities(c.get<std::string>());
+    if (spec.contains("run_as_user")) sc->mutable_run_as_user()->set_value(spec["run_as_user"].get<int64_t>());
+    if (spec.contains("run_as_group")) sc->mutable_run_as_group()->set_value(spec["run_as_group"].get<int64_t>());
+    const std::string seccomp = spec.value("seccomp", "");
+    if (seccomp == "RuntimeDefault")
+      sc->mutable_seccomp()->set_profile_type(runtime::v1::SecurityProfile::RuntimeDefault);
+    else if (seccomp == "Unconfined")
+      sc->mutable_seccomp()->set_profile_type(runtime::v1::SecurityProfile::Unconfined);
+    else if (!seccomp.empty())
+      throw std::invalid_argument("seccomp: want RuntimeDefault or Unconfined, got " + seccomp);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cri-driver: create-container-spec: %s\n", e.what());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -176,8 +228,8 @@ int main(int argc, char** argv) {
     std::printf("%s\n", resp.pod_sandbox_id().c_str());
     return 0;
   }
-  if (cmd == "create-container") {
-    if (!need(4)) return usage();
+  if (cmd == "create-container" || cmd == "create-container-spec") {
+    if (cmd == "create-container" ? !need(4) : !need(2)) return usage();
     const std::string& sandbox = args[1];
     // The sandbox config must match the one the sandbox was created with for
     // the labels containerd copies; read it back from the sandbox status.
@@ -194,12 +246,24 @@ int main(int argc, char** argv) {
     req.set_pod_sandbox_id(sandbox);
     *req.mutable_sandbox_config() = sandbox_config(md.name(), md.uid(), md.namespace_());
     auto* cfg = req.mutable_config();
-    cfg->mutable_metadata()->set_name(args[2]);
+    std::string name;
+    if (cmd == "create-container") {
+      name = args[2];
+      cfg->mutable_image()->set_image(args[3]);
+      cfg->add_command(args[4]);
+      for (size_t i = 5; i < args.size(); ++i) cfg->add_args(args[i]);
+    } else {
+      nlohmann::json spec = nlohmann::json::parse(args[2], nullptr, false);
+      if (spec.is_discarded() || !spec.is_object()) {
+        std::fprintf(stderr, "cri-driver: create-container-spec: JSON: not an object\n");
+        return 2;
+      }
+      if (!apply_spec(spec, cfg)) return 2;
+      name = cfg->metadata().name();
+    }
+    cfg->mutable_metadata()->set_name(name);
     cfg->mutable_metadata()->set_attempt(0);
-    cfg->mutable_image()->set_image(args[3]);
-    cfg->add_command(args[4]);
-    for (size_t i = 5; i < args.size(); ++i) cfg->add_args(args[i]);
-    (*cfg->mutable_labels())["io.kubernetes.container.name"] = args[2];
+    (*cfg->mutable_labels())["io.kubernetes.container.name"] = name;
     (*cfg->mutable_labels())["io.kubernetes.pod.name"] = md.name();
     (*cfg->mutable_labels())["io.kubernetes.pod.namespace"] = md.namespace_();
     (*cfg->mutable_labels())["io.kubernetes.pod.uid"] = md.uid();

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.parse
 
 sys.path.insert(0, os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib")))
@@ -266,3 +267,88 @@ def substitute(expr, values):
             raise KeyError("no value for $%s in %r" % (name, expr))
         return values[name]
     return re.sub(_VARIABLE_RE, repl, expr)
+
+
+# ---------------------------------------------------------------- Alertmanager
+
+
+class Alertmanager:
+    """A private Alertmanager (Debian's prometheus-alertmanager): loopback
+    port, temporary storage, clustering off. config: the config document."""
+
+    def __init__(self, config):
+        self.exe = shutil.which("prometheus-alertmanager") or harness.require_tool("alertmanager")
+        self.config = config
+        self.proc = None
+        self.dir = None
+
+    def __enter__(self):
+        self.dir = tempfile.mkdtemp(prefix="plegscope-am-")
+        try:
+            config = os.path.join(self.dir, "alertmanager.yml")
+            with open(config, "w") as f:
+                yaml.safe_dump(self.config, f, sort_keys=False)
+            self.port = harness.free_port()
+            self.address = "127.0.0.1:%d" % self.port
+            self.url = "http://" + self.address
+            self.proc = harness.Process("alertmanager", [
+                self.exe, "--config.file=" + config, "--storage.path=" + os.path.join(self.dir, "data"),
+                "--web.listen-address=" + self.address, "--cluster.listen-address=", "--log.level=warn"])
+
+            def ready():
+                if not self.proc.alive():
+                    raise RuntimeError("alertmanager exited with %s:\n%s" % (self.proc.returncode, self.proc.tail()))
+                return harness.http(self.url + "/-/ready", timeout=1)[0] == 200
+            harness.wait_until(ready, 30, "Alertmanager /-/ready on %s" % self.url, interval=0.2)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is not None:
+            self.proc.stop(timeout=15)
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+    def alerts(self):
+        """/api/v2/alerts, inhibited and silenced ones included."""
+        return json.loads(harness.http(self.url + "/api/v2/alerts", timeout=10)[1])
+
+
+class WebhookReceiver:
+    """An HTTP server on a loopback port recording every POST Alertmanager's
+    webhook_configs send: .received is [(path, payload dict, monotonic time)]."""
+
+    def __enter__(self):
+        import http.server
+        import threading
+        received = self.received = []
+        lock = self.lock = threading.Lock()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                with lock:
+                    received.append((self.path, json.loads(body), time.monotonic()))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+        return False
+
+    def notifications(self):
+        with self.lock:
+            return list(self.received)

@@ -1,0 +1,224 @@
+"""The image, built and run as the DaemonSet runs it.
+
+scripts/build-image builds deploy/Dockerfile without a registry (debootstrap
+minbase bookworm -> buildah commit as debian:bookworm-slim -> buildah bud).
+The image is imported into a private containerd (tests/e2e's fixture) and
+started through CRI with the container of deploy/daemonset.yaml, translated
+the way the kubelet translates a pod spec: its args and env (NODE_NAME from
+the downward API), read-only root filesystem, every capability dropped, no
+privilege escalation, uid/gid 0, RuntimeDefault seccomp, the runtime's
+socket directory mounted read-only and the host's /proc at /host/proc.
+
+Where this differs from a cluster (no kubelet, no CNI): the pod uses the
+host network, the socket directory is the fixture's (it holds
+containerd.sock, as /run/containerd does), and --listen-address gets a free
+port instead of 9547 so parallel runs do not collide.
+
+Asserted: the agent in the container relists that containerd, sees the
+test's other pod and container, serves /metrics and /diagnose, and its
+node_pressure comes from the host's /proc (pid_max and the process count of
+the host, which the container's own PID namespace cannot see)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+import containerd_fixture  # noqa: E402
+import harness  # noqa: E402
+import oci_image  # noqa: E402
+import yaml  # noqa: E402
+
+ROOT = harness.source_dir()
+NODE = "image-node"
+
+
+def require(condition, why):
+    if condition:
+        return
+    if os.environ.get("CI"):
+        raise AssertionError("CI: " + why)
+    raise harness.Skip(why)
+
+
+def daemonset_container():
+    with open(os.path.join(ROOT, "deploy", "daemonset.yaml")) as f:
+        ds = yaml.safe_load(f)
+    pod = ds["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    return pod, container
+
+
+def container_spec(pod, c, host_paths, port):
+    """The CRI ContainerConfig the kubelet would build from the DaemonSet's
+    container (as cri-driver create-container-spec JSON)."""
+    env = {}
+    for e in c.get("env", []):
+        if "value" in e:
+            env[e["name"]] = e["value"]
+        elif e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "spec.nodeName":
+            env[e["name"]] = NODE
+        else:
+            raise AssertionError("env %s: the test knows value and fieldRef spec.nodeName only" % e)
+    args = []
+    for a in c.get("args", []):
+        if a.startswith("--listen-address="):
+            a = "--listen-address=127.0.0.1:%d" % port  # host network here: a free port
+        args.append(a)
+    volumes = {v["name"]: v for v in pod["volumes"]}
+    mounts = []
+    for m in c["volumeMounts"]:
+        host = volumes[m["name"]]["hostPath"]["path"]
+        mounts.append({"container_path": m["mountPath"], "host_path": host_paths.get(host, host),
+                       "readonly": bool(m.get("readOnly"))})
+    sc, psc = c["securityContext"], pod.get("securityContext", {})
+    spec = {
+        "name": c["name"], "image": c["image"], "args": args, "envs": env, "mounts": mounts,
+        "privileged": bool(sc.get("privileged")),
+        "readonly_rootfs": bool(sc.get("readOnlyRootFilesystem")),
+        "no_new_privs": sc.get("allowPrivilegeEscalation") is False,
+        "drop_capabilities": sc.get("capabilities", {}).get("drop", []),
+        "add_capabilities": sc.get("capabilities", {}).get("add", []),
+    }
+    for key, field in (("runAsUser", "run_as_user"), ("runAsGroup", "run_as_group")):
+        value = sc.get(key, psc.get(key))
+        if value is not None:
+            spec[field] = value
+    seccomp = sc.get("seccompProfile", psc.get("seccompProfile", {})).get("type")
+    if seccomp:
+        spec["seccomp"] = seccomp
+    return spec
+
+
+def build_image(out):
+    work = os.environ.get("PLEGSCOPE_IMAGE_WORK")
+    env = dict(os.environ)
+    if work:
+        env["PLEGSCOPE_IMAGE_WORK"] = work
+    t0 = time.monotonic()
+    r = subprocess.run([os.path.join(ROOT, "scripts", "build-image"), out], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    print(r.stdout, end="")
+    assert r.returncode == 0, "scripts/build-image failed"
+    print("image build: %.0fs%s" % (time.monotonic() - t0,
+                                    " (base image reused from %s)" % work if work and "debootstrap" not in r.stdout else ""))
+
+
+def host_proc_facts():
+    with open("/proc/sys/kernel/pid_max") as f:
+        pid_max = int(f.read())
+    pids = sum(1 for d in os.listdir("/proc") if d.isdigit())
+    with open("/proc/loadavg") as f:
+        load1 = float(f.read().split()[0])
+    return pid_max, pids, load1
+
+
+def test_image_runs_as_the_daemonset():
+    require(os.geteuid() == 0, "not root (debootstrap, buildah, containerd)")
+    for tool in ("debootstrap", "buildah"):
+        require(shutil.which(tool), "%s not installed (scripts/install-deps image)" % tool)
+    reason = containerd_fixture.skip_reason()
+    require(reason is None, str(reason))
+    pod, c = daemonset_container()
+    tmp = tempfile.mkdtemp(prefix="plegscope-image-")
+    try:
+        tarball = os.path.join(tmp, "plegscope-oci.tar")
+        build_image(tarball)
+        with containerd_fixture.Containerd(harness.build_dir()) as ctd:
+            for tb in oci_image.build_e2e_images(os.path.join(tmp, "e2e-images")).values():
+                ctd.import_image(tb)
+            ctd.import_image(tarball)
+            images = ctd.images()
+            print("images in containerd: %s" % images)
+            assert any(i.endswith(c["image"].split("/", 1)[1]) or i == c["image"] for i in images), images
+
+            # Another pod on the node: the agent must see it.
+            web_uid = str(uuid.uuid4())
+            web = ctd.driver("run-pod", "web-0", web_uid, "shop")
+            web_c = ctd.driver("create-container", web, "web", oci_image.WORKLOAD_IMAGE, "/workload", "600000")
+            ctd.driver("start-container", web_c)
+
+            # The agent, as the DaemonSet runs it.
+            socket_dir = os.path.dirname(ctd.sock)
+            endpoint = next(e["value"] for e in c["env"] if e["name"] == "PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT")
+            assert endpoint == "unix:///run/containerd/containerd.sock" and os.path.basename(ctd.sock) == "containerd.sock"
+            port = harness.free_port()
+            spec = container_spec(pod, c, {"/run/containerd": socket_dir}, port)
+            print("container config from deploy/daemonset.yaml: %s" % json.dumps(spec))
+            agent_uid = str(uuid.uuid4())
+            sandbox = ctd.driver("run-pod", "plegscope-" + agent_uid[:5], agent_uid, "plegscope")
+            cid = ctd.driver("create-container-spec", sandbox, json.dumps(spec))
+            ctd.driver("start-container", cid)
+            base = "http://127.0.0.1:%d" % port
+
+            def serving():
+                st = ctd.container_status(cid)
+                if st["state"] == "exited":
+                    raise RuntimeError("the agent container exited: %s" % st)
+                return harness.http(base + "/readyz", timeout=2)[0] == 200
+            harness.wait_until(serving, 60, "the containerised agent's /readyz", interval=0.5)
+
+            # the DaemonSet's hardening, as the container's process sees it.
+            pids = ctd.container_pids(cid)
+            assert pids, "no process in the agent container's cgroup"
+            status = dict(line.split(":", 1) for line in open("/proc/%d/status" % min(pids)).read().splitlines()
+                          if ":" in line)
+            print("agent process %d: Uid %s CapEff %s CapBnd %s NoNewPrivs %s Seccomp %s" % (
+                min(pids), status["Uid"].split()[0], status["CapEff"].strip(), status["CapBnd"].strip(),
+                status["NoNewPrivs"].strip(), status["Seccomp"].strip()))
+            assert int(status["CapEff"], 16) == 0 and int(status["CapBnd"], 16) == 0, status["CapEff"]
+            assert status["NoNewPrivs"].strip() == "1" and status["Seccomp"].strip() == "2"
+            assert status["Uid"].split()[0] == "0"
+            mountinfo = open("/proc/%d/mountinfo" % min(pids)).read().splitlines()
+            options = {line.split()[4]: line.split()[5].split(",") for line in mountinfo}
+            for path in ("/", "/run/containerd", "/host/proc"):
+                assert "ro" in options[path], (path, options.get(path))
+            print("read-only in the container: / /run/containerd /host/proc")
+
+            def relisted():
+                m = harness.parse_metrics(harness.http(base + "/metrics")[1])
+                return m if m.get("pleg_relist_duration_seconds_count", 0) >= 3 else None
+            m = harness.wait_until(relisted, 30, "relists in the container")
+            assert m.get("pleg_healthy") == 1
+            info = m.find("plegscope_build_info")
+            assert info and info[0].labels["runtime_name"] == "containerd", info
+            print("/metrics: %d samples, pleg_healthy 1, runtime %s %s" % (
+                len(m.samples), info[0].labels["runtime_name"], info[0].labels["runtime_version"]))
+
+            def sees_web():
+                pods = json.loads(harness.http(base + "/debug/pods")[1])["pods"]
+                web_pod = [p for p in pods if p["uid"] == web_uid]
+                return pods if web_pod and any(x["id"] == web_c for x in web_pod[0]["containers"]) else None
+            pods = harness.wait_until(sees_web, 30, "the agent to see the other pod and its container")
+            print("/debug/pods in the container: %s" % sorted("%s/%s" % (p["namespace"], p["name"]) for p in pods))
+            assert any(p["uid"] == agent_uid for p in pods), "the agent does not see its own pod"
+
+            status, text = harness.http(base + "/diagnose?format=text")
+            assert status == 200, (status, text)
+            print("/diagnose?format=text from the container:\n" + text)
+            status, body = harness.http(base + "/diagnose")
+            report = json.loads(body)
+            assert report["node"] == NODE, report["node"]
+            assert report["runtime"]["name"] == "containerd"
+            assert report["pods"]["sandboxes"] >= 2, report["pods"]
+            pressure = report["node_pressure"]
+            pid_max, host_pids, load1 = host_proc_facts()
+            print("node_pressure from the container: %s; host now: pid_max %d, %d processes, load1 %.2f" % (
+                json.dumps(pressure), pid_max, host_pids, load1))
+            # The container has its own PID namespace: only the host's /proc
+            # (mounted at /host/proc) has this many processes and this pid_max.
+            assert pressure["pid_max"] == pid_max, (pressure, pid_max)
+            assert pressure["pids"] > 20 and abs(pressure["pids"] - host_pids) < max(50, host_pids // 2), \
+                (pressure["pids"], host_pids)
+            assert abs(pressure["load1"] - load1) < max(2.0, load1), (pressure["load1"], load1)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    harness.main(globals())
