@@ -112,7 +112,41 @@ def records_in(rel):
 # ---------------------------------------------------------------- Prometheus
 
 
-class Prometheus:
+class _Daemon:
+    """A Prometheus-project server (Prometheus, Alertmanager): temporary dir,
+    loopback port, own process group, ready when /-/ready answers 200.
+    Subclasses give the command line: _args() (self.dir and self.address set)."""
+
+    name = ""
+
+    def __enter__(self):
+        self.dir = tempfile.mkdtemp(prefix="plegscope-%s-" % self.name)
+        try:
+            self.port = harness.free_port()
+            self.address = "127.0.0.1:%d" % self.port
+            self.url = "http://" + self.address
+            self.proc = harness.Process(self.name, [self.exe] + self._args())
+            harness.wait_until(self._ready, 30, "%s /-/ready on %s" % (self.name, self.url), interval=0.2)
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def _ready(self):
+        if not self.proc.alive():
+            # not an AssertionError: wait_until must not keep polling a dead process
+            raise RuntimeError("%s exited with %s:\n%s" % (self.name, self.proc.returncode, self.proc.tail()))
+        return harness.http(self.url + "/-/ready", timeout=1)[0] == 200
+
+    def __exit__(self, *exc):
+        if self.proc is not None:
+            self.proc.stop(timeout=15)  # SIGTERM to the group, SIGKILL whatever is left
+        if self.dir:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+
+class Prometheus(_Daemon):
     """A private Prometheus: loopback port, temporary data dir, own process group.
 
     rule_files: paths (copied) or rule documents (dicts or YAML text).
@@ -121,6 +155,8 @@ class Prometheus:
       a "file_sd" key holds target groups written to a file_sd file.
     alertmanager: "host:port" of an Alertmanager to send alerts to.
     """
+
+    name = "prometheus"
 
     def __init__(self, scrape_targets, scrape_interval="1s", rule_files=(), evaluation_interval="1s",
                  static_labels=None, scrape_config=None, alertmanager=None):
@@ -170,35 +206,9 @@ class Prometheus:
             yaml.safe_dump(cfg, f, sort_keys=False)
         return config
 
-    def __enter__(self):
-        self.dir = tempfile.mkdtemp(prefix="plegscope-prom-")
-        try:
-            config = self._write_config()
-            self.port = harness.free_port()
-            self.url = "http://127.0.0.1:%d" % self.port
-            self.proc = harness.Process("prometheus", [
-                self.exe, "--config.file=" + config,
-                "--storage.tsdb.path=" + os.path.join(self.dir, "data"),
-                "--web.listen-address=127.0.0.1:%d" % self.port,
-                "--web.enable-lifecycle", "--log.level=warn"])
-            harness.wait_until(self._ready, 30, "Prometheus /-/ready on %s" % self.url, interval=0.2)
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
-
-    def _ready(self):
-        if not self.proc.alive():
-            # not an AssertionError: wait_until must not keep polling a dead process
-            raise RuntimeError("prometheus exited with %s:\n%s" % (self.proc.returncode, self.proc.tail()))
-        return harness.http(self.url + "/-/ready", timeout=1)[0] == 200
-
-    def __exit__(self, *exc):
-        if self.proc is not None:
-            self.proc.stop(timeout=15)  # SIGTERM to the group, SIGKILL whatever is left
-        if self.dir:
-            shutil.rmtree(self.dir, ignore_errors=True)
-        return False
+    def _args(self):
+        return ["--config.file=" + self._write_config(), "--storage.tsdb.path=" + os.path.join(self.dir, "data"),
+                "--web.listen-address=" + self.address, "--web.enable-lifecycle", "--log.level=warn"]
 
     def api(self, endpoint, **params):
         """The decoded JSON of /api/v1/<endpoint>, error answers included."""
@@ -272,9 +282,11 @@ def substitute(expr, values):
 # ---------------------------------------------------------------- Alertmanager
 
 
-class Alertmanager:
-    """A private Alertmanager (Debian's prometheus-alertmanager): loopback
-    port, temporary storage, clustering off. config: the config document."""
+class Alertmanager(_Daemon):
+    """A private Alertmanager (Debian's prometheus-alertmanager), clustering
+    off. config: the configuration document."""
+
+    name = "alertmanager"
 
     def __init__(self, config):
         self.exe = shutil.which("prometheus-alertmanager") or harness.require_tool("alertmanager")
@@ -282,35 +294,12 @@ class Alertmanager:
         self.proc = None
         self.dir = None
 
-    def __enter__(self):
-        self.dir = tempfile.mkdtemp(prefix="plegscope-am-")
-        try:
-            config = os.path.join(self.dir, "alertmanager.yml")
-            with open(config, "w") as f:
-                yaml.safe_dump(self.config, f, sort_keys=False)
-            self.port = harness.free_port()
-            self.address = "127.0.0.1:%d" % self.port
-            self.url = "http://" + self.address
-            self.proc = harness.Process("alertmanager", [
-                self.exe, "--config.file=" + config, "--storage.path=" + os.path.join(self.dir, "data"),
-                "--web.listen-address=" + self.address, "--cluster.listen-address=", "--log.level=warn"])
-
-            def ready():
-                if not self.proc.alive():
-                    raise RuntimeError("alertmanager exited with %s:\n%s" % (self.proc.returncode, self.proc.tail()))
-                return harness.http(self.url + "/-/ready", timeout=1)[0] == 200
-            harness.wait_until(ready, 30, "Alertmanager /-/ready on %s" % self.url, interval=0.2)
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
-        return self
-
-    def __exit__(self, *exc):
-        if self.proc is not None:
-            self.proc.stop(timeout=15)
-        if self.dir:
-            shutil.rmtree(self.dir, ignore_errors=True)
-        return False
+    def _args(self):
+        config = os.path.join(self.dir, "alertmanager.yml")
+        with open(config, "w") as f:
+            yaml.safe_dump(self.config, f, sort_keys=False)
+        return ["--config.file=" + config, "--storage.path=" + os.path.join(self.dir, "data"),
+                "--web.listen-address=" + self.address, "--cluster.listen-address=", "--log.level=warn"]
 
     def alerts(self):
         """/api/v2/alerts, inhibited and silenced ones included."""

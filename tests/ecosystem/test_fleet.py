@@ -59,7 +59,9 @@ def podmonitor_scrape_config(targets):
     (ep,) = pm["spec"]["podMetricsEndpoints"]
     relabel = [{"source_labels": r["sourceLabels"], "target_label": r["targetLabel"], "action": r["action"]}
                for r in ep["relabelings"]]
-    job = pm["metadata"]["labels"][pm["spec"]["jobLabel"]]
+    # jobLabel names the pod label whose value becomes the job.
+    ds = next(d for d in ecolib.load_yaml_all("deploy/daemonset.yaml") if d["kind"] == "DaemonSet")
+    job = ds["spec"]["template"]["metadata"]["labels"][pm["spec"]["jobLabel"]]
     return {"job_name": job, "scrape_interval": "1s", "scrape_timeout": "1s", "metrics_path": ep["path"],
             "relabel_configs": relabel,
             "file_sd": [{"targets": [t], "labels": {"__meta_kubernetes_pod_node_name": n}} for n, t in targets]}

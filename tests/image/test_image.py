@@ -1,7 +1,9 @@
 """The image, built and run as the DaemonSet runs it.
 
 scripts/build-image builds deploy/Dockerfile without a registry (debootstrap
-minbase bookworm -> buildah commit as debian:bookworm-slim -> buildah bud).
+minbase bookworm -> buildah commit as debian:bookworm-slim -> buildah bud);
+PLEGSCOPE_IMAGE_WORK=DIR keeps its base image between runs,
+PLEGSCOPE_IMAGE_ARCHIVE=FILE uses an archive it wrote before instead.
 The image is imported into a private containerd (tests/e2e's fixture) and
 started through CRI with the container of deploy/daemonset.yaml, translated
 the way the kubelet translates a pod spec: its args and env (NODE_NAME from
@@ -96,6 +98,11 @@ def container_spec(pod, c, host_paths, port):
 
 
 def build_image(out):
+    prebuilt = os.environ.get("PLEGSCOPE_IMAGE_ARCHIVE")
+    if prebuilt:  # an archive scripts/build-image wrote earlier (development only)
+        shutil.copy(prebuilt, out)
+        print("image: prebuilt %s (PLEGSCOPE_IMAGE_ARCHIVE), not built by this run" % prebuilt)
+        return
     work = os.environ.get("PLEGSCOPE_IMAGE_WORK")
     env = dict(os.environ)
     if work:
