@@ -120,7 +120,7 @@ def check_dashboard(prom):
                 by_other.setdefault(other, []).append(x["metric"].get("node"))
             per_node = "{{node}}" in t.get("legendFormat", "") or (t.get("format") == "table" and "by (node" in expr)
             filtered = "topk" in expr or "> 0" in expr
-            nodes = {n for ns in by_other.values() for n in ns}
+            nodes = {n for ns in by_other.values() for n in ns if n is not None}
             print("  %-40s %s: %3d series, %2d nodes%s" % (
                 panel["title"], t["refId"], len(result), len(nodes),
                 " -> one per node" if per_node and not filtered else ""))
