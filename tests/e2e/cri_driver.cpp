@@ -143,7 +143,8 @@ bool apply_spec(const nlohmann::json& spec, runtime::v1::ContainerConfig* cfg) {
     cfg->mutable_image()->set_image(spec.at("image").get<std::string>());
     for (const auto& c : spec.value("command", nlohmann::json::array())) cfg->add_command(c.get<std::string>());
     for (const auto& a : spec.value("args", nlohmann::json::array())) cfg->add_args(a.get<std::string>());
-    for (const auto& [k, v] : spec.value("envs", nlohmann::json::object()).items()) {
+    const nlohmann::json envs = spec.value("envs", nlohmann::json::object());  // items() needs it alive
+    for (const auto& [k, v] : envs.items()) {
       auto* kv = cfg->add_envs();
       kv->set_key(k);
       kv->set_value(v.get<std::string>());
