@@ -18,8 +18,9 @@ port instead of 9547 so parallel runs do not collide.
 
 Asserted: the agent in the container relists that containerd, sees the
 test's other pod and container, serves /metrics and /diagnose, and its
-node_pressure comes from the host's /proc (pid_max and the process count of
-the host, which the container's own PID namespace cannot see)."""
+node_pressure comes from the /proc mounted at /host/proc (PSI, load and
+task count as the kernel reports them there; the same container without
+that mount reports none)."""
 import json
 import os
 import shutil
@@ -116,13 +117,25 @@ def build_image(out):
                                     " (base image reused from %s)" % work if work and "debootstrap" not in r.stdout else ""))
 
 
-def host_proc_facts():
-    with open("/proc/sys/kernel/pid_max") as f:
-        pid_max = int(f.read())
-    pids = sum(1 for d in os.listdir("/proc") if d.isdigit())
-    with open("/proc/loadavg") as f:
-        load1 = float(f.read().split()[0])
-    return pid_max, pids, load1
+def loadavg(proc):
+    """(load1, total scheduling entities) from a procfs's loadavg."""
+    with open(os.path.join(proc, "loadavg")) as f:
+        fields = f.read().split()
+    return float(fields[0]), int(fields[3].split("/")[1])
+
+
+def start_agent(ctd, sandbox, spec):
+    cid = ctd.driver("create-container-spec", sandbox, json.dumps(spec))
+    ctd.driver("start-container", cid)
+    base = "http://127.0.0.1:%s" % next(a for a in spec["args"] if a.startswith("--listen-address=")).rsplit(":", 1)[1]
+
+    def serving():
+        st = ctd.container_status(cid)
+        if st["state"] == "exited":
+            raise RuntimeError("the agent container exited: %s" % st)
+        return harness.http(base + "/readyz", timeout=2)[0] == 200
+    harness.wait_until(serving, 60, "the containerised agent's /readyz", interval=0.5)
+    return cid, base
 
 
 def test_image_runs_as_the_daemonset():
@@ -154,21 +167,11 @@ def test_image_runs_as_the_daemonset():
             socket_dir = os.path.dirname(ctd.sock)
             endpoint = next(e["value"] for e in c["env"] if e["name"] == "PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT")
             assert endpoint == "unix:///run/containerd/containerd.sock" and os.path.basename(ctd.sock) == "containerd.sock"
-            port = harness.free_port()
-            spec = container_spec(pod, c, {"/run/containerd": socket_dir}, port)
+            spec = container_spec(pod, c, {"/run/containerd": socket_dir}, harness.free_port())
             print("container config from deploy/daemonset.yaml: %s" % json.dumps(spec))
             agent_uid = str(uuid.uuid4())
             sandbox = ctd.driver("run-pod", "plegscope-" + agent_uid[:5], agent_uid, "plegscope")
-            cid = ctd.driver("create-container-spec", sandbox, json.dumps(spec))
-            ctd.driver("start-container", cid)
-            base = "http://127.0.0.1:%d" % port
-
-            def serving():
-                st = ctd.container_status(cid)
-                if st["state"] == "exited":
-                    raise RuntimeError("the agent container exited: %s" % st)
-                return harness.http(base + "/readyz", timeout=2)[0] == 200
-            harness.wait_until(serving, 60, "the containerised agent's /readyz", interval=0.5)
+            cid, base = start_agent(ctd, sandbox, spec)
 
             # the DaemonSet's hardening, as the container's process sees it.
             pids = ctd.container_pids(cid)
@@ -214,15 +217,23 @@ def test_image_runs_as_the_daemonset():
             assert report["runtime"]["name"] == "containerd"
             assert report["pods"]["sandboxes"] >= 2, report["pods"]
             pressure = report["node_pressure"]
-            pid_max, host_pids, load1 = host_proc_facts()
-            print("node_pressure from the container: %s; host now: pid_max %d, %d processes, load1 %.2f" % (
-                json.dumps(pressure), pid_max, host_pids, load1))
-            # The container has its own PID namespace: only the host's /proc
-            # (mounted at /host/proc) has this many processes and this pid_max.
-            assert pressure["pid_max"] == pid_max, (pressure, pid_max)
-            assert pressure["pids"] > 20 and abs(pressure["pids"] - host_pids) < max(50, host_pids // 2), \
-                (pressure["pids"], host_pids)
+            load1, entities = loadavg("/proc/%d/root/host/proc" % min(pids))
+            print("node_pressure from the container: %s; the container's /host/proc/loadavg: load1 %.2f, "
+                  "%d tasks" % (json.dumps(pressure), load1, entities))
+            assert None not in (pressure["cpu_some_avg10"], pressure["load1"], pressure["pids"], pressure["pid_max"]), pressure
+            assert abs(pressure["pids"] - entities) < max(50, entities // 2), (pressure["pids"], entities)
             assert abs(pressure["load1"] - load1) < max(2.0, load1), (pressure["load1"], load1)
+
+            # Contrast: the same container without the /host/proc mount has
+            # no node pressure to report (its --proc-path=/host/proc is empty).
+            bare = dict(spec, name="plegscope-no-host-proc",
+                        mounts=[m for m in spec["mounts"] if m["container_path"] != "/host/proc"],
+                        args=[a if not a.startswith("--listen-address=") else
+                              "--listen-address=127.0.0.1:%d" % harness.free_port() for a in spec["args"]])
+            _, bare_base = start_agent(ctd, sandbox, bare)
+            bare_pressure = json.loads(harness.http(bare_base + "/diagnose")[1])["node_pressure"]
+            print("without the /host/proc mount: node_pressure %s" % json.dumps(bare_pressure))
+            assert all(v is None for v in bare_pressure.values()), bare_pressure
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
