@@ -17,11 +17,24 @@ uint64_t CallLog::begin(Op op, TimePoint start) {
   return r.seq;
 }
 
+void CallLog::unserved(const std::string& method_path, TimePoint start, grpc::StatusCode code) {
+  std::lock_guard<std::mutex> lock(mu_);
+  CallRecord r;
+  r.seq = next_seq_++;
+  r.served = false;
+  r.unserved_method = method_path;
+  r.start_unix = unix_seconds(start);
+  r.code = code;
+  records_.push_back(std::move(r));
+  if (records_.size() > kMaxRecords) records_.pop_front();
+  unserved_counts_[method_path]++;
+}
+
 void CallLog::end(uint64_t seq, grpc::StatusCode code, Duration took) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!records_.empty() && seq >= records_.front().seq) {
     CallRecord& r = records_[seq - records_.front().seq];
-    if (!r.code) {
+    if (!r.code && r.served) {
       r.code = code;
       r.duration_seconds = to_seconds(took);
       if (in_flight_[index(r.op)] > 0) in_flight_[index(r.op)]--;
@@ -35,6 +48,7 @@ CallLogSnapshot CallLog::snapshot(uint64_t since_seq, std::optional<Op> op) cons
   CallLogSnapshot s;
   s.counts = counts_;
   s.in_flight = in_flight_;
+  s.unserved_counts = unserved_counts_;
   s.next_seq = next_seq_;
   size_t start = 0;
   since_seq = std::max(since_seq, floor_seq_);
@@ -42,7 +56,7 @@ CallLogSnapshot CallLog::snapshot(uint64_t since_seq, std::optional<Op> op) cons
     start = static_cast<size_t>(std::min<uint64_t>(since_seq - records_.front().seq, records_.size()));
   }
   for (size_t i = start; i < records_.size(); ++i) {
-    if (!op || records_[i].op == *op) s.calls.push_back(records_[i]);
+    if (!op || (records_[i].served && records_[i].op == *op)) s.calls.push_back(records_[i]);
   }
   return s;
 }
@@ -54,6 +68,7 @@ void CallLog::clear() {
   floor_seq_ = next_seq_;
   while (!records_.empty() && records_.front().code) records_.pop_front();
   counts_ = {};
+  unserved_counts_.clear();
 }
 
 }  // namespace fakecri

@@ -71,7 +71,7 @@ bool truthy(const std::optional<std::string>& v) { return v && (*v == "1" || *v 
 json calls_json(const CallLogSnapshot& s) {
   json calls = json::array();
   for (const auto& r : s.calls) {
-    json c = {{"seq", r.seq}, {"method", op_name(r.op)}, {"time", r.start_unix}};
+    json c = {{"seq", r.seq}, {"method", r.served ? op_name(r.op) : r.unserved_method}, {"time", r.start_unix}};
     if (r.code) {
       c["code"] = status_code_name(*r.code);
       c["duration_seconds"] = r.duration_seconds;
@@ -86,6 +86,7 @@ json calls_json(const CallLogSnapshot& s) {
     if (s.counts[i]) counts[op_name(static_cast<Op>(i))] = s.counts[i];
     if (s.in_flight[i]) in_flight[op_name(static_cast<Op>(i))] = s.in_flight[i];
   }
+  for (const auto& [path, n] : s.unserved_counts) counts[path] = n;
   return {{"calls", calls}, {"counts", counts}, {"in_flight", in_flight}, {"next_seq", s.next_seq}};
 }
 
@@ -216,6 +217,20 @@ int ControlServer::handle(mg_connection* conn) {
            {{"created", s.events[0]}, {"started", s.events[1]}, {"stopped", s.events[2]}, {"deleted", s.events[3]},
             {"published", rt_.events().published()}, {"subscribers", rt_.events().subscribers()}}},
       });
+    }
+    if (req.path == "/changes") {
+      if (!expect("GET")) return error_reply(405, "use GET");
+      uint64_t since = 0;
+      if (auto v = req.param("since")) {
+        auto n = parse_int(*v);
+        if (!n || *n < 0) return error_reply(400, "since must be a sequence number");
+        since = static_cast<uint64_t>(*n);
+      }
+      json changes = json::array();
+      for (const auto& c : rt_.changes().since(since))
+        changes.push_back({{"seq", c.seq}, {"time", c.time_unix}, {"kind", event_kind_name(c.kind)},
+                           {"id", c.id}, {"sandbox", c.sandbox}, {"pod_uid", c.pod_uid}});
+      return json_reply({{"changes", changes}});
     }
     if (req.path == "/pods") {
       if (!expect("GET")) return error_reply(405, "use GET");

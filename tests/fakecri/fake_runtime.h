@@ -13,6 +13,8 @@
 #include "runtime_service.h"
 #include "scenario.h"
 #include "simulator.h"
+#include "state_changes.h"
+#include "unserved_methods.h"
 
 namespace fakecri {
 
@@ -32,6 +34,7 @@ class FakeRuntime {
   CallLog& calls() { return calls_; }
   FaultInjector& faults() { return faults_; }
   EventBus& events() { return events_; }
+  const StateChangeLog& changes() const { return changes_; }
   Simulator& simulator() { return simulator_; }
   GrpcEndpoint& endpoint() { return endpoint_; }
 
@@ -41,8 +44,10 @@ class FakeRuntime {
   SimulatedNode node_;
   CallLog calls_;
   EventBus events_;
+  StateChangeLog changes_;
   FaultInjector faults_;
   RuntimeService service_;
+  UnservedMethods unserved_;
   GrpcEndpoint endpoint_;
   Simulator simulator_;
   bool shut_down_ = false;

@@ -15,8 +15,9 @@ namespace {
 constexpr auto kShutdownGrace = std::chrono::milliseconds(200);
 }  // namespace
 
-GrpcEndpoint::GrpcEndpoint(std::string socket_path, grpc::Service& service)
-    : path_(std::move(socket_path)), service_(service) {}
+GrpcEndpoint::GrpcEndpoint(std::string socket_path, grpc::Service& service,
+                           grpc::CallbackGenericService* unserved)
+    : path_(std::move(socket_path)), service_(service), unserved_(unserved) {}
 
 GrpcEndpoint::~GrpcEndpoint() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -48,6 +49,7 @@ bool GrpcEndpoint::start_locked(std::string* error) {
   int port = 0;
   builder.AddListeningPort("unix:" + path_, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service_);
+  if (unserved_) builder.RegisterCallbackGenericService(unserved_);
   // Answers may exceed the client's 16 MiB limit on purpose (message_too_large).
   builder.SetMaxSendMessageSize(INT_MAX);
   builder.SetMaxReceiveMessageSize(64 << 20);

@@ -2,6 +2,7 @@
 // Serves a gRPC service on a unix socket and can take the socket away and
 // bring it back (phase "socket": "down"/"up"), the way a restarting runtime
 // does. Thread-safe.
+#include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
@@ -20,7 +21,9 @@ class SocketControl {
 
 class GrpcEndpoint final : public SocketControl {
  public:
-  GrpcEndpoint(std::string socket_path, grpc::Service& service);
+  // `unserved`, if given, receives every call to a method `service` lacks.
+  GrpcEndpoint(std::string socket_path, grpc::Service& service,
+               grpc::CallbackGenericService* unserved = nullptr);
   ~GrpcEndpoint() override;
 
   bool set_serving(bool up, std::string* error) override;
@@ -33,6 +36,7 @@ class GrpcEndpoint final : public SocketControl {
 
   const std::string path_;
   grpc::Service& service_;
+  grpc::CallbackGenericService* unserved_;
   mutable std::mutex mu_;
   std::unique_ptr<grpc::Server> server_;
 };

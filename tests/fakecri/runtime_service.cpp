@@ -39,6 +39,22 @@ class CallScope {
   std::chrono::steady_clock::time_point start_;
 };
 
+// What a broken runtime might send after a real event; none of it may
+// change what the client concludes (the real event came first).
+std::vector<cri::ContainerEventResponse> garbage_after(const cri::ContainerEventResponse& real) {
+  std::vector<cri::ContainerEventResponse> junk(4, real);
+  junk[0].clear_pod_sandbox_status();
+  junk[1].set_container_event_type(static_cast<cri::ContainerEventType>(42));
+  // Not an exact repeat: the kubelet (and plegscope, its copy) accepts an
+  // observation as new as the cached one, so a repeat is a real event twice.
+  junk[2].mutable_pod_sandbox_status()->clear_metadata();
+  junk[3].set_created_at(real.created_at() - 1'000'000'000);  // older than what it follows
+  junk[3].set_container_event_type(real.container_event_type() == cri::CONTAINER_STARTED_EVENT
+                                       ? cri::CONTAINER_STOPPED_EVENT
+                                       : cri::CONTAINER_STARTED_EVENT);
+  return junk;
+}
+
 const grpc::Status kCancelled(grpc::StatusCode::CANCELLED, "fakecri: call cancelled");
 const grpc::Status kShuttingDown(grpc::StatusCode::UNAVAILABLE, "fakecri: shutting down");
 
@@ -183,6 +199,10 @@ grpc::Status RuntimeService::GetContainerEvents(grpc::ServerContext* ctx, const 
       auto event = sub->next(std::chrono::milliseconds(50));
       if (!event) continue;
       if (!writer->Write(*event)) return kCancelled;
+      if (plan.events.garbage) {
+        for (const auto& junk : garbage_after(*event))
+          if (!writer->Write(junk)) return kCancelled;
+      }
       ++sent;
       if (plan.events.break_after > 0 && sent >= plan.events.break_after) {
         return grpc::Status(plan.events.break_code,

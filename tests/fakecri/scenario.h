@@ -51,6 +51,10 @@ struct ChurnSpec {
 struct EventStreamSpec {
   int break_after = 0;  // > 0: each GetContainerEvents stream ends after K events
   grpc::StatusCode break_code = grpc::StatusCode::UNAVAILABLE;
+  // Each real event is followed by copies a client must ignore: without
+  // pod_sandbox_status, with an unknown event type, with a sandbox status
+  // lacking metadata, and stale (older, with the opposite type).
+  bool garbage = false;
 };
 
 struct PhaseSpec {

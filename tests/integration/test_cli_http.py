@@ -54,13 +54,9 @@ def test_http_errors():
         wait_until(lambda: agent.get("/readyz")[0] == 200, 20, "/readyz 200")
         assert agent.get("/no-such-path")[0] == 404
         assert agent.get("/metrics", method="POST")[0] == 405
-        status, body = agent.get("/diagnose")
-        if status == 404:
-            print("note: /diagnose not served yet; skipping its 400 check")
-        else:
-            status, body = agent.get("/diagnose?format=bogus")
-            assert status == 400, (status, body[:200])
-            assert len(body.strip().splitlines()) == 1, "400 should carry a one-line reason: %r" % body[:300]
+        status, body = agent.get("/diagnose?format=bogus")
+        assert status == 400, (status, body[:200])
+        assert len(body.strip().splitlines()) == 1, "400 should carry a one-line reason: %r" % body[:300]
         assert agent.get("/metrics")[0] == 200, "the agent must survive bad requests"
 
 

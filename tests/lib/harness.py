@@ -18,8 +18,13 @@ Every child gets PR_SET_PDEATHSIG=SIGKILL and its own session, is killed
 (whole group) when its context manager exits, and again when the test ends
 or the runner is interrupted. When a test fails, the runner prints the
 stderr tail of every process the test started. The last output line is
-"N passed, N failed"; exit status 1 on failure, 77 when everything was
-skipped (e.g. a required tool or binary is missing).
+"N passed, N failed[, N skipped]", followed by each skipped test and why.
+
+Skips are for a missing dependency (a tool, a binary, root). Under env CI a
+skip is a failure naming what is missing: CI must install everything, and a
+test that cannot run there has not passed. Exit status: 1 when any test
+failed (or, under CI, skipped); 77 (ctest "Skipped") when every test was
+skipped outside CI; else 0.
 """
 
 import collections
@@ -43,7 +48,13 @@ SKIP_EXIT = 77
 
 
 class Skip(Exception):
-    """Raised by a test (or a require_* helper) to skip it."""
+    """Raised by a test (or a require_* helper) to skip it for a missing
+    dependency. Under env CI it fails the test instead."""
+
+
+def under_ci():
+    """True when env CI is set (to anything but "", "0" or "false")."""
+    return os.environ.get("CI", "").lower() not in ("", "0", "false")
 
 
 # ---------------------------------------------------------------- locations
@@ -338,6 +349,11 @@ class FakeCri:
     def pods(self):
         return self._request("GET", "/pods")["pods"]
 
+    def changes(self, since=0):
+        """The fake's record of state changes it made: [{"seq", "time", "kind"
+        (created|started|stopped|deleted), "id", "sandbox", "pod_uid"}]."""
+        return self._request("GET", "/changes?since=%d" % since)["changes"]
+
     def kill(self, container_id=None, pod_uid=None, exit_code=137, restart=False):
         """Makes running containers die; returns how many did."""
         if container_id:
@@ -546,7 +562,7 @@ def main(namespace, argv=None):
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
 
-    passed, failed, skipped = 0, [], 0
+    passed, failed, skipped = 0, [], []
     for name, fn in tests:
         del _test_procs[:]
         started = time.monotonic()
@@ -554,8 +570,13 @@ def main(namespace, argv=None):
         try:
             fn()
         except Skip as e:
-            skipped += 1
-            print("--- SKIP %s: %s" % (name, e), flush=True)
+            if under_ci():
+                failed.append(name)
+                print("--- FAIL %s: skipped under CI: %s (install it: scripts/install-deps test)" % (name, e),
+                      flush=True)
+            else:
+                skipped.append((name, str(e)))
+                print("--- SKIP %s: %s" % (name, e), flush=True)
         except BaseException as e:  # noqa: BLE001 - report every failure, keep going
             if isinstance(e, KeyboardInterrupt):
                 _kill_all()
@@ -577,10 +598,18 @@ def main(namespace, argv=None):
         print("failed: %s" % ", ".join(failed))
     summary = "%d passed, %d failed" % (passed, len(failed))
     if skipped:
-        summary += ", %d skipped" % skipped
+        summary += ", %d skipped" % len(skipped)
     print(summary, flush=True)
+    for name, reason in skipped:
+        print("skipped %s: %s" % (name, reason), flush=True)
+    sys.exit(exit_status(passed, len(failed), len(skipped)))
+
+
+def exit_status(passed, failed, skipped):
+    """1 on any failure; 77 when everything skipped (never under CI, where a
+    skip is already a failure); else 0."""
     if failed:
-        sys.exit(1)
+        return 1
     if skipped and not passed:
-        sys.exit(SKIP_EXIT)
-    sys.exit(0)
+        return SKIP_EXIT
+    return 0

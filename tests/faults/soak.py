@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Soak: the agent against fakecri's churn (tests/scenarios/soak.json) for a
+while, printing its RSS and open fds at every interval.
+
+    soak.py --seconds 600 --every 60          # scripts/soak (not CI)
+    soak.py --seconds 60 --every 10 --check   # ctest soak_60s (CI)
+
+--check fails the run if the agent died, /metrics stopped answering, or RSS
+or fds kept growing (last sample against the first after warm-up)."""
+
+import argparse
+import sys
+import time
+
+import harness
+from harness import Agent, FakeCri, wait_until
+from fault_lib import fd_count, rss_mib
+
+RSS_GROWTH_LIMIT_MIB = 16
+FD_GROWTH_LIMIT = 4
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--seconds", type=int, default=600)
+    parser.add_argument("--every", type=int, default=60)
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+
+    series = []
+    with FakeCri("soak") as fake, Agent(fake.endpoint, ["--relist-period", "1s"], log_level="info") as agent:
+        wait_until(lambda: agent.get("/readyz")[0] == 200, 30, "the first relist")
+        pid = agent.proc.pid
+        t0 = time.monotonic()
+        print("%6s %9s %5s %8s %8s %6s" % ("t", "RSS_MiB", "fds", "relists", "events", "pods"), flush=True)
+        for n in range(args.seconds // args.every + 1):
+            # Sample on a fixed schedule: the interval itself is the measurement.
+            time.sleep(max(0.0, t0 + n * args.every - time.monotonic()))
+            if not agent.proc.alive():
+                print("the agent died:\n" + agent.proc.tail())
+                return 1
+            m = agent.metrics()
+            sample = (round(time.monotonic() - t0), rss_mib(pid), fd_count(pid),
+                      int(m.get("pleg_relist_duration_seconds_count", 0)), int(m.sum("pleg_events_total")),
+                      int(m.get("pleg_running_pods", 0)))
+            series.append(sample)
+            print("%5ds %9.1f %5d %8d %8d %6d" % sample, flush=True)
+        errors = agent.metrics().sum("pleg_relist_errors_total")
+    print("soak: %d s, RSS %.1f -> %.1f MiB, fds %d -> %d, relist errors %d"
+          % (series[-1][0], series[0][1], series[-1][1], series[0][2], series[-1][2], errors), flush=True)
+    if not args.check:
+        return 0
+    warm = series[1] if len(series) > 2 else series[0]
+    problems = []
+    if series[-1][1] - warm[1] > RSS_GROWTH_LIMIT_MIB:
+        problems.append("RSS grew %.1f MiB after warm-up" % (series[-1][1] - warm[1]))
+    if series[-1][2] - warm[2] > FD_GROWTH_LIMIT:
+        problems.append("fds grew from %d to %d" % (warm[2], series[-1][2]))
+    if series[-1][4] <= series[0][4]:
+        problems.append("no PLEG events during the soak: the churn was not observed")
+    if errors:
+        problems.append("%d relist errors" % errors)
+    for p in problems:
+        print("FAIL: " + p)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    finally:
+        harness._kill_all()
