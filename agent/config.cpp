@@ -165,6 +165,8 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   } catch (const UsageError& e) {
     out.exit_code = 2;
     out.message = "plegscope: " + e.message;
+    // The message quotes the bad value, which may hold line breaks: keep it one line.
+    std::replace(out.message.begin(), out.message.end(), '\n', ' ');
   }
   return out;
 }

@@ -28,10 +28,8 @@ import sys
 import tempfile
 import time
 
+import cgroups
 import oci_image
-
-CGROUP_ROOT = "/sys/fs/cgroup"
-
 
 def log(msg):
     print("[containerd] " + msg, flush=True)
@@ -356,21 +354,8 @@ disabled_plugins = [
 
     # -- processes and cgroups --------------------------------------------------
     def container_pids(self, cid=None):
-        """PIDs in the cgroups under our parent (one container's, or all)."""
-        pids = set()
-        base = os.path.join(CGROUP_ROOT, "pids", self.cgroup_parent.lstrip("/"))
-        pattern = os.path.join(base, cid, "cgroup.procs") if cid else None
-        if pattern:
-            files = [pattern]
-        else:
-            files = [os.path.join(dp, "cgroup.procs") for dp, _, _ in os.walk(base)]
-        for fn in files:
-            try:
-                with open(fn) as f:
-                    pids.update(int(x) for x in f.read().split())
-            except OSError:
-                pass
-        return sorted(pids)
+        """PIDs in the cgroups under our parent (one container's, or all), on cgroup v1 or v2."""
+        return cgroups.pids(self.cgroup_parent, cid)
 
     def kill_container_process(self, cid, sig=signal.SIGTERM):
         """Signals a container's processes directly (not through the
@@ -470,12 +455,9 @@ disabled_plugins = [
         left = self._mounts_under(self.tmp)
         if left:
             log("cleanup: WARNING mounts left: %s" % left)
-        # cgroups under our parent in every hierarchy, leaves first.
+        # cgroups under our parent (one tree on v2, one per hierarchy on v1), leaves first.
         removed = 0
-        for hier in glob.glob(os.path.join(CGROUP_ROOT, "*")):
-            base = os.path.join(hier, self.cgroup_parent.lstrip("/"))
-            if not os.path.isdir(base):
-                continue
+        for base in cgroups.dirs(self.cgroup_parent):
             for dp, dirs, _ in sorted(os.walk(base), key=lambda w: w[0].count("/"), reverse=True):
                 for _ in range(50):
                     try:

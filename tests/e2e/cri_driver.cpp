@@ -80,7 +80,7 @@ int usage() {
                "version|run-pod NAME UID [NS]|create-container SANDBOX NAME IMAGE CMD...|"
                "create-container-spec SANDBOX JSON|"
                "start-container ID|stop-container ID [T]|remove-container ID|stop-pod ID|"
-               "remove-pod ID|status-container ID|list|images\n");
+               "remove-pod ID|status-container ID|list|images|events-probe\n");
   return 2;
 }
 
@@ -374,6 +374,26 @@ int main(int argc, char** argv) {
     }
     o << "]}";
     std::printf("%s\n", o.str().c_str());
+    return 0;
+  }
+  if (cmd == "events-probe") {
+    // Whether the runtime implements GetContainerEvents, by asking it: a
+    // stream that is still open after 2 s (or delivers an event) is served.
+    grpc::ClientContext ctx;
+    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+    auto stream = rt->GetContainerEvents(&ctx, runtime::v1::GetEventsRequest());
+    runtime::v1::ContainerEventResponse event;
+    if (stream->Read(&event)) {
+      ctx.TryCancel();
+      stream->Finish();
+      std::printf("IMPLEMENTED\n");
+      return 0;
+    }
+    auto s = stream->Finish();
+    int c = static_cast<int>(s.error_code());
+    std::printf("%s\n", s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED
+                            ? "IMPLEMENTED"
+                            : ((c >= 0 && c <= 16) ? kCodeNames[c] : "?"));
     return 0;
   }
   if (cmd == "images") {

@@ -7,8 +7,8 @@ build/plegscope on its socket, then drives host-network pods and containers
 through CRI (build/cri-driver) and checks what the agent reports:
 
   * /healthz 200, plegscope_build_info names containerd and its version,
-    --evented-pleg auto falls back to generic at once (containerd 1.6 has no
-    GetContainerEvents);
+    --evented-pleg auto follows what GetContainerEvents answers (UNIMPLEMENTED
+    on containerd 1.6: generic at once; served on 1.7+: evented stays on);
   * ContainerStarted / ContainerDied / ContainerRemoved (and the kubelet's
     ContainerChanged for a created container: counted, never sent) for the
     right pod UIDs and container ids, in the kubelet's order, each within one
@@ -37,6 +37,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import cgroups  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
@@ -200,8 +201,9 @@ def containerd():
         ctd.start()
         v = ctd.driver("version").split()
         Ctx.runtime_version = (v[0], v[1])
-        log("  containerd %s (snapshotter %s) on %s, state under %s" % (
-            v[1], ctd.snapshotter, ctd.endpoint, ctd.tmp))
+        log("  containerd %s (snapshotter %s, cgroup v%d, container pids read under %s) on %s, state under %s"
+            % (v[1], ctd.snapshotter, cgroups.version(), cgroups.procs_base(ctd.cgroup_parent), ctd.endpoint,
+               ctd.tmp))
         t = time.time()
         for name, tarball in oci_image.build_e2e_images(os.path.join(ctd.tmp, "images")).items():
             ctd.import_image(tarball)
@@ -272,26 +274,35 @@ def test_health_and_build_info():
                                                              info[0]["runtime_version"]))
 
 @with_agent
-def test_evented_auto_falls_back():
-    """containerd 1.6 answers GetContainerEvents with UNIMPLEMENTED: with
-    --evented-pleg auto the agent tries once and falls back to the generic
-    relist at once (the 1 s delays of the lifecycle test show the generic
-    period is back to 1 s)."""
-    def fell_back():
+def test_evented_auto_follows_what_the_runtime_says():
+    """--evented-pleg auto against whatever GetContainerEvents answers, asked
+    directly (cri-driver events-probe), not inferred from the version:
+    UNIMPLEMENTED (containerd 1.6) -> the agent tries once and falls back to
+    the generic relist at once; served (containerd >= 1.7) -> evented mode
+    stays on with no failed stream."""
+    answer = Ctx.ctd.driver("events-probe").strip()
+    log("  GetContainerEvents on %s %s: %s" % (Ctx.runtime_version + (answer,)))
+    assert answer in ("UNIMPLEMENTED", "IMPLEMENTED"), "unexpected GetContainerEvents answer %r" % answer
+
+    def settled():
         m = Ctx.agent.metrics()
         mode = metric(m, "pleg_evented_mode")
-        errors = metric(m, "pleg_evented_connection_errors_total")
-        return mode == 0 and (errors or 0) >= 1 and (mode, errors, m)
+        errors = metric(m, "pleg_evented_connection_errors_total") or 0
+        if answer == "UNIMPLEMENTED":
+            return mode == 0 and errors >= 1 and (mode, errors)
+        return mode == 1 and errors == 0 and (mode, errors)
     try:
-        mode, errors, m = wait_until(fell_back, 3, "pleg_evented_mode 0 after a failed GetContainerEvents")
+        wait_until(settled, 5, "pleg_evented_mode to follow GetContainerEvents %s" % answer)
     finally:
         m = Ctx.agent.metrics()
         log("  --evented-pleg auto: pleg_evented_mode=%s %.1fs after the agent started, "
-            "pleg_evented_connection_errors_total=%s _success_total=%s "
-            "(containerd 1.6: GetContainerEvents UNIMPLEMENTED)"
+            "pleg_evented_connection_errors_total=%s _success_total=%s"
             % (metric(m, "pleg_evented_mode"), time.time() - Ctx.agent_started,
                metric(m, "pleg_evented_connection_errors_total"),
                metric(m, "pleg_evented_connection_success_total")))
+    if answer == "UNIMPLEMENTED":
+        assert metric(Ctx.agent.metrics(), "pleg_evented_connection_errors_total") == 1, \
+            "auto must not retry UNIMPLEMENTED"
     for line in Ctx.agent.log_tail(200).splitlines():
         if "vented" in line:
             log("    log: " + line)
@@ -653,6 +664,11 @@ def test_zz_teardown_leaves_nothing():
     if ctd is None:
         raise harness.Skip("containerd was not started")
     Ctx.ctd = None
+    # The cgroups are looked for where this machine keeps them (v1 or v2):
+    # seen before the cleanup, so "none left" after it means something.
+    before = cgroups.dirs(ctd.cgroup_parent)
+    log("  cgroup v%d; cgroups of the containerd before cleanup: %s" % (cgroups.version(), before))
+    assert before, "no cgroup under %s: the containers' cgroups are not where the test looks" % ctd.cgroup_parent
     ctd.cleanup()
     left = []
     for d in glob.glob("/proc/[0-9]*"):
@@ -665,7 +681,7 @@ def test_zz_teardown_leaves_nothing():
     assert not left, "processes left: %s" % left
     assert not ctd.container_pids(), "container processes left: %s" % ctd.container_pids()
     assert not Containerd._mounts_under(ctd.tmp), "mounts left: %s" % Containerd._mounts_under(ctd.tmp)
-    cg = [p for p in glob.glob("/sys/fs/cgroup/*" + ctd.cgroup_parent)]
+    cg = cgroups.dirs(ctd.cgroup_parent)
     assert not cg, "cgroups left: %s" % cg
     assert not os.path.exists(ctd.tmp), "%s left" % ctd.tmp
     log("  nothing left: no process, mount, cgroup or file of the private containerd")

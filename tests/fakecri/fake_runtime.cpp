@@ -8,8 +8,8 @@ FakeRuntime::FakeRuntime(Scenario scenario, std::string socket_path, const Clock
       node_(scenario_.node, clock_, scenario_.seed),
       faults_(scenario_.seed),
       service_(scenario_.runtime, node_, faults_, calls_, events_, clock_),
-      unserved_(calls_, clock_),
-      endpoint_(std::move(socket_path), service_, &unserved_),
+      endpoint_(std::move(socket_path), service_,
+                [this] { return std::make_unique<UnservedMethods>(calls_, clock_); }),
       simulator_(scenario_, clock_, node_, faults_, endpoint_) {
   node_.set_event_sink([this](const ModelEvent& e) {
     changes_.record(e, clock_.now());

@@ -47,7 +47,6 @@ class FakeRuntime {
   StateChangeLog changes_;
   FaultInjector faults_;
   RuntimeService service_;
-  UnservedMethods unserved_;
   GrpcEndpoint endpoint_;
   Simulator simulator_;
   bool shut_down_ = false;

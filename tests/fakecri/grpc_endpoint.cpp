@@ -15,9 +15,8 @@ namespace {
 constexpr auto kShutdownGrace = std::chrono::milliseconds(200);
 }  // namespace
 
-GrpcEndpoint::GrpcEndpoint(std::string socket_path, grpc::Service& service,
-                           grpc::CallbackGenericService* unserved)
-    : path_(std::move(socket_path)), service_(service), unserved_(unserved) {}
+GrpcEndpoint::GrpcEndpoint(std::string socket_path, grpc::Service& service, UnservedFactory make_unserved)
+    : path_(std::move(socket_path)), service_(service), make_unserved_(std::move(make_unserved)) {}
 
 GrpcEndpoint::~GrpcEndpoint() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -49,7 +48,10 @@ bool GrpcEndpoint::start_locked(std::string* error) {
   int port = 0;
   builder.AddListeningPort("unix:" + path_, grpc::InsecureServerCredentials(), &port);
   builder.RegisterService(&service_);
-  if (unserved_) builder.RegisterCallbackGenericService(unserved_);
+  if (make_unserved_) {
+    unserved_ = make_unserved_();
+    builder.RegisterCallbackGenericService(unserved_.get());
+  }
   // Answers may exceed the client's 16 MiB limit on purpose (message_too_large).
   builder.SetMaxSendMessageSize(INT_MAX);
   builder.SetMaxReceiveMessageSize(64 << 20);
@@ -67,6 +69,7 @@ void GrpcEndpoint::stop_locked() {
   server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
   server_->Wait();
   server_.reset();
+  unserved_.reset();
   ::unlink(path_.c_str());
   spdlog::info("socket {} removed", path_);
 }

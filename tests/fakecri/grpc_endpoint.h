@@ -5,6 +5,7 @@
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/grpcpp.h>
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -21,9 +22,11 @@ class SocketControl {
 
 class GrpcEndpoint final : public SocketControl {
  public:
-  // `unserved`, if given, receives every call to a method `service` lacks.
-  GrpcEndpoint(std::string socket_path, grpc::Service& service,
-               grpc::CallbackGenericService* unserved = nullptr);
+  // Makes the catch-all for calls to methods `service` lacks: gRPC binds a
+  // generic service to one server, and each time the socket comes up is a
+  // new server.
+  using UnservedFactory = std::function<std::unique_ptr<grpc::CallbackGenericService>()>;
+  GrpcEndpoint(std::string socket_path, grpc::Service& service, UnservedFactory make_unserved = {});
   ~GrpcEndpoint() override;
 
   bool set_serving(bool up, std::string* error) override;
@@ -36,7 +39,8 @@ class GrpcEndpoint final : public SocketControl {
 
   const std::string path_;
   grpc::Service& service_;
-  grpc::CallbackGenericService* unserved_;
+  UnservedFactory make_unserved_;
+  std::unique_ptr<grpc::CallbackGenericService> unserved_;  // outlives server_
   mutable std::mutex mu_;
   std::unique_ptr<grpc::Server> server_;
 };

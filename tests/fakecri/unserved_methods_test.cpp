@@ -74,6 +74,18 @@ TEST_F(UnservedMethodsTest, ImageServiceAndUnknownRuntimeMethodsAreLoggedAndRefu
   EXPECT_EQ(log.calls[2].code, grpc::StatusCode::UNIMPLEMENTED);
 }
 
+TEST_F(UnservedMethodsTest, StillLoggedAfterTheSocketWentDownAndUp) {
+  // Each time the socket comes back is a new gRPC server, with its own catch-all.
+  std::string error;
+  for (int restart = 0; restart < 2; ++restart) {
+    ASSERT_TRUE(rt_->endpoint().set_serving(false, &error)) << error;
+    ASSERT_TRUE(rt_->endpoint().set_serving(true, &error)) << error;
+  }
+  channel_ = grpc::CreateChannel("unix:" + dir_ + "/cri.sock", grpc::InsecureChannelCredentials());
+  EXPECT_EQ(raw_call("/runtime.v1.RuntimeService/ExecSync").error_code(), grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(rt_->calls().snapshot().unserved_counts["/runtime.v1.RuntimeService/ExecSync"], 1u);
+}
+
 TEST_F(UnservedMethodsTest, ServedMethodsStillReachTheRuntimeService) {
   auto runtime = cri::RuntimeService::NewStub(channel_);
   grpc::ClientContext ctx;

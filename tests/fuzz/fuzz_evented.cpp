@@ -5,6 +5,7 @@
 // catch-up relist, answered from the input too), and the fall-back.
 #include <prometheus/registry.h>
 
+#include "fuzz_quiet.h"
 #include "fake_clock.h"
 #include "fuzz_runtime.h"
 #include "pleg/evented_pleg.h"
@@ -17,8 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::FuzzRuntime runtime(input);
   testing::FakeClock clock;
   PodStatusCache cache;
-  prometheus::Registry registry;
-  PlegMetrics metrics(registry);
+  // Built once: metrics only count, and building them dominates a run.
+  static auto& registry = *new prometheus::Registry();
+  static auto& metrics = *new PlegMetrics(registry);
   GenericPleg generic(runtime, clock, cache, metrics, GenericPlegOptions{8, kGenericRelistTiming});
   // The first input byte picks `auto` (UNIMPLEMENTED ends evented mode) or `true`.
   EventedPleg evented(runtime, clock, cache, generic, metrics, registry,

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "fuzz_quiet.h"
 #include "http_server.h"
 #include "monitor.h"
 #include "routes.h"

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "fuzz_quiet.h"
 #include "fake_clock.h"
 #include "fake_runtime.h"
 #include "pleg/evented_pleg.h"

@@ -51,8 +51,8 @@ def main():
         print("Fix the code, then add the input to %s as a regression input." % args.corpus)
         return 1
     figures = re.findall(r"cov: (\d+) ft: (\d+)", output)
-    execs = re.search(r"stat::number_of_executed_units: (\d+)", output)
-    rss = re.search(r"stat::peak_rss_mb: (\d+)", output)
+    execs = re.search(r"stat::number_of_executed_units:\s+(\d+)", output)
+    rss = re.search(r"stat::peak_rss_mb:\s+(\d+)", output)
     if not figures or not execs:
         print(tail)
         print("FAIL %s: no coverage figures in libFuzzer's output" % name)

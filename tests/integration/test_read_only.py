@@ -1,5 +1,9 @@
-"""The agent only reads (DESIGN §2): the fake's call log never shows a
-mutating call, whatever the runtime supports."""
+"""The agent only reads (DESIGN §2): every call the fake receives, to any
+method of any service (fakecri logs the ones it does not serve by their full
+gRPC path, e.g. /runtime.v1.ImageService/ListImages), is in the read-only
+allow-list, whatever the runtime supports and whatever it answers."""
+
+import subprocess
 
 import harness
 from harness import Agent, FakeCri, wait_until
@@ -25,9 +29,13 @@ def run_and_check(scenario):
         wait_until(lambda: died() >= first + 3, 30, "3 more ContainerDied events under churn")
         counts = fake.counts()
         assert counts, "the agent made no calls at all"
-        mutating = {m: n for m, n in counts.items() if m not in READ_ONLY}
-        assert not mutating, "the agent made mutating CRI calls: %r" % mutating
+        assert_read_only(counts)
         return counts
+
+
+def assert_read_only(counts):
+    outside = {m: n for m, n in counts.items() if m not in READ_ONLY}
+    assert not outside, "the agent made calls outside the read-only allow-list: %r" % outside
 
 
 def test_only_read_only_calls_with_events_and_streaming():
@@ -38,6 +46,52 @@ def test_only_read_only_calls_with_events_and_streaming():
 def test_only_read_only_calls_on_a_plain_runtime():
     counts = run_and_check("churn")
     assert counts.get("ListContainers", 0) > 0, counts
+
+
+def test_only_read_only_calls_on_a_broken_runtime():
+    """Garbage events, errors and restarts make a client retry and recover:
+    recovery must not reach for anything but reads."""
+    broken = {
+        "name": "read_only_broken",
+        "node": {"pods": 10, "containers_per_pod": 2},
+        "runtime": {"container_events": True},
+        "defaults": {"events": {"garbage": True, "break_after": 20},
+                     "errors": {"lists": {"code": "UNAVAILABLE", "rate": 0.3},
+                                "statuses": {"code": "NOT_FOUND", "rate": 0.3}},
+                     "churn": {"crashloop_pods": 3, "crashloop_restarts_per_second": 3}},
+        "loop": True,
+        "phases": [{"name": "up", "duration": "2s"}, {"name": "down", "duration": "300ms", "socket": "down"}],
+    }
+    flags = ["--relist-period", "200ms", "--evented-pleg", "true"]
+    with FakeCri(broken) as fake, Agent(fake.endpoint, flags) as agent:
+        # As the kubelet, a stream broken by a restart is retried at once and
+        # evented mode ends after five failures: then generic relists go on.
+        wait_until(lambda: agent.metrics().get("pleg_evented_connection_errors_total", 0) >= 1, 30,
+                   "a broken event stream")
+        wait_until(lambda: fake.state()["phase_entries"] >= 3 and fake.counts().get("ListContainers", 0) >= 20,
+                   30, "three restarts and 20 ListContainers")
+        counts = fake.counts()
+        print("calls on the broken runtime: %r" % counts)
+        assert_read_only(counts)
+
+
+def test_the_check_sees_calls_to_any_method():
+    """The proof can fail: a client that mutates and lists images (cri-driver,
+    the e2e test's own CRI client) shows up in the same counts, including
+    ImageService and methods fakecri does not serve."""
+    driver = harness.require_binary("cri-driver")
+    with FakeCri("steady") as fake:
+        for args in (["run-pod", "p", "uid-p"], ["images"]):
+            subprocess.run([driver, "--endpoint", fake.endpoint] + args, capture_output=True, timeout=30)
+        counts = fake.counts()
+        assert counts.get("RunPodSandbox") == 1, counts
+        assert counts.get("/runtime.v1.ImageService/ListImages") == 1, counts
+        try:
+            assert_read_only(counts)
+        except AssertionError as e:
+            print("as it should, the check refuses: %s" % e)
+        else:
+            raise AssertionError("assert_read_only accepted %r" % counts)
 
 
 if __name__ == "__main__":
