@@ -13,13 +13,29 @@ import time
 
 import harness
 from harness import Agent, FakeCri, wait_until
-from fault_lib import Watch, agent_events, check_events_agree
+from fault_lib import Watch, agent_events, check_events_agree, invented, lost
 
 FAST = ["--relist-period", "200ms", "--runtime-request-timeout", "5s"]
 
 
 def relists(agent):
     return agent.metrics().get("pleg_relist_duration_seconds_count", 0)
+
+
+def test_the_comparison_can_fail():
+    """The checks below rest on invented() and lost(): each must flag what it is for."""
+    pod = {"sandboxes": ["s1"], "containers": [{"id": "c1", "state": "running"}]}
+    changes = [{"kind": "stopped", "id": "c1", "sandbox": False},
+               {"kind": "deleted", "id": "c2", "sandbox": False}]
+    ev = lambda t, c: {"type": t, "container_id": c}  # noqa: E731
+    assert invented([pod], changes, [ev("ContainerStarted", "c1"), ev("ContainerDied", "c1")]) == []
+    assert invented([pod], changes, [ev("ContainerStarted", "zz")]), "an unknown id"
+    assert invented([pod], changes, [ev("ContainerRemoved", "c1")]), "removed, but never deleted"
+    exited = {"sandboxes": ["s1"], "containers": [{"id": "c1", "state": "exited"}]}
+    assert lost([exited], changes, [ev("ContainerStarted", "c1"), ev("ContainerDied", "c1")]) == []
+    assert lost([exited], changes, [ev("ContainerStarted", "c1")]), "the death was lost"
+    assert lost([exited], changes, [ev("ContainerStarted", "c2"), ev("ContainerDied", "c1")]), \
+        "c2 was seen, then its removal lost"
 
 
 def test_runtime_restarting_100_times_a_minute():
@@ -154,9 +170,10 @@ def test_answers_of_20_mib_streamed():
         with Agent(fake.endpoint, ["--relist-period", "1s"]) as agent, Watch(agent) as watch:
             wait_until(lambda: relists(agent) >= 5, 90, "5 relists over 20 MiB streamed lists")
             m = agent.metrics()
-            size = m.get("pleg_runtime_list_response_bytes", 0, operation_type="stream_containers")
+            size = m.get("pleg_runtime_list_response_bytes", 0, operation_type="list_containers")
             print("streamed container list: %.1f MiB" % (size / 2**20))
             assert size > 20 * 10**6, size
+            assert fake.counts().get("StreamContainers", 0) >= 5, fake.counts()
             assert m.sum("pleg_relist_errors_total") == 0
             check_events_agree(fake, agent, initial, timeout=60)
             watch.check("20 MiB streamed")
