@@ -12,7 +12,9 @@ parent of ours, so a container's cgroup is <parent>/<container id>:
 import glob
 import os
 
-ROOT = "/sys/fs/cgroup"
+# Overridable to exercise the v2 code on a hybrid v1 host, whose v2 tree
+# (/sys/fs/cgroup/unified) holds the containers' processes too.
+ROOT = os.environ.get("PLEGSCOPE_E2E_CGROUP_ROOT", "/sys/fs/cgroup")
 _V1_PROCS_HIERARCHIES = ("pids", "memory", "systemd")
 
 

@@ -25,10 +25,12 @@ def main():
     parser.add_argument("--seconds", type=int, default=600)
     parser.add_argument("--every", type=int, default=60)
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--relist-period", default="1s",
+                        help="shorter fills the bounded histories (600 relists) sooner")
     args = parser.parse_args()
 
     series = []
-    with FakeCri("soak") as fake, Agent(fake.endpoint, ["--relist-period", "1s"], log_level="info") as agent:
+    with FakeCri("soak") as fake, Agent(fake.endpoint, ["--relist-period", args.relist_period], log_level="info") as agent:
         wait_until(lambda: agent.get("/readyz")[0] == 200, 30, "the first relist")
         pid = agent.proc.pid
         t0 = time.monotonic()

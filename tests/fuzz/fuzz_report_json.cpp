@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "report_json.h"
+#include "report/json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto parsed = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);
