@@ -88,6 +88,11 @@ std::optional<TimePoint> parse_rfc3339(const std::string& text) {
   tm.tm_mon -= 1;
   std::time_t secs = timegm(&tm);
   if (secs == static_cast<std::time_t>(-1)) return std::nullopt;
+  // A TimePoint counts nanoseconds in 64 bits: years past 2262 do not fit
+  // (found by fuzz_report_json).
+  constexpr std::time_t kLatest =
+      std::chrono::duration_cast<std::chrono::seconds>(TimePoint::duration::max()).count() - 1;
+  if (secs < 0 || secs > kLatest) return std::nullopt;
   return TimePoint(std::chrono::seconds(secs)) + std::chrono::milliseconds(ms);
 }
 
