@@ -185,10 +185,11 @@ WebConfigOutcome parse_web_config(const std::string& yaml_text, const std::strin
   } catch (const ConfigError& e) {
     out.error = e.message;
   } catch (const YAML::Exception& e) {
-    std::string what = e.what();
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    out.error = "invalid YAML: " + what;
+    out.error = std::string("invalid YAML: ") + e.what();
   }
+  // Messages quote keys and values from the file, which may span lines.
+  std::replace(out.error.begin(), out.error.end(), '\n', ' ');
+  std::replace(out.error.begin(), out.error.end(), '\r', ' ');
   return out;
 }
 
