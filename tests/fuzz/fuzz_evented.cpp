@@ -3,24 +3,18 @@
 // with missing sandbox status, unknown event types, stale timestamps and
 // ids that match nothing, streams that break (each break is followed by a
 // catch-up relist, answered from the input too), and the fall-back.
-#include <prometheus/registry.h>
-
 #include "fuzz_quiet.h"
-#include "fake_clock.h"
-#include "fuzz_runtime.h"
+#include "fuzz_node.h"
 #include "pleg/evented_pleg.h"
 #include "pleg/generic_pleg.h"
 
 using namespace plegscope;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz::InputReader input(data, size);
-  fuzz::FuzzRuntime runtime(input);
-  testing::FakeClock clock;
-  PodStatusCache cache;
-  // Built once: metrics only count, and building them dominates a run.
-  static auto& registry = *new prometheus::Registry();
-  static auto& metrics = *new PlegMetrics(registry);
+  fuzz::FuzzNode node(data, size);
+  auto& [input, runtime, clock, cache] = node;
+  auto& registry = fuzz::FuzzNode::registry();
+  auto& metrics = fuzz::FuzzNode::metrics();
   GenericPleg generic(runtime, clock, cache, metrics, GenericPlegOptions{8, kGenericRelistTiming});
   // The first input byte picks `auto` (UNIMPLEMENTED ends evented mode) or `true`.
   EventedPleg evented(runtime, clock, cache, generic, metrics, registry,

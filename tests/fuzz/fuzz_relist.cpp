@@ -2,24 +2,18 @@
 // input (fuzz_runtime.h): arbitrary sandbox and container lists, duplicate
 // ids, missing metadata, unknown enum values, orphan containers, failing and
 // undecodable calls, status answers that disagree with the lists.
-#include <prometheus/registry.h>
-
 #include "fuzz_quiet.h"
-#include "fake_clock.h"
-#include "fuzz_runtime.h"
+#include "fuzz_node.h"
 #include "pleg/generic_pleg.h"
 #include "pleg/relist_recorder.h"
 
 using namespace plegscope;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  fuzz::InputReader input(data, size);
-  fuzz::FuzzRuntime runtime(input);
-  testing::FakeClock clock;
-  PodStatusCache cache;
-  // Built once: metrics only count, and building them dominates a run.
-  static auto& registry = *new prometheus::Registry();
-  static auto& metrics = *new PlegMetrics(registry);
+  fuzz::FuzzNode node(data, size);
+  auto& [input, runtime, clock, cache] = node;
+  auto& registry = fuzz::FuzzNode::registry();
+  auto& metrics = fuzz::FuzzNode::metrics();
   RelistRecorder recorder(16);
   GenericPleg pleg(runtime, clock, cache, metrics, GenericPlegOptions{8, kGenericRelistTiming},
                    [&](const RelistRecord& r) { recorder.add(r); });
