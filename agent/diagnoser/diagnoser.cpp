@@ -109,14 +109,18 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
     report.events.by_type[event_type_name(kAllEventTypes[i])] = n;
   }
   report.events.discarded_total = s.events_discarded_total;
+  // Top pods over the timeline and the relist in progress, which knows its
+  // changed pods as soon as it compared its lists.
   std::map<std::string, TopPod> pods;
-  for (const auto& r : s.timeline) {
-    if (r.initial) continue;  // every pod is new there
+  auto add_top_pods = [&](const RelistRecord& r) {
+    if (r.initial) return;  // every pod is new there
     for (const auto& p : r.top_pods) {
       TopPod& top = pods[p.uid];
       top = {p.uid, p.namespace_, p.name, top.events + p.events};
     }
-  }
+  };
+  for (const auto& r : s.timeline) add_top_pods(r);
+  if (c.in_progress) add_top_pods(*c.in_progress);
   for (auto& [uid, p] : pods) report.events.top_pods.push_back(p);
   std::stable_sort(report.events.top_pods.begin(), report.events.top_pods.end(),
                    [](const TopPod& a, const TopPod& b) { return a.events > b.events; });

@@ -258,12 +258,20 @@ void GenericPleg::relist() {
     }
   }
 
+  // What changed is known now, before any pod is inspected: a storm is
+  // visible (with its top pods) from the relist in progress.
+  std::vector<PodEventCount> pod_counts;
+  for (const auto& [uid, events] : events_by_pod) {
+    pod_counts.push_back({uid, events.front().pod_name, events.front().pod_namespace, static_cast<int>(events.size())});
+    record.events_found += static_cast<int>(events.size());
+  }
   record.pods_changed = static_cast<int>(events_by_pod.size());
-  for (const auto& [uid, events] : events_by_pod) record.events_found += static_cast<int>(events.size());
+  std::sort(pod_counts.begin(), pod_counts.end(), [](const auto& a, const auto& b) { return a.events > b.events; });
+  if (pod_counts.size() > RelistRecord::kTopPods) pod_counts.resize(RelistRecord::kTopPods);
+  record.top_pods = std::move(pod_counts);
   publish_progress(record);
 
   std::map<std::string, RuntimePod> needs_reinspection;
-  std::vector<PodEventCount> pod_counts;
   for (auto& [uid, events] : events_by_pod) {
     auto& rec = records_[uid];
     const RuntimePod* pod = rec.current ? &*rec.current : nullptr;
@@ -275,8 +283,6 @@ void GenericPleg::relist() {
     }
     pods_to_reinspect_.erase(uid);
     record.pods_with_events++;
-    const RuntimePod& named = pod ? *pod : *rec.old;
-    pod_counts.push_back({uid, named.name, named.namespace_, static_cast<int>(events.size())});
 
     // podRecords.update
     if (rec.current) {
@@ -313,10 +319,6 @@ void GenericPleg::relist() {
     reinspect_count_ = pods_to_reinspect_.size();
   }
 
-  std::sort(pod_counts.begin(), pod_counts.end(),
-            [](const auto& a, const auto& b) { return a.events > b.events; });
-  if (pod_counts.size() > RelistRecord::kTopPods) pod_counts.resize(RelistRecord::kTopPods);
-  record.top_pods = std::move(pod_counts);
   finish();
 }
 

@@ -143,11 +143,15 @@ TEST(SlowRelists, StormNamedFromTheRelistInProgress) {
   p.pods_changed = 60;
   p.events_found = 70;
   p.pods_inspected = 10;
+  p.top_pods = {{"uid-7", "web-7", "shop", 4}};
   b.s.in_progress = p;
   b.s.timeline.back().pods_changed = 55;  // and the one before found as many
   Report r = b.report();
   ASSERT_FALSE(r.causes.empty()) << r.summary;
   EXPECT_EQ(r.causes.front().id, CauseId::kEventStorm) << r.summary;
+  // The remedy points at the top pods: the running relist already names them.
+  ASSERT_FALSE(r.events.top_pods.empty());
+  EXPECT_EQ(r.events.top_pods.front().name, "web-7");
 }
 
 TEST(SlowRelists, HealthyNodeWithRelistsOfThreePeriodsGetsAWarning) {
