@@ -50,7 +50,8 @@ std::string default_node_name() {
 ParseOutcome parse_command_line(int argc, const char* const* argv) {
   Config c;
   std::string endpoint, relist_period = "1s", relist_threshold = "3m", request_timeout = "2m",
-                        evented = "auto", hang_threshold = "10s", duration = "10s";
+                        evented = "auto", hang_threshold = "10s", duration = "10s",
+                        backoff_max = "10s";
   int capacity = 1000;
 
   CLI::App app{"plegscope: explains why the kubelet's PLEG is (or is about to be) unhealthy",
@@ -73,6 +74,9 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       ->envname("PLEGSCOPE_EVENTED_PLEG");
   app.add_option("--hang-threshold", hang_threshold, "a CRI call in flight longer is hung (10s)")
       ->envname("PLEGSCOPE_HANG_THRESHOLD");
+  app.add_option("--relist-backoff-max", backoff_max,
+                 "longest the relist period stretches while the runtime struggles; 0s: off (10s)")
+      ->envname("PLEGSCOPE_RELIST_BACKOFF_MAX");
   app.add_option("--proc-path", c.proc_path, "where node pressure is read (/proc)")
       ->envname("PLEGSCOPE_PROC_PATH");
   app.add_option("--node-name", c.node_name, "node name in reports ($NODE_NAME or hostname)")
@@ -114,6 +118,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     c.relist_threshold = duration_flag("--relist-threshold", relist_threshold);
     c.runtime_request_timeout = duration_flag("--runtime-request-timeout", request_timeout);
     c.hang_threshold = duration_flag("--hang-threshold", hang_threshold);
+    c.relist_backoff_max = duration_flag("--relist-backoff-max", backoff_max, true);
     c.diagnose_duration = duration_flag("--duration", duration);
     if (capacity < 1)
       throw UsageError{"--event-channel-capacity: must be at least 1, got " +

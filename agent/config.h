@@ -23,6 +23,7 @@ struct Config {
   size_t event_channel_capacity = 1000;
   EventedMode evented = EventedMode::Auto;
   Duration hang_threshold = std::chrono::seconds(10);
+  Duration relist_backoff_max = std::chrono::seconds(10);  // 0: never stretch the period
   std::string proc_path = "/proc";
   std::string node_name;
   std::string log_level = "info";

@@ -18,7 +18,8 @@ Monitor::Monitor(const Config& config, const Clock& clock)
       event_log_(config.event_log_size),
       pleg_(client_, clock, cache_, metrics_,
             GenericPlegOptions{config.event_channel_capacity,
-                               RelistTiming{config.relist_period, config.relist_threshold}},
+                               RelistTiming{config.relist_period, config.relist_threshold},
+                               config.relist_backoff_max},
             [this](const RelistRecord& r) { on_relist(r); }),
       evented_(client_, clock, cache_, pleg_, metrics_, *registry_,
                EventedPlegOptions{5, config.evented == EventedMode::Auto,
@@ -65,6 +66,7 @@ void Monitor::on_relist(const RelistRecord& relist) {
   RelistRecord record = relist;
   if (auto bytes = tracker_.last_list_bytes(op::kListContainers)) record.list_bytes = *bytes;
   recorder_.add(std::move(record));
+  relist_count_++;
   const bool failed = relist.error_code.has_value();
   std::lock_guard<std::mutex> lock(info_mu_);
   // After the first success and after every recovery: the runtime may have

@@ -50,6 +50,8 @@ class Monitor : public prometheus::Collectable {
   EventLog& event_log() { return event_log_; }
   RuntimeInfo runtime_info() const;
   bool ready() const { return pleg_.last_relist_time().has_value(); }
+  // Relists completed (failed ones included) since start.
+  uint64_t relist_count() const { return relist_count_; }
 
   // Every family: the registry's plus the ones computed at scrape time.
   std::vector<prometheus::MetricFamily> collect_all() const;
@@ -81,6 +83,7 @@ class Monitor : public prometheus::Collectable {
   std::condition_variable info_cv_;
   std::thread info_thread_;
 
+  std::atomic<uint64_t> relist_count_{0};
   std::atomic<bool> stopping_{false};
   std::thread consumer_;
 };

@@ -2,6 +2,7 @@
 
 #include <prometheus/text_serializer.h>
 
+#include "cached_diagnosis.h"
 #include "debug_json.h"
 #include "diagnosis_endpoint.h"
 
@@ -20,7 +21,7 @@ void add_routes(HttpServer& server, Monitor& monitor) {
         200,
         "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events");
   });
-  auto diagnosis = std::make_shared<DiagnosisMetrics>(monitor);
+  auto diagnosis = std::make_shared<CachedDiagnosis>(monitor);
   server.route("/metrics", [&monitor, diagnosis](const HttpRequest&) {
     auto families = monitor.collect_all();
     auto causes = diagnosis->Collect();

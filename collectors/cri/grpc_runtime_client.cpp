@@ -62,15 +62,17 @@ void GrpcRuntimeClient::shutdown() {
 }
 
 std::optional<CallStatus> GrpcRuntimeClient::socket_problem() const {
-  if (shutting_down_) return CallStatus{grpc::StatusCode::CANCELLED, "plegscope is shutting down"};
+  if (shutting_down_)
+    return CallStatus{grpc::StatusCode::CANCELLED, "plegscope is shutting down", true};
   struct stat st {};
   if (socket_path_.empty())
     return CallStatus{grpc::StatusCode::INVALID_ARGUMENT,
-                      "endpoint " + options_.endpoint + " is not a unix socket address"};
+                      "endpoint " + options_.endpoint + " is not a unix socket address", true};
   if (::stat(socket_path_.c_str(), &st) != 0)
-    return CallStatus{grpc::StatusCode::UNAVAILABLE, "socket " + socket_path_ + " does not exist"};
+    return CallStatus{grpc::StatusCode::UNAVAILABLE, "socket " + socket_path_ + " does not exist",
+                      true};
   if (!S_ISSOCK(st.st_mode))
-    return CallStatus{grpc::StatusCode::UNAVAILABLE, socket_path_ + " is not a socket"};
+    return CallStatus{grpc::StatusCode::UNAVAILABLE, socket_path_ + " is not a socket", true};
   return std::nullopt;
 }
 

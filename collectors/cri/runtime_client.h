@@ -19,6 +19,9 @@ namespace cri = ::runtime::v1;
 struct CallStatus {
   int code = 0;
   std::string message;
+  // Failed in plegscope before anything was sent (no socket): the runtime
+  // bore no load from it.
+  bool not_sent = false;
 
   bool ok() const { return code == 0; }
   static CallStatus Ok() { return {}; }

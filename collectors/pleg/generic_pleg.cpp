@@ -42,7 +42,10 @@ GenericPleg::GenericPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCa
       metrics_(metrics),
       observer_(std::move(observer)),
       events_(options.event_channel_capacity),
-      timing_(options.timing) {}
+      timing_(options.timing),
+      backoff_(options.timing.period, options.backoff_max) {
+  metrics_.relist_period.Set(to_seconds(options.timing.period));
+}
 
 GenericPleg::~GenericPleg() { stop(); }
 
@@ -66,6 +69,8 @@ void GenericPleg::update(RelistTiming timing) {
   {
     std::lock_guard<std::mutex> lock(state_mu_);
     timing_ = timing;
+    backoff_.set_base(timing.period);
+    metrics_.relist_period.Set(to_seconds(backoff_.period()));
   }
   // Wake the runner so a shorter period takes effect now, not after the old
   // one; taking run_mu_ first means the wake-up cannot fall between its check
@@ -79,6 +84,16 @@ RelistTiming GenericPleg::timing() const {
   return timing_;
 }
 
+Duration GenericPleg::current_period() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return backoff_.period();
+}
+
+std::optional<RelistStretch> GenericPleg::stretch() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return backoff_.stretch();
+}
+
 void GenericPleg::run() {
   std::unique_lock<std::mutex> lock(run_mu_);
   while (!stopping_) {
@@ -89,7 +104,7 @@ void GenericPleg::run() {
     // The deadline is recomputed on every wake-up: update() may have
     // shortened the period (evented fall-back) while we wait.
     while (!stopping_) {
-      TimePoint next = ended + timing().period;
+      TimePoint next = ended + current_period();
       if (WallClock::now() >= next) break;
       run_cv_.wait_until(lock, next);
     }
@@ -173,6 +188,7 @@ void GenericPleg::relist() {
     record.initial = !relist_time_.has_value();
     in_progress_ = record;
   }
+  int strain_code = 0;  // a failed list call's code, if it reached the runtime
   auto finish = [&] {
     record.duration = clock_.now() - timestamp;
     record.in_progress = false;
@@ -181,6 +197,8 @@ void GenericPleg::relist() {
       std::lock_guard<std::mutex> lock(state_mu_);
       in_progress_.reset();
       record.pods_to_reinspect = static_cast<int>(reinspect_count_);
+      backoff_.record({record.duration, strain_code});
+      metrics_.relist_period.Set(to_seconds(backoff_.period()));
     }
     if (observer_) observer_(record);
   };
@@ -202,6 +220,7 @@ void GenericPleg::relist() {
     record.error_message = list_status.message;
     const std::string code_name = grpc_code_name(*record.error_code);
     metrics_.relist_errors(code_name).Increment();
+    if (!list_status.not_sent) strain_code = list_status.code;
     // Once per change of error, not once a second while the runtime is away.
     auto level = record.error_code == last_error_code_ ? spdlog::level::debug : spdlog::level::warn;
     spdlog::log(level, "GenericPLEG: Unable to retrieve pods: {} {}", code_name, list_status.message);

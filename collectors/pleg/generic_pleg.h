@@ -14,6 +14,7 @@
 #include "pleg/pleg.h"
 #include "pleg/pleg_metrics.h"
 #include "pleg/pod_status_cache.h"
+#include "pleg/relist_backoff.h"
 #include "pleg/relist_record.h"
 #include "pleg/runtime_pods.h"
 
@@ -22,6 +23,9 @@ namespace plegscope {
 struct GenericPlegOptions {
   size_t event_channel_capacity = 1000;
   RelistTiming timing = kGenericRelistTiming;
+  // Do no harm: the longest the period stretches while the runtime struggles;
+  // zero turns stretching off (relist_backoff.h has the rule).
+  Duration backoff_max = std::chrono::seconds(10);
 };
 
 // Thread-safe. relist() is serialised: at most one is in flight, whoever calls it.
@@ -34,7 +38,8 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   ~GenericPleg() override;
 
   // Runs relist() on a thread, the next one starting one period after the
-  // previous one ended (wait.Until with sliding = true).
+  // previous one ended (wait.Until with sliding = true). The period is
+  // current_period(): the timing's, stretched while the runtime struggles.
   void start() override;
   void stop() override;
   void update(RelistTiming timing) override;
@@ -43,6 +48,10 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   void relist() override;
 
   RelistTiming timing() const;
+  // The period the runner waits now; longer than timing().period while stretched.
+  Duration current_period() const;
+  // Set while the period is stretched, with a one-line reason.
+  std::optional<RelistStretch> stretch() const;
   // Start of the last successful relist; nullopt before the first.
   std::optional<TimePoint> last_relist_time() const;
   // Start of the relist in progress, if one is.
@@ -75,6 +84,7 @@ class GenericPleg final : public PodLifecycleEventGenerator {
 
   mutable std::mutex state_mu_;  // short; guards timing and times
   RelistTiming timing_;
+  RelistBackoff backoff_;
   std::optional<TimePoint> relist_time_;
   std::optional<RelistRecord> in_progress_;
   size_t reinspect_count_ = 0;

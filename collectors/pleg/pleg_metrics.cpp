@@ -42,6 +42,12 @@ PlegMetrics::PlegMetrics(prometheus::Registry& registry)
                        .Help("Pods with a running (ready) sandbox.")
                        .Register(registry)
                        .Add({})),
+      relist_period(prometheus::BuildGauge()
+                        .Name("pleg_relist_period_seconds")
+                        .Help("The agent's current relist period: the flag, or longer while it "
+                              "spares a struggling runtime.")
+                        .Register(registry)
+                        .Add({})),
       events_family_(prometheus::BuildCounter()
                          .Name("pleg_events_total")
                          .Help("Pod lifecycle events generated, by event type.")

@@ -23,6 +23,8 @@ class PlegMetrics {
   prometheus::Counter& discard_events;
   prometheus::Gauge& pods_to_reinspect;
   prometheus::Gauge& running_pods;
+  // The agent's own relist period: the flag, or longer while do-no-harm stretches it.
+  prometheus::Gauge& relist_period;
 
   prometheus::Counter& events(PodLifecycleEventType type);
   prometheus::Counter& relist_errors(const std::string& code);

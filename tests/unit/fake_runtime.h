@@ -22,6 +22,7 @@ class FakeRuntime : public RuntimeClient {
   std::map<std::string, int> fail_container_status;
   std::map<std::string, int> calls;
   std::function<void(const std::string& op)> on_call;  // e.g. advance a fake clock
+  bool failures_not_sent = false;  // injected failures look like a missing socket
 
   void add_sandbox(const std::string& id, const std::string& uid,
                    cri::PodSandboxState state = cri::SANDBOX_READY) {
@@ -120,7 +121,8 @@ class FakeRuntime : public RuntimeClient {
   CallStatus status_for(const std::string& op) {
     calls[op]++;
     if (on_call) on_call(op);
-    if (auto it = fail.find(op); it != fail.end()) return {it->second, "injected " + op};
+    if (auto it = fail.find(op); it != fail.end())
+      return {it->second, "injected " + op, failures_not_sent};
     return CallStatus::Ok();
   }
   static bool matches(const google::protobuf::Map<std::string, std::string>& labels,
