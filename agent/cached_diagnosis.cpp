@@ -1,11 +1,11 @@
 #include "cached_diagnosis.h"
 
 #include "common/metric_family.h"
-#include "report_http.h"
+#include "diagnosis_endpoint.h"
 
 namespace plegscope {
 
-std::map<std::string, double> CachedDiagnosis::confidences() const {
+std::map<CauseId, double> CachedDiagnosis::confidences() const {
   std::lock_guard<std::mutex> lock(mu_);
   const TimePoint now = monitor_.clock().now();
   const uint64_t relists = monitor_.relist_count();
@@ -29,7 +29,7 @@ uint64_t CachedDiagnosis::computed() const {
 std::vector<prometheus::MetricFamily> CachedDiagnosis::Collect() const {
   auto family = gauge_family("pleg_diagnosis_cause",
                              "Confidence 0..1 of each /diagnose cause id right now; 0 when absent.");
-  for (const auto& [id, confidence] : confidences()) add_gauge(family, {{"cause", id}}, confidence);
+  for (const auto& [id, confidence] : confidences()) add_gauge(family, {{"cause", cause_name(id)}}, confidence);
   return {family};
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "diagnoser/diagnoser.h"
 #include "monitor.h"
 
 namespace plegscope {
@@ -28,12 +29,12 @@ class CachedDiagnosis : public prometheus::Collectable {
   uint64_t computed() const;
 
  private:
-  std::map<std::string, double> confidences() const;
+  std::map<CauseId, double> confidences() const;
 
   Monitor& monitor_;
   const Duration max_age_;
   mutable std::mutex mu_;  // held while computing, so concurrent scrapes wait for one result
-  mutable std::map<std::string, double> cached_;
+  mutable std::map<CauseId, double> cached_;
   mutable std::optional<TimePoint> computed_at_;
   mutable uint64_t computed_for_relist_ = 0;
   mutable uint64_t computed_count_ = 0;

@@ -30,9 +30,9 @@ class GrpcRuntimeClient final : public RuntimeClient {
 
   CallResult<cri::VersionResponse> version() override;
   CallResult<cri::StatusResponse> status() override;
-  CallResult<std::vector<cri::PodSandbox>> list_pod_sandboxes(
+  CallResult<ListAnswer<cri::PodSandbox>> list_pod_sandboxes(
       const cri::PodSandboxFilter& filter) override;
-  CallResult<std::vector<cri::Container>> list_containers(
+  CallResult<ListAnswer<cri::Container>> list_containers(
       const cri::ContainerFilter& filter) override;
   CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string& id) override;
   CallResult<cri::ContainerStatusResponse> container_status(const std::string& id) override;
@@ -47,16 +47,19 @@ class GrpcRuntimeClient final : public RuntimeClient {
   bool container_streaming_unsupported() const { return container_stream_unimplemented_; }
 
  private:
+  // One call with a deadline, timed by the tracker; the socket already checked.
+  template <typename Call>
+  CallStatus tracked(const char* op, Call&& call);
   template <typename Response, typename Call>
   CallResult<Response> unary(const char* op, Call&& call);
   struct SandboxList;
   struct ContainerList;
   template <typename L>
-  CallResult<std::vector<typename L::Item>> list(const typename L::Filter& filter,
-                                                 std::atomic<bool>& stream_unimplemented);
+  CallResult<ListAnswer<typename L::Item>> list(const typename L::Filter& filter,
+                                                std::atomic<bool>& stream_unimplemented);
   template <typename L>
-  CallResult<std::vector<typename L::Item>> streamed_list(const typename L::Filter& filter,
-                                                          bool unfiltered);
+  CallResult<ListAnswer<typename L::Item>> streamed_list(const typename L::Filter& filter,
+                                                         bool unfiltered);
   std::optional<CallStatus> socket_problem() const;
   // Registers the call with the tracker, cancelling it at once if shutdown started.
   OperationTracker::CallId begin_call(const char* op, grpc::ClientContext& ctx);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/grpc_codes.h"
+#include "cri/list_answer.h"
 #include "cri/operation_names.h"
 #include "cri_runtime_v1.pb.h"
 
@@ -45,9 +46,9 @@ class RuntimeClient {
 
   virtual CallResult<cri::VersionResponse> version() = 0;
   virtual CallResult<cri::StatusResponse> status() = 0;
-  virtual CallResult<std::vector<cri::PodSandbox>> list_pod_sandboxes(
+  virtual CallResult<ListAnswer<cri::PodSandbox>> list_pod_sandboxes(
       const cri::PodSandboxFilter& filter) = 0;
-  virtual CallResult<std::vector<cri::Container>> list_containers(
+  virtual CallResult<ListAnswer<cri::Container>> list_containers(
       const cri::ContainerFilter& filter) = 0;
   virtual CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string& id) = 0;
   virtual CallResult<cri::ContainerStatusResponse> container_status(const std::string& id) = 0;

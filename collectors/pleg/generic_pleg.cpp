@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "common/go_duration.h"
@@ -205,7 +206,7 @@ void GenericPleg::relist() {
 
   // GetPods(all=true): every sandbox and container, whatever its state.
   auto sandboxes = runtime_.list_pod_sandboxes({});
-  CallResult<std::vector<cri::Container>> containers;
+  CallResult<ListAnswer<cri::Container>> containers;
   if (sandboxes.ok()) {
     record.lists_done = 1;
     record.list_time = clock_.now() - timestamp;
@@ -238,15 +239,17 @@ void GenericPleg::relist() {
   }
   metrics_.last_seen.Set(unix_seconds(timestamp));
 
-  std::vector<RuntimePod> pods = group_into_pods(sandboxes.value, containers.value);
-  record.pods = static_cast<int>(pods.size());
   record.sandboxes = static_cast<int>(sandboxes.value.size());
   record.containers = static_cast<int>(containers.value.size());
-  std::map<std::string, int> by_state{{"created", 0}, {"running", 0}, {"exited", 0}, {"unknown", 0}};
-  for (const auto& c : containers.value) by_state[runtime_state_name(from_cri(c.state()))]++;
-  for (const auto& [state, n] : by_state) metrics_.running_containers(state).Set(n);
-  record.running_containers = by_state["running"];
-  record.exited_containers = by_state["exited"];
+  std::array<int, 4> by_state{};  // indexed by RuntimeState
+  for (const auto& c : containers.value) by_state[static_cast<size_t>(from_cri(c.state()))]++;
+  for (auto state : {RuntimeState::Created, RuntimeState::Running, RuntimeState::Exited,
+                     RuntimeState::Unknown})
+    metrics_.running_containers(runtime_state_name(state)).Set(by_state[static_cast<size_t>(state)]);
+  record.running_containers = by_state[static_cast<size_t>(RuntimeState::Running)];
+  record.exited_containers = by_state[static_cast<size_t>(RuntimeState::Exited)];
+  std::vector<RuntimePod> pods = group_into_pods(sandboxes.value, std::move(containers.value));
+  record.pods = static_cast<int>(pods.size());
   int running_pods = 0;
   for (const auto& pod : pods)
     running_pods += std::any_of(pod.sandboxes.begin(), pod.sandboxes.end(), [](const auto& s) {
@@ -263,6 +266,8 @@ void GenericPleg::relist() {
   for (const auto& [uid, rec] : records_) {
     const RuntimePod* old_pod = rec.old ? &*rec.old : nullptr;
     const RuntimePod* new_pod = rec.current ? &*rec.current : nullptr;
+    // Most pods of most relists: nothing changed, no id to compare.
+    if (old_pod && new_pod && old_pod->same_state_as(*new_pod)) continue;
     for (const auto& id : ids_in(rec.old, rec.current)) {
       for (auto& e : generate_events(uid, id, state_in(old_pod, id), state_in(new_pod, id))) {
         const RuntimePod* named = new_pod ? new_pod : old_pod;

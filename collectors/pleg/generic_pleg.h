@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 
 #include "common/clock.h"
 #include "cri/runtime_client.h"
@@ -78,7 +79,7 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   EventChannel events_;
 
   std::mutex relist_mu_;  // held for a whole relist; guards the records below
-  std::map<std::string, PodRecord> records_;
+  std::unordered_map<std::string, PodRecord> records_;  // events are ordered by events_by_pod
   std::map<std::string, RuntimePod> pods_to_reinspect_;
   std::optional<GrpcCode> last_error_code_;  // of the last failed relist; none after a success
 

@@ -62,13 +62,16 @@ PlegMetrics::PlegMetrics(prometheus::Registry& registry)
                                      .Register(registry)) {
   // Every label value known in advance exists from the start at 0, so
   // rate() and increase() see the first event or error.
-  for (auto type : kAllEventTypes) events(type);
+  for (size_t i = 0; i < std::size(kAllEventTypes); ++i)
+    events_by_type_[i] = &events_family_.Add({{"event_type", event_type_name(kAllEventTypes[i])}});
   for (const auto& code : grpc_error_code_names()) relist_errors(code);
   for (const char* state : {"created", "running", "exited", "unknown"}) running_containers(state);
 }
 
 prometheus::Counter& PlegMetrics::events(PodLifecycleEventType type) {
-  return events_family_.Add({{"event_type", event_type_name(type)}});
+  for (size_t i = 0; i < std::size(kAllEventTypes); ++i)
+    if (kAllEventTypes[i] == type) return *events_by_type_[i];
+  return *events_by_type_[0];
 }
 
 prometheus::Counter& PlegMetrics::relist_errors(const std::string& code) {

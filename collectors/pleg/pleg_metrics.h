@@ -5,6 +5,7 @@
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 
+#include <array>
 #include <map>
 #include <string>
 
@@ -32,6 +33,8 @@ class PlegMetrics {
 
  private:
   prometheus::Family<prometheus::Counter>& events_family_;
+  // Looked up once: events() is called per event, Family::Add hashes labels.
+  std::array<prometheus::Counter*, std::size(kAllEventTypes)> events_by_type_{};
   prometheus::Family<prometheus::Counter>& relist_errors_family_;
   prometheus::Family<prometheus::Gauge>& running_containers_family_;
 };

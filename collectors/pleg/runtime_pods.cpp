@@ -1,5 +1,6 @@
 #include "pleg/runtime_pods.h"
 
+#include <string_view>
 #include <unordered_map>
 
 namespace plegscope {
@@ -35,39 +36,63 @@ RuntimeState from_cri(cri::PodSandboxState state) {
   return state == cri::SANDBOX_READY ? RuntimeState::Running : RuntimeState::Exited;
 }
 
-namespace {
-std::string label(const google::protobuf::Map<std::string, std::string>& labels, const char* key) {
-  auto it = labels.find(key);
-  return it == labels.end() ? std::string() : it->second;
+bool RuntimePod::same_state_as(const RuntimePod& other) const {
+  auto same = [](const std::vector<RuntimeContainer>& a, const std::vector<RuntimeContainer>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i].state != b[i].state || a[i].id != b[i].id) return false;
+    return true;
+  };
+  return same(containers, other.containers) && same(sandboxes, other.sandboxes);
 }
+
+namespace {
+
+using Labels = google::protobuf::Map<std::string, std::string>;
+
+// Keys as std::string once, so a lookup builds no temporary.
+const std::string kUidKey = kPodUidLabel;
+const std::string kNameKey = kPodNameLabel;
+const std::string kNamespaceKey = kPodNamespaceLabel;
+const std::string kContainerNameKey = kContainerNameLabel;
+
+std::string_view label(const Labels& labels, const std::string& key) {
+  auto it = labels.find(key);
+  return it == labels.end() ? std::string_view() : std::string_view(it->second);
+}
+
 }  // namespace
 
-std::vector<RuntimePod> group_into_pods(const std::vector<cri::PodSandbox>& sandboxes,
-                                        const std::vector<cri::Container>& containers) {
+std::vector<RuntimePod> group_into_pods(const ListAnswer<cri::PodSandbox>& sandboxes,
+                                        ListAnswer<cri::Container> containers) {
   std::vector<RuntimePod> pods;
-  std::unordered_map<std::string, size_t> index;
-  std::unordered_map<std::string, std::string> sandbox_uid;
-  auto pod_for = [&](const std::string& uid) -> RuntimePod& {
+  // Views into the answers, which outlive this function's maps.
+  std::unordered_map<std::string_view, size_t> index;
+  std::unordered_map<std::string_view, std::string_view> sandbox_uid;
+  index.reserve(sandboxes.size());
+  sandbox_uid.reserve(sandboxes.size());
+  auto pod_for = [&](std::string_view uid) -> RuntimePod& {
     auto [it, inserted] = index.emplace(uid, pods.size());
     if (inserted) {
       pods.emplace_back();
-      pods.back().uid = uid;
+      pods.back().uid = std::string(uid);
     }
     return pods[it->second];
   };
   for (const auto& s : sandboxes) {
     const std::string& uid = s.metadata().uid();
     if (uid.empty()) continue;
-    sandbox_uid[s.id()] = uid;
     RuntimePod& pod = pod_for(uid);
     if (pod.name.empty()) {
       pod.name = s.metadata().name();
       pod.namespace_ = s.metadata().namespace_();
     }
+    // Sandbox ids are copied (a tenth of the objects): containers look them up.
+    sandbox_uid.emplace(s.id(), uid);
     pod.sandboxes.push_back({s.id(), s.metadata().name(), from_cri(s.state())});
   }
-  for (const auto& c : containers) {
-    std::string uid = label(c.labels(), kPodUidLabel);
+  for (auto& c : containers.mutable_items()) {
+    std::string_view uid = label(c.labels(), kUidKey);
     if (uid.empty()) {
       auto it = sandbox_uid.find(c.pod_sandbox_id());
       if (it == sandbox_uid.end()) continue;
@@ -75,12 +100,12 @@ std::vector<RuntimePod> group_into_pods(const std::vector<cri::PodSandbox>& sand
     }
     RuntimePod& pod = pod_for(uid);
     if (pod.name.empty()) {
-      pod.name = label(c.labels(), kPodNameLabel);
-      pod.namespace_ = label(c.labels(), kPodNamespaceLabel);
+      pod.name = std::string(label(c.labels(), kNameKey));
+      pod.namespace_ = std::string(label(c.labels(), kNamespaceKey));
     }
     std::string name = c.metadata().name();
-    if (name.empty()) name = label(c.labels(), kContainerNameLabel);
-    pod.containers.push_back({c.id(), name, from_cri(c.state())});
+    if (name.empty()) name = std::string(label(c.labels(), kContainerNameKey));
+    pod.containers.push_back({std::move(*c.mutable_id()), std::move(name), from_cri(c.state())});
   }
   return pods;
 }

@@ -25,6 +25,9 @@ struct RuntimePod {
   std::vector<RuntimeContainer> sandboxes;  // READY -> Running, NOTREADY -> Exited
 
   const RuntimeContainer* find(const std::string& id) const;
+  // Same ids in the same states, in the same order: nothing to compare
+  // id by id (a steady node's pods, every relist).
+  bool same_state_as(const RuntimePod& other) const;
 };
 
 inline constexpr const char* kPodUidLabel = "io.kubernetes.pod.uid";
@@ -38,7 +41,9 @@ RuntimeState from_cri(cri::PodSandboxState state);
 // Groups by pod UID: a sandbox's metadata uid; a container's
 // io.kubernetes.pod.uid label, else the uid of its sandbox. Containers with
 // neither are dropped (they are not Kubernetes pods'). Order: by first appearance.
-std::vector<RuntimePod> group_into_pods(const std::vector<cri::PodSandbox>& sandboxes,
-                                        const std::vector<cri::Container>& containers);
+// Container ids are moved out of the answer, not copied: its items are left
+// without them (the answer is shared by its copies).
+std::vector<RuntimePod> group_into_pods(const ListAnswer<cri::PodSandbox>& sandboxes,
+                                        ListAnswer<cri::Container> containers);
 
 }  // namespace plegscope

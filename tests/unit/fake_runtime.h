@@ -69,20 +69,24 @@ class FakeRuntime : public RuntimeClient {
     return r;
   }
   CallResult<cri::StatusResponse> status() override { return {status_for(op::kStatus), {}}; }
-  CallResult<std::vector<cri::PodSandbox>> list_pod_sandboxes(
+  CallResult<ListAnswer<cri::PodSandbox>> list_pod_sandboxes(
       const cri::PodSandboxFilter& filter) override {
-    CallResult<std::vector<cri::PodSandbox>> r{status_for(op::kListPodSandbox), {}};
+    CallResult<ListAnswer<cri::PodSandbox>> r{status_for(op::kListPodSandbox), {}};
     if (!r.ok()) return r;
+    std::vector<cri::PodSandbox> items;
     for (const auto& s : sandboxes)
-      if (matches(s.labels(), filter.label_selector())) r.value.push_back(s);
+      if (matches(s.labels(), filter.label_selector())) items.push_back(s);
+    r.value = std::move(items);
     return r;
   }
-  CallResult<std::vector<cri::Container>> list_containers(
+  CallResult<ListAnswer<cri::Container>> list_containers(
       const cri::ContainerFilter& filter) override {
-    CallResult<std::vector<cri::Container>> r{status_for(op::kListContainers), {}};
+    CallResult<ListAnswer<cri::Container>> r{status_for(op::kListContainers), {}};
     if (!r.ok()) return r;
+    std::vector<cri::Container> items;
     for (const auto& c : containers)
-      if (matches(c.labels(), filter.label_selector())) r.value.push_back(c);
+      if (matches(c.labels(), filter.label_selector())) items.push_back(c);
+    r.value = std::move(items);
     return r;
   }
   CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string& id) override {
@@ -140,9 +144,9 @@ class MockRuntime : public RuntimeClient {
  public:
   MOCK_METHOD(CallResult<cri::VersionResponse>, version, (), (override));
   MOCK_METHOD(CallResult<cri::StatusResponse>, status, (), (override));
-  MOCK_METHOD(CallResult<std::vector<cri::PodSandbox>>, list_pod_sandboxes,
+  MOCK_METHOD(CallResult<ListAnswer<cri::PodSandbox>>, list_pod_sandboxes,
               (const cri::PodSandboxFilter&), (override));
-  MOCK_METHOD(CallResult<std::vector<cri::Container>>, list_containers,
+  MOCK_METHOD(CallResult<ListAnswer<cri::Container>>, list_containers,
               (const cri::ContainerFilter&), (override));
   MOCK_METHOD(CallResult<cri::PodSandboxStatusResponse>, pod_sandbox_status, (const std::string&),
               (override));
