@@ -1,14 +1,30 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <malloc.h>
+
 #include <cstdio>
 
 #include "config.h"
 #include "diagnose_command.h"
 #include "serve.h"
 
+namespace {
+
+// A big node's list answer is megabytes, freed every relist. glibc's default
+// raises its mmap threshold after the first such free, so later answers land
+// on the heap and stay resident; and every thread may get its own 64 MiB
+// arena. Measured on fakecri's 10,000 containers: 72 -> 59 MiB RSS, same CPU.
+void tune_allocator() {
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_ARENA_MAX, 2);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using plegscope::Config;
+  tune_allocator();
   auto parsed = plegscope::parse_command_line(argc, argv);
   if (!parsed.config) {
     std::fprintf(parsed.exit_code == 0 ? stdout : stderr, "%s\n", parsed.message.c_str());
