@@ -43,6 +43,13 @@ TEST(CommandLine, DefaultsAreTheKubelets) {
   EXPECT_EQ(out.config->event_channel_capacity, 1000u);
   EXPECT_EQ(out.config->listen_address, "0.0.0.0:9547");
   EXPECT_EQ(out.config->command, Config::Command::Serve);
+  EXPECT_EQ(out.config->relist_backoff_max, std::chrono::seconds(10));
+}
+
+TEST(CommandLine, RelistBackoffMaxZeroTurnsItOff) {
+  auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", "--relist-backoff-max", "0s"});
+  ASSERT_TRUE(out.config);
+  EXPECT_EQ(out.config->relist_backoff_max, std::chrono::seconds(0));
 }
 
 TEST(CommandLine, BadValuesExit2WithOneLineNamingTheFlag) {
@@ -58,6 +65,8 @@ TEST(CommandLine, BadValuesExit2WithOneLineNamingTheFlag) {
            {{"--container-runtime-endpoint", "tcp://1.2.3.4:1"}, "--container-runtime-endpoint"},
            {{"--listen-address", "9547"}, "--listen-address"},
            {{"--log-level", "loud"}, "--log-level"},
+           {{"--relist-backoff-max", "-1s"}, "--relist-backoff-max"},
+           {{"--relist-backoff-max", "soon"}, "--relist-backoff-max"},
            {{"--no-such-flag"}, "--no-such-flag"},
            {{"diagnose", "--output", "yaml"}, "--output"}}) {
     auto out = parse(c.args);

@@ -1,0 +1,51 @@
+// /metrics' diagnosis is computed once per relist (or per max_age), not per scrape.
+#include "cached_diagnosis.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "fake_clock.h"
+
+namespace plegscope {
+namespace {
+
+Config config_without_runtime() {
+  Config c;
+  c.runtime_endpoint = "unix:///nonexistent/plegscope-test.sock";
+  c.proc_path = "/nonexistent";
+  c.node_name = "test";
+  return c;
+}
+
+TEST(CachedDiagnosis, ScrapesShareOneDiagnosisUntilARelistOrMaxAge) {
+  testing::FakeClock clock;
+  Monitor monitor(config_without_runtime(), clock);  // not started: no relist runs by itself
+  CachedDiagnosis cached(monitor, std::chrono::seconds(1));
+
+  auto families = cached.Collect();
+  ASSERT_EQ(families.size(), 1u);
+  EXPECT_EQ(families[0].name, "pleg_diagnosis_cause");
+  EXPECT_FALSE(families[0].metric.empty()) << "every cause id is exported";
+  EXPECT_EQ(cached.computed(), 1u);
+
+  std::vector<std::thread> scrapers;
+  for (int i = 0; i < 8; ++i)
+    scrapers.emplace_back([&] {
+      for (int j = 0; j < 20; ++j) cached.Collect();
+    });
+  for (auto& t : scrapers) t.join();
+  EXPECT_EQ(cached.computed(), 1u) << "160 scrapes, no relist, no time passed";
+
+  clock.step(std::chrono::milliseconds(1500));
+  cached.Collect();
+  EXPECT_EQ(cached.computed(), 2u) << "older than max_age: diagnosed again (a hang shows)";
+
+  monitor.pleg().relist();  // fails at once (no socket) but is a relist
+  cached.Collect();
+  cached.Collect();
+  EXPECT_EQ(cached.computed(), 3u) << "a new relist: diagnosed again, once";
+}
+
+}  // namespace
+}  // namespace plegscope
