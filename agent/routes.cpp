@@ -1,8 +1,6 @@
 #include "routes.h"
 
-#include <prometheus/text_serializer.h>
-
-#include "cached_diagnosis.h"
+#include "metrics_endpoint.h"
 #include "debug_json.h"
 #include "diagnosis_endpoint.h"
 
@@ -21,14 +19,8 @@ void add_routes(HttpServer& server, Monitor& monitor) {
         200,
         "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events");
   });
-  auto diagnosis = std::make_shared<CachedDiagnosis>(monitor);
-  server.route("/metrics", [&monitor, diagnosis](const HttpRequest&) {
-    auto families = monitor.collect_all();
-    auto causes = diagnosis->Collect();
-    families.insert(families.end(), causes.begin(), causes.end());
-    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8",
-                        prometheus::TextSerializer().Serialize(families)};
-  });
+  auto metrics = std::make_shared<MetricsEndpoint>(monitor);
+  server.route("/metrics", [metrics](const HttpRequest&) { return metrics->serve(); });
   server.route("/diagnose", [&monitor](const HttpRequest& request) {
     return diagnose_response(monitor, request);
   });

@@ -1,5 +1,6 @@
 // /metrics' diagnosis is computed once per relist (or per max_age), not per scrape.
 #include "cached_diagnosis.h"
+#include "metrics_endpoint.h"
 
 #include <gtest/gtest.h>
 
@@ -45,6 +46,21 @@ TEST(CachedDiagnosis, ScrapesShareOneDiagnosisUntilARelistOrMaxAge) {
   cached.Collect();
   cached.Collect();
   EXPECT_EQ(cached.computed(), 3u) << "a new relist: diagnosed again, once";
+}
+
+TEST(MetricsEndpoint, ScrapesTogetherShareOneTextAFreshOneAfterMaxAge) {
+  testing::FakeClock clock;
+  Monitor monitor(config_without_runtime(), clock);
+  MetricsEndpoint endpoint(monitor, std::chrono::milliseconds(100));
+  HttpResponse first = endpoint.serve();
+  EXPECT_EQ(first.status, 200);
+  EXPECT_NE(first.body.find("pleg_relist_period_seconds 1"), std::string::npos) << first.body;
+  EXPECT_NE(first.body.find("pleg_diagnosis_cause{cause=\"runtime_unavailable\"}"), std::string::npos);
+  EXPECT_EQ(endpoint.serve().body, first.body);
+  EXPECT_EQ(endpoint.rendered(), 1u);
+  clock.step(std::chrono::milliseconds(100));
+  endpoint.serve();
+  EXPECT_EQ(endpoint.rendered(), 2u);
 }
 
 }  // namespace
