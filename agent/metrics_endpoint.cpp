@@ -4,23 +4,48 @@
 
 namespace plegscope {
 
+std::string MetricsEndpoint::render() const {
+  auto families = monitor_.collect_all();
+  auto causes = diagnosis_.Collect();
+  families.insert(families.end(), causes.begin(), causes.end());
+  return prometheus::TextSerializer().Serialize(families);
+}
+
 HttpResponse MetricsEndpoint::serve() {
-  std::lock_guard<std::mutex> lock(mu_);
+  auto answer = [](const std::string& body) {
+    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", body};
+  };
+  std::unique_lock<std::mutex> lock(mu_);
   const TimePoint now = monitor_.clock().now();
-  if (!rendered_at_ || now - *rendered_at_ >= max_age_ || now < *rendered_at_) {
-    auto families = monitor_.collect_all();
-    auto causes = diagnosis_.Collect();
-    families.insert(families.end(), causes.begin(), causes.end());
-    body_ = prometheus::TextSerializer().Serialize(families);
-    rendered_at_ = now;
-    rendered_count_++;
+  if (waiting_ >= kStormWaiters && finished_ > 0 && now - rendered_at_ < kStormMaxAge)
+    return answer(body_);
+  // A render that begins after this request arrived.
+  const uint64_t wanted = started_ + 1;
+  ++waiting_;
+  while (finished_ < wanted) {
+    if (rendering_) {
+      done_.wait(lock);
+      continue;
+    }
+    rendering_ = true;
+    const uint64_t number = ++started_;
+    const TimePoint began = monitor_.clock().now();
+    lock.unlock();
+    std::string body = render();
+    lock.lock();
+    body_ = std::move(body);
+    rendered_at_ = began;
+    finished_ = number;
+    rendering_ = false;
+    done_.notify_all();
   }
-  return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", body_};
+  --waiting_;
+  return answer(body_);
 }
 
 uint64_t MetricsEndpoint::rendered() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return rendered_count_;
+  return finished_;
 }
 
 }  // namespace plegscope
