@@ -66,14 +66,15 @@ class FuzzRuntime : public RuntimeClient {
 
   CallResult<cri::VersionResponse> version() override { return next<cri::VersionResponse>(); }
   CallResult<cri::StatusResponse> status() override { return next<cri::StatusResponse>(); }
-  CallResult<std::vector<cri::PodSandbox>> list_pod_sandboxes(
+  CallResult<ListAnswer<cri::PodSandbox>> list_pod_sandboxes(
       const cri::PodSandboxFilter&) override {
     auto r = next<cri::ListPodSandboxResponse>();
-    return {r.status, {r.value.items().begin(), r.value.items().end()}};
+    return {r.status, std::vector<cri::PodSandbox>(r.value.items().begin(), r.value.items().end())};
   }
-  CallResult<std::vector<cri::Container>> list_containers(const cri::ContainerFilter&) override {
+  CallResult<ListAnswer<cri::Container>> list_containers(const cri::ContainerFilter&) override {
     auto r = next<cri::ListContainersResponse>();
-    return {r.status, {r.value.containers().begin(), r.value.containers().end()}};
+    return {r.status,
+            std::vector<cri::Container>(r.value.containers().begin(), r.value.containers().end())};
   }
   CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string&) override {
     return next<cri::PodSandboxStatusResponse>();
