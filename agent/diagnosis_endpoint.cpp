@@ -29,12 +29,4 @@ HttpResponse diagnose_response(Monitor& monitor, const HttpRequest& request) {
   return {200, "application/json", report_to_json(report).dump(2) + "\n"};
 }
 
-std::vector<prometheus::MetricFamily> DiagnosisMetrics::Collect() const {
-  auto family = gauge_family("pleg_diagnosis_cause",
-                             "Confidence 0..1 of each /diagnose cause id right now; 0 when absent.");
-  for (const auto& [id, confidence] : cause_confidences(current_report(monitor_)))
-    add_gauge(family, {{"cause", cause_name(id)}}, confidence);
-  return {family};
-}
-
 }  // namespace plegscope

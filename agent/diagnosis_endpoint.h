@@ -2,8 +2,6 @@
 // /diagnose and the pleg_diagnosis_cause gauge: the diagnoser bound to a
 // running Monitor. Both gather a fresh snapshot on every request, taking only
 // short locks, so they answer while a CRI call hangs.
-#include <prometheus/collectable.h>
-
 #include "config.h"
 #include "diagnoser/diagnoser.h"
 #include "gather_snapshot.h"
@@ -20,16 +18,5 @@ Report current_report(Monitor& monitor);
 
 // GET /diagnose[?format=json|text|html]; any other format is a 400.
 HttpResponse diagnose_response(Monitor& monitor, const HttpRequest& request);
-
-// pleg_diagnosis_cause{cause} for every cause id, computed at scrape time.
-// Thread-safe.
-class DiagnosisMetrics : public prometheus::Collectable {
- public:
-  explicit DiagnosisMetrics(Monitor& monitor) : monitor_(monitor) {}
-  std::vector<prometheus::MetricFamily> Collect() const override;
-
- private:
-  Monitor& monitor_;
-};
 
 }  // namespace plegscope

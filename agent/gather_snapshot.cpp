@@ -17,6 +17,10 @@ Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure) {
   RelistTiming timing = monitor.pleg().timing();
   s.relist_period = timing.period;
   s.relist_threshold = timing.threshold;
+  if (auto stretch = monitor.pleg().stretch()) {
+    s.stretched_period = stretch->period;
+    s.stretch_reason = stretch->reason;
+  }
   s.last_seen = monitor.pleg().last_relist_time();
   s.in_progress = monitor.pleg().progress();
   if (s.in_progress) s.relist_in_progress_since = s.in_progress->start;

@@ -83,6 +83,10 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
   report.relist.duration_p50_seconds = quantile(durations, 0.5);
   report.relist.duration_p99_seconds = quantile(durations, 0.99);
   if (c.late()) report.relist.events_late_by_seconds = c.relist_seconds;
+  if (s.stretched_period) {
+    report.relist.stretched_period_seconds = to_seconds(*s.stretched_period);
+    report.relist.stretch_reason = s.stretch_reason;
+  }
   report.relist.mode = s.evented_mode ? "evented" : "generic";
   if (!s.evented_fallback_reason.empty()) report.relist.evented_fallback_reason = s.evented_fallback_reason;
 

@@ -95,6 +95,9 @@ struct Report {
     double duration_p99_seconds = 0;
     // What the kubelet sees of a relist this long: events this late.
     std::optional<double> events_late_by_seconds;
+    // Do no harm: the agent relists this rarely while the runtime struggles.
+    std::optional<double> stretched_period_seconds;
+    std::optional<std::string> stretch_reason;
     std::string mode = "generic";  // "evented" while GetContainerEvents drives PLEG
     std::optional<std::string> evented_fallback_reason;  // why evented mode ended
   } relist;

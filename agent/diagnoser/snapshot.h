@@ -23,6 +23,10 @@ struct Snapshot {
   std::string health_message;
   Duration relist_period = std::chrono::seconds(1);
   Duration relist_threshold = std::chrono::minutes(3);
+  // Do no harm: the agent's own period while it stretches it for a
+  // struggling runtime, and why (nullopt while it relists at the flag's period).
+  std::optional<Duration> stretched_period;
+  std::string stretch_reason;
   std::optional<TimePoint> last_seen;                  // start of the last good relist
   std::optional<TimePoint> relist_in_progress_since;   // start of the relist running now
   bool evented_mode = false;

@@ -99,8 +99,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimelineEntry, start, duration_s
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Relist, period_seconds, threshold_seconds,
                                                 seconds_since_last_seen, in_progress_seconds,
                                                 duration_p50_seconds, duration_p99_seconds,
-                                                events_late_by_seconds, mode,
-                                                evented_fallback_reason)
+                                                events_late_by_seconds, stretched_period_seconds,
+                                                stretch_reason, mode, evented_fallback_reason)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Runtime, endpoint, name, version,
                                                 operations)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pods, sandboxes, containers,

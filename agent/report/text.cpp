@@ -83,6 +83,11 @@ void relist_section(const Report& r, std::ostream& out) {
         << duration(r.relist.duration_p99_seconds) << " over "
         << text::count(static_cast<long>(done.size()), "completed relist", "completed relists")
         << " (" << failed << " failed)\n";
+  if (r.relist.stretched_period_seconds)
+    out << hanging_wrap("do no harm: plegscope relists every " + duration(*r.relist.stretched_period_seconds) +
+                            " instead of every " + duration(r.relist.period_seconds) + " while the runtime struggles (" +
+                            r.relist.stretch_reason.value_or("") + ")",
+                        "  ", "    ");
   if (r.relist.evented_fallback_reason)
     out << "  evented PLEG fell back to generic relisting: " << *r.relist.evented_fallback_reason
         << "\n";

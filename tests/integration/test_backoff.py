@@ -82,8 +82,16 @@ def test_stretch_ends_when_the_runtime_recovers():
     with FakeCri(scenario, log_level="warn") as fake, \
             Agent(fake.endpoint, PERIOD + ["--relist-backoff-max", "2s"], log_level="info") as agent:
         wait_until(lambda: period_gauge(agent) >= 1.0, 30, "the relist period to stretch")
+        # /diagnose says so, with the period and why.
+        relist = wait_until(lambda: (lambda r: r if r["stretched_period_seconds"] else None)(
+            agent.get_json("/diagnose")["relist"]), 10, "the stretch in /diagnose")
+        assert relist["stretched_period_seconds"] >= 1.0 and relist["stretch_reason"], relist
+        status, text = agent.get("/diagnose?format=text")
+        assert "do no harm: plegscope relists every" in text, text
         fake.phase("fast", hold=True)
         wait_until(lambda: period_gauge(agent) == 0.2, 30, "the period back at the flag's 200ms")
+        wait_until(lambda: agent.get_json("/diagnose")["relist"]["stretched_period_seconds"] is None, 10,
+                   "the stretch gone from /diagnose")
 
 
 if __name__ == "__main__":

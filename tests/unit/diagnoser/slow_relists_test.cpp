@@ -222,5 +222,16 @@ TEST(SlowRelists, EveryStatusButHealthyCarriesACause) {
   }
 }
 
+TEST(SlowRelists, TheStretchedPeriodIsInTheReport) {
+  Builder b;
+  EXPECT_FALSE(b.report().relist.stretched_period_seconds);
+  b.s.stretched_period = secs(8);
+  b.s.stretch_reason = "list calls failed DEADLINE_EXCEEDED";
+  Report r = b.report();
+  ASSERT_TRUE(r.relist.stretched_period_seconds);
+  EXPECT_DOUBLE_EQ(*r.relist.stretched_period_seconds, 8);
+  EXPECT_EQ(r.relist.stretch_reason, "list calls failed DEADLINE_EXCEEDED");
+}
+
 }  // namespace
 }  // namespace plegscope

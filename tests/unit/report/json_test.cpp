@@ -40,7 +40,7 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
       keys(j["relist"]),
       (std::set<std::string>{"period_seconds", "threshold_seconds", "seconds_since_last_seen",
                              "in_progress_seconds", "duration_p50_seconds", "duration_p99_seconds",
-                             "events_late_by_seconds", "mode", "evented_fallback_reason"}));
+                             "events_late_by_seconds", "stretched_period_seconds", "stretch_reason", "mode", "evented_fallback_reason"}));
   EXPECT_EQ(keys(j["runtime"]),
             (std::set<std::string>{"endpoint", "name", "version", "operations"}));
   EXPECT_EQ(keys(j["runtime"]["operations"]["list_containers"]),

@@ -112,5 +112,15 @@ TEST(ReportText, RemedyOnePartPerLine) {
       << text;
 }
 
+TEST(ReportText, SaysWhenTheAgentStretchesItsPeriod) {
+  Report r = sample();
+  EXPECT_FALSE(has(render_text(r), "do no harm"));
+  r.relist.stretched_period_seconds = 8;
+  r.relist.stretch_reason = "3 of the last 5 relists ran longer than the period";
+  std::string text = render_text(r);
+  EXPECT_TRUE(has(text, "do no harm: plegscope relists every 8s instead of every 1s")) << text;
+  EXPECT_TRUE(has(text, "ran longer than the period")) << text;
+}
+
 }  // namespace
 }  // namespace plegscope
