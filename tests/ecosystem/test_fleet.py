@@ -32,6 +32,10 @@ CALM_PROC = ecolib.path("tests/fixtures/proc/healthy")
 AGENT_FLAGS = ["--relist-threshold", "20s", "--hang-threshold", "3s"]
 CONFIG = {
     "relistThresholdSeconds": 20,
+    # Every time constant shrinks with the threshold (180 s -> 20 s), the
+    # forecast's horizon too: a 5-minute horizon over a 20 s threshold turns
+    # the start-up ramp of a healthy node's relist p99 into a forecast.
+    "forecastHorizonSeconds": 30,
     "hangThresholdSeconds": 3,
     "runtimeUnavailableSeconds": 5,
     "atRiskForSeconds": 2,
@@ -156,10 +160,13 @@ def test_fleet_on_one_prometheus():
                 alertmanager=am.address))
             harness.wait_until(lambda: len(prom.targets_up()) == len(NODES), 60, "all targets up", interval=0.5)
             seen_in_prometheus = set()
+            reasons = {}
 
             def done():
                 for a in prom.alerts():
                     seen_in_prometheus.add((a["labels"]["alertname"], a["labels"].get("node")))
+                    reasons[(a["labels"]["alertname"], a["labels"].get("node"))] = (
+                        a["labels"].get("reason"), a.get("state"), a.get("value"))
                 got = firing_alerts(hook.notifications())
                 names = {(n, node) for _, n, node, _ in got}
                 suppressed = [a for a in am.alerts() if a["labels"]["alertname"] == "PLEGAtRisk"
@@ -179,7 +186,7 @@ def test_fleet_on_one_prometheus():
                      "severity": a["labels"].get("severity"), "reason": a["labels"].get("reason"),
                      "top_cause": a["annotations"].get("top_cause")} for a in payload["alerts"]])))
             # exactly the sick nodes alert, in Prometheus and at the webhook.
-            assert {node for _, node in seen_in_prometheus} == set(SICK), sorted(seen_in_prometheus)
+            assert {node for _, node in seen_in_prometheus} == set(SICK), sorted(reasons.items())
             assert {node for _, _, node, _ in got} == set(SICK), got
             # every notification names its node and a top cause; each sick node's cause is the right one.
             for path, name, node, cause in got:
