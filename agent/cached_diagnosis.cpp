@@ -11,9 +11,7 @@ std::map<CauseId, double> CachedDiagnosis::confidences() const {
   const uint64_t relists = monitor_.relist_count();
   const bool fresh = computed_at_ && relists == computed_for_relist_ && now - *computed_at_ < max_age_;
   if (!fresh) {
-    NodePressureReader pressure(monitor_.config().proc_path);
-    cached_ = cause_confidences(
-        diagnose(gather_snapshot(monitor_, &pressure), thresholds_from(monitor_.config())));
+    cached_ = cause_confidences(current_report(monitor_));
     computed_at_ = now;
     computed_for_relist_ = relists;
     computed_count_++;

@@ -41,9 +41,7 @@ Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure) {
   s.pods_to_reinspect = monitor.pleg().pods_to_reinspect();
   // The counter itself, not the ring buffer's sum: discards older than the
   // timeline still count.
-  for (const auto& family : monitor.registry().Collect())
-    if (family.name == "pleg_discard_events_total" || family.name == "pleg_discard_events")
-      for (const auto& m : family.metric) s.events_discarded_total += static_cast<uint64_t>(m.counter.value);
+  s.events_discarded_total = monitor.events_discarded_total();
 
   if (pressure) s.pressure = pressure->read();
   return s;

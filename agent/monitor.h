@@ -52,6 +52,8 @@ class Monitor : public prometheus::Collectable {
   bool ready() const { return pleg_.last_relist_time().has_value(); }
   // Relists completed (failed ones included) since start.
   uint64_t relist_count() const { return relist_count_; }
+  // pleg_discard_events_total, read directly (not by collecting the registry).
+  uint64_t events_discarded_total() const { return static_cast<uint64_t>(metrics_.discard_events.Value()); }
 
   // Every family: the registry's plus the ones computed at scrape time.
   std::vector<prometheus::MetricFamily> collect_all() const;
