@@ -94,7 +94,8 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
   report.runtime.name = s.runtime_name;
   report.runtime.version = s.runtime_version;
   for (const auto& [name, st] : s.operations)
-    report.runtime.operations[name] = {st.count,       st.errors,    st.p50_seconds,
+    report.runtime.operations[name] = {static_cast<int64_t>(st.count),
+                                       static_cast<int64_t>(st.errors), st.p50_seconds,
                                        st.p99_seconds, st.max_seconds, st.in_flight,
                                        st.oldest_in_flight_seconds};
 
@@ -108,11 +109,11 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
 
   report.events.per_relist_p99 = quantile(events, 0.99);
   for (size_t i = 0; i < std::size(kAllEventTypes); ++i) {
-    uint64_t n = 0;
-    for (const auto& r : s.timeline) n += static_cast<uint64_t>(r.events_by_type[i]);
+    int64_t n = 0;
+    for (const auto& r : s.timeline) n += r.events_by_type[i];
     report.events.by_type[event_type_name(kAllEventTypes[i])] = n;
   }
-  report.events.discarded_total = s.events_discarded_total;
+  report.events.discarded_total = static_cast<int64_t>(s.events_discarded_total);
   // Top pods over the timeline and the relist in progress, which knows its
   // changed pods as soon as it compared its lists.
   std::map<std::string, TopPod> pods;

@@ -44,8 +44,10 @@ struct Cause {
 };
 
 struct OperationReport {
-  uint64_t count = 0;
-  uint64_t errors = 0;
+  // Counts are signed so that any JSON number that passed
+  // report_from_json's range check converts without undefined behaviour.
+  int64_t count = 0;
+  int64_t errors = 0;
   double p50_seconds = 0;
   double p99_seconds = 0;
   double max_seconds = 0;
@@ -119,8 +121,8 @@ struct Report {
 
   struct Events {
     double per_relist_p99 = 0;
-    std::map<std::string, uint64_t> by_type;
-    uint64_t discarded_total = 0;
+    std::map<std::string, int64_t> by_type;
+    int64_t discarded_total = 0;
     std::vector<TopPod> top_pods;
   } events;
 

@@ -124,6 +124,24 @@ void round_numbers(json& j) {
   }
 }
 
+// nlohmann converts a float to an integer field with a bare cast, undefined
+// when the value does not fit: every integer field is at least 32 bits wide
+// and signed, so floats outside that range are refused before any field is
+// read.
+void check_number_ranges(const json& j, const std::string& where) {
+  constexpr double kLimit = 2147483648.0;  // 2^31
+  if (j.is_number_float()) {
+    double v = j.get<double>();
+    if (!(v > -kLimit && v < kLimit))
+      throw std::invalid_argument("number " + j.dump() + " at " + (where.empty() ? "/" : where) +
+                                  " is out of range");
+  } else if (j.is_object()) {
+    for (const auto& [key, child] : j.items()) check_number_ranges(child, where + "/" + key);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i) check_number_ranges(j[i], where + "/" + std::to_string(i));
+  }
+}
+
 }  // namespace
 
 json report_to_json(const Report& r) {
@@ -142,6 +160,7 @@ json report_to_json(const Report& r) {
 Report report_from_json(const json& j) {
   if (!j.is_object() || !j.contains("status") || !j.contains("causes"))
     throw std::invalid_argument("not a plegscope /diagnose report (no status or causes)");
+  check_number_ranges(j, "");
   Report r;
   r.node = j.value("node", r.node);
   r.generated_at = j.value("generated_at", r.generated_at);

@@ -158,6 +158,22 @@ TEST(ReportJson, UnknownNamesAreOneLineErrors) {
   EXPECT_NE(error_of(bad), "");
 }
 
+// A float where a count belongs must not reach nlohmann's bare cast when it
+// cannot fit (found by fuzz_report_json); counts that fit are read.
+TEST(ReportJson, NumbersOutOfRangeAreOneLineErrors) {
+  json j = report_to_json(sample());
+  json bad = j;
+  bad["timeline"][0]["events"] = 2.4e50;
+  EXPECT_EQ(error_of(bad), "number 2.4e+50 at /timeline/0/events is out of range");
+  bad = j;
+  bad["runtime"]["operations"]["list_containers"]["count"] = -1e19;
+  EXPECT_NE(error_of(bad).find("/runtime/operations/list_containers/count is out of range"),
+            std::string::npos);
+  bad = j;
+  bad["events"]["discarded_total"] = 7.0;
+  EXPECT_EQ(report_from_json(bad).events.discarded_total, 7);
+}
+
 TEST(ReportJson, MissingOptionalFieldsKeepDefaults) {
   Report r =
       report_from_json(json::parse(R"({"status": "at_risk", "causes": [{"id": "event_storm"}],
