@@ -50,16 +50,18 @@ bool GrpcEndpoint::start_locked(std::string* error) {
   builder.RegisterService(&service_);
   if (make_unserved_) {
     unserved_ = make_unserved_();
-    builder.RegisterCallbackGenericService(unserved_.get());
+    unserved_->add_to(builder);
   }
   // Answers may exceed the client's 16 MiB limit on purpose (message_too_large).
   builder.SetMaxSendMessageSize(INT_MAX);
   builder.SetMaxReceiveMessageSize(64 << 20);
   server_ = builder.BuildAndStart();
   if (!server_) {
+    unserved_.reset();
     if (error) *error = "--socket " + path_ + ": cannot listen (does the directory exist and is it writable?)";
     return false;
   }
+  if (unserved_) unserved_->start();
   spdlog::info("serving CRI on unix:{}", path_);
   return true;
 }
@@ -67,6 +69,7 @@ bool GrpcEndpoint::start_locked(std::string* error) {
 void GrpcEndpoint::stop_locked() {
   if (!server_) return;
   server_->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
+  if (unserved_) unserved_->stop();  // its queue is shut down after the server, as gRPC requires
   server_->Wait();
   server_.reset();
   unserved_.reset();
