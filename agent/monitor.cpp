@@ -55,11 +55,10 @@ void Monitor::stop() {
   if (info_thread_.joinable()) info_thread_.join();
 }
 
+// Blocks until an event comes or stop() closes the channel: no wake-ups on
+// an idle node.
 void Monitor::consume_events() {
-  while (!stopping_) {
-    auto event = pleg_.watch().receive(std::chrono::milliseconds(200));
-    if (event) event_log_.add(std::move(*event));
-  }
+  while (auto event = pleg_.watch().receive()) event_log_.add(std::move(*event));
 }
 
 void Monitor::on_relist(const RelistRecord& relist) {

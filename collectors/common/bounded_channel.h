@@ -37,6 +37,16 @@ class BoundedChannel {
     return item;
   }
 
+  // Waits for an item; nullopt once closed and empty.
+  std::optional<T> receive() {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return closed_ || !items_.empty(); });
+    if (items_.empty()) return std::nullopt;
+    T item = std::move(items_.front());
+    items_.pop_front();
+    return item;
+  }
+
   std::optional<T> try_receive() { return receive(std::chrono::milliseconds(0)); }
 
   void close() {

@@ -42,6 +42,22 @@ TEST(Concurrency, ChannelDeliversEverySentItemOnceAcrossProducers) {
   EXPECT_EQ(received, sent.load());
 }
 
+// The agent's event consumer: blocks with no timeout, and close() is what
+// ends it, after every queued item was delivered.
+TEST(Concurrency, BlockingReceiveDrainsThenEndsOnClose) {
+  BoundedChannel<int> channel(4096);
+  std::atomic<int> received{0};
+  std::thread consumer([&] {
+    while (channel.receive()) received++;
+  });
+  int sent = 0;
+  for (int i = 0; i < 3000; ++i) sent += channel.try_send(i);
+  channel.close();
+  consumer.join();
+  EXPECT_EQ(received.load(), sent);
+  EXPECT_FALSE(channel.try_send(1)) << "closed";
+}
+
 TEST(Concurrency, HistoryKeepsTheLastItems) {
   BoundedHistory<int> history(10);
   std::vector<std::thread> writers;
