@@ -169,6 +169,24 @@ int window_errors(const Context& c, GrpcCode code) {
   return n;
 }
 
+int window_relist_count(const Context& c) {
+  int n = 0;
+  for (const auto& r : c.s.timeline) n += r.start >= c.window_start || &r >= c.window.front();
+  return n;
+}
+
+bool failures_interleaved(const Context& c, std::optional<GrpcCode> code) {
+  bool failed = false;
+  for (const auto& r : c.s.timeline) {
+    if (!(r.start >= c.window_start || &r >= c.window.front())) continue;
+    if (r.error_code && (!code || *r.error_code == *code))
+      failed = true;
+    else if (!r.error_code && failed)
+      return true;
+  }
+  return false;
+}
+
 int recent_call_errors(const Context& c, GrpcCode code, bool lists) {
   int n = 0;
   for (const auto& [name, st] : c.s.operations) {

@@ -67,6 +67,12 @@ int trailing_errors(const Context& c, GrpcCode code);
 // Completed relists that failed with `code`: the last few, and those of the
 // time window.
 int window_errors(const Context& c, GrpcCode code);
+// The completed relists window_errors counts over.
+int window_relist_count(const Context& c);
+// In the same relists: a relist that failed (with `code`, or with any code)
+// followed by one that succeeded: the runtime fails on and off, it is not
+// down or stuck.
+bool failures_interleaved(const Context& c, std::optional<GrpcCode> code = std::nullopt);
 // Recent calls of the list (or status) operations that failed with `code`.
 int recent_call_errors(const Context& c, GrpcCode code, bool lists);
 

@@ -6,12 +6,23 @@
 namespace plegscope {
 namespace {
 
-// No good relist is coming soon: a call hangs, the last relist failed, or
-// the relist in progress, still listing, has run far longer than relists
+// Completed relists, newest backwards, that failed (with any code).
+int trailing_failures(const Context& c) {
+  int n = 0;
+  for (auto it = c.s.timeline.rbegin(); it != c.s.timeline.rend() && it->error_code; ++it) ++n;
+  return n;
+}
+
+// No good relist is coming soon: a call hangs, the runtime has been failing
+// since its last good relist (a runtime that fails on and off, good relists
+// between bad ones, must fail a whole window in a row to count), or the
+// relist in progress, still listing, has run far longer than relists
 // usually take here (or than a few periods when none has completed yet).
 bool relist_stuck(const Context& c) {
   if (c.hung()) return true;
-  if (!c.s.timeline.empty() && c.s.timeline.back().error_code) return true;
+  if (int failed = trailing_failures(c); failed > 0 &&
+      (!failures_interleaved(c) || failed >= c.t.window_relists))
+    return true;
   const RelistRecord* p = c.in_progress;
   if (!p || p->pods_inspected > 0) return false;
   double usual = 0;

@@ -51,6 +51,38 @@ def test_runtime_unavailable():
     assert rep["causes"][0]["severity"] == "critical"
 
 
+def test_deadlines_on_and_off_are_a_stalling_runtime_not_a_dead_one():
+    """Half the ListContainers calls fail DEADLINE_EXCEEDED, good relists between
+    them: PLEG is seen every second or two, so the cause is a warning that says
+    the runtime stalls on and off, and a single failed relist forecasts nothing."""
+    with FakeCri("diag_flaky_deadlines", log_level="warn") as fake, \
+            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
+        wait_until(lambda: len(report(agent)["timeline"]) >= 8, 30, "eight relists")
+        polls = []
+        for _ in range(10):
+            rep = report(agent)
+            assert rep["healthy"], describe(rep)
+            polls.append(rep)
+            time.sleep(0.5)
+        for rep in polls:
+            # The failing filtered lists of the pod inspections also leave pods
+            # to reinspect (reinspect_backlog); nothing is critical.
+            c = check_cause_shape(rep, "runtime_hung")
+            assert c["severity"] == "warning" and "on and off" in c["summary"], c
+            assert all(x["severity"] != "critical" for x in rep["causes"]), describe(rep)
+        # A forecast only once a whole window of relists failed in a row
+        # (three in a row: one poll in eight at this rate), never for one.
+        for rep in polls:
+            failed_in_a_row = 0
+            for r in reversed([r for r in rep["timeline"] if not r["in_progress"]]):
+                if r["error"] is None:
+                    break
+                failed_in_a_row += 1
+            if failed_in_a_row < 3:
+                assert rep["forecast"]["seconds_to_unhealthy"] is None, (failed_in_a_row, rep["forecast"])
+        print("  " + describe(polls[-1]))
+
+
 def test_runtime_hung_within_threshold_plus_two_periods():
     with FakeCri("diag_hang", log_level="warn", hold="healthy") as fake, \
             Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:

@@ -13,6 +13,19 @@ std::optional<Cause> judge_runtime_hung(const Context& c) {
   if (!c.hung()) {
     int deadline = window_errors(c, GrpcCode::kDeadlineExceeded);
     if (deadline == 0) return std::nullopt;
+    if (failures_interleaved(c, GrpcCode::kDeadlineExceeded)) {
+      // Good relists between the failed ones: the runtime stalls on and
+      // off (a slow shim, a lock held for a while), it has not stopped.
+      double share = static_cast<double>(deadline) / std::max(1, window_relist_count(c));
+      Cause cause = make_cause(CauseId::kRuntimeHung, Severity::kWarning, 0.4 + 0.25 * share);
+      cause.reason = "list calls hit their deadline (DEADLINE_EXCEEDED) in " +
+                     text::count(deadline, "relist", "relists") + " of the last " +
+                     text::duration(to_seconds(s.now - c.window_start)) + ", with good relists between them";
+      cause.action = "capture the runtime's goroutine dump during a stall and look for a stuck shim";
+      cause.summary = "The runtime stalls on and off: " + cause.reason + ".";
+      cause.evidence.push_back({"relist_errors_in_window{DEADLINE_EXCEEDED}", static_cast<double>(deadline), 0});
+      return cause;
+    }
     // A hang that already reached --runtime-request-timeout.
     Cause cause = make_cause(CauseId::kRuntimeHung, Severity::kCritical, 0.7);
     cause.reason = "list calls hit their deadline (DEADLINE_EXCEEDED) in " +

@@ -24,7 +24,7 @@ std::optional<Cause> judge_runtime_unavailable(const Context& c) {
                                   : "check why the runtime service is down";
   } else {
     // Flapping: some recent relists failed, the last one did not.
-    double share = c.window.empty() ? 0 : std::min(1.0, static_cast<double>(in_window) / static_cast<double>(c.window.size()));
+    double share = static_cast<double>(in_window) / std::max(1, window_relist_count(c));
     cause = make_cause(CauseId::kRuntimeUnavailable, Severity::kWarning, 0.4 + 0.25 * share);
     cause.reason = "the runtime answered UNAVAILABLE in " + text::count(in_window, "relist", "relists") +
                    " of the last " + text::duration(to_seconds(s.now - c.window_start)) + ", not in the last one";

@@ -149,6 +149,50 @@ TEST(RuntimeHung, DeadlineExceededRelistsCount) {
   EXPECT_TRUE(find(b.report(), CauseId::kRuntimeHung));
 }
 
+TEST(RuntimeHung, DeadlineExceededSinceTheLastGoodRelistIsCriticalWithAForecast) {
+  Builder b;
+  RelistRecord failed = relist(0.01, 0.01, 0);
+  failed.error_code = GrpcCode::kDeadlineExceeded;
+  for (int i = 0; i < 2; ++i) {
+    b.s.timeline[b.s.timeline.size() - 1 - i] = failed;
+    b.s.timeline[b.s.timeline.size() - 1 - i].start = kNow - seconds(1 + i);
+  }
+  b.s.last_seen = kNow - seconds(3);
+  Report rep = b.report();
+  const Cause* c = find(rep, CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, Severity::kCritical);
+  ASSERT_TRUE(rep.seconds_to_unhealthy);
+  EXPECT_EQ(*rep.seconds_to_unhealthy, 177);
+}
+
+// Half the relists fail, good ones between them: PLEG is seen every second or
+// two, so it is not heading for the threshold, and the runtime has not stopped.
+TEST(RuntimeHung, DeadlineExceededOnAndOffIsAWarningWithoutAForecast) {
+  Builder b;
+  for (size_t i = 2; i < b.s.timeline.size(); i += 2) b.s.timeline[i].error_code = GrpcCode::kDeadlineExceeded;
+  ASSERT_TRUE(b.s.timeline.back().error_code) << "the newest relist failed";
+  b.s.last_seen = kNow - seconds(2);
+  Report rep = b.report();
+  const Cause* c = find(rep, CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, Severity::kWarning);
+  EXPECT_NE(c->summary.find("on and off"), std::string::npos) << c->summary;
+  EXPECT_LT(c->confidence, 0.6) << "10 of 20 relists failed";
+  EXPECT_FALSE(rep.seconds_to_unhealthy) << *rep.seconds_to_unhealthy;
+}
+
+TEST(Forecast, OnAndOffFailuresCountOnceAWholeWindowFailsInARow) {
+  Builder b;
+  for (size_t i = 1; i < b.s.timeline.size(); i += 2) b.s.timeline[i].error_code = GrpcCode::kUnavailable;
+  for (size_t i = b.s.timeline.size() - 3; i < b.s.timeline.size(); ++i)
+    b.s.timeline[i].error_code = GrpcCode::kUnavailable;
+  b.s.last_seen = kNow - seconds(4);
+  Report rep = b.report();
+  ASSERT_TRUE(rep.seconds_to_unhealthy);
+  EXPECT_EQ(*rep.seconds_to_unhealthy, 176);
+}
+
 // ------------------------------------------------------------ runtime_slow
 
 TEST(RuntimeSlow, JustBelowTheListThreshold) {
