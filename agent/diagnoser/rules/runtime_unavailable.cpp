@@ -13,8 +13,13 @@ std::optional<Cause> judge_runtime_unavailable(const Context& c) {
   bool socket_missing = s.socket_present.has_value() && !*s.socket_present;
   if (trailing < c.t.unavailable_relists && in_window == 0) return std::nullopt;
 
+  // A runtime that answers between its failures is flapping, not down,
+  // until a whole window of relists fails in a row.
+  const bool down = trailing >= c.t.unavailable_relists &&
+                    (socket_missing || !failures_interleaved(c, GrpcCode::kUnavailable) ||
+                     trailing >= std::max(c.t.unavailable_relists, c.t.window_relists));
   Cause cause;
-  if (trailing >= c.t.unavailable_relists) {
+  if (down) {
     cause = make_cause(CauseId::kRuntimeUnavailable, Severity::kCritical,
                        0.75 + 0.05 * std::min(3, trailing - 1) + (socket_missing ? 0.1 : 0));
     cause.reason = socket_missing ? "the CRI socket " + s.endpoint + " does not exist"
@@ -23,11 +28,12 @@ std::optional<Cause> judge_runtime_unavailable(const Context& c) {
     cause.action = socket_missing ? "start the runtime service, or fix the endpoint"
                                   : "check why the runtime service is down";
   } else {
-    // Flapping: some recent relists failed, the last one did not.
+    // Flapping: some recent relists failed, good ones between them.
     double share = static_cast<double>(in_window) / std::max(1, window_relist_count(c));
     cause = make_cause(CauseId::kRuntimeUnavailable, Severity::kWarning, 0.4 + 0.25 * share);
     cause.reason = "the runtime answered UNAVAILABLE in " + text::count(in_window, "relist", "relists") +
-                   " of the last " + text::duration(to_seconds(s.now - c.window_start)) + ", not in the last one";
+                   " of the last " + text::duration(to_seconds(s.now - c.window_start)) +
+                   (trailing > 0 ? ", with good relists between them" : ", not in the last one");
     cause.action = "check the runtime's logs for restarts";
   }
   cause.summary = "The container runtime is unreachable: " + cause.reason + ".";

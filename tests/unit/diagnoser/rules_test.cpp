@@ -87,6 +87,23 @@ TEST(RuntimeUnavailable, FlappingIsAWarningBelowTheCriticalOne) {
   EXPECT_LT(c->confidence, 0.6);
 }
 
+TEST(RuntimeUnavailable, OnAndOffIsFlappingEvenWhenTheNewestFailed) {
+  Builder b;
+  for (size_t i = 2; i < b.s.timeline.size(); i += 2) b.s.timeline[i].error_code = GrpcCode::kUnavailable;
+  ASSERT_TRUE(b.s.timeline.back().error_code);
+  Report flapping = b.report();
+  const Cause* c = find(flapping, CauseId::kRuntimeUnavailable);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, Severity::kWarning);
+  // A whole window failing in a row is down again.
+  for (size_t i = b.s.timeline.size() - 3; i < b.s.timeline.size(); ++i)
+    b.s.timeline[i].error_code = GrpcCode::kUnavailable;
+  Report down = b.report();
+  c = find(down, CauseId::kRuntimeUnavailable);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, Severity::kCritical);
+}
+
 // ------------------------------------------------------------ runtime_hung
 
 TEST(RuntimeHung, AtTheThresholdIsNotHung) {
