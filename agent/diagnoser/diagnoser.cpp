@@ -20,6 +20,7 @@ std::vector<Cause> judge_causes(const Context& c, bool pleg_unhealthy) {
     if (auto cause = rule.judge(c); cause && cause->confidence >= c.t.min_confidence)
       causes.push_back(std::move(*cause));
   relate_pressure_to_slow_calls(causes);
+  relate_backlog_to_failing_lists(c, causes);
   attribute_unexplained(c, pleg_unhealthy, causes);
   rank(causes, c.t.min_confidence);
   for (auto& cause : causes) cause.remedy = remedy(cause.id, c.s);

@@ -47,6 +47,24 @@ void relate_pressure_to_slow_calls(std::vector<Cause>& causes) {
   }
 }
 
+void relate_backlog_to_failing_lists(const Context& c, std::vector<Cause>& causes) {
+  Cause* backlog = find(causes, CauseId::kReinspectBacklog);
+  if (!backlog) return;
+  const Cause* runtime = nullptr;
+  for (CauseId id : {CauseId::kRuntimeUnavailable, CauseId::kRuntimeHung})
+    if (const Cause* found = find(causes, id); found && (!runtime || found->confidence > runtime->confidence))
+      runtime = found;
+  if (!runtime) return;
+  for (const auto& [name, st] : c.s.operations) {
+    if (!is_status_op(name)) continue;
+    for (const CallSample& sample : st.recent)
+      if (sample.end >= c.window_start && sample.code != GrpcCode::kOk) return;  // status calls fail too: its own cause
+  }
+  backlog->confidence = std::min(backlog->confidence, std::max(0.0, runtime->confidence - 0.05));
+  backlog->summary += std::string(" No status call failed: the inspections fail in their list calls, as the relists do (see ") +
+                      cause_name(runtime->id) + "), so this backlog clears when the runtime answers again.";
+}
+
 void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Cause>& causes) {
   const bool late = c.late();
   if (!late && !needs_cause) return;

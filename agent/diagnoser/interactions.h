@@ -15,6 +15,13 @@ namespace plegscope {
 // causes say that it may explain them.
 void relate_pressure_to_slow_calls(std::vector<Cause>& causes);
 
+// A reinspection backlog while the runtime's list calls fail (runtime_hung
+// from deadlines, runtime_unavailable) and no status call failed: the
+// inspections fail in their filtered list calls, the same failures, so the
+// backlog is a consequence. It stays named, ranked below the runtime cause,
+// and says so.
+void relate_backlog_to_failing_lists(const Context& c, std::vector<Cause>& causes);
+
 // Relists that take several periods, an unhealthy PLEG, or a forecast always
 // come with a cause. When no rule named one, the cause is attributed from
 // where the relist time goes (list calls, or per-pod inspection).

@@ -65,11 +65,15 @@ def test_deadlines_on_and_off_are_a_stalling_runtime_not_a_dead_one():
             polls.append(rep)
             time.sleep(0.5)
         for rep in polls:
-            # The failing filtered lists of the pod inspections also leave pods
-            # to reinspect (reinspect_backlog); nothing is critical.
             c = check_cause_shape(rep, "runtime_hung")
             assert c["severity"] == "warning" and "on and off" in c["summary"], c
             assert all(x["severity"] != "critical" for x in rep["causes"]), describe(rep)
+            # The pods' inspections fail in their filtered lists the same way:
+            # a reinspection backlog, named as the runtime's consequence.
+            assert rep["causes"][0]["id"] == "runtime_hung", describe(rep)
+            for x in rep["causes"]:
+                if x["id"] == "reinspect_backlog":
+                    assert "see runtime_hung" in x["summary"], x["summary"]
         # A forecast only once a whole window of relists failed in a row
         # (three in a row: one poll in eight at this rate), never for one.
         for rep in polls:

@@ -391,6 +391,36 @@ TEST(ReinspectBacklog, ClearedBacklogIsNoCause) {
   EXPECT_FALSE(find(b.report(), CauseId::kReinspectBacklog));
 }
 
+// Half the relists fail DEADLINE_EXCEEDED; the pods' inspections fail in
+// their filtered list calls the same way, and no status call fails.
+Builder backlog_beside_failing_lists() {
+  Builder b = with_backlog(10);
+  for (size_t i = b.s.timeline.size() - 10; i < b.s.timeline.size(); i += 2)
+    b.s.timeline[i].error_code = GrpcCode::kDeadlineExceeded;
+  return b;
+}
+
+TEST(ReinspectBacklog, BesideFailingListsItIsTheirConsequence) {
+  Report r = backlog_beside_failing_lists().report();
+  const Cause* backlog = find(r, CauseId::kReinspectBacklog);
+  const Cause* hung = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(backlog);
+  ASSERT_TRUE(hung);
+  EXPECT_LT(backlog->confidence, hung->confidence);
+  EXPECT_EQ(r.causes.front().id, CauseId::kRuntimeHung);
+  EXPECT_NE(backlog->summary.find("see runtime_hung"), std::string::npos) << backlog->summary;
+}
+
+TEST(ReinspectBacklog, FailingStatusCallsKeepItsOwnRank) {
+  Builder b = backlog_beside_failing_lists();
+  b.s.operations[op::kContainerStatus].recent.push_back({kNow - seconds(2), 0.001, GrpcCode::kUnknown});
+  Report r = b.report();
+  const Cause* backlog = find(r, CauseId::kReinspectBacklog);
+  ASSERT_TRUE(backlog);
+  EXPECT_GE(backlog->confidence, 0.6);
+  EXPECT_EQ(backlog->summary.find("see runtime_hung"), std::string::npos) << backlog->summary;
+}
+
 // ----------------------------------------------------------- node_pressure
 
 TEST(NodePressureRule, JustBelowEveryThreshold) {
