@@ -7,7 +7,9 @@ inputs land in <work>/artifacts. Prints executions and the final coverage
 (cov: edges, ft: features) and fails when coverage is below the floor given,
 so a target that stopped reaching its code is visible.
 
-FUZZ_SECONDS (default 20) is the run time; scripts/fuzz --long raises it.
+The bounded run (scripts/fuzz, CI) is --runs executions from seed 1, with
+FUZZ_SECONDS x 3 as a cap: the same inputs on every machine. With
+FUZZ_LONG set (scripts/fuzz --long) the run is FUZZ_SECONDS long instead.
 """
 
 import argparse
@@ -25,6 +27,7 @@ def main():
     parser.add_argument("--min-cov", type=int, required=True)
     parser.add_argument("--min-ft", type=int, required=True)
     parser.add_argument("--max-len", type=int, default=16384)
+    parser.add_argument("--runs", type=int, required=True, help="executions of the bounded run")
     args = parser.parse_args()
 
     seconds = int(os.environ.get("FUZZ_SECONDS", "20"))
@@ -33,7 +36,9 @@ def main():
     artifacts = os.path.join(args.work, "artifacts") + "/"
     os.makedirs(new_corpus, exist_ok=True)
     os.makedirs(artifacts, exist_ok=True)
-    command = [args.binary, "-seed=1", "-max_total_time=%d" % seconds, "-print_final_stats=1",
+    long_run = bool(os.environ.get("FUZZ_LONG"))
+    bound = ["-max_total_time=%d" % seconds] if long_run else ["-runs=%d" % args.runs, "-max_total_time=%d" % (3 * seconds)]
+    command = [args.binary, "-seed=1"] + bound + ["-print_final_stats=1",
                "-max_len=%d" % args.max_len, "-timeout=10", "-rss_limit_mb=2048",
                "-artifact_prefix=" + artifacts, new_corpus, args.corpus]
     print("$ " + " ".join(command), flush=True)
@@ -58,8 +63,9 @@ def main():
         print("FAIL %s: no coverage figures in libFuzzer's output" % name)
         return 1
     cov, ft = (int(x) for x in figures[-1])
-    print("%s: %s executions in %d s, cov: %d ft: %d (floors %d/%d), peak RSS %s MB, %d new inputs"
-          % (name, execs.group(1), seconds, cov, ft, args.min_cov, args.min_ft,
+    print("%s: %s executions (%s), cov: %d ft: %d (floors %d/%d), peak RSS %s MB, %d new inputs"
+          % (name, execs.group(1), "%d s" % seconds if long_run else "bound %d" % args.runs, cov, ft,
+             args.min_cov, args.min_ft,
              rss.group(1) if rss else "?", len(os.listdir(new_corpus))), flush=True)
     if cov < args.min_cov or ft < args.min_ft:
         print("FAIL %s: coverage below the floor: the target no longer reaches its code" % name)
