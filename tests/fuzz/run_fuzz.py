@@ -8,8 +8,9 @@ inputs land in <work>/artifacts. Prints executions and the final coverage
 so a target that stopped reaching its code is visible.
 
 The bounded run (scripts/fuzz, CI) is --runs executions from seed 1, with
-FUZZ_SECONDS x 3 as a cap: the same inputs on every machine. With
-FUZZ_LONG set (scripts/fuzz --long) the run is FUZZ_SECONDS long instead.
+FUZZ_SECONDS x 3 as a cap: the same amount of fuzzing on a slow machine as
+on a fast one. With FUZZ_LONG set (scripts/fuzz --long) the run is
+FUZZ_SECONDS long instead.
 """
 
 import argparse
