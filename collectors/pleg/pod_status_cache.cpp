@@ -18,7 +18,7 @@ void keep_what_is_read(PodStatus& status) {
     c.clear_labels();
     c.clear_annotations();
     c.clear_log_path();
-    c.mutable_image()->clear_annotations();
+    if (c.has_image()) c.mutable_image()->clear_annotations();
     c.DiscardUnknownFields();
   }
 }
