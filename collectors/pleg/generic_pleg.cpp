@@ -13,12 +13,6 @@
 namespace plegscope {
 namespace {
 
-size_t type_index(PodLifecycleEventType type) {
-  for (size_t i = 0; i < std::size(kAllEventTypes); ++i)
-    if (kAllEventTypes[i] == type) return i;
-  return 0;
-}
-
 // Every container and sandbox id in either pod, each once, in a stable order.
 std::vector<std::string> ids_in(const std::optional<RuntimePod>& a,
                                 const std::optional<RuntimePod>& b) {
@@ -316,7 +310,7 @@ void GenericPleg::relist() {
       records_.erase(uid);
     }
     for (auto& e : events) {
-      record.events_by_type[type_index(e.type)]++;
+      record.events_by_type[event_type_index(e.type)]++;
       metrics_.events(e.type).Increment();
       // ContainerChanged is counted but, as in the kubelet, never sent.
       if (e.type == PodLifecycleEventType::ContainerChanged) continue;

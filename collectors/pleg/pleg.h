@@ -1,6 +1,7 @@
 #pragma once
 // Pod Lifecycle Event Generator: the types and the one interface both
 // implementations (generic relist, evented) share, as in the kubelet's pleg.go.
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,13 @@ inline constexpr PodLifecycleEventType kAllEventTypes[] = {
     PodLifecycleEventType::ContainerStarted, PodLifecycleEventType::ContainerDied,
     PodLifecycleEventType::ContainerRemoved, PodLifecycleEventType::PodSync,
     PodLifecycleEventType::ContainerChanged};
+
+// Where `type` stands in kAllEventTypes (for arrays indexed like it).
+inline size_t event_type_index(PodLifecycleEventType type) {
+  for (size_t i = 0; i < std::size(kAllEventTypes); ++i)
+    if (kAllEventTypes[i] == type) return i;
+  return 0;
+}
 
 inline const char* event_type_name(PodLifecycleEventType type) {
   switch (type) {

@@ -69,9 +69,7 @@ PlegMetrics::PlegMetrics(prometheus::Registry& registry)
 }
 
 prometheus::Counter& PlegMetrics::events(PodLifecycleEventType type) {
-  for (size_t i = 0; i < std::size(kAllEventTypes); ++i)
-    if (kAllEventTypes[i] == type) return *events_by_type_[i];
-  return *events_by_type_[0];
+  return *events_by_type_[event_type_index(type)];
 }
 
 prometheus::Counter& PlegMetrics::relist_errors(const std::string& code) {

@@ -6,16 +6,12 @@
 #include "common/grpc_codes.h"
 
 namespace plegscope {
-namespace {
-constexpr int kDeadlineExceeded = 4;  // grpc::StatusCode
-constexpr int kUnavailable = 14;
-}  // namespace
 
 RelistBackoff::RelistBackoff(Duration base, Duration max) : base_(base), max_(max), period_(base) {}
 
 bool RelistBackoff::strained(const RelistOutcome& outcome) const {
-  return outcome.duration > base_ || outcome.error_code == kDeadlineExceeded ||
-         outcome.error_code == kUnavailable;
+  const GrpcCode code = grpc_code(outcome.error_code);
+  return outcome.duration > base_ || code == GrpcCode::kDeadlineExceeded || code == GrpcCode::kUnavailable;
 }
 
 int RelistBackoff::strained_in_window() const {
