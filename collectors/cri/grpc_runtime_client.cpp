@@ -1,7 +1,10 @@
 #include "cri/grpc_runtime_client.h"
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/client_unary_call.h>
 #include <sys/stat.h>
+
+#include <cstring>
 
 namespace plegscope {
 namespace {
@@ -44,9 +47,14 @@ GrpcRuntimeClient::GrpcRuntimeClient(GrpcClientOptions options, OperationTracker
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
   // Never route a local unix socket through an HTTP proxy from the environment.
   args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
-  auto channel = grpc::CreateCustomChannel("unix://" + socket_path_,
-                                           grpc::InsecureChannelCredentials(), args);
-  stub_ = cri::RuntimeService::NewStub(channel);
+  channel_ = grpc::CreateCustomChannel("unix://" + socket_path_,
+                                      grpc::InsecureChannelCredentials(), args);
+  stub_ = cri::RuntimeService::NewStub(channel_);
+  using grpc::internal::RpcMethod;
+  list_sandboxes_method_ = std::make_unique<RpcMethod>(
+      "/runtime.v1.RuntimeService/ListPodSandbox", RpcMethod::NORMAL_RPC, channel_);
+  list_containers_method_ = std::make_unique<RpcMethod>(
+      "/runtime.v1.RuntimeService/ListContainers", RpcMethod::NORMAL_RPC, channel_);
 }
 
 OperationTracker::CallId GrpcRuntimeClient::begin_call(const char* op, grpc::ClientContext& ctx) {
@@ -135,7 +143,7 @@ CallResult<cri::ContainerStatusResponse> GrpcRuntimeClient::container_status(
 }
 
 // The two list calls differ only in their message types and stub methods.
-struct GrpcRuntimeClient::SandboxList {
+struct GrpcRuntimeClient::SandboxCalls {
   using Item = cri::PodSandbox;
   using Filter = cri::PodSandboxFilter;
   using StreamRequest = cri::StreamPodSandboxesRequest;
@@ -156,7 +164,7 @@ struct GrpcRuntimeClient::SandboxList {
   static auto* items(Response& r) { return r.mutable_items(); }
 };
 
-struct GrpcRuntimeClient::ContainerList {
+struct GrpcRuntimeClient::ContainerCalls {
   using Item = cri::Container;
   using Filter = cri::ContainerFilter;
   using StreamRequest = cri::StreamContainersRequest;
@@ -248,12 +256,56 @@ CallResult<ListAnswer<typename L::Item>> GrpcRuntimeClient::list(
 
 CallResult<ListAnswer<cri::PodSandbox>> GrpcRuntimeClient::list_pod_sandboxes(
     const cri::PodSandboxFilter& filter) {
-  return list<SandboxList>(filter, sandbox_stream_unimplemented_);
+  return list<SandboxCalls>(filter, sandbox_stream_unimplemented_);
 }
 
 CallResult<ListAnswer<cri::Container>> GrpcRuntimeClient::list_containers(
     const cri::ContainerFilter& filter) {
-  return list<ContainerList>(filter, container_stream_unimplemented_);
+  return list<ContainerCalls>(filter, container_stream_unimplemented_);
+}
+
+template <typename L, typename Wire>
+CallResult<Wire> GrpcRuntimeClient::wire_list(const grpc::internal::RpcMethod& method) {
+  CallResult<Wire> out;
+  if (auto problem = socket_problem()) {
+    tracker_.record(L::kOp, problem->code, 0);
+    out.status = *problem;
+    return out;
+  }
+  // Decoding is part of the call, as parsing is for a message answer.
+  out.status = tracked(L::kOp, [&](grpc::ClientContext& ctx) {
+    grpc::ByteBuffer reply;
+    grpc::Status st = grpc::internal::BlockingUnaryCall<typename L::Request, grpc::ByteBuffer,
+                                                                     grpc::protobuf::MessageLite, grpc::ByteBuffer>(
+        channel_.get(), method, &ctx, typename L::Request(), &reply);
+    if (!st.ok()) return st;
+    std::vector<grpc::Slice> slices;
+    if (!reply.Dump(&slices).ok()) return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable answer");
+    std::vector<char> bytes(reply.Length());
+    size_t at = 0;
+    for (const auto& slice : slices) {
+      std::memcpy(bytes.data() + at, slice.begin(), slice.size());
+      at += slice.size();
+    }
+    slices.clear();
+    reply.Clear();
+    std::string error;
+    if (!out.value.assign(std::move(bytes), error))
+      return grpc::Status(grpc::StatusCode::INTERNAL, error);
+    return grpc::Status::OK;
+  });
+  if (out.ok()) tracker_.record_list_size(L::kOp, out.value.byte_size(), out.value.size());
+  return out;
+}
+
+CallResult<plegscope::SandboxList> GrpcRuntimeClient::list_all_pod_sandboxes() {
+  if (!sandbox_stream_unimplemented_) return RuntimeClient::list_all_pod_sandboxes();
+  return wire_list<SandboxCalls, plegscope::SandboxList>(*list_sandboxes_method_);
+}
+
+CallResult<plegscope::ContainerList> GrpcRuntimeClient::list_all_containers() {
+  if (!container_stream_unimplemented_) return RuntimeClient::list_all_containers();
+  return wire_list<ContainerCalls, plegscope::ContainerList>(*list_containers_method_);
 }
 
 CallStatus GrpcRuntimeClient::watch_container_events(const ContainerEventHandler& handler) {

@@ -34,6 +34,10 @@ class GrpcRuntimeClient final : public RuntimeClient {
       const cri::PodSandboxFilter& filter) override;
   CallResult<ListAnswer<cri::Container>> list_containers(
       const cri::ContainerFilter& filter) override;
+  // The answers' bytes straight from gRPC, never parsed into messages
+  // (list_wire.h); a runtime that streams its lists is read as messages.
+  CallResult<plegscope::SandboxList> list_all_pod_sandboxes() override;
+  CallResult<plegscope::ContainerList> list_all_containers() override;
   CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string& id) override;
   CallResult<cri::ContainerStatusResponse> container_status(const std::string& id) override;
   CallStatus watch_container_events(const ContainerEventHandler& handler) override;
@@ -52,14 +56,16 @@ class GrpcRuntimeClient final : public RuntimeClient {
   CallStatus tracked(const char* op, Call&& call);
   template <typename Response, typename Call>
   CallResult<Response> unary(const char* op, Call&& call);
-  struct SandboxList;
-  struct ContainerList;
+  struct SandboxCalls;
+  struct ContainerCalls;
   template <typename L>
   CallResult<ListAnswer<typename L::Item>> list(const typename L::Filter& filter,
                                                 std::atomic<bool>& stream_unimplemented);
   template <typename L>
   CallResult<ListAnswer<typename L::Item>> streamed_list(const typename L::Filter& filter,
                                                          bool unfiltered);
+  template <typename L, typename Wire>
+  CallResult<Wire> wire_list(const grpc::internal::RpcMethod& method);
   std::optional<CallStatus> socket_problem() const;
   // Registers the call with the tracker, cancelling it at once if shutdown started.
   OperationTracker::CallId begin_call(const char* op, grpc::ClientContext& ctx);
@@ -69,7 +75,11 @@ class GrpcRuntimeClient final : public RuntimeClient {
   OperationTracker& tracker_;
   const Clock& clock_;
   std::string socket_path_;
+  std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<cri::RuntimeService::Stub> stub_;
+  // The two list methods, called with a byte buffer for an answer.
+  std::unique_ptr<grpc::internal::RpcMethod> list_sandboxes_method_;
+  std::unique_ptr<grpc::internal::RpcMethod> list_containers_method_;
   std::atomic<bool> sandbox_stream_unimplemented_{false};
   std::atomic<bool> container_stream_unimplemented_{false};
   std::atomic<bool> shutting_down_{false};

@@ -9,6 +9,7 @@
 
 #include "common/grpc_codes.h"
 #include "cri/list_answer.h"
+#include "cri/list_wire.h"
 #include "cri/operation_names.h"
 #include "cri_runtime_v1.pb.h"
 
@@ -50,6 +51,11 @@ class RuntimeClient {
       const cri::PodSandboxFilter& filter) = 0;
   virtual CallResult<ListAnswer<cri::Container>> list_containers(
       const cri::ContainerFilter& filter) = 0;
+  // The relist's unfiltered lists, as the answers' bytes with views of the
+  // fields it reads (list_wire.h). By default the parsed lists, serialized:
+  // a client that can receive the bytes themselves overrides these.
+  virtual CallResult<SandboxList> list_all_pod_sandboxes();
+  virtual CallResult<ContainerList> list_all_containers();
   virtual CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string& id) = 0;
   virtual CallResult<cri::ContainerStatusResponse> container_status(const std::string& id) = 0;
   // Blocks, delivering events to `handler`, until the stream ends, fails,

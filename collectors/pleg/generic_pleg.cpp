@@ -199,13 +199,13 @@ void GenericPleg::relist() {
   };
 
   // GetPods(all=true): every sandbox and container, whatever its state.
-  auto sandboxes = runtime_.list_pod_sandboxes({});
-  CallResult<ListAnswer<cri::Container>> containers;
+  auto sandboxes = runtime_.list_all_pod_sandboxes();
+  CallResult<ContainerList> containers;
   if (sandboxes.ok()) {
     record.lists_done = 1;
     record.list_time = clock_.now() - timestamp;
     publish_progress(record);
-    containers = runtime_.list_containers({});
+    containers = runtime_.list_all_containers();
     if (containers.ok()) record.lists_done = 2;
   }
   record.list_time = clock_.now() - timestamp;
@@ -236,32 +236,59 @@ void GenericPleg::relist() {
   record.sandboxes = static_cast<int>(sandboxes.value.size());
   record.containers = static_cast<int>(containers.value.size());
   std::array<int, 4> by_state{};  // indexed by RuntimeState
-  for (const auto& c : containers.value) by_state[static_cast<size_t>(from_cri(c.state()))]++;
+  for (const auto& c : containers.value)
+    by_state[static_cast<size_t>(from_cri(static_cast<cri::ContainerState>(c.state)))]++;
   for (auto state : {RuntimeState::Created, RuntimeState::Running, RuntimeState::Exited,
                      RuntimeState::Unknown})
     metrics_.running_containers(runtime_state_name(state)).Set(by_state[static_cast<size_t>(state)]);
   record.running_containers = by_state[static_cast<size_t>(RuntimeState::Running)];
   record.exited_containers = by_state[static_cast<size_t>(RuntimeState::Exited)];
-  std::vector<RuntimePod> pods = group_into_pods(sandboxes.value, std::move(containers.value));
-  record.pods = static_cast<int>(pods.size());
+  grouping_.group(sandboxes.value, containers.value);
+  record.pods = static_cast<int>(grouping_.size());
   int running_pods = 0;
-  for (const auto& pod : pods)
-    running_pods += std::any_of(pod.sandboxes.begin(), pod.sandboxes.end(), [](const auto& s) {
-      return s.state == RuntimeState::Running;
+  for (size_t i = 0; i < grouping_.size(); ++i) {
+    const auto& sandboxes_of_pod = grouping_[i].sandboxes;
+    running_pods += std::any_of(sandboxes_of_pod.begin(), sandboxes_of_pod.end(), [](const auto* s) {
+      return s->state == cri::SANDBOX_READY;
     });
+  }
   metrics_.running_pods.Set(running_pods);
 
-  // podRecords.setCurrent
-  for (auto& [uid, rec] : records_) rec.current.reset();
-  for (auto& pod : pods) records_[pod.uid].current = std::move(pod);
+  // podRecords.setCurrent, for the pods that may have changed. A pod whose
+  // ids and states are those of its old record is compared where the answer
+  // holds it and never copied: on a steady node, no pod is.
+  std::vector<std::pair<const std::string, PodRecord>*> changed;
+  for (auto& [uid, rec] : records_) {
+    rec.current.reset();
+    rec.seen = false;
+  }
+  for (size_t i = 0; i < grouping_.size(); ++i) {
+    const PodView& view = grouping_[i];
+    uid_key_.assign(view.uid.data(), view.uid.size());  // reused: no allocation per lookup
+    auto it = records_.find(uid_key_);
+    if (it == records_.end()) it = records_.emplace(uid_key_, PodRecord{}).first;
+    it->second.seen = true;
+    if (it->second.old && same_state(view, *it->second.old)) continue;
+    it->second.current = to_runtime_pod(view);
+    changed.push_back(&*it);
+  }
+  for (auto it = records_.begin(); it != records_.end();) {
+    if (it->second.seen) {
+      ++it;
+    } else if (!it->second.old) {
+      it = records_.erase(it);  // neither old nor current: nothing left to compare
+    } else {
+      changed.push_back(&*it++);  // gone from the runtime
+    }
+  }
 
   // Compare old and current, per pod, for every container and sandbox id.
   std::map<std::string, std::vector<PodLifecycleEvent>> events_by_pod;
-  for (const auto& [uid, rec] : records_) {
+  for (auto* entry : changed) {
+    const std::string& uid = entry->first;
+    const PodRecord& rec = entry->second;
     const RuntimePod* old_pod = rec.old ? &*rec.old : nullptr;
     const RuntimePod* new_pod = rec.current ? &*rec.current : nullptr;
-    // Most pods of most relists: nothing changed, no id to compare.
-    if (old_pod && new_pod && old_pod->same_state_as(*new_pod)) continue;
     for (const auto& id : ids_in(rec.old, rec.current)) {
       for (auto& e : generate_events(uid, id, state_in(old_pod, id), state_in(new_pod, id))) {
         const RuntimePod* named = new_pod ? new_pod : old_pod;

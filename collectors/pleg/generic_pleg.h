@@ -65,7 +65,8 @@ class GenericPleg final : public PodLifecycleEventGenerator {
  private:
   struct PodRecord {
     std::optional<RuntimePod> old;
-    std::optional<RuntimePod> current;
+    std::optional<RuntimePod> current;  // set only while it may differ from old
+    bool seen = false;                      // in the relist in progress
   };
   bool update_cache(const RuntimePod* pod, const std::string& uid, RelistRecord& record);
   void publish_progress(const RelistRecord& record);
@@ -81,6 +82,8 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   std::mutex relist_mu_;  // held for a whole relist; guards the records below
   std::unordered_map<std::string, PodRecord> records_;  // events are ordered by events_by_pod
   std::map<std::string, RuntimePod> pods_to_reinspect_;
+  PodGrouping grouping_;  // reused by every relist
+  std::string uid_key_;
   std::optional<GrpcCode> last_error_code_;  // of the last failed relist; none after a success
 
   mutable std::mutex state_mu_;  // short; guards timing and times

@@ -1,7 +1,5 @@
 #include "pleg/runtime_pods.h"
 
-#include <string_view>
-#include <unordered_map>
 
 namespace plegscope {
 
@@ -36,77 +34,112 @@ RuntimeState from_cri(cri::PodSandboxState state) {
   return state == cri::SANDBOX_READY ? RuntimeState::Running : RuntimeState::Exited;
 }
 
-bool RuntimePod::same_state_as(const RuntimePod& other) const {
-  auto same = [](const std::vector<RuntimeContainer>& a, const std::vector<RuntimeContainer>& b) {
-    if (a.size() != b.size()) return false;
-    for (size_t i = 0; i < a.size(); ++i)
-      if (a[i].state != b[i].state || a[i].id != b[i].id) return false;
-    return true;
-  };
-  return same(containers, other.containers) && same(sandboxes, other.sandboxes);
-}
-
 namespace {
 
-using Labels = google::protobuf::Map<std::string, std::string>;
+RuntimeState container_state(const ContainerEntry& c) {
+  return from_cri(static_cast<cri::ContainerState>(c.state));
+}
+RuntimeState sandbox_state(const SandboxEntry& s) {
+  return from_cri(static_cast<cri::PodSandboxState>(s.state));
+}
+std::string_view container_name(const ContainerEntry& c) {
+  return c.name.empty() ? c.container_name_label : c.name;
+}
 
-// Keys as std::string once, so a lookup builds no temporary.
-const std::string kUidKey = kPodUidLabel;
-const std::string kNameKey = kPodNameLabel;
-const std::string kNamespaceKey = kPodNamespaceLabel;
-const std::string kContainerNameKey = kContainerNameLabel;
-
-std::string_view label(const Labels& labels, const std::string& key) {
-  auto it = labels.find(key);
-  return it == labels.end() ? std::string_view() : std::string_view(it->second);
+// Every entry matches an item of `items` not matched before, with the same
+// id and state; equal sizes make it a one-to-one match.
+template <typename Entry, typename StateOf>
+bool same_items(const std::vector<const Entry*>& entries, const std::vector<RuntimeContainer>& items,
+                StateOf state_of) {
+  const size_t n = entries.size();
+  if (n != items.size()) return false;
+  auto same = [&](const Entry& e, const RuntimeContainer& c) {
+    return c.state == state_of(e) && c.id == e.id;
+  };
+  size_t i = 0;
+  while (i < n && same(*entries[i], items[i])) ++i;  // most often all, in order
+  if (i == n) return true;
+  if (n > kMaxUnorderedCompare) return false;
+  bool matched[kMaxUnorderedCompare] = {};
+  for (size_t k = 0; k < i; ++k) matched[k] = true;
+  for (; i < n; ++i) {
+    size_t k = 0;
+    while (k < n && (matched[k] || !same(*entries[i], items[k]))) ++k;
+    if (k == n) return false;
+    matched[k] = true;
+  }
+  return true;
 }
 
 }  // namespace
 
-std::vector<RuntimePod> group_into_pods(const ListAnswer<cri::PodSandbox>& sandboxes,
-                                        ListAnswer<cri::Container> containers) {
-  std::vector<RuntimePod> pods;
-  // Views into the answers, which outlive this function's maps.
-  std::unordered_map<std::string_view, size_t> index;
-  std::unordered_map<std::string_view, std::string_view> sandbox_uid;
-  index.reserve(sandboxes.size());
-  sandbox_uid.reserve(sandboxes.size());
-  auto pod_for = [&](std::string_view uid) -> RuntimePod& {
-    auto [it, inserted] = index.emplace(uid, pods.size());
-    if (inserted) {
-      pods.emplace_back();
-      pods.back().uid = std::string(uid);
-    }
-    return pods[it->second];
-  };
-  for (const auto& s : sandboxes) {
-    const std::string& uid = s.metadata().uid();
-    if (uid.empty()) continue;
-    RuntimePod& pod = pod_for(uid);
-    if (pod.name.empty()) {
-      pod.name = s.metadata().name();
-      pod.namespace_ = s.metadata().namespace_();
-    }
-    // Sandbox ids are copied (a tenth of the objects): containers look them up.
-    sandbox_uid.emplace(s.id(), uid);
-    pod.sandboxes.push_back({s.id(), s.metadata().name(), from_cri(s.state())});
+PodView& PodGrouping::pod_for(std::string_view uid) {
+  auto [it, inserted] = index_.emplace(uid, count_);
+  if (inserted) {
+    if (count_ == pods_.size()) pods_.emplace_back();
+    PodView& pod = pods_[count_++];
+    pod.uid = uid;
+    pod.name = pod.namespace_ = std::string_view();
+    pod.containers.clear();
+    pod.sandboxes.clear();
   }
-  for (auto& c : containers.mutable_items()) {
-    std::string_view uid = label(c.labels(), kUidKey);
+  return pods_[it->second];
+}
+
+void PodGrouping::group(const SandboxList& sandboxes, const ContainerList& containers) {
+  count_ = 0;
+  index_.clear();
+  sandbox_uid_.clear();
+  for (const auto& s : sandboxes) {
+    if (s.uid.empty()) continue;
+    PodView& pod = pod_for(s.uid);
+    if (pod.name.empty()) {
+      pod.name = s.name;
+      pod.namespace_ = s.namespace_;
+    }
+    sandbox_uid_.emplace(s.id, s.uid);
+    pod.sandboxes.push_back(&s);
+  }
+  for (const auto& c : containers) {
+    std::string_view uid = c.pod_uid_label;
     if (uid.empty()) {
-      auto it = sandbox_uid.find(c.pod_sandbox_id());
-      if (it == sandbox_uid.end()) continue;
+      auto it = sandbox_uid_.find(c.pod_sandbox_id);
+      if (it == sandbox_uid_.end()) continue;
       uid = it->second;
     }
-    RuntimePod& pod = pod_for(uid);
+    PodView& pod = pod_for(uid);
     if (pod.name.empty()) {
-      pod.name = std::string(label(c.labels(), kNameKey));
-      pod.namespace_ = std::string(label(c.labels(), kNamespaceKey));
+      pod.name = c.pod_name_label;
+      pod.namespace_ = c.pod_namespace_label;
     }
-    std::string name = c.metadata().name();
-    if (name.empty()) name = std::string(label(c.labels(), kContainerNameKey));
-    pod.containers.push_back({std::move(*c.mutable_id()), std::move(name), from_cri(c.state())});
+    pod.containers.push_back(&c);
   }
+}
+
+RuntimePod to_runtime_pod(const PodView& view) {
+  RuntimePod pod;
+  pod.uid = std::string(view.uid);
+  pod.name = std::string(view.name);
+  pod.namespace_ = std::string(view.namespace_);
+  pod.containers.reserve(view.containers.size());
+  for (const auto* c : view.containers)
+    pod.containers.push_back({std::string(c->id), std::string(container_name(*c)), container_state(*c)});
+  pod.sandboxes.reserve(view.sandboxes.size());
+  for (const auto* s : view.sandboxes)
+    pod.sandboxes.push_back({std::string(s->id), std::string(s->name), sandbox_state(*s)});
+  return pod;
+}
+
+bool same_state(const PodView& view, const RuntimePod& pod) {
+  return same_items(view.containers, pod.containers, container_state) &&
+         same_items(view.sandboxes, pod.sandboxes, sandbox_state);
+}
+
+std::vector<RuntimePod> group_into_pods(const SandboxList& sandboxes, const ContainerList& containers) {
+  PodGrouping grouping;
+  grouping.group(sandboxes, containers);
+  std::vector<RuntimePod> pods;
+  for (size_t i = 0; i < grouping.size(); ++i) pods.push_back(to_runtime_pod(grouping[i]));
   return pods;
 }
 

@@ -2,8 +2,11 @@
 // The runtime's lists grouped into pods, the kubelet's kubecontainer.Pod view
 // that the relist compares from one period to the next.
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
+#include "cri/kubernetes_labels.h"
 #include "cri/runtime_client.h"
 
 namespace plegscope {
@@ -25,25 +28,51 @@ struct RuntimePod {
   std::vector<RuntimeContainer> sandboxes;  // READY -> Running, NOTREADY -> Exited
 
   const RuntimeContainer* find(const std::string& id) const;
-  // Same ids in the same states, in the same order: nothing to compare
-  // id by id (a steady node's pods, every relist).
-  bool same_state_as(const RuntimePod& other) const;
 };
 
-inline constexpr const char* kPodUidLabel = "io.kubernetes.pod.uid";
-inline constexpr const char* kPodNameLabel = "io.kubernetes.pod.name";
-inline constexpr const char* kPodNamespaceLabel = "io.kubernetes.pod.namespace";
-inline constexpr const char* kContainerNameLabel = "io.kubernetes.container.name";
 
 RuntimeState from_cri(cri::ContainerState state);
 RuntimeState from_cri(cri::PodSandboxState state);
 
+// A pod as the relist's answers hold it: views into them, in answer order.
+struct PodView {
+  std::string_view uid;
+  std::string_view name;
+  std::string_view namespace_;
+  std::vector<const ContainerEntry*> containers;
+  std::vector<const SandboxEntry*> sandboxes;
+};
+
 // Groups by pod UID: a sandbox's metadata uid; a container's
 // io.kubernetes.pod.uid label, else the uid of its sandbox. Containers with
-// neither are dropped (they are not Kubernetes pods'). Order: by first appearance.
-// Container ids are moved out of the answer, not copied: its items are left
-// without them (the answer is shared by its copies).
-std::vector<RuntimePod> group_into_pods(const ListAnswer<cri::PodSandbox>& sandboxes,
-                                        ListAnswer<cri::Container> containers);
+// neither are dropped (they are not Kubernetes pods'). Order: by first
+// appearance. The grouping keeps its storage from one relist to the next, so
+// grouping a steady node allocates nothing. Views are valid while the lists are.
+class PodGrouping {
+ public:
+  void group(const SandboxList& sandboxes, const ContainerList& containers);
+  size_t size() const { return count_; }
+  const PodView& operator[](size_t i) const { return pods_[i]; }
+
+ private:
+  PodView& pod_for(std::string_view uid);
+
+  std::vector<PodView> pods_;  // the first count_ are this grouping's
+  size_t count_ = 0;
+  std::unordered_map<std::string_view, size_t> index_;
+  std::unordered_map<std::string_view, std::string_view> sandbox_uid_;
+};
+
+// The pod with its own copies of ids and names.
+RuntimePod to_runtime_pod(const PodView& view);
+
+// The same ids in the same states, in any order (a runtime may list in a
+// different order each time): nothing to compare id by id. Pods of more than
+// kMaxUnorderedCompare items are compared in order only.
+inline constexpr size_t kMaxUnorderedCompare = 64;
+bool same_state(const PodView& view, const RuntimePod& pod);
+
+// Grouping and copies in one step, for tests and benchmarks.
+std::vector<RuntimePod> group_into_pods(const SandboxList& sandboxes, const ContainerList& containers);
 
 }  // namespace plegscope

@@ -3,6 +3,7 @@
 #include "pleg/generic_pleg.h"
 
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <prometheus/registry.h>
 
 #include "fake_clock.h"
@@ -98,6 +99,23 @@ TEST_F(GenericPlegTest, DetectsDeathRestartAndRemoval) {
   pleg->relist();
   EXPECT_EQ(drain(), (std::vector<PodLifecycleEvent>{ev("uid-1", T::ContainerDied, "c2"),
                                                       ev("uid-1", T::ContainerRemoved, "c2")}));
+}
+
+// containerd lists containers from a Go map, in a different order each time.
+TEST_F(GenericPlegTest, ARuntimeListingInAnotherOrderIsNoChange) {
+  runtime.add_sandbox("s1", "uid-1");
+  for (const char* id : {"c1", "c2", "c3", "c4"}) runtime.add_container(id, "uid-1", cri::CONTAINER_RUNNING, "s1");
+  pleg->relist();
+  drain();
+  std::reverse(runtime.containers.begin(), runtime.containers.end());
+  std::swap(runtime.containers[0], runtime.containers[2]);
+  pleg->relist();
+  EXPECT_TRUE(drain().empty());
+  EXPECT_EQ(records.back().pods_inspected, 0) << "nothing changed, nothing to inspect";
+  runtime.set_state("c1", cri::CONTAINER_EXITED);
+  std::reverse(runtime.containers.begin(), runtime.containers.end());
+  pleg->relist();
+  EXPECT_EQ(drain(), (std::vector<PodLifecycleEvent>{ev("uid-1", T::ContainerDied, "c1")}));
 }
 
 TEST_F(GenericPlegTest, SandboxTransitionsAreEventsToo) {

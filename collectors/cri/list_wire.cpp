@@ -1,0 +1,203 @@
+#include "cri/list_wire.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/stubs/common.h>
+#include <google/protobuf/wire_format_lite.h>
+
+#include "cri/kubernetes_labels.h"
+
+namespace plegscope {
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::internal::WireFormatLite;
+
+// One field of a message: a varint or a length-delimited payload (a view).
+struct FieldValue {
+  bool is_bytes = false;
+  std::string_view bytes;
+  uint64_t varint = 0;
+};
+
+// Calls handle(number, value) for every varint and length-delimited field of
+// `data`, in order, and skips the other wire types. false: malformed, or the
+// handler refused a value.
+template <typename Handler>
+bool for_each_field(std::string_view data, Handler&& handle) {
+  CodedInputStream in(reinterpret_cast<const uint8_t*>(data.data()), static_cast<int>(data.size()));
+  while (true) {
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) return in.CurrentPosition() == static_cast<int>(data.size());
+    const int number = WireFormatLite::GetTagFieldNumber(tag);
+    if (number == 0) return false;
+    FieldValue value;
+    switch (WireFormatLite::GetTagWireType(tag)) {
+      case WireFormatLite::WIRETYPE_LENGTH_DELIMITED: {
+        uint32_t length = 0;
+        if (!in.ReadVarint32(&length)) return false;
+        const auto at = static_cast<size_t>(in.CurrentPosition());
+        if (length > data.size() - at) return false;
+        value.is_bytes = true;
+        value.bytes = data.substr(at, length);
+        if (!in.Skip(static_cast<int>(length))) return false;
+        break;
+      }
+      case WireFormatLite::WIRETYPE_VARINT:
+        if (!in.ReadVarint64(&value.varint)) return false;
+        break;
+      default:
+        if (!WireFormatLite::SkipField(&in, tag)) return false;
+        continue;
+    }
+    if (!handle(number, value)) return false;
+  }
+}
+
+bool utf8(std::string_view s) {
+  return google::protobuf::internal::IsStructurallyValidUTF8(s.data(), static_cast<int>(s.size()));
+}
+
+// A proto3 string field: kept if it is one, refused if it is not UTF-8.
+bool take_string(const FieldValue& v, std::string_view& out) {
+  if (!v.is_bytes) return true;  // wrong wire type: an unknown field
+  if (!utf8(v.bytes)) return false;
+  out = v.bytes;
+  return true;
+}
+
+// An enum field (open in proto3: unknown values are kept).
+void take_enum(const FieldValue& v, int& out) {
+  if (!v.is_bytes) out = static_cast<int32_t>(v.varint);
+}
+
+bool decode_sandbox_metadata(std::string_view data, SandboxEntry& e) {
+  return for_each_field(data, [&](int number, const FieldValue& v) {
+    switch (number) {
+      case 1: return take_string(v, e.name);
+      case 2: return take_string(v, e.uid);
+      case 3: return take_string(v, e.namespace_);
+      default: return true;
+    }
+  });
+}
+
+bool decode_sandbox(std::string_view data, SandboxEntry& e) {
+  return for_each_field(data, [&](int number, const FieldValue& v) {
+    switch (number) {
+      case 1: return take_string(v, e.id);
+      case 2: return !v.is_bytes || decode_sandbox_metadata(v.bytes, e);
+      case 3: take_enum(v, e.state); return true;
+      default: return true;
+    }
+  });
+}
+
+bool decode_container_metadata(std::string_view data, ContainerEntry& e) {
+  return for_each_field(data, [&](int number, const FieldValue& v) {
+    return number == 1 ? take_string(v, e.name) : true;
+  });
+}
+
+// One entry of the labels map; a later entry for the same key wins.
+bool decode_container_label(std::string_view data, ContainerEntry& e) {
+  std::string_view key, value;
+  bool ok = for_each_field(data, [&](int number, const FieldValue& v) {
+    if (number == 1) return take_string(v, key);
+    if (number == 2) return take_string(v, value);
+    return true;
+  });
+  if (!ok) return false;
+  if (key == kPodUidLabel) e.pod_uid_label = value;
+  else if (key == kPodNameLabel) e.pod_name_label = value;
+  else if (key == kPodNamespaceLabel) e.pod_namespace_label = value;
+  else if (key == kContainerNameLabel) e.container_name_label = value;
+  return true;
+}
+
+bool decode_container(std::string_view data, ContainerEntry& e) {
+  return for_each_field(data, [&](int number, const FieldValue& v) {
+    switch (number) {
+      case 1: return take_string(v, e.id);
+      case 2: return take_string(v, e.pod_sandbox_id);
+      case 3: return !v.is_bytes || decode_container_metadata(v.bytes, e);
+      case 6: take_enum(v, e.state); return true;
+      case 8: return !v.is_bytes || decode_container_label(v.bytes, e);
+      default: return true;
+    }
+  });
+}
+
+// Both answers are `repeated Item items = 1`.
+template <typename Entry, typename DecodeItem>
+bool decode_list(std::string_view bytes, std::vector<Entry>& out, std::string& error,
+                 const char* what, DecodeItem decode_item) {
+  out.clear();
+  bool ok = for_each_field(bytes, [&](int number, const FieldValue& v) {
+    if (number != 1 || !v.is_bytes) return true;
+    Entry entry;
+    if (!decode_item(v.bytes, entry)) {
+      error = std::string("malformed ") + what + " in item " + std::to_string(out.size());
+      return false;
+    }
+    out.push_back(entry);
+    return true;
+  });
+  if (!ok && error.empty()) error = std::string("malformed list of ") + what;
+  if (!ok) out.clear();
+  return ok;
+}
+
+bool decode(std::string_view bytes, std::vector<SandboxEntry>& out, std::string& error) {
+  return decode_sandbox_list(bytes, out, error);
+}
+bool decode(std::string_view bytes, std::vector<ContainerEntry>& out, std::string& error) {
+  return decode_container_list(bytes, out, error);
+}
+
+template <typename Item, typename Entry>
+bool serialize_then_decode(const ListAnswer<Item>& items, WireList<Entry>& out, std::string& error) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    for (const auto& item : items) {
+      WireFormatLite::WriteTag(1, WireFormatLite::WIRETYPE_LENGTH_DELIMITED, &coded);
+      coded.WriteVarint32(static_cast<uint32_t>(item.ByteSizeLong()));
+      item.SerializeWithCachedSizes(&coded);
+    }
+  }
+  return out.assign(std::vector<char>(bytes.begin(), bytes.end()), error);
+}
+
+}  // namespace
+
+bool decode_sandbox_list(std::string_view bytes, std::vector<SandboxEntry>& out, std::string& error) {
+  return decode_list(bytes, out, error, "PodSandbox", decode_sandbox);
+}
+
+bool decode_container_list(std::string_view bytes, std::vector<ContainerEntry>& out,
+                           std::string& error) {
+  return decode_list(bytes, out, error, "Container", decode_container);
+}
+
+template <typename Entry>
+bool WireList<Entry>::assign(std::vector<char> bytes, std::string& error) {
+  bytes_ = std::move(bytes);
+  if (decode(std::string_view(bytes_.data(), bytes_.size()), entries_, error)) return true;
+  bytes_.clear();
+  return false;
+}
+
+template class WireList<SandboxEntry>;
+template class WireList<ContainerEntry>;
+
+bool to_wire_list(const ListAnswer<cri::PodSandbox>& items, SandboxList& out, std::string& error) {
+  return serialize_then_decode(items, out, error);
+}
+
+bool to_wire_list(const ListAnswer<cri::Container>& items, ContainerList& out, std::string& error) {
+  return serialize_then_decode(items, out, error);
+}
+
+}  // namespace plegscope
