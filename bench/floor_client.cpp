@@ -2,7 +2,10 @@
 // proxy) making the calls a relist needs and nothing else, so scripts/bench
 // can print the agent's figures beside what the same calls cost on the same
 // fakecri in the same run.
-//   BM_ListPair    ListPodSandbox + ListContainers, unfiltered, back to back
+//   BM_ListPair    ListPodSandbox + ListContainers, unfiltered, back to back,
+//                  each answer parsed into its message (what a client usually does)
+//   BM_ListPairBytes the same two calls, each answer kept as the bytes gRPC
+//                  received (no parse): what the calls alone cost
 //   BM_ChurnRelist the pair, then the kubelet's GetPodStatus calls for
 //                  --inspect-pods pods (filtered lists and status calls)
 // Pairs are paced (--pause-ms between them, not timed) so the runtime is as
@@ -12,6 +15,7 @@
 // Figures only; nothing asserts on them.
 #include <benchmark/benchmark.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/client_unary_call.h>
 
 #include <algorithm>
 #include <chrono>
@@ -40,13 +44,14 @@ void pause(benchmark::State& state) {
   state.ResumeTiming();
 }
 
-std::unique_ptr<cri::RuntimeService::Stub> connect() {
+std::shared_ptr<grpc::Channel> channel() {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(16 * 1024 * 1024);
   args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
-  return cri::RuntimeService::NewStub(
-      grpc::CreateCustomChannel("unix://" + g_socket, grpc::InsecureChannelCredentials(), args));
+  return grpc::CreateCustomChannel("unix://" + g_socket, grpc::InsecureChannelCredentials(), args);
 }
+
+std::unique_ptr<cri::RuntimeService::Stub> connect() { return cri::RuntimeService::NewStub(channel()); }
 
 // Peak resident set of this process (VmHWM), MiB.
 double peak_rss_mib() {
@@ -67,6 +72,15 @@ bool list_pair(cri::RuntimeService::Stub& stub, ListPair& out) {
     return false;
   grpc::ClientContext container_ctx;
   return stub.ListContainers(&container_ctx, cri::ListContainersRequest(), &out.containers).ok();
+}
+
+// The answer of `method` as gRPC's byte buffer: transport only, no parse.
+bool call_for_bytes(grpc::Channel& channel, const grpc::internal::RpcMethod& method,
+                    const grpc::protobuf::MessageLite& request, grpc::ByteBuffer& answer) {
+  grpc::ClientContext ctx;
+  return grpc::internal::BlockingUnaryCall<grpc::protobuf::MessageLite, grpc::ByteBuffer>(
+             &channel, method, &ctx, request, &answer)
+      .ok();
 }
 
 // The kubelet's GetPodStatus for one pod: sandboxes by uid label, each
@@ -136,6 +150,31 @@ void BM_ListPair(benchmark::State& state) {
   report(state, ms, 2);
 }
 
+void BM_ListPairBytes(benchmark::State& state) {
+  auto ch = channel();
+  using grpc::internal::RpcMethod;
+  RpcMethod list_sandboxes("/runtime.v1.RuntimeService/ListPodSandbox", RpcMethod::NORMAL_RPC, ch);
+  RpcMethod list_containers("/runtime.v1.RuntimeService/ListContainers", RpcMethod::NORMAL_RPC, ch);
+  const cri::ListPodSandboxRequest sandbox_req;
+  const cri::ListContainersRequest container_req;
+  std::vector<double> ms;
+  size_t bytes = 0;
+  for (auto _ : state) {
+    auto start = std::chrono::steady_clock::now();
+    grpc::ByteBuffer sandboxes, containers;
+    if (!call_for_bytes(*ch, list_sandboxes, sandbox_req, sandboxes) ||
+        !call_for_bytes(*ch, list_containers, container_req, containers)) {
+      state.SkipWithError("list call failed");
+      break;
+    }
+    bytes = containers.Length();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    pause(state);
+  }
+  state.counters["list_bytes"] = static_cast<double>(bytes);
+  report(state, ms, 2);
+}
+
 void BM_ChurnRelist(benchmark::State& state) {
   if (g_inspect_pods <= 0) {
     state.SkipWithError("--inspect-pods not given");
@@ -183,7 +222,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "floor_client: --socket PATH is required\n");
     return 2;
   }
-  for (auto [name, fn] : {std::pair{"BM_ListPair", &BM_ListPair}, {"BM_ChurnRelist", &BM_ChurnRelist}}) {
+  for (auto [name, fn] : {std::pair{"BM_ListPair", &BM_ListPair},
+                          {"BM_ListPairBytes", &BM_ListPairBytes},
+                          {"BM_ChurnRelist", &BM_ChurnRelist}}) {
     auto* b = benchmark::RegisterBenchmark(name, fn)->UseRealTime()->MeasureProcessCPUTime()->Unit(
         benchmark::kMillisecond);
     if (g_iterations > 0) b->Iterations(g_iterations);

@@ -1,11 +1,14 @@
 // libFuzzer target for runtime answers: arbitrary bytes decoded as CRI list
 // answers and container events, then put through two relists and the evented
-// PLEG. A hostile or broken runtime must never crash the agent.
+// PLEG. A hostile or broken runtime must never crash the agent. The relist's
+// own wire decoding (list_wire.h) is checked against protobuf's parser on the
+// same bytes: whatever protobuf parses, it must decode to the same fields.
 #include <prometheus/registry.h>
 
 #include <cstddef>
 #include <cstdint>
 
+#include "cri/list_wire.h"
 #include "fuzz_quiet.h"
 #include "fake_clock.h"
 #include "fake_runtime.h"
@@ -25,6 +28,50 @@ void decode(const uint8_t* data, size_t size, cri::ListPodSandboxResponse& sandb
   event.ParseFromArray(data + 2 * third, static_cast<int>(size - 2 * third));
 }
 
+std::string label(const google::protobuf::Map<std::string, std::string>& labels, const char* key) {
+  auto it = labels.find(key);
+  return it == labels.end() ? std::string() : it->second;
+}
+
+void check(bool same) {
+  if (!same) __builtin_trap();
+}
+
+void check_wire_decoding(const uint8_t* data, size_t size) {
+  const size_t third = size / 3;
+  std::string_view sandbox_bytes(reinterpret_cast<const char*>(data), third);
+  std::string_view container_bytes(reinterpret_cast<const char*>(data) + third, third);
+  std::string error;
+  cri::ListPodSandboxResponse sandboxes;
+  std::vector<SandboxEntry> sandbox_entries;
+  const bool sandboxes_decoded = decode_sandbox_list(sandbox_bytes, sandbox_entries, error);
+  if (sandboxes.ParseFromArray(sandbox_bytes.data(), static_cast<int>(sandbox_bytes.size()))) {
+    check(sandboxes_decoded && sandbox_entries.size() == static_cast<size_t>(sandboxes.items_size()));
+    for (size_t i = 0; i < sandbox_entries.size(); ++i) {
+      const auto& e = sandbox_entries[i];
+      const auto& s = sandboxes.items(static_cast<int>(i));
+      check(e.id == s.id() && e.name == s.metadata().name() && e.uid == s.metadata().uid() &&
+            e.namespace_ == s.metadata().namespace_() && e.state == static_cast<int>(s.state()));
+    }
+  }
+  cri::ListContainersResponse containers;
+  std::vector<ContainerEntry> container_entries;
+  const bool containers_decoded = decode_container_list(container_bytes, container_entries, error);
+  if (containers.ParseFromArray(container_bytes.data(), static_cast<int>(container_bytes.size()))) {
+    check(containers_decoded && container_entries.size() == static_cast<size_t>(containers.containers_size()));
+    for (size_t i = 0; i < container_entries.size(); ++i) {
+      const auto& e = container_entries[i];
+      const auto& c = containers.containers(static_cast<int>(i));
+      check(e.id == c.id() && e.pod_sandbox_id == c.pod_sandbox_id() && e.name == c.metadata().name() &&
+            e.state == static_cast<int>(c.state()) &&
+            e.pod_uid_label == label(c.labels(), kPodUidLabel) &&
+            e.pod_name_label == label(c.labels(), kPodNameLabel) &&
+            e.pod_namespace_label == label(c.labels(), kPodNamespaceLabel) &&
+            e.container_name_label == label(c.labels(), kContainerNameLabel));
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -32,6 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cri::ListContainersResponse containers;
   cri::ContainerEventResponse event;
   decode(data, size, sandboxes, containers, event);
+  check_wire_decoding(data, size);
 
   plegscope::testing::FakeRuntime fake;
   plegscope::testing::FakeClock clock;
