@@ -1,5 +1,9 @@
 #include "pleg/pod_status_cache.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/wire_format_lite.h>
+
 namespace plegscope {
 namespace {
 
@@ -23,15 +27,60 @@ void keep_what_is_read(PodStatus& status) {
   }
 }
 
+using google::protobuf::internal::WireFormatLite;
+
+constexpr int kSandboxField = 1;
+constexpr int kContainerField = 2;
+
+template <typename Message>
+void write(int field, const Message& message, google::protobuf::io::CodedOutputStream& out) {
+  WireFormatLite::WriteTag(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED, &out);
+  out.WriteVarint32(static_cast<uint32_t>(message.ByteSizeLong()));
+  message.SerializeWithCachedSizes(&out);
+}
+
+std::string pack(const PodStatus& status) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    for (const auto& s : status.sandboxes) write(kSandboxField, s, out);
+    for (const auto& c : status.containers) write(kContainerField, c, out);
+  }
+  bytes.shrink_to_fit();
+  return bytes;
+}
+
 }  // namespace
+
+PodStatus PodStatusCache::unpack(const std::string& uid, const StoredPod& stored) {
+  PodStatus status;
+  status.uid = uid;
+  status.name = stored.name;
+  status.namespace_ = stored.namespace_;
+  status.timestamp = stored.timestamp;
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(stored.statuses.data()),
+                                            static_cast<int>(stored.statuses.size()));
+  // Written by pack() above: every field is one of the two.
+  while (uint32_t tag = in.ReadTag()) {
+    bool ok = WireFormatLite::GetTagFieldNumber(tag) == kSandboxField
+                  ? WireFormatLite::ReadMessage(&in, &status.sandboxes.emplace_back())
+                  : WireFormatLite::ReadMessage(&in, &status.containers.emplace_back());
+    if (!ok) break;
+  }
+  return status;
+}
 
 bool PodStatusCache::set(PodStatus status) {
   keep_what_is_read(status);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pods_.find(status.uid);
   if (it != pods_.end() && it->second.timestamp > status.timestamp) return false;
-  std::string uid = status.uid;
-  pods_[uid] = std::move(status);
+  StoredPod& stored = pods_[status.uid];
+  stored.name = std::move(status.name);
+  stored.namespace_ = std::move(status.namespace_);
+  stored.statuses = pack(status);
+  stored.timestamp = status.timestamp;
   return true;
 }
 
@@ -44,14 +93,14 @@ std::optional<PodStatus> PodStatusCache::get(const std::string& uid) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pods_.find(uid);
   if (it == pods_.end()) return std::nullopt;
-  return it->second;
+  return unpack(it->first, it->second);
 }
 
 std::vector<PodStatus> PodStatusCache::snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<PodStatus> out;
   out.reserve(pods_.size());
-  for (const auto& [uid, status] : pods_) out.push_back(status);
+  for (const auto& [uid, stored] : pods_) out.push_back(unpack(uid, stored));
   return out;
 }
 

@@ -37,8 +37,20 @@ class PodStatusCache {
   TimePoint time() const;
 
  private:
+  // A pod's statuses are kept serialized, one string per pod, and parsed
+  // when read (/debug/pods): as parsed messages they were 15.6 MiB of the
+  // agent's 49 MiB on a node of 10,000 containers, every id, image and
+  // timestamp a heap object of its own.
+  struct StoredPod {
+    std::string name;
+    std::string namespace_;
+    std::string statuses;  // sandboxes as field 1, containers as field 2
+    TimePoint timestamp{};
+  };
+  static PodStatus unpack(const std::string& uid, const StoredPod& stored);
+
   mutable std::mutex mu_;
-  std::map<std::string, PodStatus> pods_;
+  std::map<std::string, StoredPod> pods_;
   TimePoint time_{};
 };
 

@@ -97,3 +97,46 @@ TEST(PodStatusCache, AnOlderObservationDoesNotReplaceANewerOne) {
 
 }  // namespace
 }  // namespace plegscope
+
+namespace plegscope {
+namespace {
+
+// Statuses are stored serialized: every sandbox and container comes back, in
+// order, and a pod with none stays a pod.
+TEST(PodStatusCache, ManyStatusesComeBackInOrder) {
+  PodStatusCache cache;
+  PodStatus status;
+  status.uid = "uid-many";
+  for (int i = 0; i < 3; ++i) {
+    cri::PodSandboxStatus s;
+    s.set_id("s" + std::to_string(i));
+    s.set_state(i == 0 ? cri::SANDBOX_READY : cri::SANDBOX_NOTREADY);
+    status.sandboxes.push_back(s);
+  }
+  for (int i = 0; i < 40; ++i) {
+    cri::ContainerStatus c;
+    c.set_id("c" + std::to_string(i));
+    c.set_exit_code(i);
+    status.containers.push_back(c);
+  }
+  ASSERT_TRUE(cache.set(status));
+  PodStatus empty;
+  empty.uid = "uid-empty";
+  ASSERT_TRUE(cache.set(empty));
+
+  auto kept = cache.get("uid-many");
+  ASSERT_TRUE(kept);
+  ASSERT_EQ(kept->sandboxes.size(), 3u);
+  ASSERT_EQ(kept->containers.size(), 40u);
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(kept->sandboxes[i].id(), "s" + std::to_string(i));
+  EXPECT_EQ(kept->sandboxes[1].state(), cri::SANDBOX_NOTREADY);
+  for (int i = 0; i < 40; ++i) EXPECT_EQ(kept->containers[i].exit_code(), i);
+  auto none = cache.get("uid-empty");
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->sandboxes.empty());
+  EXPECT_TRUE(none->containers.empty());
+  EXPECT_EQ(cache.snapshot().size(), 2u);
+}
+
+}  // namespace
+}  // namespace plegscope
