@@ -110,6 +110,7 @@ def relist_window(probe, seconds):
         "calls_per_relist": (b["calls"] - a["calls"]) / relists,
         "calls_by_method": by_method,
         "rss_mib": rss, "peak_rss_mib": hwm,
+        "durations_ms": durations,
     }
 
 
