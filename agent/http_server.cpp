@@ -130,12 +130,12 @@ int HttpServer::on_request(mg_connection* conn, void* self) {
   const char* reason = mg_get_response_code_text(conn, response.status);
   std::string head = "HTTP/1.1 " + std::to_string(response.status) + " " + reason +
                      "\r\nContent-Type: " + response.content_type +
-                     "\r\nContent-Length: " + std::to_string(response.body.size()) +
+                     "\r\nContent-Length: " + std::to_string(response.content().size()) +
                      "\r\nCache-Control: no-store\r\nConnection: close\r\n";
   for (const auto& [name, value] : response.headers) head += name + ": " + value + "\r\n";
   head += "\r\n";
   mg_write(conn, head.data(), head.size());
-  if (request.method != "HEAD") mg_write(conn, response.body.data(), response.body.size());
+  if (request.method != "HEAD") mg_write(conn, response.content().data(), response.content().size());
   return response.status;
 }
 

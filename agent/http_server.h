@@ -26,6 +26,11 @@ struct HttpResponse {
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers{};  // beyond Content-Type/Length
+  // Sent instead of `body` when set: one text shared by many answers
+  // (/metrics under a storm of scrapes), never copied per request.
+  std::shared_ptr<const std::string> shared_body{};
+
+  const std::string& content() const { return shared_body ? *shared_body : body; }
 
   static HttpResponse text(int status, std::string body) {
     return {status, "text/plain; charset=utf-8", std::move(body) + "\n", {}};

@@ -12,13 +12,18 @@ std::string MetricsEndpoint::render() const {
 }
 
 HttpResponse MetricsEndpoint::serve() {
-  auto answer = [](const std::string& body) {
-    return HttpResponse{200, "text/plain; version=0.0.4; charset=utf-8", body};
+  auto answer = [](std::shared_ptr<const std::string> body) {
+    HttpResponse response{200, "text/plain; version=0.0.4; charset=utf-8", {}, {}};
+    response.shared_body = std::move(body);
+    return response;
   };
   std::unique_lock<std::mutex> lock(mu_);
   const TimePoint now = monitor_.clock().now();
-  if (waiting_ >= kStormWaiters && finished_ > 0 && now - rendered_at_ < kStormMaxAge)
-    return answer(body_);
+  if (waiting_ >= kStormWaiters && finished_ > 0 && now - rendered_at_ < kStormMaxAge) {
+    auto body = body_;
+    lock.unlock();
+    return answer(std::move(body));
+  }
   // A render that begins after this request arrived.
   const uint64_t wanted = started_ + 1;
   ++waiting_;
@@ -31,7 +36,7 @@ HttpResponse MetricsEndpoint::serve() {
     const uint64_t number = ++started_;
     const TimePoint began = monitor_.clock().now();
     lock.unlock();
-    std::string body = render();
+    auto body = std::make_shared<const std::string>(render());
     lock.lock();
     body_ = std::move(body);
     rendered_at_ = began;
@@ -40,7 +45,9 @@ HttpResponse MetricsEndpoint::serve() {
     done_.notify_all();
   }
   --waiting_;
-  return answer(body_);
+  auto body = body_;
+  lock.unlock();
+  return answer(std::move(body));
 }
 
 uint64_t MetricsEndpoint::rendered() const {

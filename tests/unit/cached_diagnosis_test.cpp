@@ -55,12 +55,12 @@ TEST(MetricsEndpoint, EveryAnswerIsCollectedAfterItsRequestArrived) {
   MetricsEndpoint endpoint(monitor);
   HttpResponse first = endpoint.serve();
   EXPECT_EQ(first.status, 200);
-  EXPECT_NE(first.body.find("pleg_relist_period_seconds 1"), std::string::npos) << first.body;
-  EXPECT_NE(first.body.find("pleg_diagnosis_cause{cause=\"runtime_unavailable\"}"), std::string::npos);
-  EXPECT_NE(first.body.find("pleg_relist_duration_seconds_count 0"), std::string::npos);
+  EXPECT_NE(first.content().find("pleg_relist_period_seconds 1"), std::string::npos) << first.content();
+  EXPECT_NE(first.content().find("pleg_diagnosis_cause{cause=\"runtime_unavailable\"}"), std::string::npos);
+  EXPECT_NE(first.content().find("pleg_relist_duration_seconds_count 0"), std::string::npos);
   monitor.pleg().relist();
   HttpResponse second = endpoint.serve();
-  EXPECT_NE(second.body.find("pleg_relist_duration_seconds_count 1"), std::string::npos)
+  EXPECT_NE(second.content().find("pleg_relist_duration_seconds_count 1"), std::string::npos)
       << "a scrape after a relist sees it";
   EXPECT_EQ(endpoint.rendered(), 2u);
 }
@@ -74,7 +74,7 @@ TEST(MetricsEndpoint, ConcurrentScrapesAllGetAText) {
   for (int i = 0; i < 8; ++i)
     scrapers.emplace_back([&] {
       for (int j = 0; j < 20; ++j)
-        good += endpoint.serve().body.find("pleg_relist_period_seconds") != std::string::npos;
+        good += endpoint.serve().content().find("pleg_relist_period_seconds") != std::string::npos;
     });
   for (auto& t : scrapers) t.join();
   EXPECT_EQ(good, 160);
