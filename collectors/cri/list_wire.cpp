@@ -161,11 +161,7 @@ bool serialize_then_decode(const ListAnswer<Item>& items, WireList<Entry>& out, 
   {
     google::protobuf::io::StringOutputStream stream(&bytes);
     google::protobuf::io::CodedOutputStream coded(&stream);
-    for (const auto& item : items) {
-      WireFormatLite::WriteTag(1, WireFormatLite::WIRETYPE_LENGTH_DELIMITED, &coded);
-      coded.WriteVarint32(static_cast<uint32_t>(item.ByteSizeLong()));
-      item.SerializeWithCachedSizes(&coded);
-    }
+    for (const auto& item : items) write_message_field(1, item, coded);
   }
   return out.assign(std::vector<char>(bytes.begin(), bytes.end()), error);
 }
@@ -187,6 +183,13 @@ bool WireList<Entry>::assign(std::vector<char> bytes, std::string& error) {
   if (decode(std::string_view(bytes_.data(), bytes_.size()), entries_, error)) return true;
   bytes_.clear();
   return false;
+}
+
+void write_message_field(int field, const google::protobuf::MessageLite& message,
+                         google::protobuf::io::CodedOutputStream& out) {
+  WireFormatLite::WriteTag(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED, &out);
+  out.WriteVarint32(static_cast<uint32_t>(message.ByteSizeLong()));
+  message.SerializeWithCachedSizes(&out);
 }
 
 template class WireList<SandboxEntry>;

@@ -18,6 +18,9 @@
 #include <string_view>
 #include <vector>
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/message_lite.h>
+
 #include "cri/list_answer.h"
 #include "cri_runtime_v1.pb.h"
 
@@ -81,6 +84,11 @@ class WireList {
 
 using SandboxList = WireList<SandboxEntry>;
 using ContainerList = WireList<ContainerEntry>;
+
+// Appends `message` as length-delimited field `field` (how a repeated
+// message field is written): to_wire_list, and the pod status cache's store.
+void write_message_field(int field, const google::protobuf::MessageLite& message,
+                         google::protobuf::io::CodedOutputStream& out);
 
 // The same lists from parsed items (fakes, tests, and a runtime that streams
 // its lists): serialized once, then decoded like a unary answer.

@@ -4,6 +4,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include "cri/list_wire.h"
+
 namespace plegscope {
 namespace {
 
@@ -32,20 +34,13 @@ using google::protobuf::internal::WireFormatLite;
 constexpr int kSandboxField = 1;
 constexpr int kContainerField = 2;
 
-template <typename Message>
-void write(int field, const Message& message, google::protobuf::io::CodedOutputStream& out) {
-  WireFormatLite::WriteTag(field, WireFormatLite::WIRETYPE_LENGTH_DELIMITED, &out);
-  out.WriteVarint32(static_cast<uint32_t>(message.ByteSizeLong()));
-  message.SerializeWithCachedSizes(&out);
-}
-
 std::string pack(const PodStatus& status) {
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream stream(&bytes);
     google::protobuf::io::CodedOutputStream out(&stream);
-    for (const auto& s : status.sandboxes) write(kSandboxField, s, out);
-    for (const auto& c : status.containers) write(kContainerField, c, out);
+    for (const auto& s : status.sandboxes) write_message_field(kSandboxField, s, out);
+    for (const auto& c : status.containers) write_message_field(kContainerField, c, out);
   }
   bytes.shrink_to_fit();
   return bytes;
