@@ -275,8 +275,9 @@ CallResult<Wire> GrpcRuntimeClient::wire_list(const grpc::internal::RpcMethod& m
   // Decoding is part of the call, as parsing is for a message answer.
   out.status = tracked(L::kOp, [&](grpc::ClientContext& ctx) {
     grpc::ByteBuffer reply;
+    // The call the generated stub makes, with a byte buffer for the answer.
     grpc::Status st = grpc::internal::BlockingUnaryCall<typename L::Request, grpc::ByteBuffer,
-                                                                     grpc::protobuf::MessageLite, grpc::ByteBuffer>(
+                                                        grpc::protobuf::MessageLite, grpc::ByteBuffer>(
         channel_.get(), method, &ctx, typename L::Request(), &reply);
     if (!st.ok()) return st;
     std::vector<grpc::Slice> slices;

@@ -1,9 +1,9 @@
 #pragma once
 // The items of a list call as the runtime sent them, kept where the gRPC
-// client parsed them: on one protobuf arena that this handle keeps alive.
-// perf on a 10,000-container node showed about half of the agent's relist CPU
-// in malloc/free for the answer's ~100,000 small objects; on an arena they are
-// carved from a few large blocks and freed together.
+// client parsed them: on one protobuf arena that this handle keeps alive, so
+// the messages are carved from a few large blocks and freed together. Used
+// for filtered lists (pod inspection) and streamed lists; the relist reads its
+// two unfiltered lists from their bytes instead (list_wire.h).
 #include <google/protobuf/arena.h>
 #include <google/protobuf/repeated_ptr_field.h>
 
