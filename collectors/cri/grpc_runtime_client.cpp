@@ -4,8 +4,6 @@
 #include <grpcpp/impl/client_unary_call.h>
 #include <sys/stat.h>
 
-#include <cstring>
-
 namespace plegscope {
 namespace {
 
@@ -282,12 +280,10 @@ CallResult<Wire> GrpcRuntimeClient::wire_list(const grpc::internal::RpcMethod& m
     if (!st.ok()) return st;
     std::vector<grpc::Slice> slices;
     if (!reply.Dump(&slices).ok()) return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable answer");
-    std::vector<char> bytes(reply.Length());
-    size_t at = 0;
-    for (const auto& slice : slices) {
-      std::memcpy(bytes.data() + at, slice.begin(), slice.size());
-      at += slice.size();
-    }
+    std::string bytes;
+    bytes.reserve(reply.Length());
+    for (const auto& slice : slices)
+      bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
     slices.clear();
     reply.Clear();
     std::string error;

@@ -163,7 +163,7 @@ bool serialize_then_decode(const ListAnswer<Item>& items, WireList<Entry>& out, 
     google::protobuf::io::CodedOutputStream coded(&stream);
     for (const auto& item : items) write_message_field(1, item, coded);
   }
-  return out.assign(std::vector<char>(bytes.begin(), bytes.end()), error);
+  return out.assign(std::move(bytes), error);
 }
 
 }  // namespace
@@ -178,10 +178,10 @@ bool decode_container_list(std::string_view bytes, std::vector<ContainerEntry>& 
 }
 
 template <typename Entry>
-bool WireList<Entry>::assign(std::vector<char> bytes, std::string& error) {
-  bytes_ = std::move(bytes);
-  if (decode(std::string_view(bytes_.data(), bytes_.size()), entries_, error)) return true;
-  bytes_.clear();
+bool WireList<Entry>::assign(std::string bytes, std::string& error) {
+  bytes_ = std::make_unique<const std::string>(std::move(bytes));
+  if (decode(*bytes_, entries_, error)) return true;
+  bytes_.reset();
   return false;
 }
 

@@ -14,6 +14,7 @@
 // wire type is an unknown field and skipped, and the string fields read must
 // be valid UTF-8 (a parser that read them as messages would refuse them too).
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,8 +56,9 @@ bool decode_sandbox_list(std::string_view bytes, std::vector<SandboxEntry>& out,
 bool decode_container_list(std::string_view bytes, std::vector<ContainerEntry>& out,
                            std::string& error);
 
-// A list answer's bytes and the entries viewing them. Move-only: moving keeps
-// the bytes where they are, so the views stay valid.
+// A list answer's bytes and the entries viewing them. Move-only; the bytes
+// live behind a pointer, so moving the list (even a short answer that a
+// string would keep inline) leaves the views valid.
 template <typename Entry>
 class WireList {
  public:
@@ -68,17 +70,17 @@ class WireList {
 
   // Takes `bytes` and decodes them; false (and `error`) if they are not a
   // valid answer, leaving the list empty.
-  bool assign(std::vector<char> bytes, std::string& error);
+  bool assign(std::string bytes, std::string& error);
 
   size_t size() const { return entries_.size(); }
   bool empty() const { return entries_.empty(); }
-  size_t byte_size() const { return bytes_.size(); }
+  size_t byte_size() const { return bytes_ ? bytes_->size() : 0; }
   const Entry& operator[](size_t i) const { return entries_[i]; }
   auto begin() const { return entries_.begin(); }
   auto end() const { return entries_.end(); }
 
  private:
-  std::vector<char> bytes_;
+  std::unique_ptr<const std::string> bytes_;
   std::vector<Entry> entries_;
 };
 

@@ -46,8 +46,9 @@ struct PodView {
 // Groups by pod UID: a sandbox's metadata uid; a container's
 // io.kubernetes.pod.uid label, else the uid of its sandbox. Containers with
 // neither are dropped (they are not Kubernetes pods'). Order: by first
-// appearance. The grouping keeps its storage from one relist to the next, so
-// grouping a steady node allocates nothing. Views are valid while the lists are.
+// appearance. The grouping keeps its pod views and their vectors from one
+// relist to the next (only its two maps allocate, a node per pod and per
+// sandbox). Views are valid while the lists are.
 class PodGrouping {
  public:
   void group(const SandboxList& sandboxes, const ContainerList& containers);

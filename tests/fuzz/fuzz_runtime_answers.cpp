@@ -37,39 +37,41 @@ void check(bool same) {
   if (!same) __builtin_trap();
 }
 
+// Wherever protobuf parses `bytes` as a Response, the decoder must succeed
+// with one entry per item, each the same as the item (`same`).
+template <typename Response, typename Entry, typename Decode, typename Items, typename Same>
+void check_against_protobuf(std::string_view bytes, Decode decode, Items items_of, Same same) {
+  std::vector<Entry> entries;
+  std::string error;
+  const bool decoded = decode(bytes, entries, error);
+  Response parsed;
+  if (!parsed.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) return;
+  const auto& items = items_of(parsed);
+  check(decoded && entries.size() == static_cast<size_t>(items.size()));
+  for (size_t i = 0; i < entries.size(); ++i) check(same(entries[i], items.Get(static_cast<int>(i))));
+}
+
 void check_wire_decoding(const uint8_t* data, size_t size) {
   const size_t third = size / 3;
-  std::string_view sandbox_bytes(reinterpret_cast<const char*>(data), third);
-  std::string_view container_bytes(reinterpret_cast<const char*>(data) + third, third);
-  std::string error;
-  cri::ListPodSandboxResponse sandboxes;
-  std::vector<SandboxEntry> sandbox_entries;
-  const bool sandboxes_decoded = decode_sandbox_list(sandbox_bytes, sandbox_entries, error);
-  if (sandboxes.ParseFromArray(sandbox_bytes.data(), static_cast<int>(sandbox_bytes.size()))) {
-    check(sandboxes_decoded && sandbox_entries.size() == static_cast<size_t>(sandboxes.items_size()));
-    for (size_t i = 0; i < sandbox_entries.size(); ++i) {
-      const auto& e = sandbox_entries[i];
-      const auto& s = sandboxes.items(static_cast<int>(i));
-      check(e.id == s.id() && e.name == s.metadata().name() && e.uid == s.metadata().uid() &&
-            e.namespace_ == s.metadata().namespace_() && e.state == static_cast<int>(s.state()));
-    }
-  }
-  cri::ListContainersResponse containers;
-  std::vector<ContainerEntry> container_entries;
-  const bool containers_decoded = decode_container_list(container_bytes, container_entries, error);
-  if (containers.ParseFromArray(container_bytes.data(), static_cast<int>(container_bytes.size()))) {
-    check(containers_decoded && container_entries.size() == static_cast<size_t>(containers.containers_size()));
-    for (size_t i = 0; i < container_entries.size(); ++i) {
-      const auto& e = container_entries[i];
-      const auto& c = containers.containers(static_cast<int>(i));
-      check(e.id == c.id() && e.pod_sandbox_id == c.pod_sandbox_id() && e.name == c.metadata().name() &&
-            e.state == static_cast<int>(c.state()) &&
-            e.pod_uid_label == label(c.labels(), kPodUidLabel) &&
-            e.pod_name_label == label(c.labels(), kPodNameLabel) &&
-            e.pod_namespace_label == label(c.labels(), kPodNamespaceLabel) &&
-            e.container_name_label == label(c.labels(), kContainerNameLabel));
-    }
-  }
+  const char* bytes = reinterpret_cast<const char*>(data);
+  check_against_protobuf<cri::ListPodSandboxResponse, SandboxEntry>(
+      std::string_view(bytes, third), decode_sandbox_list,
+      [](const cri::ListPodSandboxResponse& r) -> const auto& { return r.items(); },
+      [](const SandboxEntry& e, const cri::PodSandbox& s) {
+        return e.id == s.id() && e.name == s.metadata().name() && e.uid == s.metadata().uid() &&
+               e.namespace_ == s.metadata().namespace_() && e.state == static_cast<int>(s.state());
+      });
+  check_against_protobuf<cri::ListContainersResponse, ContainerEntry>(
+      std::string_view(bytes + third, third), decode_container_list,
+      [](const cri::ListContainersResponse& r) -> const auto& { return r.containers(); },
+      [](const ContainerEntry& e, const cri::Container& c) {
+        return e.id == c.id() && e.pod_sandbox_id == c.pod_sandbox_id() && e.name == c.metadata().name() &&
+               e.state == static_cast<int>(c.state()) &&
+               e.pod_uid_label == label(c.labels(), kPodUidLabel) &&
+               e.pod_name_label == label(c.labels(), kPodNameLabel) &&
+               e.pod_namespace_label == label(c.labels(), kPodNamespaceLabel) &&
+               e.container_name_label == label(c.labels(), kContainerNameLabel);
+      });
 }
 
 }  // namespace

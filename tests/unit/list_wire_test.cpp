@@ -196,7 +196,7 @@ TEST(ListWire, ListsKeepTheirViewsWhenMoved) {
   std::string bytes = answer.SerializeAsString();
   SandboxList list;
   std::string error;
-  ASSERT_TRUE(list.assign(std::vector<char>(bytes.begin(), bytes.end()), error)) << error;
+  ASSERT_TRUE(list.assign(bytes, error)) << error;
   SandboxList moved = std::move(list);
   ASSERT_EQ(moved.size(), 1u);
   EXPECT_EQ(moved[0].id, "s1");
