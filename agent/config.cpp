@@ -50,7 +50,7 @@ std::string default_node_name() {
 ParseOutcome parse_command_line(int argc, const char* const* argv) {
   Config c;
   std::string endpoint, relist_period = "1s", relist_threshold = "3m", request_timeout = "2m",
-                        evented = "auto", hang_threshold = "10s", duration = "10s",
+                        evented = "false", hang_threshold = "10s", duration = "10s",
                         backoff_max = "10s";
   int capacity = 1000;
 
@@ -70,7 +70,8 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       ->envname("PLEGSCOPE_RUNTIME_REQUEST_TIMEOUT");
   app.add_option("--event-channel-capacity", capacity, "PLEG event channel capacity (1000)")
       ->envname("PLEGSCOPE_EVENT_CHANNEL_CAPACITY");
-  app.add_option("--evented-pleg", evented, "auto, true or false: use GetContainerEvents")
+  app.add_option("--evented-pleg", evented, "false (default: the kubelet's generic relist, every release's default), true (only beside a kubelet "
+                 "running the EventedPLEG gate) or auto (evented whenever the runtime serves GetContainerEvents)")
       ->envname("PLEGSCOPE_EVENTED_PLEG");
   app.add_option("--hang-threshold", hang_threshold, "a CRI call in flight longer is hung (10s)")
       ->envname("PLEGSCOPE_HANG_THRESHOLD");

@@ -40,6 +40,7 @@ GenericPleg::GenericPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCa
       timing_(options.timing),
       backoff_(options.timing.period, options.backoff_max) {
   metrics_.relist_period.Set(to_seconds(options.timing.period));
+  metrics_.relist_threshold.Set(to_seconds(options.timing.threshold));
 }
 
 GenericPleg::~GenericPleg() { stop(); }
@@ -66,6 +67,7 @@ void GenericPleg::update(RelistTiming timing) {
     timing_ = timing;
     backoff_.set_base(timing.period);
     metrics_.relist_period.Set(to_seconds(backoff_.period()));
+    metrics_.relist_threshold.Set(to_seconds(timing.threshold));
   }
   // Wake the runner so a shorter period takes effect now, not after the old
   // one; taking run_mu_ first means the wake-up cannot fall between its check

@@ -48,6 +48,13 @@ PlegMetrics::PlegMetrics(prometheus::Registry& registry)
                               "spares a struggling runtime.")
                         .Register(registry)
                         .Add({})),
+      relist_threshold(prometheus::BuildGauge()
+                           .Name("pleg_relist_threshold_seconds")
+                           .Help("The PLEG health threshold in force: the kubelet's 180 s for the "
+                                 "generic relist, 600 s while evented PLEG drives it. Alerts "
+                                 "compare the last-seen age against it.")
+                           .Register(registry)
+                           .Add({})),
       events_family_(prometheus::BuildCounter()
                          .Name("pleg_events_total")
                          .Help("Pod lifecycle events generated, by event type.")

@@ -26,6 +26,7 @@ class PlegMetrics {
   prometheus::Gauge& running_pods;
   // The agent's own relist period: the flag, or longer while do-no-harm stretches it.
   prometheus::Gauge& relist_period;
+  prometheus::Gauge& relist_threshold;
 
   prometheus::Counter& events(PodLifecycleEventType type);
   prometheus::Counter& relist_errors(const std::string& code);

@@ -8,13 +8,22 @@ local f = import '../lib/format.libsonnet';
   local node = c.nodeLabel,
   local T = c.relistThresholdSeconds,
   local atRisk = std.floor(T / c.atRiskFraction),
-  local v = { sel: sel, node: node, T: T },
+  // The threshold in force, as the agent exports it (180 s generic, 600 s
+  // while evented PLEG drives the relist), so no setting of the agent makes
+  // its own alerts page falsely; `_config` T where an older agent does not
+  // export it.
+  local threshold = '(pleg_relist_threshold_seconds{%s} or pleg_last_seen_seconds{%s} * 0 + %d)' % [sel, sel, T],
+  // A relist is stale past a share of the threshold beyond its own period:
+  // evented PLEG relists every 300 s by design.
+  local period = '(pleg_relist_period_seconds{%s} or pleg_last_seen_seconds{%s} * 0)' % [sel, sel],
+  local v = { sel: sel, node: node, T: T, threshold: threshold, period: period },
   local forOf(seconds) = if seconds > 0 then { 'for': f.promDuration(seconds) } else {},
   local runbook(alert) = c.runbookURL + '#' + std.asciiLower(alert),
   local topCauseQuery = '"topk(1, node_cause:pleg_diagnosis_cause:max{%s=%%q} > 0)" $labels.%s' % [node, node],
   local topCause = '{{ with printf %s | query }}{{ range . }}{{ .Labels.cause }} (confidence {{ printf "%%.2f" .Value }}){{ end }}{{ else }}none reported{{ end }}' % topCauseQuery,
   local topCauseId = '{{ with printf %s | query }}{{ range . }}{{ .Labels.cause }}{{ end }}{{ else }}none{{ end }}' % topCauseQuery,
   local n = '{{ $labels.%s }}' % node,
+  local thresholdInForce = '{{ with printf "max(pleg_relist_threshold_seconds{%s=%%q})" $labels.%s | query }}{{ . | first | value | humanizeDuration }}{{ else }}%s{{ end }}' % [node, node, f.goDuration(T)],
 
   local quantile(metric, by, q) = {
     record: 'node%s_quantile:%s:histogram_quantile_rate5m' % [if by == '' then '' else '_' + by, metric],
@@ -78,7 +87,7 @@ local f = import '../lib/format.libsonnet';
           alert: 'PLEGNotHealthy',
           expr: |||
             (
-              time() - pleg_last_seen_seconds{%(sel)s} > %(T)d
+              time() - pleg_last_seen_seconds{%(sel)s} > %(threshold)s
               and pleg_last_seen_seconds{%(sel)s} > 0
             )
             or
@@ -91,7 +100,7 @@ local f = import '../lib/format.libsonnet';
           annotations: {
             summary: 'PLEG is not healthy on %s' % n,
             description: 'PLEG on node %s {{ if eq $value 0.0 }}has yet to be successful after %s{{ else }}was last seen active {{ $value | humanizeDuration }} ago; threshold is %s{{ end }}. The kubelet marks the node NotReady with "PLEG is not healthy". Top diagnosed cause: %s.'
-                         % [n, f.goDuration(T), f.goDuration(T), topCause],
+                         % [n, f.goDuration(T), thresholdInForce, topCause],
             top_cause: topCauseId,
             runbook_url: runbook('PLEGNotHealthy'),
           },
@@ -108,8 +117,8 @@ local f = import '../lib/format.libsonnet';
             or on (%(node)s)
             label_replace(max by (%(node)s) (predict_linear(node_quantile:pleg_relist_duration_seconds:histogram_quantile_rate5m{quantile="0.99"}[15m], %(horizon)d)) > %(T)d, "reason", "forecast", "", "")
             or on (%(node)s)
-            label_replace(time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s} > 0) > %(atRisk)d, "reason", "last_seen_stale", "", "")
-          ||| % (v { hang: f.num(c.hangThresholdSeconds), atRisk: atRisk, horizon: c.forecastHorizonSeconds }),
+            label_replace(max by (%(node)s) (time() - (pleg_last_seen_seconds{%(sel)s} > 0) > %(threshold)s / %(fraction)s + %(period)s), "reason", "last_seen_stale", "", "")
+          ||| % (v { hang: f.num(c.hangThresholdSeconds), atRisk: atRisk, horizon: c.forecastHorizonSeconds, fraction: f.num(c.atRiskFraction) }),
           labels: { severity: 'warning' },
           annotations: {
             summary: 'PLEG on %s is at risk of becoming unhealthy ({{ $labels.reason }})' % n,

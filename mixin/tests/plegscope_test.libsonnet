@@ -85,6 +85,51 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [lib.silent(600, 'PLEGNotHealthy'), lib.silent(600, 'PLEGAtRisk')],
       },
 
+      // Evented PLEG (the agent's --evented-pleg true, issue 20): the relist
+      // runs every 300 s against a 600 s threshold, both exported. A last
+      // seen that ages to 299 s on every cycle is healthy: neither alert may
+      // fire, whatever _config's relistThresholdSeconds says.
+      local l = L('10.0.0.7:9547', 'worker-evented');
+      local cycles = 3;
+      {
+        name: 'PLEGNotHealthy and PLEGAtRisk stay silent on a healthy evented node (300 s relists, 600 s threshold)',
+        interval: '10s',
+        input_series: [
+          S_('pleg_last_seen_seconds', l, std.join(' ', ['%dx29' % (300 * i + 10) for i in std.range(0, cycles - 1)])),
+          S_('pleg_relist_threshold_seconds', l, '600x%d' % (30 * cycles)),
+          S_('pleg_relist_period_seconds', l, '300x%d' % (30 * cycles)),
+          S_('pleg_healthy', l, '1x%d' % (30 * cycles)),
+        ],
+        alert_rule_test: [lib.silent(t, 'PLEGNotHealthy') for t in [290, 590, 890]]
+                         + [lib.silent(t, 'PLEGAtRisk') for t in [290, 590, 890]],
+      },
+
+      // The same agent stuck: the evented threshold still holds.
+      local l = L('10.0.0.8:9547', 'worker-evented-stuck');
+      {
+        name: 'PLEGNotHealthy on an evented node past its exported 600 s threshold, not at 180 s',
+        interval: '10s',
+        input_series: [
+          S_('pleg_last_seen_seconds', l, '10x80'),
+          S_('pleg_relist_threshold_seconds', l, '600x80'),
+          S_('pleg_relist_period_seconds', l, '300x80'),
+        ],
+        alert_rule_test: [
+          lib.silent(10 + 600, 'PLEGNotHealthy'),
+          { eval_time: lib.t(10 + 610), alertname: 'PLEGNotHealthy',
+            exp_alerts: [{
+              exp_labels: l { severity: 'critical' },
+              exp_annotations: {
+                summary: 'PLEG is not healthy on worker-evented-stuck',
+                description: 'PLEG on node worker-evented-stuck was last seen active %s ago; threshold is %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'
+                             % [hd(610), hd(600), noCause],
+                top_cause: 'none',
+                runbook_url: runbook('PLEGNotHealthy'),
+              },
+            }] },
+        ],
+      },
+
       // ------------------------------------------------------------ PLEGAtRisk
       // ListContainers in flight since t=70; the first sample past the hang
       // threshold starts the alert's `for`.
