@@ -4,6 +4,8 @@
 #include <grpcpp/impl/client_unary_call.h>
 #include <sys/stat.h>
 
+#include "cri/kubernetes_labels.h"
+
 namespace plegscope {
 namespace {
 
@@ -18,6 +20,14 @@ bool is_unfiltered(const cri::PodSandboxFilter& f) {
 bool is_unfiltered(const cri::ContainerFilter& f) {
   return f.id().empty() && !f.has_state() && f.pod_sandbox_id().empty() &&
          f.label_selector().empty();
+}
+
+// The pod a filtered list is for, as the kubelet filters its per-pod lists.
+template <typename Filter>
+CallTarget list_target(const Filter& f) {
+  auto uid = f.label_selector().find(kPodUidLabel);
+  if (uid != f.label_selector().end()) return {CallTarget::Kind::kPodUid, uid->second};
+  return {};
 }
 
 }  // namespace
@@ -55,8 +65,9 @@ GrpcRuntimeClient::GrpcRuntimeClient(GrpcClientOptions options, OperationTracker
       "/runtime.v1.RuntimeService/ListContainers", RpcMethod::NORMAL_RPC, channel_);
 }
 
-OperationTracker::CallId GrpcRuntimeClient::begin_call(const char* op, grpc::ClientContext& ctx) {
-  auto id = tracker_.begin(op, [&ctx] { ctx.TryCancel(); });
+OperationTracker::CallId GrpcRuntimeClient::begin_call(const char* op, grpc::ClientContext& ctx,
+                                                       CallTarget target) {
+  auto id = tracker_.begin(op, [&ctx] { ctx.TryCancel(); }, std::move(target));
   if (shutting_down_) ctx.TryCancel();
   return id;
 }
@@ -87,24 +98,25 @@ void GrpcRuntimeClient::set_deadline(grpc::ClientContext& ctx) const {
 }
 
 template <typename Call>
-CallStatus GrpcRuntimeClient::tracked(const char* op, Call&& call) {
+CallStatus GrpcRuntimeClient::tracked(const char* op, Call&& call, CallTarget target) {
   grpc::ClientContext ctx;
   set_deadline(ctx);
-  auto id = begin_call(op, ctx);
+  auto id = begin_call(op, ctx, std::move(target));
   grpc::Status st = call(ctx);
   tracker_.end(id, st.error_code());
   return CallStatus{st.error_code(), st.error_message()};
 }
 
 template <typename Response, typename Call>
-CallResult<Response> GrpcRuntimeClient::unary(const char* op, Call&& call) {
+CallResult<Response> GrpcRuntimeClient::unary(const char* op, Call&& call, CallTarget target) {
   CallResult<Response> result;
   if (auto problem = socket_problem()) {
     tracker_.record(op, problem->code, 0);
     result.status = *problem;
     return result;
   }
-  result.status = tracked(op, [&](grpc::ClientContext& ctx) { return call(ctx, result.value); });
+  result.status = tracked(
+      op, [&](grpc::ClientContext& ctx) { return call(ctx, result.value); }, std::move(target));
   return result;
 }
 
@@ -128,7 +140,7 @@ CallResult<cri::PodSandboxStatusResponse> GrpcRuntimeClient::pod_sandbox_status(
     cri::PodSandboxStatusRequest req;
     req.set_pod_sandbox_id(id);
     return stub_->PodSandboxStatus(&ctx, req, &out);
-  });
+  }, CallTarget{CallTarget::Kind::kSandbox, id});
 }
 
 CallResult<cri::ContainerStatusResponse> GrpcRuntimeClient::container_status(
@@ -137,7 +149,7 @@ CallResult<cri::ContainerStatusResponse> GrpcRuntimeClient::container_status(
     cri::ContainerStatusRequest req;
     req.set_container_id(id);
     return stub_->ContainerStatus(&ctx, req, &out);
-  });
+  }, CallTarget{CallTarget::Kind::kContainer, id});
 }
 
 // The two list calls differ only in their message types and stub methods.
@@ -215,7 +227,7 @@ CallResult<ListAnswer<typename L::Item>> GrpcRuntimeClient::streamed_list(
       msg->Clear();
     }
     return reader->Finish();
-  });
+  }, list_target(filter));
   // A broken stream's partial list is never used.
   if (!status.ok()) return {status, {}};
   if (unfiltered) tracker_.record_list_size(L::kOp, bytes, static_cast<uint64_t>(items->size()));
@@ -244,7 +256,7 @@ CallResult<ListAnswer<typename L::Item>> GrpcRuntimeClient::list(
     typename L::Request req;
     *req.mutable_filter() = filter;
     return L::call(*stub_, &ctx, req, response);
-  });
+  }, list_target(filter));
   if (!status.ok()) return {status, {}};
   auto* items = L::items(*response);
   if (unfiltered)

@@ -53,9 +53,9 @@ class GrpcRuntimeClient final : public RuntimeClient {
  private:
   // One call with a deadline, timed by the tracker; the socket already checked.
   template <typename Call>
-  CallStatus tracked(const char* op, Call&& call);
+  CallStatus tracked(const char* op, Call&& call, CallTarget target = {});
   template <typename Response, typename Call>
-  CallResult<Response> unary(const char* op, Call&& call);
+  CallResult<Response> unary(const char* op, Call&& call, CallTarget target = {});
   struct SandboxCalls;
   struct ContainerCalls;
   template <typename L>
@@ -68,7 +68,7 @@ class GrpcRuntimeClient final : public RuntimeClient {
   CallResult<Wire> wire_list(const grpc::internal::RpcMethod& method);
   std::optional<CallStatus> socket_problem() const;
   // Registers the call with the tracker, cancelling it at once if shutdown started.
-  OperationTracker::CallId begin_call(const char* op, grpc::ClientContext& ctx);
+  OperationTracker::CallId begin_call(const char* op, grpc::ClientContext& ctx, CallTarget target);
   void set_deadline(grpc::ClientContext& ctx) const;
 
   const GrpcClientOptions options_;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "common/clock.h"
@@ -11,10 +12,29 @@
 
 namespace plegscope {
 
+// What a per-pod call was for: PodSandboxStatus names a sandbox,
+// ContainerStatus a container, a list filtered by the kubelet's pod-uid label
+// a pod. Unfiltered lists and Version/Status name nothing.
+struct CallTarget {
+  enum class Kind { kNone, kSandbox, kContainer, kPodUid };
+  Kind kind = Kind::kNone;
+  std::string id;
+
+  bool empty() const { return kind == Kind::kNone; }
+  bool operator==(const CallTarget& o) const { return kind == o.kind && id == o.id; }
+};
+
 struct CallSample {
   TimePoint end{};
   double seconds = 0;
   GrpcCode code = GrpcCode::kOk;
+  CallTarget target;
+};
+
+// A call not answered yet.
+struct InFlightCall {
+  double seconds = 0;
+  CallTarget target;
 };
 
 struct OperationStats {
@@ -33,6 +53,8 @@ struct OperationStats {
   // Calls not answered yet.
   int in_flight = 0;
   double oldest_in_flight_seconds = 0;
+  // Each of them, oldest first, with what it is for.
+  std::vector<InFlightCall> in_flight_calls;
   // The last unfiltered list answer (the 16 MiB cliff).
   std::optional<uint64_t> last_list_bytes;
   std::optional<uint64_t> last_list_items;

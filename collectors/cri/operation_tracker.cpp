@@ -61,12 +61,12 @@ OperationTracker::PerOp& OperationTracker::per_op(const std::string& op) {
 }
 
 OperationTracker::CallId OperationTracker::begin(const std::string& op,
-                                                 std::function<void()> cancel) {
+                                                 std::function<void()> cancel, CallTarget target) {
   TimePoint now = clock_.now();
   std::lock_guard<std::mutex> lock(mu_);
   per_op(op);
   CallId id = next_id_++;
-  in_flight_.emplace(id, InFlight{op, now, std::move(cancel)});
+  in_flight_.emplace(id, InFlight{op, now, std::move(cancel), std::move(target)});
   return id;
 }
 
@@ -77,8 +77,9 @@ void OperationTracker::end(CallId id, int grpc_code) {
   if (it == in_flight_.end()) return;
   const std::string op = it->second.op;
   double seconds = std::max(0.0, to_seconds(now - it->second.start));
+  CallTarget target = std::move(it->second.target);
   in_flight_.erase(it);
-  record_locked(op, grpc_code, seconds, now);
+  record_locked(op, grpc_code, seconds, now, std::move(target));
 }
 
 void OperationTracker::record(const std::string& op, int grpc_code, double seconds) {
@@ -88,13 +89,13 @@ void OperationTracker::record(const std::string& op, int grpc_code, double secon
 }
 
 void OperationTracker::record_locked(const std::string& op, int grpc_code, double seconds,
-                                     TimePoint now) {
+                                     TimePoint now, CallTarget target) {
   PerOp& p = per_op(op);
   p.total->Increment();
   p.duration->Observe(seconds);
   p.stats.count++;
   GrpcCode code = plegscope::grpc_code(grpc_code);
-  p.recent.push_back({now, seconds, code});
+  p.recent.push_back({now, seconds, code, std::move(target)});
   while (p.recent.size() > kRecentCalls || (!p.recent.empty() && now - p.recent.front().end > kRecentWindow))
     p.recent.pop_front();
   if (code != GrpcCode::kOk) {
@@ -136,10 +137,13 @@ OperationStats OperationTracker::stats_locked(const std::string& op, const PerOp
   s.p50_seconds = quantile(recent, 0.50);
   s.p99_seconds = quantile(recent, 0.99);
   s.max_seconds = recent.empty() ? 0 : *std::max_element(recent.begin(), recent.end());
+  // Call ids grow with time, so in_flight_'s order is oldest first.
   for (const auto& [id, call] : in_flight_) {
     if (call.op != op) continue;
+    const double age = std::max(0.0, to_seconds(now - call.start));
     s.in_flight++;
-    s.oldest_in_flight_seconds = std::max(s.oldest_in_flight_seconds, to_seconds(now - call.start));
+    s.oldest_in_flight_seconds = std::max(s.oldest_in_flight_seconds, age);
+    s.in_flight_calls.push_back({age, call.target});
   }
   return s;
 }

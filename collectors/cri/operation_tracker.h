@@ -37,7 +37,8 @@ class OperationTracker : public prometheus::Collectable {
   using CallId = uint64_t;
   // `cancel` is kept while the call is in flight so cancel_all() can end it;
   // it must not call back into the tracker.
-  CallId begin(const std::string& op, std::function<void()> cancel = {});
+  // `target` is what a per-pod call is for, so a hung or slow call names its pod.
+  CallId begin(const std::string& op, std::function<void()> cancel = {}, CallTarget target = {});
   void end(CallId id, int grpc_code);
   // A call that is not tracked in flight (a long-lived event stream would
   // otherwise look like a hung call): counted and timed once it ends.
@@ -58,6 +59,7 @@ class OperationTracker : public prometheus::Collectable {
     std::string op;
     TimePoint start;
     std::function<void()> cancel;
+    CallTarget target;
   };
   struct PerOp {
     prometheus::Counter* total = nullptr;
@@ -68,7 +70,8 @@ class OperationTracker : public prometheus::Collectable {
     OperationStats stats;
   };
   PerOp& per_op(const std::string& op);  // requires mu_
-  void record_locked(const std::string& op, int grpc_code, double seconds, TimePoint now);
+  void record_locked(const std::string& op, int grpc_code, double seconds, TimePoint now,
+                     CallTarget target = {});
   OperationStats stats_locked(const std::string& op, const PerOp& p, TimePoint now) const;
 
   const Clock& clock_;

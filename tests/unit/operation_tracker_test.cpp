@@ -50,6 +50,39 @@ TEST(OperationTracker, InFlightAgeGrowsUntilTheCallEnds) {
       << text;
 }
 
+// A hung per-pod call must say which pod it waits on: the stuck pod is what
+// the operator has to find (issue 17).
+TEST(OperationTracker, PerPodCallsKeepTheirTargetInFlightAndAfter) {
+  testing::FakeClock clock;
+  prometheus::Registry registry;
+  OperationTracker tracker(registry, clock);
+  const CallTarget sandbox{CallTarget::Kind::kSandbox, "sb-stuck"};
+  const CallTarget other{CallTarget::Kind::kSandbox, "sb-fine"};
+  auto stuck = tracker.begin(op::kPodSandboxStatus, {}, sandbox);
+  clock.step(seconds(5));
+  auto fine = tracker.begin(op::kPodSandboxStatus, {}, other);
+  clock.step(milliseconds(20));
+  tracker.end(fine, 0);
+  clock.step(seconds(9));
+
+  auto s = tracker.stats(op::kPodSandboxStatus);
+  ASSERT_EQ(s.in_flight_calls.size(), 1u);
+  EXPECT_EQ(s.in_flight_calls[0].target, sandbox);
+  EXPECT_DOUBLE_EQ(s.in_flight_calls[0].seconds, 14.02);
+  ASSERT_EQ(s.recent.size(), 1u);
+  EXPECT_EQ(s.recent[0].target, other);
+
+  tracker.end(stuck, 0);
+  s = tracker.stats(op::kPodSandboxStatus);
+  EXPECT_TRUE(s.in_flight_calls.empty());
+  ASSERT_EQ(s.recent.size(), 2u);
+  EXPECT_EQ(s.recent[1].target, sandbox);
+  EXPECT_DOUBLE_EQ(s.recent[1].seconds, 14.02);
+  // Unfiltered calls name nothing.
+  tracker.end(tracker.begin(op::kListContainers), 0);
+  EXPECT_TRUE(tracker.stats(op::kListContainers).recent[0].target.empty());
+}
+
 TEST(OperationTracker, QuantilesOverTheRecentWindow) {
   testing::FakeClock clock;
   prometheus::Registry registry;
