@@ -76,16 +76,20 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const int value = std::atoi(argv[i + 1]);
-    if (flag == "--rate") rate = value;
-    else if (flag == "--seconds") seconds = value;
-    else if (flag == "--mark-every") mark_every = value;
+    if (flag == "--rate")
+      rate = value;
+    else if (flag == "--seconds")
+      seconds = value;
+    else if (flag == "--mark-every")
+      mark_every = value;
     else {
       std::fprintf(stderr, "journal_follower_bench: unknown flag %s\n", flag.c_str());
       return 2;
     }
   }
   if (rate <= 0 || seconds <= 0 || mark_every <= 0) {
-    std::fprintf(stderr, "journal_follower_bench: --rate, --seconds, --mark-every must be positive\n");
+    std::fprintf(stderr,
+                 "journal_follower_bench: --rate, --seconds, --mark-every must be positive\n");
     return 2;
   }
   const std::string tool = plegscope::testing::journal_remote_path();
@@ -127,8 +131,10 @@ int main(int argc, char** argv) {
     std::string text;
     const std::string message =
         i % uint64_t(mark_every) == 0
-            ? R"(E1124 05:00:00.000000    1234 pod_workers.go:1300] "Error syncing pod, skipping" err="failed to \"StartContainer\"" pod="default/web-)" + std::to_string(i) + "\""
-            : R"(I1124 05:00:00.000000    1234 kubelet.go:2400] "SyncLoop (PLEG): event for pod" pod="default/web-)" + std::to_string(i) + R"(" event={"ID":"0c6b1c57","Type":"ContainerStarted"})";
+            ? R"(E1124 05:00:00.000000    1234 pod_workers.go:1300] "Error syncing pod, skipping" err="failed to \"StartContainer\"" pod="default/web-)" +
+                  std::to_string(i) + "\""
+            : R"(I1124 05:00:00.000000    1234 kubelet.go:2400] "SyncLoop (PLEG): event for pod" pod="default/web-)" +
+                  std::to_string(i) + R"(" event={"ID":"0c6b1c57","Type":"ContainerStarted"})";
     append_export_entry(text, unit_entry(now_usec(), "kubelet.service", message));
     std::fwrite(text.data(), 1, text.size(), pipe);
     std::fflush(pipe);
@@ -152,14 +158,15 @@ int main(int argc, char** argv) {
   const double wall = std::chrono::duration<double>(wall_write).count();
   const double entries = double(total + 1);
   std::printf("journal follower at %d lines/s for %.1f s (%llu entries, 1 in %d a mark)%s\n", rate,
-              wall, (unsigned long long)(total + 1), mark_every, caught_up ? "" : " [did not catch up]");
+              wall, (unsigned long long)(total + 1), mark_every,
+              caught_up ? "" : " [did not catch up]");
   std::printf("  %-9s %10s %12s %14s %8s\n", "", "cpu_s", "us/entry", "core_percent", "marks");
   std::printf("  %-9s %10.4f %12.2f %14.3f %8llu\n", "follower", s.thread_cpu_seconds,
               s.thread_cpu_seconds / entries * 1e6, s.thread_cpu_seconds / wall * 100,
               (unsigned long long)s.marks_total);
   std::printf("  %-9s %10.4f %12.2f %14.3f %8s\n", "floor", floor.cpu_seconds,
-              floor.cpu_seconds / double(floor.entries.load()) * 1e6, floor.cpu_seconds / wall * 100,
-              "-");
+              floor.cpu_seconds / double(floor.entries.load()) * 1e6,
+              floor.cpu_seconds / wall * 100, "-");
   if (floor.cpu_seconds > 0) {
     std::printf("  follower/floor CPU: %.2fx\n", s.thread_cpu_seconds / floor.cpu_seconds);
   }

@@ -23,7 +23,7 @@ const std::vector<std::string>& default_journal_paths() {
 namespace {
 
 bool is_directory(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -44,7 +44,8 @@ double thread_cpu_seconds() {
 
 }  // namespace
 
-std::string resolve_journal_path(const std::string& flag, const std::vector<std::string>& defaults) {
+std::string resolve_journal_path(const std::string& flag,
+                                 const std::vector<std::string>& defaults) {
   if (!flag.empty()) return flag;
   for (const std::string& path : defaults) {
     if (is_directory(path)) return path;
@@ -70,6 +71,7 @@ void JournalFollower::start() {
 }
 
 void JournalFollower::stop() {
+  stopping_ = true;
   if (stop_fd_ >= 0) {
     const uint64_t one = 1;
     ssize_t written = ::write(stop_fd_, &one, sizeof(one));
@@ -105,7 +107,8 @@ bool JournalFollower::wait(int journal_fd, std::chrono::milliseconds timeout) {
   do {
     r = ::poll(fds, count, int(timeout.count()));
   } while (r < 0 && errno == EINTR);
-  return !(fds[0].revents & POLLIN);
+  // Without an eventfd (creation failed) stop is seen here, after the timeout.
+  return !(fds[0].revents & POLLIN) && !stopping_.load();
 }
 
 void JournalFollower::run() {
@@ -138,8 +141,8 @@ void JournalFollower::run() {
       }
     }
     batch.clear();
-    const JournalReader::ReadResult got =
-        reader.read(options_.batch_entries, [&](JournalMark&& m) { batch.push_back(std::move(m)); });
+    const JournalReader::ReadResult got = reader.read(
+        options_.batch_entries, [&](JournalMark&& m) { batch.push_back(std::move(m)); });
     const size_t max_marks = options_.max_marks;
     publish([&](JournalStatus& s) {
       s.entries_read += got.entries;

@@ -6,6 +6,7 @@
 // cursor), every entry is classified against the pattern table
 // (journal_marks.h), and marks are kept in a bounded ring. Evidence only:
 // nothing here acts on what it reads, and nothing is written.
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -26,31 +27,31 @@ const std::vector<std::string>& default_journal_paths();
 
 // --journal-path when given (even if missing: the user asked for it), else
 // the first default that is a directory; "" when none is.
-std::string resolve_journal_path(const std::string& flag,
-                                 const std::vector<std::string>& defaults = default_journal_paths());
+std::string resolve_journal_path(
+    const std::string& flag, const std::vector<std::string>& defaults = default_journal_paths());
 
 struct JournalFollowerOptions {
   std::string journal_path;  // --journal-path; "" for the defaults
   std::vector<std::string> default_paths = default_journal_paths();
-  UnitRoles units;                                 // kubelet and runtime units
-  std::chrono::seconds lookback{15 * 60};          // first read starts this far back
-  size_t max_marks = 256;                          // ring size; the oldest go first
-  size_t max_message_bytes = 512;                  // a mark's message is cut to this
-  size_t max_field_bytes = 64 * 1024;              // sd_journal_set_data_threshold
-  size_t batch_entries = 512;                      // entries per read before re-checking stop
-  std::chrono::milliseconds wait_timeout{1000};    // longest wait for inotify before re-reading
+  UnitRoles units;                                   // kubelet and runtime units
+  std::chrono::seconds lookback{15 * 60};            // first read starts this far back
+  size_t max_marks = 256;                            // ring size; the oldest go first
+  size_t max_message_bytes = 512;                    // a mark's message is cut to this
+  size_t max_field_bytes = 64 * 1024;                // sd_journal_set_data_threshold
+  size_t batch_entries = 512;                        // entries per read before re-checking stop
+  std::chrono::milliseconds wait_timeout{1000};      // longest wait for inotify before re-reading
   std::chrono::milliseconds reopen_interval{10000};  // retry after "no journal" or an error
 };
 
 struct JournalStatus {
-  bool available = false;      // the directory is open and being followed
-  std::string path;            // the directory tried ("" when no default exists)
-  std::string error;           // one line: "no journal at /var/log/journal or ...", ...
-  uint64_t entries_read = 0;   // entries of the followed units read (marks or not)
-  uint64_t marks_total = 0;    // marks ever made
-  uint64_t marks_dropped = 0;  // pushed out of the ring by newer ones
-  uint64_t read_errors = 0;    // sd_journal calls that failed (each reopens from the cursor)
-  double thread_cpu_seconds = 0;  // the follower thread's own CPU time
+  bool available = false;          // the directory is open and being followed
+  std::string path;                // the directory tried ("" when no default exists)
+  std::string error;               // one line: "no journal at /var/log/journal or ...", ...
+  uint64_t entries_read = 0;       // entries of the followed units read (marks or not)
+  uint64_t marks_total = 0;        // marks ever made
+  uint64_t marks_dropped = 0;      // pushed out of the ring by newer ones
+  uint64_t read_errors = 0;        // sd_journal calls that failed (each reopens from the cursor)
+  double thread_cpu_seconds = 0;   // the follower thread's own CPU time
   std::vector<JournalMark> marks;  // oldest first, at most max_marks
 };
 
@@ -87,6 +88,7 @@ class JournalFollower {
   const JournalFollowerOptions options_;
   const Clock& clock_;
   int stop_fd_ = -1;  // eventfd
+  std::atomic<bool> stopping_{false};
   std::thread thread_;
   bool started_ = false;
 

@@ -6,19 +6,32 @@ namespace plegscope {
 
 std::string_view mark_kind_name(MarkKind kind) {
   switch (kind) {
-    case MarkKind::kPlegNotHealthy: return "pleg_not_healthy";
-    case MarkKind::kSkippingPodSync: return "skipping_pod_sync";
-    case MarkKind::kErrorSyncingPod: return "error_syncing_pod";
-    case MarkKind::kRelistError: return "relist_error";
-    case MarkKind::kCriDeadlineExceeded: return "cri_deadline_exceeded";
-    case MarkKind::kCriError: return "cri_error";
-    case MarkKind::kKubeletStarted: return "kubelet_started";
-    case MarkKind::kRuntimeStarted: return "runtime_started";
-    case MarkKind::kUnitStarted: return "unit_started";
-    case MarkKind::kUnitStopping: return "unit_stopping";
-    case MarkKind::kUnitStopped: return "unit_stopped";
-    case MarkKind::kUnitFailed: return "unit_failed";
-    case MarkKind::kUnitRestartScheduled: return "unit_restart_scheduled";
+    case MarkKind::kPlegNotHealthy:
+      return "pleg_not_healthy";
+    case MarkKind::kSkippingPodSync:
+      return "skipping_pod_sync";
+    case MarkKind::kErrorSyncingPod:
+      return "error_syncing_pod";
+    case MarkKind::kRelistError:
+      return "relist_error";
+    case MarkKind::kCriDeadlineExceeded:
+      return "cri_deadline_exceeded";
+    case MarkKind::kCriError:
+      return "cri_error";
+    case MarkKind::kKubeletStarted:
+      return "kubelet_started";
+    case MarkKind::kRuntimeStarted:
+      return "runtime_started";
+    case MarkKind::kUnitStarted:
+      return "unit_started";
+    case MarkKind::kUnitStopping:
+      return "unit_stopping";
+    case MarkKind::kUnitStopped:
+      return "unit_stopped";
+    case MarkKind::kUnitFailed:
+      return "unit_failed";
+    case MarkKind::kUnitRestartScheduled:
+      return "unit_restart_scheduled";
   }
   return "unknown";
 }
@@ -70,7 +83,8 @@ bool id_listed(std::string_view ids, std::string_view id) {
 bool pattern_matches(const MarkPattern& p, const EntryFields& e) {
   // A catalog id, when both sides have one, is the whole test: it does not
   // change with the wording or the language.
-  if (!p.message_ids.empty() && !e.message_id.empty()) return id_listed(p.message_ids, e.message_id);
+  if (!p.message_ids.empty() && !e.message_id.empty())
+    return id_listed(p.message_ids, e.message_id);
   if (p.at_start) return e.message.substr(0, p.text.size()) == p.text;
   return e.message.find(p.text) != std::string_view::npos;
 }
@@ -113,10 +127,14 @@ size_t utf8_sequence_length(std::string_view s, size_t i) {
   const unsigned char c = b(0);
   size_t n;
   if (c < 0x80) return 1;
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c >= 0xE0 && c <= 0xEF) n = 3;
-  else if (c >= 0xF0 && c <= 0xF4) n = 4;
-  else return 0;
+  if (c >= 0xC2 && c <= 0xDF)
+    n = 2;
+  else if (c >= 0xE0 && c <= 0xEF)
+    n = 3;
+  else if (c >= 0xF0 && c <= 0xF4)
+    n = 4;
+  else
+    return 0;
   if (i + n > s.size()) return 0;
   for (size_t k = 1; k < n; ++k) {
     if ((b(k) & 0xC0) != 0x80) return 0;

@@ -14,19 +14,19 @@
 namespace plegscope {
 
 enum class MarkKind {
-  kPlegNotHealthy,         // "PLEG is not healthy: pleg was last seen active 3m5s ago; ..."
-  kSkippingPodSync,        // "Skipping pod synchronization" for another reason (runtime down, ...)
-  kErrorSyncingPod,        // pod_workers: "Error syncing pod, skipping"
-  kRelistError,            // "GenericPLEG: Unable to retrieve pods"
-  kCriDeadlineExceeded,    // a CRI call that ran out of time
-  kCriError,               // any other "rpc error: code = ..."
-  kKubeletStarted,         // the kubelet's first line: "Kubelet version"
-  kRuntimeStarted,         // containerd's "containerd successfully booted in ..."
-  kUnitStarted,            // systemd: "Started kubelet.service - ..."
-  kUnitStopping,           // systemd: "Stopping kubelet.service - ..."
-  kUnitStopped,            // systemd: "Stopped kubelet.service - ..."
-  kUnitFailed,             // systemd: main process exited badly, failed result, failed start
-  kUnitRestartScheduled,   // systemd: "Scheduled restart job, restart counter is at N."
+  kPlegNotHealthy,        // "PLEG is not healthy: pleg was last seen active 3m5s ago; ..."
+  kSkippingPodSync,       // "Skipping pod synchronization" for another reason (runtime down, ...)
+  kErrorSyncingPod,       // pod_workers: "Error syncing pod, skipping"
+  kRelistError,           // "GenericPLEG: Unable to retrieve pods"
+  kCriDeadlineExceeded,   // a CRI call that ran out of time
+  kCriError,              // any other "rpc error: code = ..."
+  kKubeletStarted,        // the kubelet's first line: "Kubelet version"
+  kRuntimeStarted,        // containerd's "containerd successfully booted in ..."
+  kUnitStarted,           // systemd: "Started kubelet.service - ..."
+  kUnitStopping,          // systemd: "Stopping kubelet.service - ..."
+  kUnitStopped,           // systemd: "Stopped kubelet.service - ..."
+  kUnitFailed,            // systemd: main process exited badly, failed result, failed start
+  kUnitRestartScheduled,  // systemd: "Scheduled restart job, restart counter is at N."
 };
 
 // The id used in JSON and text ("pleg_not_healthy", ...); stable, part of
@@ -38,8 +38,8 @@ struct JournalMark {
   int64_t realtime_usec = 0;  // the entry's __REALTIME_TIMESTAMP
   std::string unit;           // the unit the line is about: kubelet.service, containerd.service
   MarkKind kind = MarkKind::kCriError;
-  std::string message;        // the MESSAGE field, cut to a bound, invalid bytes replaced
-  bool message_cut = false;   // true when the message was longer than the bound
+  std::string message;       // the MESSAGE field, cut to a bound, invalid bytes replaced
+  bool message_cut = false;  // true when the message was longer than the bound
 };
 
 // Who wrote the line, as far as the patterns care.
@@ -79,8 +79,7 @@ struct EntryFields {
 // Which units are the kubelet's and the runtime's (overridable by flags).
 struct UnitRoles {
   std::string kubelet_unit = "kubelet.service";
-  std::vector<std::string> runtime_units = {"containerd.service", "crio.service",
-                                            "docker.service"};
+  std::vector<std::string> runtime_units = {"containerd.service", "crio.service", "docker.service"};
 };
 
 struct Classified {
@@ -90,8 +89,9 @@ struct Classified {
 
 // nullopt for a line that is no mark (most lines), or from a unit that is
 // neither the kubelet nor the runtime.
-std::optional<Classified> classify_entry(const EntryFields& entry, const UnitRoles& roles,
-                                         const std::vector<MarkPattern>& patterns = mark_patterns());
+std::optional<Classified> classify_entry(
+    const EntryFields& entry, const UnitRoles& roles,
+    const std::vector<MarkPattern>& patterns = mark_patterns());
 
 // The message as a mark keeps it: at most max_bytes of valid UTF-8, invalid
 // bytes and control characters other than tab replaced by U+FFFD, cut on a

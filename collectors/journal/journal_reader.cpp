@@ -1,7 +1,6 @@
 #include "journal/journal_reader.h"
 
 #include <systemd/sd-journal.h>
-
 #include <time.h>
 
 #include <cerrno>

@@ -28,11 +28,12 @@ using namespace std::chrono_literals;
   do {                                                                                     \
     if (plegscope::testing::journal_remote_path().empty()) {                               \
       if (plegscope::testing::under_ci()) FAIL() << "systemd-journal-remote is missing";   \
-      GTEST_SKIP() << "systemd-journal-remote is missing (apt-get install systemd-journal-remote)"; \
+      GTEST_SKIP()                                                                         \
+          << "systemd-journal-remote is missing (apt-get install systemd-journal-remote)"; \
     }                                                                                      \
   } while (0)
 
-constexpr auto kWait = 20s;  // bounds a failure only
+constexpr auto kWait = 20s;                      // bounds a failure only
 constexpr int64_t kT0 = 1795928400LL * 1000000;  // 2026-11-24T05:00:00Z
 int64_t at(std::chrono::seconds offset) { return kT0 + offset.count() * 1000000; }
 
@@ -50,8 +51,9 @@ std::vector<ExportEntry> syncing_entries(int first, int count, std::chrono::seco
 }
 
 bool has_message(const JournalStatus& s, const std::string& text) {
-  return std::any_of(s.marks.begin(), s.marks.end(),
-                     [&](const JournalMark& m) { return m.message.find(text) != std::string::npos; });
+  return std::any_of(s.marks.begin(), s.marks.end(), [&](const JournalMark& m) {
+    return m.message.find(text) != std::string::npos;
+  });
 }
 
 class JournalDamage : public ::testing::Test {
@@ -88,7 +90,8 @@ TEST_F(JournalDamage, CorruptFilesBesideAGoodOneCostOnlyThemselves) {
   fs::create_directory(live);
   const std::string pleg =
       R"("Skipping pod synchronization" err="PLEG is not healthy: pleg was last seen active 3m5.2s ago; threshold is 3m0s")";
-  ASSERT_TRUE(write_journal(live + "/system.journal", {unit_entry(at(0s), "kubelet.service", pleg)}));
+  ASSERT_TRUE(
+      write_journal(live + "/system.journal", {unit_entry(at(0s), "kubelet.service", pleg)}));
 
   // Truncated: sd-journal ignores the whole file (its header names a longer arena).
   const std::string whole = scratch_journal("whole.journal", syncing_entries(0, 50, -5min));
@@ -125,6 +128,10 @@ TEST_F(JournalDamage, CorruptFilesBesideAGoodOneCostOnlyThemselves) {
   // Nothing from the truncated file, nothing past the damage in the middle one.
   EXPECT_FALSE(has_message(s, "default/p0\""));
   EXPECT_FALSE(has_message(s, "default/p299\""));
+  // sd-journal skips what it cannot read without failing the read: the good
+  // file keeps the journal available.
+  EXPECT_TRUE(s.available);
+  EXPECT_EQ(s.error, "");
   follower.stop();
 }
 
@@ -150,9 +157,11 @@ TEST_F(JournalDamage, RotatedAndVacuumedWhileFollowing) {
   ASSERT_TRUE(follower.wait_for([](const JournalStatus& s) { return s.marks_total == 3; }, kWait));
 
   JournalStatus s = follower.status();
-  ASSERT_EQ(s.marks.size(), 3u) << "each entry once: the rename is not a new file's worth of entries";
+  ASSERT_EQ(s.marks.size(), 3u)
+      << "each entry once: the rename is not a new file's worth of entries";
   for (int i = 0; i < 3; ++i) {
-    EXPECT_NE(s.marks[i].message.find("default/p" + std::to_string(i + 1) + "\""), std::string::npos);
+    EXPECT_NE(s.marks[i].message.find("default/p" + std::to_string(i + 1) + "\""),
+              std::string::npos);
   }
   EXPECT_EQ(s.entries_read, 3u);
   EXPECT_EQ(s.read_errors, 0u);

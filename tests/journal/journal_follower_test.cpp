@@ -2,6 +2,8 @@
 // systemd-journal-remote into a private directory (no journald runs).
 // Waits are on conditions (JournalFollower::wait_for), never sleeps; the
 // timeouts only bound a failure.
+#include "journal/journal_follower.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,7 +13,6 @@
 #include <random>
 
 #include "fake_clock.h"
-#include "journal/journal_follower.h"
 #include "journal/journal_reader.h"
 #include "journal_writer.h"
 
@@ -29,7 +30,8 @@ using namespace std::chrono_literals;
   do {                                                                                     \
     if (plegscope::testing::journal_remote_path().empty()) {                               \
       if (plegscope::testing::under_ci()) FAIL() << "systemd-journal-remote is missing";   \
-      GTEST_SKIP() << "systemd-journal-remote is missing (apt-get install systemd-journal-remote)"; \
+      GTEST_SKIP()                                                                         \
+          << "systemd-journal-remote is missing (apt-get install systemd-journal-remote)"; \
     }                                                                                      \
   } while (0)
 
@@ -76,15 +78,18 @@ std::vector<std::string> kinds(const std::vector<JournalMark>& marks) {
 TEST_F(JournalDir, ReaderMarksTheKubeletsPlegLineAndSkipsTheRest) {
   REQUIRE_JOURNAL_REMOTE();
   ASSERT_TRUE(write_journal(
-      file(), {unit_entry(at(-20min), "kubelet.service", kPlegLine),  // before the window
-               manager_entry(at(-4min) - 1000, "kubelet.service",
-                             "Started kubelet.service - kubelet: The Kubernetes Node Agent.",
-                             "39f53479d3a045ac8e11786248231fbf"),
-               unit_entry(at(-4min), "kubelet.service",
-                          R"(I1124 04:56:00.000000    1234 server.go:487] "Kubelet version" kubeletVersion="v1.29.3")"),
-               unit_entry(at(-3min), "kubelet.service", R"(I1124 04:57:00.000000 1234 kubelet.go:2400] "SyncLoop UPDATE")"),
-               unit_entry(at(-2min), "sshd.service", kPlegLine),  // not the kubelet
-               unit_entry(at(0s), "kubelet.service", kPlegLine)}));
+      file(),
+      {unit_entry(at(-20min), "kubelet.service", kPlegLine),  // before the window
+       manager_entry(at(-4min) - 1000, "kubelet.service",
+                     "Started kubelet.service - kubelet: The Kubernetes Node Agent.",
+                     "39f53479d3a045ac8e11786248231fbf"),
+       unit_entry(
+           at(-4min), "kubelet.service",
+           R"(I1124 04:56:00.000000    1234 server.go:487] "Kubelet version" kubeletVersion="v1.29.3")"),
+       unit_entry(at(-3min), "kubelet.service",
+                  R"(I1124 04:57:00.000000 1234 kubelet.go:2400] "SyncLoop UPDATE")"),
+       unit_entry(at(-2min), "sshd.service", kPlegLine),  // not the kubelet
+       unit_entry(at(0s), "kubelet.service", kPlegLine)}));
   JournalFollowerOptions o = options();
   FakeClock clock;
   set_clock_to(clock, at(5min));
@@ -95,7 +100,8 @@ TEST_F(JournalDir, ReaderMarksTheKubeletsPlegLineAndSkipsTheRest) {
   EXPECT_EQ(got.error, 0);
   // The kubelet's four entries in the window (the sshd line is not matched at all).
   EXPECT_EQ(got.entries, 4u);
-  ASSERT_EQ(kinds(marks), (std::vector<std::string>{"unit_started", "kubelet_started", "pleg_not_healthy"}));
+  ASSERT_EQ(kinds(marks),
+            (std::vector<std::string>{"unit_started", "kubelet_started", "pleg_not_healthy"}));
   EXPECT_EQ(marks[0].unit, "kubelet.service") << "PID 1's line is about UNIT=, not init.scope";
   EXPECT_EQ(marks[2].unit, "kubelet.service");
   EXPECT_EQ(marks[2].message, kPlegLine);
@@ -107,12 +113,13 @@ TEST_F(JournalDir, ReaderMarksTheKubeletsPlegLineAndSkipsTheRest) {
 
 TEST_F(JournalDir, ReaderCutsHugeAndCleansBinaryMessages) {
   REQUIRE_JOURNAL_REMOTE();
-  std::string huge = R"(E1124 05:00:00.000000 1234 pod_workers.go:1300] "Error syncing pod, skipping" err=")";
+  std::string huge =
+      R"(E1124 05:00:00.000000 1234 pod_workers.go:1300] "Error syncing pod, skipping" err=")";
   huge += std::string(1 << 20, 'x');
   static const char kBinary[] = "E1124 \"PLEG is not healthy\"\0\xff\xfe\nsecond line";
-  ASSERT_TRUE(write_journal(file(), {unit_entry(at(0s), "kubelet.service", huge),
-                                     unit_entry(at(1s), "kubelet.service",
-                                                std::string(kBinary, sizeof(kBinary) - 1))}));
+  ASSERT_TRUE(write_journal(
+      file(), {unit_entry(at(0s), "kubelet.service", huge),
+               unit_entry(at(1s), "kubelet.service", std::string(kBinary, sizeof(kBinary) - 1))}));
   JournalFollowerOptions o = options();
   o.max_message_bytes = 200;
   JournalReader reader(o);
@@ -124,14 +131,16 @@ TEST_F(JournalDir, ReaderCutsHugeAndCleansBinaryMessages) {
   EXPECT_LE(marks[0].message.size(), 200u);
   EXPECT_TRUE(marks[0].message_cut);
   EXPECT_EQ(marks[0].message.rfind(R"(E1124 05:00:00.000000 1234 pod_workers.go:1300])", 0), 0u);
-  EXPECT_EQ(marks[1].message,
-            "E1124 \"PLEG is not healthy\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDsecond line");
+  EXPECT_EQ(
+      marks[1].message,
+      "E1124 \"PLEG is not healthy\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBDsecond line");
 }
 
 TEST_F(JournalDir, FollowerSeesEntriesAppendedWhileItFollows) {
   REQUIRE_JOURNAL_REMOTE();
   const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
   ASSERT_TRUE(write_journal(file(), {unit_entry(now - 60'000'000, "kubelet.service", kPlegLine)}));
   SystemClock clock;
   JournalFollower follower(options(), clock);
@@ -142,16 +151,20 @@ TEST_F(JournalDir, FollowerSeesEntriesAppendedWhileItFollows) {
   EXPECT_EQ(follower.status().error, "");
 
   ASSERT_TRUE(write_journal(
-      file(), {manager_entry(now, "containerd.service", "Stopping containerd.service - containerd container runtime...",
-                             "de5b426a63be47a7b6ac3eaac82e2f6f", "stop"),
-               manager_entry(now + 1, "containerd.service", "Stopped containerd.service - containerd container runtime.",
-                             "9d1aaa27d60140bd96365438aad20286", "stop"),
-               unit_entry(now + 2, "containerd.service",
-                          R"(time="2026-11-24T05:00:00Z" level=info msg="containerd successfully booted in 0.05s")")}));
+      file(),
+      {manager_entry(now, "containerd.service",
+                     "Stopping containerd.service - containerd container runtime...",
+                     "de5b426a63be47a7b6ac3eaac82e2f6f", "stop"),
+       manager_entry(now + 1, "containerd.service",
+                     "Stopped containerd.service - containerd container runtime.",
+                     "9d1aaa27d60140bd96365438aad20286", "stop"),
+       unit_entry(
+           now + 2, "containerd.service",
+           R"(time="2026-11-24T05:00:00Z" level=info msg="containerd successfully booted in 0.05s")")}));
   ASSERT_TRUE(follower.wait_for([](const JournalStatus& s) { return s.marks.size() == 4; }, kWait));
   JournalStatus s = follower.status();
-  EXPECT_EQ(kinds(s.marks), (std::vector<std::string>{"pleg_not_healthy", "unit_stopping", "unit_stopped",
-                                                      "runtime_started"}));
+  EXPECT_EQ(kinds(s.marks), (std::vector<std::string>{"pleg_not_healthy", "unit_stopping",
+                                                      "unit_stopped", "runtime_started"}));
   EXPECT_EQ(s.marks[1].unit, "containerd.service");
   EXPECT_EQ(s.entries_read, 4u);
   follower.stop();
@@ -161,8 +174,9 @@ TEST_F(JournalDir, RingKeepsTheNewestMarks) {
   REQUIRE_JOURNAL_REMOTE();
   std::vector<plegscope::testing::ExportEntry> entries;
   for (int i = 0; i < 10; ++i) {
-    entries.push_back(unit_entry(at(std::chrono::seconds(i)), "kubelet.service",
-                                 "\"Error syncing pod, skipping\" pod=\"default/p" + std::to_string(i) + "\""));
+    entries.push_back(
+        unit_entry(at(std::chrono::seconds(i)), "kubelet.service",
+                   "\"Error syncing pod, skipping\" pod=\"default/p" + std::to_string(i) + "\""));
   }
   ASSERT_TRUE(write_journal(file(), entries));
   JournalFollowerOptions o = options();
@@ -171,7 +185,8 @@ TEST_F(JournalDir, RingKeepsTheNewestMarks) {
   set_clock_to(clock, at(1min));
   JournalFollower follower(o, clock);
   follower.start();
-  ASSERT_TRUE(follower.wait_for([](const JournalStatus& s) { return s.entries_read == 10; }, kWait));
+  ASSERT_TRUE(
+      follower.wait_for([](const JournalStatus& s) { return s.entries_read == 10; }, kWait));
   JournalStatus s = follower.status();
   ASSERT_EQ(s.marks.size(), 3u);
   EXPECT_EQ(s.marks_total, 10u);
@@ -222,7 +237,8 @@ TEST_F(JournalDir, AppearsLaterIsPickedUp) {
   follower.start();
   ASSERT_TRUE(follower.wait_for([](const JournalStatus& s) { return !s.error.empty(); }, kWait));
   fs::create_directory(later);
-  ASSERT_TRUE(write_journal(later + "/system.journal", {unit_entry(at(0s), "kubelet.service", kPlegLine)}));
+  ASSERT_TRUE(
+      write_journal(later + "/system.journal", {unit_entry(at(0s), "kubelet.service", kPlegLine)}));
   ASSERT_TRUE(follower.wait_for([](const JournalStatus& s) { return s.marks.size() == 1; }, kWait));
   EXPECT_TRUE(follower.status().available);
   EXPECT_EQ(follower.status().error, "");

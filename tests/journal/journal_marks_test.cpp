@@ -85,8 +85,8 @@ TEST(KubeletLines, EachLineItsKind) {
 }
 
 TEST(KubeletLines, OrdinaryLinesAreNoMark) {
-  EXPECT_FALSE(kind_of(own_line("kubelet.service",
-                                R"(I1124 05:00:00.000000 1234 kubelet.go:2400] "SyncLoop UPDATE")")));
+  EXPECT_FALSE(kind_of(own_line(
+      "kubelet.service", R"(I1124 05:00:00.000000 1234 kubelet.go:2400] "SyncLoop UPDATE")")));
   EXPECT_FALSE(kind_of(own_line("kubelet.service", "")));
 }
 
@@ -99,10 +99,10 @@ TEST(Units, TheKubeletsWordsFromAnotherUnitAreNoMark) {
 }
 
 TEST(Units, RuntimeStartLine) {
-  auto c = classify_entry(own_line("containerd.service",
-                                   R"(time="2026-11-24T05:00:00Z" level=info )"
-                                   R"(msg="containerd successfully booted in 0.052s")"),
-                          UnitRoles());
+  auto c = classify_entry(
+      own_line("containerd.service", R"(time="2026-11-24T05:00:00Z" level=info )"
+                                     R"(msg="containerd successfully booted in 0.052s")"),
+      UnitRoles());
   ASSERT_TRUE(c);
   EXPECT_EQ(c->kind, MarkKind::kRuntimeStarted);
   EXPECT_EQ(c->unit, "containerd.service");
@@ -123,22 +123,26 @@ TEST(Units, OverriddenRoles) {
 
 // systemd 252's job messages (src/core/job.c): PID 1, init.scope, UNIT=, catalog ids.
 TEST(ManagerLines, StartStopByCatalogId) {
-  auto c = classify_entry(manager_line("kubelet.service",
-                                       "Started kubelet.service - kubelet: The Kubernetes Node Agent.",
-                                       "39f53479d3a045ac8e11786248231fbf"),
-                          UnitRoles());
+  auto c =
+      classify_entry(manager_line("kubelet.service",
+                                  "Started kubelet.service - kubelet: The Kubernetes Node Agent.",
+                                  "39f53479d3a045ac8e11786248231fbf"),
+                     UnitRoles());
   ASSERT_TRUE(c);
   EXPECT_EQ(c->kind, MarkKind::kUnitStarted);
   EXPECT_EQ(c->unit, "kubelet.service") << "the unit is UNIT=, not init.scope";
-  EXPECT_EQ(kind_of(manager_line("containerd.service", "Stopping containerd.service - containerd container runtime...",
+  EXPECT_EQ(kind_of(manager_line("containerd.service",
+                                 "Stopping containerd.service - containerd container runtime...",
                                  "de5b426a63be47a7b6ac3eaac82e2f6f")),
             MarkKind::kUnitStopping);
-  EXPECT_EQ(kind_of(manager_line("containerd.service", "Stopped containerd.service - containerd container runtime.",
+  EXPECT_EQ(kind_of(manager_line("containerd.service",
+                                 "Stopped containerd.service - containerd container runtime.",
                                  "9d1aaa27d60140bd96365438aad20286")),
             MarkKind::kUnitStopped);
-  EXPECT_EQ(kind_of(manager_line("kubelet.service", "kubelet.service: Failed with result 'exit-code'.",
-                                 "d9b373ed55a64feb8242e02dbe79a49c")),
-            MarkKind::kUnitFailed);
+  EXPECT_EQ(
+      kind_of(manager_line("kubelet.service", "kubelet.service: Failed with result 'exit-code'.",
+                           "d9b373ed55a64feb8242e02dbe79a49c")),
+      MarkKind::kUnitFailed);
   EXPECT_EQ(kind_of(manager_line("kubelet.service",
                                  "kubelet.service: Scheduled restart job, restart counter is at 7.",
                                  "5eb03494b6584870a536b337290809b3")),
@@ -151,23 +155,27 @@ TEST(ManagerLines, CatalogIdDecidesOverWording) {
                                  "9d1aaa27d60140bd96365438aad20286")),
             MarkKind::kUnitStopped);
   // An id the table does not list ("Reloading"): no mark, even if the text starts with "Started ".
-  EXPECT_FALSE(kind_of(manager_line("kubelet.service", "Started reloading",
-                                    "d34d037fff1847e6ae669a370e694725")));
+  EXPECT_FALSE(kind_of(
+      manager_line("kubelet.service", "Started reloading", "d34d037fff1847e6ae669a370e694725")));
 }
 
 TEST(ManagerLines, WordingWhenNoCatalogId) {
   // Older systemd, or a forwarder that dropped MESSAGE_ID.
-  EXPECT_EQ(kind_of(manager_line("kubelet.service", "Started kubelet: The Kubernetes Node Agent.", "")),
-            MarkKind::kUnitStarted);
-  EXPECT_EQ(kind_of(manager_line("kubelet.service", "Failed to start kubelet.service - kubelet.", "")),
-            MarkKind::kUnitFailed);
+  EXPECT_EQ(
+      kind_of(manager_line("kubelet.service", "Started kubelet: The Kubernetes Node Agent.", "")),
+      MarkKind::kUnitStarted);
+  EXPECT_EQ(
+      kind_of(manager_line("kubelet.service", "Failed to start kubelet.service - kubelet.", "")),
+      MarkKind::kUnitFailed);
 }
 
 TEST(ManagerLines, OtherUnitsAndOtherProcesses) {
-  EXPECT_FALSE(kind_of(manager_line("ssh.service", "Started ssh.service - OpenBSD Secure Shell server.",
-                                    "39f53479d3a045ac8e11786248231fbf")));
+  EXPECT_FALSE(
+      kind_of(manager_line("ssh.service", "Started ssh.service - OpenBSD Secure Shell server.",
+                           "39f53479d3a045ac8e11786248231fbf")));
   // UNIT= from a process that is not PID 1 is no systemd job line.
-  EntryFields e = manager_line("kubelet.service", "Started kubelet", "39f53479d3a045ac8e11786248231fbf");
+  EntryFields e =
+      manager_line("kubelet.service", "Started kubelet", "39f53479d3a045ac8e11786248231fbf");
   e.pid = "4242";
   EXPECT_FALSE(kind_of(e));
 }

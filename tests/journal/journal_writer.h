@@ -2,14 +2,14 @@
 // Writes journal files for the tests and the bench without a running
 // journald: entries in the journal export format piped into
 // `systemd-journal-remote -o DIR/NAME.journal -` (Debian systemd-journal-remote).
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <sys/stat.h>
 
 namespace plegscope::testing {
 
@@ -18,7 +18,8 @@ using ExportEntry = std::vector<ExportField>;
 
 // "" when the tool is not installed.
 inline std::string journal_remote_path() {
-  for (const char* p : {"/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote"}) {
+  for (const char* p :
+       {"/lib/systemd/systemd-journal-remote", "/usr/lib/systemd/systemd-journal-remote"}) {
     struct stat st {};
     if (::stat(p, &st) == 0 && (st.st_mode & S_IXUSR)) return p;
   }
@@ -58,15 +59,16 @@ inline void append_export_entry(std::string& out, const ExportEntry& entry) {
 inline ExportEntry unit_entry(int64_t realtime_usec, const std::string& systemd_unit,
                               const std::string& message, const std::string& pid = "1234",
                               std::vector<ExportField> extra = {}) {
-  ExportEntry e = {{"__REALTIME_TIMESTAMP", std::to_string(realtime_usec)},
-                   {"__MONOTONIC_TIMESTAMP", std::to_string(realtime_usec - 1'700'000'000'000'000LL)},
-                   {"_BOOT_ID", "2d3c9c5ba1e44d1f8a4d0c1e7f6a5b40"},
-                   {"_MACHINE_ID", "6e1b1c2c0a6d4f0f9b3e8a7d5c4b3a21"},
-                   {"_HOSTNAME", "node-1"},
-                   {"_PID", pid},
-                   {"_SYSTEMD_UNIT", systemd_unit},
-                   {"PRIORITY", "6"},
-                   {"MESSAGE", message}};
+  ExportEntry e = {
+      {"__REALTIME_TIMESTAMP", std::to_string(realtime_usec)},
+      {"__MONOTONIC_TIMESTAMP", std::to_string(realtime_usec - 1'700'000'000'000'000LL)},
+      {"_BOOT_ID", "2d3c9c5ba1e44d1f8a4d0c1e7f6a5b40"},
+      {"_MACHINE_ID", "6e1b1c2c0a6d4f0f9b3e8a7d5c4b3a21"},
+      {"_HOSTNAME", "node-1"},
+      {"_PID", pid},
+      {"_SYSTEMD_UNIT", systemd_unit},
+      {"PRIORITY", "6"},
+      {"MESSAGE", message}};
   for (auto& f : extra) e.push_back(std::move(f));
   return e;
 }
