@@ -57,7 +57,7 @@ std::optional<MarkKind> kind_of(const EntryFields& e, const UnitRoles& roles = U
   return c->kind;
 }
 
-TEST(MarkKinds, NamesAreDistinctSnakeCaseIds) {
+TEST(JournalMarkKinds, NamesAreDistinctSnakeCaseIds) {
   std::set<std::string_view> names;
   for (const MarkPattern& p : mark_patterns()) names.insert(mark_kind_name(p.kind));
   EXPECT_EQ(names.size(), 13u) << "every kind has a pattern and a distinct name";
@@ -67,14 +67,14 @@ TEST(MarkKinds, NamesAreDistinctSnakeCaseIds) {
   EXPECT_EQ(mark_kind_name(MarkKind::kPlegNotHealthy), "pleg_not_healthy");  // DESIGN.md's example
 }
 
-TEST(KubeletLines, PlegNotHealthyInsideSkippingIsThePlegMark) {
+TEST(JournalKubeletLines, PlegNotHealthyInsideSkippingIsThePlegMark) {
   auto c = classify_entry(own_line("kubelet.service", kPlegLine), UnitRoles());
   ASSERT_TRUE(c);
   EXPECT_EQ(c->kind, MarkKind::kPlegNotHealthy);
   EXPECT_EQ(c->unit, "kubelet.service");
 }
 
-TEST(KubeletLines, EachLineItsKind) {
+TEST(JournalKubeletLines, EachLineItsKind) {
   EXPECT_EQ(kind_of(own_line("kubelet.service", kSkippingRuntimeDown)), MarkKind::kSkippingPodSync);
   EXPECT_EQ(kind_of(own_line("kubelet.service", kErrorSyncing)), MarkKind::kErrorSyncingPod);
   // The relist's own failure names the relist, whatever the CRI error inside.
@@ -84,13 +84,13 @@ TEST(KubeletLines, EachLineItsKind) {
   EXPECT_EQ(kind_of(own_line("kubelet.service", kKubeletVersion)), MarkKind::kKubeletStarted);
 }
 
-TEST(KubeletLines, OrdinaryLinesAreNoMark) {
+TEST(JournalKubeletLines, OrdinaryLinesAreNoMark) {
   EXPECT_FALSE(kind_of(own_line(
       "kubelet.service", R"(I1124 05:00:00.000000 1234 kubelet.go:2400] "SyncLoop UPDATE")")));
   EXPECT_FALSE(kind_of(own_line("kubelet.service", "")));
 }
 
-TEST(Units, TheKubeletsWordsFromAnotherUnitAreNoMark) {
+TEST(JournalUnits, TheKubeletsWordsFromAnotherUnitAreNoMark) {
   // Someone grepping logs in a shell, or a pod's log shipper echoing them.
   EXPECT_FALSE(kind_of(own_line("sshd.service", kPlegLine)));
   EXPECT_FALSE(kind_of(own_line("", kPlegLine)));
@@ -98,7 +98,7 @@ TEST(Units, TheKubeletsWordsFromAnotherUnitAreNoMark) {
   EXPECT_FALSE(kind_of(own_line("containerd.service", kStatusUnavailable)));
 }
 
-TEST(Units, RuntimeStartLine) {
+TEST(JournalUnits, RuntimeStartLine) {
   auto c = classify_entry(
       own_line("containerd.service", R"(time="2026-11-24T05:00:00Z" level=info )"
                                      R"(msg="containerd successfully booted in 0.052s")"),
@@ -108,7 +108,7 @@ TEST(Units, RuntimeStartLine) {
   EXPECT_EQ(c->unit, "containerd.service");
 }
 
-TEST(Units, OverriddenRoles) {
+TEST(JournalUnits, OverriddenRoles) {
   UnitRoles roles;
   roles.kubelet_unit = "snap.kubelite.daemon-kubelite.service";
   roles.runtime_units = {"k3s.service"};
@@ -122,7 +122,7 @@ TEST(Units, OverriddenRoles) {
 }
 
 // systemd 252's job messages (src/core/job.c): PID 1, init.scope, UNIT=, catalog ids.
-TEST(ManagerLines, StartStopByCatalogId) {
+TEST(JournalManagerLines, StartStopByCatalogId) {
   auto c =
       classify_entry(manager_line("kubelet.service",
                                   "Started kubelet.service - kubelet: The Kubernetes Node Agent.",
@@ -149,7 +149,7 @@ TEST(ManagerLines, StartStopByCatalogId) {
             MarkKind::kUnitRestartScheduled);
 }
 
-TEST(ManagerLines, CatalogIdDecidesOverWording) {
+TEST(JournalManagerLines, CatalogIdDecidesOverWording) {
   // Odd wording, right id: the id wins (wording changes across versions).
   EXPECT_EQ(kind_of(manager_line("kubelet.service", "Started kubelet (odd wording).",
                                  "9d1aaa27d60140bd96365438aad20286")),
@@ -159,7 +159,7 @@ TEST(ManagerLines, CatalogIdDecidesOverWording) {
       manager_line("kubelet.service", "Started reloading", "d34d037fff1847e6ae669a370e694725")));
 }
 
-TEST(ManagerLines, WordingWhenNoCatalogId) {
+TEST(JournalManagerLines, WordingWhenNoCatalogId) {
   // Older systemd, or a forwarder that dropped MESSAGE_ID.
   EXPECT_EQ(
       kind_of(manager_line("kubelet.service", "Started kubelet: The Kubernetes Node Agent.", "")),
@@ -169,7 +169,7 @@ TEST(ManagerLines, WordingWhenNoCatalogId) {
       MarkKind::kUnitFailed);
 }
 
-TEST(ManagerLines, OtherUnitsAndOtherProcesses) {
+TEST(JournalManagerLines, OtherUnitsAndOtherProcesses) {
   EXPECT_FALSE(
       kind_of(manager_line("ssh.service", "Started ssh.service - OpenBSD Secure Shell server.",
                            "39f53479d3a045ac8e11786248231fbf")));
@@ -180,7 +180,7 @@ TEST(ManagerLines, OtherUnitsAndOtherProcesses) {
   EXPECT_FALSE(kind_of(e));
 }
 
-TEST(PrintableMessage, ShortAsciiKept) {
+TEST(JournalPrintableMessage, ShortAsciiKept) {
   bool cut = true;
   EXPECT_EQ(printable_message("PLEG is not healthy", 512, &cut), "PLEG is not healthy");
   EXPECT_FALSE(cut);
@@ -188,7 +188,7 @@ TEST(PrintableMessage, ShortAsciiKept) {
   EXPECT_FALSE(cut) << "exactly at the bound is not cut";
 }
 
-TEST(PrintableMessage, LongCutWithinBoundOnACharacter) {
+TEST(JournalPrintableMessage, LongCutWithinBoundOnACharacter) {
   bool cut = false;
   const std::string long_text(5000, 'x');
   std::string out = printable_message(long_text, 100, &cut);
@@ -203,7 +203,7 @@ TEST(PrintableMessage, LongCutWithinBoundOnACharacter) {
   EXPECT_EQ(out, "\xC3\xA9\xC3\xA9\xC3\xA9\xE2\x80\xA6");
 }
 
-TEST(PrintableMessage, BinaryBytesReplaced) {
+TEST(JournalPrintableMessage, BinaryBytesReplaced) {
   bool cut = true;
   static const char kRaw[] = "PLEG\0is\nnot\xff\xfehealthy\tok\xed\xa0\x80";
   const std::string raw(kRaw, sizeof(kRaw) - 1);
@@ -215,7 +215,7 @@ TEST(PrintableMessage, BinaryBytesReplaced) {
   EXPECT_EQ(printable_message("ab\xE2\x80", 512, &cut), "ab\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
-TEST(PrintableMessage, TinyBounds) {
+TEST(JournalPrintableMessage, TinyBounds) {
   bool cut = false;
   EXPECT_EQ(printable_message("abcdef", 0, &cut), "");
   EXPECT_TRUE(cut);
