@@ -170,6 +170,24 @@ TEST_F(JournalDir, FollowerSeesEntriesAppendedWhileItFollows) {
   follower.stop();
 }
 
+TEST_F(JournalDir, ReopenResumesAfterTheLastEntryRead) {
+  REQUIRE_JOURNAL_REMOTE();
+  ASSERT_TRUE(write_journal(file(), {unit_entry(at(0s), "kubelet.service", kPlegLine),
+                                     unit_entry(at(1s), "kubelet.service", kPlegLine)}));
+  JournalFollowerOptions o = options();
+  JournalReader reader(o);
+  ASSERT_EQ(reader.open(dir_, at(-1min)), "");
+  EXPECT_EQ(reader.read(100, [](JournalMark&&) {}).entries, 2u);
+  reader.close();
+  ASSERT_TRUE(write_journal(
+      file(), {unit_entry(at(2s), "kubelet.service", R"("Error syncing pod, skipping" pod="default/new")")}));
+  // The start time would replay all three; the cursor kept across the reopen reads only the new one.
+  ASSERT_EQ(reader.open(dir_, at(-1min)), "");
+  std::vector<JournalMark> marks;
+  EXPECT_EQ(reader.read(100, [&](JournalMark&& m) { marks.push_back(std::move(m)); }).entries, 1u);
+  ASSERT_EQ(kinds(marks), std::vector<std::string>{"error_syncing_pod"});
+}
+
 TEST_F(JournalDir, RingKeepsTheNewestMarks) {
   REQUIRE_JOURNAL_REMOTE();
   std::vector<plegscope::testing::ExportEntry> entries;
