@@ -1,0 +1,184 @@
+#include "journal/journal_follower.h"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <deque>
+
+#include "journal/journal_reader.h"
+
+namespace plegscope {
+
+const std::vector<std::string>& default_journal_paths() {
+  static const std::vector<std::string> paths = {"/var/log/journal", "/run/log/journal"};
+  return paths;
+}
+
+namespace {
+
+bool is_directory(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string joined_with_or(const std::vector<std::string>& paths) {
+  std::string out;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (i > 0) out += " or ";
+    out += paths[i];
+  }
+  return out;
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return double(ts.tv_sec) + double(ts.tv_nsec) / 1e9;
+}
+
+}  // namespace
+
+std::string resolve_journal_path(const std::string& flag,
+                                 const std::vector<std::string>& defaults) {
+  if (!flag.empty()) return flag;
+  for (const std::string& path : defaults) {
+    if (is_directory(path)) return path;
+  }
+  return "";
+}
+
+JournalFollower::JournalFollower(JournalFollowerOptions options, const Clock& clock)
+    : options_(std::move(options)), clock_(clock) {
+  stop_fd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  status_.path = resolve_journal_path(options_.journal_path, options_.default_paths);
+}
+
+JournalFollower::~JournalFollower() {
+  stop();
+  if (stop_fd_ >= 0) ::close(stop_fd_);
+}
+
+void JournalFollower::start() {
+  if (started_) return;
+  started_ = true;
+  thread_ = std::thread([this] { run(); });
+}
+
+void JournalFollower::stop() {
+  stopping_ = true;
+  if (stop_fd_ >= 0) {
+    const uint64_t one = 1;
+    ssize_t written = ::write(stop_fd_, &one, sizeof(one));
+    (void)written;  // a full counter already means "stop"
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+JournalStatus JournalFollower::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return status_;
+}
+
+bool JournalFollower::wait_for(const std::function<bool(const JournalStatus&)>& pred,
+                               std::chrono::milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  return changed_.wait_for(lock, timeout, [&] { return pred(status_); });
+}
+
+void JournalFollower::publish(const std::function<void(JournalStatus&)>& change) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    change(status_);
+    status_.thread_cpu_seconds = thread_cpu_seconds();
+  }
+  changed_.notify_all();
+}
+
+bool JournalFollower::wait(int journal_fd, std::chrono::milliseconds timeout) {
+  pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {journal_fd, POLLIN, 0}};
+  const nfds_t count = journal_fd >= 0 ? 2 : 1;
+  int r;
+  do {
+    r = ::poll(fds, count, int(timeout.count()));
+  } while (r < 0 && errno == EINTR);
+  // Without an eventfd (creation failed) stop is seen here, after the timeout.
+  return !(fds[0].revents & POLLIN) && !stopping_.load();
+}
+
+void JournalFollower::run() {
+  JournalReader reader(options_);
+  // Marks reach the shared status in one batch per read, so a reader of
+  // status() never sees half a batch and the lock is taken once per batch.
+  std::vector<JournalMark> batch;
+  const auto since = clock_.now() - options_.lookback;
+  const int64_t since_usec =
+      std::chrono::duration_cast<std::chrono::microseconds>(since.time_since_epoch()).count();
+  while (true) {
+    if (!reader.is_open()) {
+      const std::string path = resolve_journal_path(options_.journal_path, options_.default_paths);
+      std::string error;
+      if (path.empty()) {
+        error = "no journal at " + joined_with_or(options_.default_paths);
+      } else if (!is_directory(path)) {
+        error = "no journal at " + path;
+      } else {
+        error = reader.open(path, since_usec);
+      }
+      publish([&](JournalStatus& s) {
+        s.path = path;
+        s.available = error.empty();
+        s.error = error;
+      });
+      if (!error.empty()) {
+        if (!wait(-1, options_.reopen_interval)) return;
+        continue;
+      }
+    }
+    batch.clear();
+    const JournalReader::ReadResult got = reader.read(
+        options_.batch_entries, [&](JournalMark&& m) { batch.push_back(std::move(m)); });
+    const size_t max_marks = options_.max_marks;
+    publish([&](JournalStatus& s) {
+      s.entries_read += got.entries;
+      s.marks_total += batch.size();
+      for (JournalMark& m : batch) s.marks.push_back(std::move(m));
+      if (s.marks.size() > max_marks) {
+        const size_t excess = s.marks.size() - max_marks;
+        s.marks_dropped += excess;
+        s.marks.erase(s.marks.begin(), s.marks.begin() + std::ptrdiff_t(excess));
+      }
+      if (got.error < 0) {
+        ++s.read_errors;
+        s.available = false;
+        s.error = "reading the journal at " + s.path + " failed: " + std::strerror(-got.error);
+      }
+    });
+    if (got.error < 0) {
+      // Reopen from the cursor after a pause: a file that keeps failing costs
+      // one attempt per reopen_interval, never a spin.
+      reader.close();
+      if (!wait(-1, options_.reopen_interval)) return;
+      continue;
+    }
+    if (got.entries == options_.batch_entries) {
+      if (!wait(-1, std::chrono::milliseconds(0))) return;  // more to read; stop first if asked
+      continue;
+    }
+    auto timeout = options_.wait_timeout;
+    const uint64_t limit_usec = reader.wait_limit_usec();
+    if (limit_usec != UINT64_MAX) {
+      timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::microseconds(limit_usec)));
+    }
+    if (!wait(reader.fd(), timeout)) return;
+    reader.process();
+  }
+}
+
+}  // namespace plegscope

@@ -1,0 +1,100 @@
+#pragma once
+// Follows the kubelet's and the runtime's units in the systemd journal
+// through libsystemd's sd-journal (as node-problem-detector's journald
+// watcher does): the directory is opened with sd_journal_open_directory,
+// reading starts at "now minus a window" (later, after a reopen, at the last
+// cursor), every entry is classified against the pattern table
+// (journal_marks.h), and marks are kept in a bounded ring. Evidence only:
+// nothing here acts on what it reads, and nothing is written.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "common/clock.h"
+#include "journal/journal_marks.h"
+
+namespace plegscope {
+
+// Where journald keeps the journal: persistent first, then volatile.
+const std::vector<std::string>& default_journal_paths();
+
+// --journal-path when given (even if missing: the user asked for it), else
+// the first default that is a directory; "" when none is.
+std::string resolve_journal_path(
+    const std::string& flag, const std::vector<std::string>& defaults = default_journal_paths());
+
+struct JournalFollowerOptions {
+  std::string journal_path;  // --journal-path; "" for the defaults
+  std::vector<std::string> default_paths = default_journal_paths();
+  UnitRoles units;                                   // kubelet and runtime units
+  std::chrono::seconds lookback{15 * 60};            // first read starts this far back
+  size_t max_marks = 256;                            // ring size; the oldest go first
+  size_t max_message_bytes = 512;                    // a mark's message is cut to this
+  size_t max_field_bytes = 64 * 1024;                // sd_journal_set_data_threshold
+  size_t batch_entries = 512;                        // entries per read before re-checking stop
+  std::chrono::milliseconds wait_timeout{1000};      // longest wait for inotify before re-reading
+  std::chrono::milliseconds reopen_interval{10000};  // retry after "no journal" or an error
+};
+
+struct JournalStatus {
+  bool available = false;          // the directory is open and being followed
+  std::string path;                // the directory tried ("" when no default exists)
+  std::string error;               // one line: "no journal at /var/log/journal or ...", ...
+  uint64_t entries_read = 0;       // entries of the followed units read (marks or not)
+  uint64_t marks_total = 0;        // marks ever made
+  uint64_t marks_dropped = 0;      // pushed out of the ring by newer ones
+  uint64_t read_errors = 0;        // sd_journal calls that failed (each reopens from the cursor)
+  double thread_cpu_seconds = 0;   // the follower thread's own CPU time
+  std::vector<JournalMark> marks;  // oldest first, at most max_marks
+};
+
+class JournalReader;
+
+// Thread-safe: status() and wait_for() may be called from any thread while
+// the follower's own thread reads. The sd_journal handle lives on that
+// thread only (sd-journal objects are not thread-safe). stop() (and the
+// destructor) return promptly: the thread waits on the journal's inotify fd
+// and an eventfd that stop() signals, never in an uninterruptible call; the
+// longest it can take is one batch of batch_entries reads.
+class JournalFollower {
+ public:
+  JournalFollower(JournalFollowerOptions options, const Clock& clock);
+  ~JournalFollower();
+  JournalFollower(const JournalFollower&) = delete;
+  JournalFollower& operator=(const JournalFollower&) = delete;
+
+  void start();  // spawns the thread; once
+  void stop();   // wakes and joins it; idempotent
+
+  JournalStatus status() const;
+  // Waits until pred(status) holds or timeout passes; true when it held.
+  // Wakes on every change of the status (entries read, errors, opens).
+  bool wait_for(const std::function<bool(const JournalStatus&)>& pred,
+                std::chrono::milliseconds timeout) const;
+
+ private:
+  void run();
+  // Waits for the journal fd (or -1: none) or the stop signal; false on stop.
+  bool wait(int journal_fd, std::chrono::milliseconds timeout);
+  void publish(const std::function<void(JournalStatus&)>& change);
+
+  const JournalFollowerOptions options_;
+  const Clock& clock_;
+  int stop_fd_ = -1;  // eventfd
+  std::atomic<bool> stopping_{false};
+  std::thread thread_;
+  bool started_ = false;
+
+  mutable std::mutex mu_;
+  mutable std::condition_variable changed_;
+  JournalStatus status_;  // marks kept in status_.marks as a ring
+};
+
+}  // namespace plegscope
