@@ -47,13 +47,15 @@ struct Seen {
 
 std::string resolve_runtime_root(const std::vector<std::string>& daemon_comms,
                                  const std::function<bool(const std::string&)>& exists) {
-  static const std::pair<const char*, const char*> kRoots[] = {
-      {"containerd", "/var/lib/containerd"},
+  // A running daemon names its root; docker keeps images and layers under
+  // its own root even though it runs containerd too.
+  static const std::pair<const char*, const char*> kByDaemon[] = {
+      {"dockerd", "/var/lib/docker"},
       {"crio", "/var/lib/containers/storage"},
-      {"dockerd", "/var/lib/docker"}};
-  for (const auto& [comm, root] : kRoots)
+      {"containerd", "/var/lib/containerd"}};
+  for (const auto& [comm, root] : kByDaemon)
     if (std::find(daemon_comms.begin(), daemon_comms.end(), comm) != daemon_comms.end()) return root;
-  for (const auto& [comm, root] : kRoots)
+  for (const char* root : {"/var/lib/containerd", "/var/lib/containers/storage", "/var/lib/docker"})
     if (exists(root)) return root;
   return "";
 }

@@ -114,10 +114,11 @@ struct HostScanOptions {
   size_t top_zombie_parents = 5;
 };
 
-// First of the runtime's usual roots: the root of a daemon seen running
-// (containerd -> /var/lib/containerd, crio -> /var/lib/containers/storage,
-// dockerd -> /var/lib/docker), else the first of those that `exists`.
-// "" when none.
+// The runtime's root: that of a daemon seen running (dockerd ->
+// /var/lib/docker, else crio -> /var/lib/containers/storage, else containerd
+// -> /var/lib/containerd), else the first that `exists` of
+// /var/lib/containerd, /var/lib/containers/storage, /var/lib/docker. "" when
+// none. Symlinks are not followed (the path is matched against mountinfo).
 std::string resolve_runtime_root(const std::vector<std::string>& daemon_comms,
                                  const std::function<bool(const std::string&)>& exists);
 
