@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -29,15 +30,28 @@ long read_into(const std::string& path, char* buffer, size_t size) {
 }
 
 FileText read_small_file(const std::string& path, size_t limit) {
+  // Grown as read (no zero-filled `limit`-sized buffer: mountinfo's bound is
+  // 1 MiB, its text a few KiB).
   FileText out;
-  out.text.resize(limit);
-  long n = read_into(path, out.text.data(), limit);
-  if (n < 0) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
     out.error = path + ": " + std::strerror(errno);
-    out.text.clear();
     return out;
   }
-  out.text.resize(static_cast<size_t>(n));
+  char chunk[4096];
+  while (out.text.size() < limit) {
+    ssize_t n = ::read(fd, chunk, std::min(sizeof chunk, limit - out.text.size()));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      out.error = path + ": " + std::strerror(errno);
+      out.text.clear();
+      ::close(fd);
+      return out;
+    }
+    if (n == 0) break;
+    out.text.append(chunk, static_cast<size_t>(n));
+  }
+  ::close(fd);
   out.ok = true;
   return out;
 }
