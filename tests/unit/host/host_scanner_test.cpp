@@ -203,7 +203,8 @@ TEST(HostScanner, ZombiesGroupedByParentWithTheShimsSandbox) {
 
 TEST(HostScanner, RuntimeCgroupNearItsPidsMax) {
   HostScanner scanner(tree(kTrees + "runtime_pids_95"));
-  const PidLimit* dockerd = limit(scanner.scan(), "runtime", "dockerd");
+  HostEvidence e = scanner.scan();
+  const PidLimit* dockerd = limit(e, "runtime", "dockerd");
   ASSERT_TRUE(dockerd);
   EXPECT_EQ(dockerd->current, 3800);
   EXPECT_EQ(*dockerd->max, 4000);
