@@ -9,9 +9,9 @@
 
 namespace plegscope::host {
 
-long read_into(const std::string& path, char* buffer, size_t size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
+namespace {
+
+long read_fd(int fd, char* buffer, size_t size) {
   size_t used = 0;
   while (used < size) {
     ssize_t n = ::read(fd, buffer + used, size - used);
@@ -27,6 +27,26 @@ long read_into(const std::string& path, char* buffer, size_t size) {
   }
   ::close(fd);
   return static_cast<long>(used);
+}
+
+}  // namespace
+
+long read_into(const std::string& path, char* buffer, size_t size) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  return fd < 0 ? -1 : read_fd(fd, buffer, size);
+}
+
+long read_into_at(int dir_fd, const char* relative, char* buffer, size_t size) {
+  int fd = ::openat(dir_fd, relative, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n;
+  do {
+    n = ::read(fd, buffer, size);
+  } while (n < 0 && errno == EINTR);
+  int saved = errno;
+  ::close(fd);
+  errno = saved;
+  return static_cast<long>(n);
 }
 
 FileText read_small_file(const std::string& path, size_t limit) {

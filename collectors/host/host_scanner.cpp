@@ -99,11 +99,11 @@ HostEvidence HostScanner::scan() {
   std::vector<std::pair<int64_t, std::string>> comms;
   int64_t malformed = 0;
   std::string path;
-  char buffer[1024];
+  char buffer[2048];  // a stat line is ~300 bytes, at most ~1.1 KiB
   while (dirent* e = ::readdir(dir)) {
     if (!numeric_name(e->d_name)) continue;
-    path.assign(proc).append("/").append(e->d_name).append("/stat");
-    long n = read_into(path, buffer, sizeof buffer);
+    path.assign(e->d_name).append("/stat");
+    long n = read_into_at(::dirfd(dir), path.c_str(), buffer, sizeof buffer);
     if (n < 0) continue;  // exited between readdir and read
     auto stat = parse_process_stat(std::string_view(buffer, static_cast<size_t>(n)));
     if (!stat) {
@@ -201,7 +201,8 @@ HostEvidence HostScanner::scan() {
     while (dirent* e = ::readdir(tasks)) {
       if (!numeric_name(e->d_name)) continue;
       const std::string task = base + "/task/" + e->d_name;
-      long n = read_into(task + "/stat", buffer, sizeof buffer);
+      path.assign(e->d_name).append("/stat");
+      long n = read_into_at(::dirfd(tasks), path.c_str(), buffer, sizeof buffer);
       if (n < 0) continue;
       auto t = parse_process_stat(std::string_view(buffer, static_cast<size_t>(n)));
       if (!t || t->pid == h.pid || t->state != 'D') continue;
