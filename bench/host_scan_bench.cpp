@@ -2,7 +2,8 @@
 // processes (a tenth of them shims with 8 threads each, as on a node with
 // one shim per pod), beside the floor: a bare loop that opens and reads the
 // same stat files (every <pid>/stat and the shims' task/<tid>/stat, after
-// listing /proc and the task directories) in the same run. Budget (issue 17): <= 5 ms CPU at 1,000, <= 40 ms at 10,000.
+// listing /proc and the task directories) in the same run. Budget (issue
+// 17): <= 5 ms CPU at 1,000, <= 40 ms at 10,000.
 // The scan's CPU is the calling thread's; cmdline answers are remembered
 // after the first scan, so steady-state scans read no cmdline.
 #include <benchmark/benchmark.h>
