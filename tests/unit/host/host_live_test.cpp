@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <future>
 #include <thread>
 
 #include "host/host_files.h"
@@ -73,8 +74,11 @@ TEST(HostScannerLive, CountsRealZombiesUnderTheirParent) {
 }
 
 TEST(HostScannerLive, ReadsThisProcessAsTheKernelReportsIt) {
-  std::thread extra([] {});  // at least two threads while the stat is read
+  // A second thread, alive (held on a future) while the stat is read.
+  std::promise<void> release;
+  std::thread extra([done = release.get_future()]() mutable { done.wait(); });
   FileText f = read_small_file("/proc/self/stat");
+  release.set_value();
   extra.join();
   ASSERT_TRUE(f.ok) << f.error;
   auto self = parse_process_stat(f.text);
