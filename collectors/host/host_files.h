@@ -1,0 +1,29 @@
+#pragma once
+// Reading one small pseudo-file (/proc, /sys) in a single bounded read, with
+// the reason when it cannot be read, so each part of the host evidence can say
+// "unreadable: <why>" instead of failing the scan.
+#include <cstddef>
+#include <string>
+
+namespace plegscope::host {
+
+struct FileText {
+  bool ok = false;
+  std::string text;   // the bytes read (possibly truncated at the bound)
+  std::string error;  // "<path>: <strerror>" when !ok
+};
+
+// Reads at most `limit` bytes. A missing file, a permission error and a
+// vanished process are all !ok with the errno text.
+FileText read_small_file(const std::string& path, size_t limit = 64 * 1024);
+
+// Same, into a caller-owned buffer (the per-process hot path reuses one
+// buffer). Returns the byte count, or -1 with errno set.
+long read_into(const std::string& path, char* buffer, size_t size);
+// One open and ONE read, `relative` to an open directory (the scan's /proc):
+// procfs hands a whole stat line to a single read when the buffer holds it,
+// so the hot path spends open+read+close per process and walks two path
+// components, not four. Not for files that may need several reads.
+long read_into_at(int dir_fd, const char* relative, char* buffer, size_t size);
+
+}  // namespace plegscope::host

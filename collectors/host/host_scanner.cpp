@@ -1,0 +1,248 @@
+#include "host/host_scanner.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "host/host_files.h"
+#include "host/process_stat.h"
+
+namespace plegscope::host {
+namespace {
+
+bool numeric_name(const char* name) {
+  if (*name == '\0') return false;
+  for (const char* c = name; *c; ++c)
+    if (*c < '0' || *c > '9') return false;
+  return true;
+}
+
+std::string read_wchan(const std::string& path) {
+  FileText f = read_small_file(path, 128);
+  if (!f.ok) return "";
+  while (!f.text.empty() && (f.text.back() == '\n' || f.text.back() == '\0')) f.text.pop_back();
+  return f.text;
+}
+
+const char* cmdline_status_name(CmdlineAnswer::Status s) {
+  switch (s) {
+    case CmdlineAnswer::Status::kKnown: return "known";
+    case CmdlineAnswer::Status::kNoOwner: return "no_owner";
+    case CmdlineAnswer::Status::kUnreadable: return "unreadable";
+    case CmdlineAnswer::Status::kPending: return "pending";
+    case CmdlineAnswer::Status::kBlocked: return "blocked";
+  }
+  return "";
+}
+
+// A runtime process as the scan saw it, before cmdline answers come back.
+struct Seen {
+  ProcessStat stat;
+  RuntimeRole role;
+};
+
+}  // namespace
+
+std::string resolve_runtime_root(const std::vector<std::string>& daemon_comms,
+                                 const std::function<bool(const std::string&)>& exists) {
+  // A running daemon names its root; docker keeps images and layers under
+  // its own root even though it runs containerd too.
+  static const std::pair<const char*, const char*> kByDaemon[] = {
+      {"dockerd", "/var/lib/docker"},
+      {"crio", "/var/lib/containers/storage"},
+      {"containerd", "/var/lib/containerd"}};
+  for (const auto& [comm, root] : kByDaemon)
+    if (std::find(daemon_comms.begin(), daemon_comms.end(), comm) != daemon_comms.end()) return root;
+  for (const char* root : {"/var/lib/containerd", "/var/lib/containers/storage", "/var/lib/docker"})
+    if (exists(root)) return root;
+  return "";
+}
+
+HostScanner::HostScanner(HostScanOptions options, MonotonicNow now)
+    : options_(std::move(options)),
+      now_(std::move(now)),
+      ticks_(options_.clock_ticks_per_second > 0 ? options_.clock_ticks_per_second : ::sysconf(_SC_CLK_TCK)) {
+  if (options_.cmdline == HostScanOptions::Cmdline::kOffThread)
+    cmdline_ = std::make_unique<CmdlineReader>(options_.proc_path, options_.cmdline_options);
+}
+
+HostScanner::~HostScanner() = default;
+
+void HostScanner::set_previous_diskstats(std::vector<DiskCounters> sample, SteadyTime taken) {
+  std::lock_guard<std::mutex> lock(mu_);
+  previous_disk_ = std::move(sample);
+  previous_disk_at_ = taken;
+}
+
+HostEvidence HostScanner::scan() {
+  std::lock_guard<std::mutex> lock(mu_);
+  HostEvidence out;
+  auto& procs = out.processes;
+  const std::string& proc = options_.proc_path;
+  const SteadyTime now = now_();
+
+  std::optional<double> uptime;
+  if (FileText f = read_small_file(proc + "/uptime", 256); f.ok) uptime = parse_uptime(f.text);
+
+  DIR* dir = ::opendir(proc.c_str());
+  if (!dir) {
+    procs.unreadable = "cannot list " + proc;
+    out.runtime_disk.unreadable = "process scan failed";
+    scan_pid_limits(out, {});
+    return out;
+  }
+  std::vector<Seen> runtime;
+  std::unordered_map<int64_t, int64_t> zombies_by_parent;
+  // Parents' comms, looked up only once zombies were seen.
+  std::vector<std::pair<int64_t, std::string>> comms;
+  int64_t malformed = 0;
+  std::string path;
+  char buffer[2048];  // a stat line is ~300 bytes, at most ~1.1 KiB
+  while (dirent* e = ::readdir(dir)) {
+    if (!numeric_name(e->d_name)) continue;
+    path.assign(e->d_name).append("/stat");
+    long n = read_into_at(::dirfd(dir), path.c_str(), buffer, sizeof buffer);
+    if (n < 0) continue;  // exited between readdir and read
+    auto stat = parse_process_stat(std::string_view(buffer, static_cast<size_t>(n)));
+    if (!stat) {
+      ++malformed;
+      continue;
+    }
+    ++procs.total;
+    procs.threads += stat->num_threads;
+    if (stat->state == 'D') ++procs.in_d;
+    if (stat->state == 'Z') {
+      ++procs.zombies;
+      ++zombies_by_parent[stat->ppid];
+    }
+    RuntimeRole role = runtime_role(stat->comm);
+    if (role != RuntimeRole::kNone && stat->state != 'Z') runtime.push_back({*stat, role});
+    comms.emplace_back(stat->pid, std::move(stat->comm));
+  }
+  ::closedir(dir);
+  if (procs.total == 0)
+    procs.unreadable = malformed ? "every <pid>/stat under " + proc + " is malformed" : "no process under " + proc;
+  else if (malformed)
+    procs.unreadable = std::to_string(malformed) + " malformed <pid>/stat file(s) skipped";
+
+  // Which sandbox or container each helper serves (off-thread, bounded).
+  std::vector<CmdlineRequest> requests;
+  for (const auto& s : runtime)
+    if (s.role == RuntimeRole::kShim || s.role == RuntimeRole::kConmon)
+      requests.push_back({s.stat.pid, s.stat.starttime, s.role});
+  std::vector<CmdlineAnswer> answers;
+  if (cmdline_) {
+    answers = cmdline_->resolve(requests);
+    cmdline_->retain(requests);
+  }
+  std::unordered_map<int64_t, size_t> helper_index;
+  size_t next_request = 0;
+  for (const auto& s : runtime) {
+    HelperProcess h;
+    h.pid = s.stat.pid;
+    h.ppid = s.stat.ppid;
+    h.comm = s.stat.comm;
+    h.role = role_name(s.role);
+    h.state = s.stat.state;
+    h.threads = s.stat.num_threads;
+    if (uptime && ticks_ > 0)
+      h.age_seconds = std::max(0.0, *uptime - static_cast<double>(s.stat.starttime) / static_cast<double>(ticks_));
+    if (s.role == RuntimeRole::kShim || s.role == RuntimeRole::kConmon) {
+      if (!cmdline_) {
+        h.cmdline_status = "skipped";
+      } else {
+        const CmdlineAnswer& a = answers[next_request];
+        h.cmdline_status = cmdline_status_name(a.status);
+        (s.role == RuntimeRole::kShim ? h.sandbox_id : h.container_id) = a.owner_id;
+      }
+      ++next_request;
+    }
+    helper_index[h.pid] = procs.helpers.size();
+    procs.helpers.push_back(std::move(h));
+  }
+  // runc/crun run under the shim (or conmon) of the pod they act on.
+  for (auto& h : procs.helpers) {
+    if (h.role != "oci_runtime") continue;
+    if (auto it = helper_index.find(h.ppid); it != helper_index.end()) {
+      h.sandbox_id = procs.helpers[it->second].sandbox_id;
+      h.container_id = procs.helpers[it->second].container_id;
+    }
+  }
+
+  // Blocked runtime processes and threads; time in D tracked across scans.
+  std::map<TaskKey, SteadyTime> still_in_d;
+  auto blocked = [&](const HelperProcess& h, uint64_t starttime, int64_t tid, const std::string& comm,
+                     const std::string& wchan_path) {
+    TaskKey key{h.pid, tid, starttime};
+    auto it = first_seen_in_d_.find(key);
+    SteadyTime since = it == first_seen_in_d_.end() ? now : it->second;
+    still_in_d[key] = since;
+    BlockedTask b;
+    b.pid = h.pid;
+    b.tid = tid;
+    b.comm = comm;
+    b.role = h.role;
+    b.wchan = read_wchan(wchan_path);
+    b.seconds_in_d = std::chrono::duration<double>(now - since).count();
+    b.sandbox_id = h.sandbox_id;
+    b.container_id = h.container_id;
+    procs.blocked.push_back(std::move(b));
+  };
+  for (size_t i = 0; i < runtime.size(); ++i) {
+    const auto& s = runtime[i];
+    const HelperProcess& h = procs.helpers[i];
+    const std::string base = proc + "/" + std::to_string(h.pid);
+    if (s.stat.state == 'D') blocked(h, s.stat.starttime, h.pid, h.comm, base + "/wchan");
+    if (s.stat.num_threads <= 1) continue;
+    DIR* tasks = ::opendir((base + "/task").c_str());
+    if (!tasks) continue;
+    while (dirent* e = ::readdir(tasks)) {
+      if (!numeric_name(e->d_name)) continue;
+      const std::string task = base + "/task/" + e->d_name;
+      path.assign(e->d_name).append("/stat");
+      long n = read_into_at(::dirfd(tasks), path.c_str(), buffer, sizeof buffer);
+      if (n < 0) continue;
+      auto t = parse_process_stat(std::string_view(buffer, static_cast<size_t>(n)));
+      if (!t || t->pid == h.pid || t->state != 'D') continue;
+      blocked(h, s.stat.starttime, t->pid, t->comm, task + "/wchan");
+    }
+    ::closedir(tasks);
+  }
+  first_seen_in_d_ = std::move(still_in_d);
+  std::stable_sort(procs.blocked.begin(), procs.blocked.end(),
+                   [](const BlockedTask& a, const BlockedTask& b) { return a.seconds_in_d > b.seconds_in_d; });
+
+  if (!zombies_by_parent.empty()) {
+    std::sort(comms.begin(), comms.end());
+    for (const auto& [ppid, count] : zombies_by_parent) {
+      ZombieParent z;
+      z.pid = ppid;
+      z.zombies = count;
+      auto it = std::lower_bound(comms.begin(), comms.end(), std::make_pair(ppid, std::string()));
+      if (it != comms.end() && it->first == ppid) z.comm = it->second;
+      if (auto h = helper_index.find(ppid); h != helper_index.end()) z.sandbox_id = procs.helpers[h->second].sandbox_id;
+      procs.zombie_parents.push_back(std::move(z));
+    }
+    std::sort(procs.zombie_parents.begin(), procs.zombie_parents.end(),
+              [](const ZombieParent& a, const ZombieParent& b) {
+                return a.zombies != b.zombies ? a.zombies > b.zombies : a.pid < b.pid;
+              });
+    if (procs.zombie_parents.size() > options_.top_zombie_parents)
+      procs.zombie_parents.resize(options_.top_zombie_parents);
+  }
+
+  std::vector<std::pair<int64_t, std::string>> daemons;
+  std::vector<std::string> daemon_comms;
+  for (const auto& s : runtime)
+    if (s.role == RuntimeRole::kDaemon) {
+      daemons.emplace_back(s.stat.pid, s.stat.comm);
+      daemon_comms.push_back(s.stat.comm);
+    }
+  scan_pid_limits(out, daemons);
+  scan_disk(out, daemon_comms);
+  return out;
+}
+
+}  // namespace plegscope::host

@@ -1,0 +1,160 @@
+#pragma once
+// Host evidence below the CRI: the runtime's helper processes and which of
+// them (or their threads) sit in uninterruptible sleep, zombies by parent,
+// the PID limits that bind the runtime, and the latency of the disk under the
+// runtime's root. One scan reads <proc>/<pid>/stat for every process, plus a
+// few files per runtime process; each part that cannot be read says why in
+// its `unreadable` field and the rest is still filled.
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "host/cmdline_reader.h"
+#include "host/diskstats.h"
+
+namespace plegscope::host {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+// Monotonic time source, injected so tests step it by hand.
+using MonotonicNow = std::function<SteadyTime()>;
+
+struct HelperProcess {
+  int64_t pid = 0;
+  int64_t ppid = 0;
+  std::string comm;
+  std::string role;  // "shim", "conmon", "oci_runtime", "daemon"
+  char state = '?';
+  int64_t threads = 0;
+  std::optional<double> age_seconds;  // nullopt without <proc>/uptime
+  std::string sandbox_id;             // shim: its -id; runc/crun: its parent shim's
+  std::string container_id;           // conmon: its -c
+  std::string cmdline_status;         // "known", "no_owner", "unreadable", "pending", "blocked", "skipped", ""
+};
+
+// A runtime process or one of its threads in D (uninterruptible sleep).
+struct BlockedTask {
+  int64_t pid = 0;
+  int64_t tid = 0;  // == pid for the process's own (main thread) state
+  std::string comm;
+  std::string role;
+  char state = 'D';
+  std::string wchan;  // "" when unreadable; "0" when the kernel hides it
+  // Time this task has been seen in D by this scanner: the kernel does not
+  // publish when a task entered D, so it is tracked across scans from the
+  // first scan that saw it there (0 on that scan). A lower bound.
+  double seconds_in_d = 0;
+  std::string sandbox_id;
+  std::string container_id;
+};
+
+struct ZombieParent {
+  int64_t pid = 0;
+  std::string comm;  // "" when the parent is gone or unreadable
+  int64_t zombies = 0;
+  std::string sandbox_id;  // when the parent is a shim
+};
+
+struct PidLimit {
+  std::string scope;   // "runtime", "kubepods", "node_pid_max", "node_threads_max"
+  std::string owner;   // runtime: the daemon's comm ("containerd"); else ""
+  std::string cgroup;  // relative to <sys>/fs/cgroup; "" for node scopes
+  std::string limited_by;  // the cgroup whose pids.max binds (may be an ancestor)
+  int64_t current = 0;
+  std::optional<int64_t> max;  // nullopt: "max", no limit
+  std::optional<double> ratio;
+  std::string unreadable;  // "" when read
+};
+
+struct RuntimeDisk {
+  std::string root;      // the runtime root looked up
+  std::string mount;     // its mount point
+  std::string fs_type;
+  std::string device;    // "sda1", "nvme0n1p2", "dm-0"
+  uint32_t major = 0, minor = 0;
+  std::optional<double> latency_ms;   // ms per completed IO over the interval
+  std::optional<double> utilization;  // 0..1, share of the interval busy
+  uint64_t completed_ios = 0;
+  uint64_t in_flight = 0;
+  double interval_seconds = 0;  // 0 on the first sample: no rates yet
+};
+
+struct HostEvidence {
+  struct Processes {
+    int64_t total = 0;    // processes read
+    int64_t threads = 0;  // their threads: what pid_max / threads-max limit
+    int64_t in_d = 0;     // processes in D, node-wide (helpers or not)
+    std::vector<HelperProcess> helpers;  // helpers and daemons
+    std::vector<BlockedTask> blocked;    // longest in D first
+    int64_t zombies = 0;
+    std::vector<ZombieParent> zombie_parents;  // most zombies first, top N
+    std::string unreadable;
+  } processes;
+  std::vector<PidLimit> pid_limits;
+  struct Disk {
+    std::optional<RuntimeDisk> value;
+    std::string unreadable;
+  } runtime_disk;
+};
+
+struct HostScanOptions {
+  std::string proc_path = "/proc";
+  std::string sys_path = "/sys";
+  // The runtime's root directory on the host ("" = resolve_runtime_root()).
+  std::string runtime_root;
+  long clock_ticks_per_second = 0;  // 0: sysconf(_SC_CLK_TCK)
+  enum class Cmdline { kOffThread, kSkip } cmdline = Cmdline::kOffThread;
+  CmdlineReader::Options cmdline_options;
+  size_t top_zombie_parents = 5;
+};
+
+// The runtime's root: that of a daemon seen running (dockerd ->
+// /var/lib/docker, else crio -> /var/lib/containers/storage, else containerd
+// -> /var/lib/containerd), else the first that `exists` of
+// /var/lib/containerd, /var/lib/containers/storage, /var/lib/docker. "" when
+// none. Symlinks are not followed (the path is matched against mountinfo).
+std::string resolve_runtime_root(const std::vector<std::string>& daemon_comms,
+                                 const std::function<bool(const std::string&)>& exists);
+
+// Thread-safe: scan() holds an internal mutex (scans are serialized, so the
+// periodic scan and an on-demand one never interleave). Cost: one stat read
+// per process, plus wchan/task reads for runtime processes only.
+class HostScanner {
+ public:
+  explicit HostScanner(HostScanOptions options, MonotonicNow now = std::chrono::steady_clock::now);
+  ~HostScanner();
+
+  HostEvidence scan();
+
+  // The diskstats sample the next scan computes rates against, as if a scan
+  // had read it at `taken` (tests and scenarios feed two samples this way).
+  void set_previous_diskstats(std::vector<DiskCounters> sample, SteadyTime taken);
+
+ private:
+  struct TaskKey {
+    int64_t pid, tid;
+    uint64_t starttime;
+    bool operator<(const TaskKey& o) const {
+      return std::tie(pid, tid, starttime) < std::tie(o.pid, o.tid, o.starttime);
+    }
+  };
+  void scan_disk(HostEvidence& out, const std::vector<std::string>& daemons);
+  void scan_pid_limits(HostEvidence& out, const std::vector<std::pair<int64_t, std::string>>& daemons);
+
+  const HostScanOptions options_;
+  const MonotonicNow now_;
+  const long ticks_;
+  std::unique_ptr<CmdlineReader> cmdline_;
+  std::mutex mu_;
+  std::map<TaskKey, SteadyTime> first_seen_in_d_;
+  std::optional<std::vector<DiskCounters>> previous_disk_;
+  SteadyTime previous_disk_at_{};
+};
+
+}  // namespace plegscope::host

@@ -1,0 +1,101 @@
+// HostScanner on the real /proc: a parent that forks children and never
+// reaps them has them counted as zombies under its own pid and comm; this
+// process's own stat is read as the kernel reports it.
+#include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <future>
+#include <thread>
+
+#include "host/host_files.h"
+#include "host/host_scanner.h"
+
+namespace plegscope::host {
+namespace {
+
+constexpr int kZombies = 7;
+
+// Forks "zombie-parent", which forks kZombies children that exit at once and
+// waits for each with WNOWAIT: they are dead and unreaped, zombies for sure,
+// before it says "ready" on the pipe. It then blocks until the test closes
+// `release`, and exits without reaping (its zombies go to init).
+pid_t start_zombie_parent(int& release_fd) {
+  int ready[2], release[2];
+  if (::pipe(ready) != 0 || ::pipe(release) != 0) return -1;
+  pid_t parent = ::fork();
+  if (parent == 0) {
+    ::prctl(PR_SET_NAME, "zombie-parent");
+    ::close(ready[0]);
+    ::close(release[1]);
+    for (int i = 0; i < kZombies; ++i) {
+      pid_t child = ::fork();
+      if (child == 0) ::_exit(0);
+      siginfo_t info;
+      ::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT);
+    }
+    char byte = 'r';
+    if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
+    while (::read(release[0], &byte, 1) > 0) {
+    }
+    ::_exit(0);
+  }
+  ::close(ready[1]);
+  ::close(release[0]);
+  char byte = 0;
+  bool ok = ::read(ready[0], &byte, 1) == 1;
+  ::close(ready[0]);
+  release_fd = release[1];
+  return ok ? parent : -1;
+}
+
+TEST(HostScannerLive, CountsRealZombiesUnderTheirParent) {
+  int release_fd = -1;
+  pid_t parent = start_zombie_parent(release_fd);
+  ASSERT_GT(parent, 0);
+  HostScanOptions options;  // /proc and /sys of this machine
+  options.cmdline = HostScanOptions::Cmdline::kSkip;
+  options.top_zombie_parents = 1000;
+  HostScanner scanner(options);
+  HostEvidence e = scanner.scan();
+  ::close(release_fd);
+  int status = 0;
+  ::waitpid(parent, &status, 0);
+
+  EXPECT_GE(e.processes.zombies, kZombies);
+  const ZombieParent* ours = nullptr;
+  for (const auto& z : e.processes.zombie_parents)
+    if (z.pid == parent) ours = &z;
+  ASSERT_TRUE(ours) << "no zombies seen under pid " << parent;
+  EXPECT_EQ(ours->zombies, kZombies);
+  EXPECT_EQ(ours->comm, "zombie-parent");
+  EXPECT_EQ(ours->sandbox_id, "");
+}
+
+TEST(HostScannerLive, ReadsThisProcessAsTheKernelReportsIt) {
+  // A second thread, alive (held on a future) while the stat is read.
+  std::promise<void> release;
+  std::thread extra([done = release.get_future()]() mutable { done.wait(); });
+  FileText f = read_small_file("/proc/self/stat");
+  release.set_value();
+  extra.join();
+  ASSERT_TRUE(f.ok) << f.error;
+  auto self = parse_process_stat(f.text);
+  ASSERT_TRUE(self);
+  EXPECT_EQ(self->pid, ::getpid());
+  EXPECT_EQ(self->ppid, ::getppid());
+  EXPECT_EQ(self->state, 'R');  // it is running: reading its own stat
+  EXPECT_GE(self->num_threads, 2);
+  char comm[17] = {};
+  ::prctl(PR_GET_NAME, comm);
+  EXPECT_EQ(self->comm, comm);
+  HostScanner scanner(HostScanOptions{});
+  HostEvidence e = scanner.scan();
+  EXPECT_EQ(e.processes.unreadable, "");
+  EXPECT_GE(e.processes.total, 2);
+  EXPECT_GE(e.processes.threads, e.processes.total);
+}
+
+}  // namespace
+}  // namespace plegscope::host

@@ -1,0 +1,324 @@
+// HostScanner over the fixture trees in tests/fixtures/host (see its README):
+// what an operator needs named (which shim, which sandbox, which limit, which
+// disk) and, for broken or missing files, an "unreadable" that says why.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "host/host_files.h"
+#include "host/host_scanner.h"
+
+namespace plegscope::host {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+const std::string kTrees = std::string(PLEGSCOPE_FIXTURES_DIR) + "/host/";
+const std::string kSandbox = "5f1c2a9e8b7d4c3f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071";
+
+struct FakeMonotonic {
+  SteadyTime now = SteadyTime(1000s);
+  MonotonicNow fn() {
+    return [this] { return now; };
+  }
+};
+
+HostScanOptions tree(const std::string& root) {
+  HostScanOptions o;
+  o.proc_path = root + "/proc";
+  o.sys_path = root + "/sys";
+  o.clock_ticks_per_second = 100;
+  o.cmdline_options.wait = 5s;  // fixture reads never block: returns as soon as all are read
+  return o;
+}
+
+const HelperProcess* helper(const HostEvidence& e, int64_t pid) {
+  for (const auto& h : e.processes.helpers)
+    if (h.pid == pid) return &h;
+  return nullptr;
+}
+
+const PidLimit* limit(const HostEvidence& e, const std::string& scope, const std::string& owner = "") {
+  for (const auto& l : e.pid_limits)
+    if (l.scope == scope && (owner.empty() || l.owner == owner)) return &l;
+  return nullptr;
+}
+
+std::vector<DiskCounters> diskstats_file(const std::string& path) {
+  return *parse_diskstats(read_small_file(path).text);
+}
+
+TEST(HostScanner, HealthyNodeOnCgroupV2) {
+  FakeMonotonic clock;
+  HostScanner scanner(tree(kTrees + "healthy_v2"), clock.fn());
+  HostEvidence e = scanner.scan();
+  EXPECT_EQ(e.processes.unreadable, "");
+  EXPECT_EQ(e.processes.total, 10);  // every <pid> directory of the tree
+  EXPECT_EQ(e.processes.zombies, 0);
+  EXPECT_TRUE(e.processes.blocked.empty());
+  // containerd, two shims, and runc's init under the first shim.
+  ASSERT_EQ(e.processes.helpers.size(), 4u);
+  const HelperProcess* shim = helper(e, 2000);
+  ASSERT_TRUE(shim);
+  EXPECT_EQ(shim->role, "shim");
+  EXPECT_EQ(shim->cmdline_status, "known");
+  EXPECT_EQ(shim->sandbox_id, "00" + kSandbox.substr(2));
+  EXPECT_NEAR(*shim->age_seconds, 1800, 0.01);
+  const HelperProcess* init = helper(e, 3000);
+  ASSERT_TRUE(init);
+  EXPECT_EQ(init->role, "oci_runtime");
+  EXPECT_EQ(init->sandbox_id, shim->sandbox_id) << "runc acts for the pod of the shim that runs it";
+  EXPECT_EQ(helper(e, 900)->role, "daemon");
+
+  const PidLimit* runtime = limit(e, "runtime", "containerd");
+  ASSERT_TRUE(runtime);
+  EXPECT_EQ(runtime->unreadable, "");
+  EXPECT_EQ(runtime->cgroup, "system.slice/containerd.service");
+  EXPECT_EQ(runtime->current, 120);
+  EXPECT_EQ(*runtime->max, 4915);
+  const PidLimit* kubepods = limit(e, "kubepods");
+  ASSERT_TRUE(kubepods);
+  EXPECT_EQ(kubepods->cgroup, "kubepods.slice");
+  EXPECT_EQ(kubepods->current, 310);
+  EXPECT_FALSE(kubepods->max) << "\"max\" is no limit";
+  EXPECT_FALSE(kubepods->ratio);
+  const PidLimit* pid_max = limit(e, "node_pid_max");
+  EXPECT_EQ(*pid_max->max, 4194304);
+  EXPECT_EQ(pid_max->current, e.processes.threads);
+  EXPECT_EQ(*limit(e, "node_threads_max")->max, 125000);
+
+  ASSERT_TRUE(e.runtime_disk.value);
+  EXPECT_EQ(e.runtime_disk.unreadable, "");
+  EXPECT_EQ(e.runtime_disk.value->root, "/var/lib/containerd");
+  EXPECT_EQ(e.runtime_disk.value->mount, "/var/lib/containerd");
+  EXPECT_EQ(e.runtime_disk.value->device, "sdb");
+  EXPECT_FALSE(e.runtime_disk.value->latency_ms) << "one sample: no rate yet";
+
+  // The next scan rates the disk against this one (same file: idle).
+  clock.now += 5s;
+  HostEvidence again = scanner.scan();
+  ASSERT_TRUE(again.runtime_disk.value);
+  EXPECT_DOUBLE_EQ(again.runtime_disk.value->interval_seconds, 5.0);
+  EXPECT_DOUBLE_EQ(*again.runtime_disk.value->utilization, 0.0);
+  EXPECT_FALSE(again.runtime_disk.value->latency_ms);
+}
+
+TEST(HostScanner, DockerOnCgroupV1) {
+  FakeMonotonic clock;
+  HostScanner scanner(tree(kTrees + "cgroup_v1_docker"), clock.fn());
+  HostEvidence e = scanner.scan();
+  const PidLimit* dockerd = limit(e, "runtime", "dockerd");
+  ASSERT_TRUE(dockerd);
+  EXPECT_EQ(dockerd->cgroup, "pids/system.slice/dockerd.service");
+  EXPECT_EQ(dockerd->current, 1000);
+  EXPECT_DOUBLE_EQ(*dockerd->ratio, 0.25);
+  const PidLimit* containerd = limit(e, "runtime", "containerd");
+  ASSERT_TRUE(containerd);
+  EXPECT_EQ(containerd->unreadable, "");
+  EXPECT_FALSE(containerd->max);
+  const PidLimit* kubepods = limit(e, "kubepods");
+  EXPECT_EQ(kubepods->cgroup, "pids/kubepods");
+  EXPECT_DOUBLE_EQ(*kubepods->ratio, 0.03);
+  ASSERT_TRUE(e.runtime_disk.value);
+  EXPECT_EQ(e.runtime_disk.value->root, "/var/lib/docker") << "docker keeps its layers under its own root";
+  EXPECT_EQ(e.runtime_disk.value->mount, "/");
+  EXPECT_EQ(e.runtime_disk.value->device, "sda1");
+}
+
+TEST(HostScanner, ShimInDOnNfsIsNamedWithItsSandboxAndTimedAcrossScans) {
+  FakeMonotonic clock;
+  HostScanner scanner(tree(kTrees + "shim_in_d_nfs"), clock.fn());
+  HostEvidence first = scanner.scan();
+  ASSERT_EQ(first.processes.blocked.size(), 2u);  // the shim's main thread and one more
+  for (const auto& b : first.processes.blocked) {
+    EXPECT_EQ(b.pid, 4242);
+    EXPECT_EQ(b.sandbox_id, kSandbox);
+    EXPECT_EQ(b.seconds_in_d, 0) << "first seen in D on this scan";
+  }
+  clock.now += 30s;
+  HostEvidence later = scanner.scan();
+  ASSERT_EQ(later.processes.blocked.size(), 2u);
+  const BlockedTask& main = later.processes.blocked[0].tid == 4242 ? later.processes.blocked[0]
+                                                                   : later.processes.blocked[1];
+  const BlockedTask& thread = later.processes.blocked[0].tid == 4242 ? later.processes.blocked[1]
+                                                                     : later.processes.blocked[0];
+  EXPECT_EQ(main.comm, "containerd-shim");
+  EXPECT_EQ(main.role, "shim");
+  EXPECT_EQ(main.wchan, "nfs_wait_bit_killable");
+  EXPECT_DOUBLE_EQ(main.seconds_in_d, 30);
+  EXPECT_EQ(thread.tid, 4244);
+  EXPECT_EQ(thread.wchan, "rpc_wait_bit_killable");
+  EXPECT_DOUBLE_EQ(thread.seconds_in_d, 30);
+  EXPECT_EQ(later.processes.in_d, 1);
+}
+
+TEST(HostScanner, TimeInDRestartsWhenTheTaskLeavesD) {
+  fs::path dir = fs::temp_directory_path() / ("host_scanner_d_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(kTrees + "shim_in_d_nfs", dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const std::string stat_path = (dir / "proc/4242/task/4244/stat").string();
+  std::string d_line = read_small_file(stat_path).text;
+  auto set_state = [&](char state) {
+    std::string line = d_line;
+    line[line.find(") ") + 2] = state;
+    std::ofstream(stat_path, std::ios::trunc) << line;
+  };
+  FakeMonotonic clock;
+  HostScanner scanner(tree(dir.string()), clock.fn());
+  auto thread_seconds = [&]() -> std::optional<double> {
+    for (const auto& b : scanner.scan().processes.blocked)
+      if (b.tid == 4244) return b.seconds_in_d;
+    return std::nullopt;
+  };
+  EXPECT_EQ(thread_seconds(), 0.0);
+  clock.now += 20s;
+  EXPECT_EQ(thread_seconds(), 20.0);
+  set_state('S');
+  clock.now += 20s;
+  EXPECT_FALSE(thread_seconds());
+  set_state('D');
+  clock.now += 20s;
+  EXPECT_EQ(thread_seconds(), 0.0) << "a new stretch in D, not 60 s";
+  fs::remove_all(dir);
+}
+
+TEST(HostScanner, ZombiesGroupedByParentWithTheShimsSandbox) {
+  HostScanner scanner(tree(kTrees + "zombies_300"));
+  HostEvidence e = scanner.scan();
+  EXPECT_EQ(e.processes.zombies, 303);
+  ASSERT_EQ(e.processes.zombie_parents.size(), 2u);
+  EXPECT_EQ(e.processes.zombie_parents[0].pid, 5000);
+  EXPECT_EQ(e.processes.zombie_parents[0].comm, "containerd-shim");
+  EXPECT_EQ(e.processes.zombie_parents[0].zombies, 300);
+  EXPECT_EQ(e.processes.zombie_parents[0].sandbox_id, kSandbox);
+  EXPECT_EQ(e.processes.zombie_parents[1].pid, 700);
+  EXPECT_EQ(e.processes.zombie_parents[1].comm, "kubelet");
+  EXPECT_EQ(e.processes.zombie_parents[1].sandbox_id, "");
+}
+
+TEST(HostScanner, RuntimeCgroupNearItsPidsMax) {
+  HostScanner scanner(tree(kTrees + "runtime_pids_95"));
+  HostEvidence e = scanner.scan();
+  const PidLimit* dockerd = limit(e, "runtime", "dockerd");
+  ASSERT_TRUE(dockerd);
+  EXPECT_EQ(dockerd->current, 3800);
+  EXPECT_EQ(*dockerd->max, 4000);
+  EXPECT_DOUBLE_EQ(*dockerd->ratio, 0.95);
+}
+
+TEST(HostScanner, SlowDiskFromTwoSamples) {
+  FakeMonotonic clock;
+  HostScanner scanner(tree(kTrees + "slow_disk"), clock.fn());
+  scanner.set_previous_diskstats(diskstats_file(kTrees + "slow_disk/diskstats.before"), clock.now);
+  clock.now += 10s;
+  HostEvidence e = scanner.scan();
+  ASSERT_TRUE(e.runtime_disk.value);
+  const RuntimeDisk& disk = *e.runtime_disk.value;
+  EXPECT_EQ(disk.device, "sdb");
+  EXPECT_DOUBLE_EQ(*disk.latency_ms, 250);
+  EXPECT_DOUBLE_EQ(*disk.utilization, 0.6);
+  EXPECT_EQ(disk.completed_ios, 40u);
+  EXPECT_EQ(disk.in_flight, 3u);
+}
+
+TEST(HostScanner, NoAlarmTreeStaysBelowEveryThreshold) {
+  FakeMonotonic clock;
+  HostScanner scanner(tree(kTrees + "no_alarm"), clock.fn());
+  scanner.set_previous_diskstats(diskstats_file(kTrees + "no_alarm/diskstats.before"), clock.now);
+  clock.now += 10s;
+  HostEvidence e = scanner.scan();
+  EXPECT_EQ(e.processes.zombies, 20);
+  EXPECT_TRUE(e.processes.blocked.empty());
+  EXPECT_DOUBLE_EQ(*limit(e, "runtime")->ratio, 0.6);
+  ASSERT_TRUE(e.runtime_disk.value);
+  EXPECT_DOUBLE_EQ(*e.runtime_disk.value->latency_ms, 3);
+  EXPECT_DOUBLE_EQ(*e.runtime_disk.value->utilization, 0.8);
+}
+
+TEST(HostScanner, MalformedFilesAreUnreadableNotFatal) {
+  HostScanner scanner(tree(kTrees + "malformed"));
+  HostEvidence e = scanner.scan();
+  EXPECT_EQ(e.processes.unreadable, "2 malformed <pid>/stat file(s) skipped");
+  EXPECT_GT(e.processes.total, 0);
+  EXPECT_FALSE(helper(e, 2000)->age_seconds) << "uptime is garbage";
+  EXPECT_NE(limit(e, "runtime")->unreadable.find("900/cgroup: malformed"), std::string::npos);
+  EXPECT_NE(limit(e, "kubepods")->unreadable.find("kubepods.slice/pids.max: malformed"), std::string::npos);
+  EXPECT_NE(limit(e, "node_pid_max")->unreadable.find("pid_max: malformed"), std::string::npos);
+  EXPECT_NE(e.runtime_disk.unreadable.find("mountinfo: malformed"), std::string::npos);
+  EXPECT_FALSE(e.runtime_disk.value);
+}
+
+TEST(HostScanner, MissingFilesSayWhichAndWhy) {
+  HostScanner scanner(tree(kTrees + "missing"));
+  HostEvidence e = scanner.scan();
+  EXPECT_EQ(e.processes.unreadable, "");
+  EXPECT_EQ(helper(e, 2000)->cmdline_status, "unreadable");
+  EXPECT_EQ(helper(e, 2000)->sandbox_id, "");
+  EXPECT_NE(limit(e, "runtime")->unreadable.find("No such file"), std::string::npos);
+  EXPECT_NE(limit(e, "kubepods")->unreadable.find("no kubepods"), std::string::npos);
+  EXPECT_NE(limit(e, "node_threads_max")->unreadable.find("No such file"), std::string::npos);
+  EXPECT_NE(e.runtime_disk.unreadable.find("1/mountinfo: No such file"), std::string::npos);
+}
+
+TEST(HostScanner, NoProcAtAll) {
+  HostScanner scanner(tree(kTrees + "does_not_exist"));
+  HostEvidence e = scanner.scan();
+  EXPECT_NE(e.processes.unreadable.find("cannot list"), std::string::npos);
+  EXPECT_FALSE(e.runtime_disk.value);
+  EXPECT_NE(e.runtime_disk.unreadable, "");
+}
+
+TEST(HostScanner, CmdlineSkippedOnRequest) {
+  HostScanOptions o = tree(kTrees + "healthy_v2");
+  o.cmdline = HostScanOptions::Cmdline::kSkip;
+  HostScanner scanner(o);
+  HostEvidence e = scanner.scan();
+  EXPECT_EQ(helper(e, 2000)->cmdline_status, "skipped");
+  EXPECT_EQ(helper(e, 2000)->sandbox_id, "");
+}
+
+TEST(HostScanner, ABlockingCmdlineReadDoesNotHoldTheScan) {
+  // A FIFO blocks open() until a writer comes, as a cmdline read blocks on a
+  // held mmap lock (moby#15204).
+  fs::path dir = fs::temp_directory_path() / ("host_scanner_fifo_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::copy(kTrees + "healthy_v2", dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const std::string fifo = (dir / "proc/2000/cmdline").string();
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  HostScanOptions o = tree(dir.string());
+  o.cmdline_options.wait = 100ms;
+  o.cmdline_options.stuck_after = 0ms;  // whatever is still being read after the wait is stuck
+  HostScanner scanner(o);
+  std::string status_2000, sandbox_2010;
+  for (int scans = 0; scans < 100 && (status_2000 != "blocked" || sandbox_2010.empty()); ++scans) {
+    HostEvidence e = scanner.scan();
+    status_2000 = helper(e, 2000)->cmdline_status;
+    sandbox_2010 = helper(e, 2010)->sandbox_id;
+    EXPECT_EQ(helper(e, 2010)->role, "shim");
+  }
+  EXPECT_EQ(status_2000, "blocked");
+  EXPECT_EQ(sandbox_2010, "01" + kSandbox.substr(2)) << "the other shim is still mapped";
+  // Release the stuck worker.
+  int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
+  if (fd >= 0) ::close(fd);
+  fs::remove_all(dir);
+}
+
+TEST(ResolveRuntimeRoot, DaemonFirstThenWhatExists) {
+  auto none = [](const std::string&) { return false; };
+  auto only_storage = [](const std::string& p) { return p == "/var/lib/containers/storage"; };
+  EXPECT_EQ(resolve_runtime_root({"containerd"}, none), "/var/lib/containerd");
+  EXPECT_EQ(resolve_runtime_root({"containerd", "dockerd"}, none), "/var/lib/docker");
+  EXPECT_EQ(resolve_runtime_root({"crio"}, none), "/var/lib/containers/storage");
+  EXPECT_EQ(resolve_runtime_root({}, only_storage), "/var/lib/containers/storage");
+  EXPECT_EQ(resolve_runtime_root({}, none), "");
+}
+
+}  // namespace
+}  // namespace plegscope::host
