@@ -164,5 +164,6 @@ class ApiServerStandIn:
             return e.code, e.headers.get("Content-Type", "text/plain"), e.read()
         except (urllib.error.URLError, socket.timeout, ConnectionError) as e:
             reason = getattr(e, "reason", e)
+            said = "connect: connection refused" if isinstance(reason, ConnectionRefusedError) else str(reason)
             return _status(503, "ServiceUnavailable",
-                           "error trying to reach service: dial tcp 127.0.0.1:%d: %s" % (p["_agent_port"], reason))
+                           "error trying to reach service: dial tcp 127.0.0.1:%d: %s" % (p["_agent_port"], said))
