@@ -11,7 +11,8 @@ build/plegscope agents on build/fakecri scenarios:
   agent is unreachable, worker-4 with no agent: `nodes` prints one line per
   node with status, top cause, confidence and last seen, and exits 1
   naming the unreachable one;
-- errors: no agent on the node, a bad usage (exit 2), each one line."""
+- errors: no agent on the node, a pod not running, a bad usage (exit 2),
+  an agent that cannot be dialled over https, each one line."""
 import json
 import os
 import re
@@ -150,8 +151,9 @@ def test_fleet_of_nodes_one_line_each():
 
 
 def test_errors_are_one_line():
-    with ApiServerStandIn([pod("plegscope-ppppp", "worker-5", harness.free_port(), phase="Pending")],
-                          ["worker-1", "worker-5"]) as api:
+    with ApiServerStandIn([pod("plegscope-ppppp", "worker-5", harness.free_port(), phase="Pending"),
+                           pod("plegscope-ttttt", "worker-6", harness.free_port())],
+                          ["worker-1", "worker-5", "worker-6"]) as api:
         k = Kubectl(api)
         try:
             r = k("diagnose", "worker-1")
@@ -163,6 +165,11 @@ def test_errors_are_one_line():
                 r = k(*bad)
                 assert r.returncode == 2, (bad, r.returncode)
                 assert len(r.stderr.strip().splitlines()) == 1 and r.stderr.startswith("kubectl plegscope: "), r.stderr
+            # --scheme https: the API server is asked for the https: form of the pod's proxy path.
+            r = k("diagnose", "worker-6", "--scheme", "https")
+            assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+            paths = [urllib.parse.urlsplit(p).path for m, p in api.log()]
+            assert "/api/v1/namespaces/plegscope/pods/https:plegscope-ttttt:9547/proxy/diagnose" in paths, paths
             # an API server that refuses the selector: kubectl's own message, one line, exit 1.
             r = k("diagnose", "worker-1", "-l", "app in (plegscope)")
             assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
