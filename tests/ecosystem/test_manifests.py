@@ -213,12 +213,17 @@ def kustomize(components):
     try:
         rel = lambda p: os.path.relpath(ecolib.path(p), overlay)  # noqa: E731 - kustomize wants relative paths
         with open(os.path.join(overlay, "kustomization.yaml"), "w") as f:
-            yaml.safe_dump({"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-                            "resources": [rel("deploy")],
-                            "components": [rel("deploy/components/" + c) for c in components]}, f)
-        out = subprocess.run([kubectl, "kustomize", overlay], capture_output=True, text=True, timeout=60)
-        if out.returncode != 0 and components and "components" in out.stderr and "unknown field" in out.stderr:
-            raise harness.Skip("this kubectl's kustomize has no components (kubectl 1.21 or later needed)")
+            overlay_doc = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                           "resources": [rel("deploy")]}
+            if components:
+                overlay_doc["components"] = [rel("deploy/components/" + c) for c in components]
+            yaml.safe_dump(overlay_doc, f)
+        # The base alone straight from deploy/ (what `kubectl apply -k deploy/` reads, on any kubectl).
+        out = subprocess.run([kubectl, "kustomize", overlay if components else ecolib.path("deploy")],
+                             capture_output=True, text=True, timeout=60)
+        if out.returncode != 0 and ("unknown field \"components\"" in out.stderr or "must be a file" in out.stderr):
+            raise harness.Skip("this kubectl's kustomize has no components (kubectl 1.21 or later needed): %s"
+                               % out.stderr.strip())
         assert out.returncode == 0, out.stderr
         return {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(out.stdout) if d}
     finally:
