@@ -26,7 +26,8 @@ def texts():
 def code_spans(text):
     """Inline `code` and fenced blocks, with line continuations joined."""
     blocks = re.findall(r"```[a-z]*\n(.*?)```", text, re.S)
-    inline = re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+    # inline spans may wrap over lines in the Markdown source.
+    inline = [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", re.sub(r"```.*?```", "", text, flags=re.S))]
     joined = []
     for b in blocks:
         joined += b.replace("\\\n", " ").splitlines()
