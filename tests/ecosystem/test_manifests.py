@@ -201,6 +201,13 @@ def test_versions_agree():
     image = the("DaemonSet")["spec"]["template"]["spec"]["containers"][0]["image"]
     assert config["version"] == cmake and tags == {cmake} and image.endswith(":" + cmake), (config["version"], tags, image)
     assert "/blob/v%s/" % cmake in config["runbookURL"], config["runbookURL"]
+    # the krew manifest installs the plugin of the same release, from plugins/.
+    krew = ecolib.load_yaml("plugins/plegscope.yaml")
+    assert krew["kind"] == "Plugin" and krew["spec"]["version"] == "v" + cmake, krew["spec"]["version"]
+    for platform in krew["spec"]["platforms"]:
+        assert "v%s/" % cmake in platform["uri"], platform["uri"]
+        assert os.access(ecolib.path("plugins", platform["bin"]), os.X_OK), platform["bin"]
+        assert [f["from"] for f in platform["files"]] == [platform["bin"]], platform["files"]
     for rel in ("alerts/plegscope.rules.yml", "deploy/prometheusrule.yaml"):
         urls = set(re.findall(r"runbook_url: (\S+)#", open(ecolib.path(rel)).read()))
         assert urls == {config["runbookURL"]}, (rel, urls)
