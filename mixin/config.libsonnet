@@ -9,6 +9,12 @@
     // The kubelet's own metrics (kube-prometheus' kubelet ServiceMonitor).
     kubeletSelector: 'job="kubelet", metrics_path="/metrics"',
     kubeStateMetricsSelector: 'job="kube-state-metrics"',
+    // Nodes that run no agent on purpose: matchers on kube-state-metrics'
+    // kube_node_labels (node labels become label_<name>, and only those
+    // kube-state-metrics is told to export: --metric-labels-allowlist=
+    // nodes=[plegscope.io/exclude]). PlegscopeDown's no_target arm skips
+    // them. The default matches the DaemonSet's nodeAffinity; '' turns it off.
+    excludedNodesSelector: 'label_plegscope_io_exclude="true"',
     // Set by the scrape: the PodMonitor (and the runbook's scrape config)
     // relabels __meta_kubernetes_pod_node_name to it.
     nodeLabel: 'node',
@@ -44,7 +50,10 @@
     listNearLimitForSeconds: 300,
     plegscopeDownForSeconds: 300,
 
-    runbookURL: 'https://github.com/plegscope/plegscope/blob/main/docs/runbook.md',
+    // The release the rules ship with (the image tag in deploy/): alerts
+    // link to the runbook of that release, not to a branch that moves on.
+    version: '0.1.0',
+    runbookURL: 'https://github.com/plegscope/plegscope/blob/v%s/docs/runbook.md' % self.version,
 
     // Grafana
     dashboardTags: ['plegscope', 'kubernetes', 'pleg'],

@@ -217,14 +217,18 @@ local f = import '../lib/format.libsonnet';
         } + forOf(c.listNearLimitForSeconds),
 
         // The agent is down on a node, or a node has no agent target at all
-        // (needs kube-state-metrics' kube_node_info).
+        // (needs kube-state-metrics' kube_node_info), unless it is excluded.
         {
           alert: 'PlegscopeDown',
           expr: |||
             label_replace(max by (%(node)s) (up{%(sel)s}) == 0, "reason", "target_down", "", "")
             or on (%(node)s)
-            label_replace(count by (%(node)s) (kube_node_info{%(ksm)s}) unless on (%(node)s) count by (%(node)s) (up{%(sel)s}), "reason", "no_target", "", "")
-          ||| % (v { ksm: c.kubeStateMetricsSelector }),
+            label_replace(count by (%(node)s) (kube_node_info{%(ksm)s}) unless on (%(node)s) count by (%(node)s) (up{%(sel)s})%(excluded)s, "reason", "no_target", "", "")
+          ||| % (v {
+            ksm: c.kubeStateMetricsSelector,
+            excluded: if c.excludedNodesSelector == '' then ''
+            else ' unless on (%s) count by (%s) (kube_node_labels{%s, %s})' % [node, node, c.kubeStateMetricsSelector, c.excludedNodesSelector],
+          }),
           labels: { severity: 'warning' },
           annotations: {
             summary: 'plegscope is not being scraped on %s' % n,

@@ -28,7 +28,7 @@ local f = import '../lib/format.libsonnet';
         s(g.stat('Runtime', g.targets([[q('max by (runtime_name, runtime_version, version) (plegscope_build_info{%(sel)s})'),
                                         '{{runtime_name}} {{runtime_version}} (plegscope {{version}})']], instant=true),
                  textMode='name'), 7, 4),
-        s(g.text("**[Open this node's /diagnose report](%s)** (ranked causes with evidence, relist timeline). Reachable where Prometheus can reach the agent; otherwise `kubectl -n plegscope port-forward` the node's pod, see the [runbook](%s#getting-the-evidence)."
+        s(g.text("**[Open this node's /diagnose report](%s)** (ranked causes with evidence, relist timeline): the agent's pod IP over plain HTTP, so only from a browser inside the pod network and not with the web-auth component (https, credentials). From anywhere kubectl works, through the API server and without the node's kubelet or runtime: `kubectl plegscope diagnose ${node}` (`-o html` for this page), see the [runbook](%s#getting-the-evidence)."
                  % [diagnose, c.runbookURL]), 24, 3),
 
         g.row('Relist'),

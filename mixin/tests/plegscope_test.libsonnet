@@ -392,10 +392,18 @@ local lib = import 'lib.libsonnet';
 
       // ------------------------------------------------------------ PlegscopeDown
       // worker-1's target is down from t=70; worker-9 joined the cluster but
-      // no plegscope pod is scraped there.
+      // no plegscope pod is scraped there; worker-8 has none either, but its
+      // labels match excludedNodesSelector (the DaemonSet's nodeAffinity
+      // keeps the agent off it), so it never fires.
       local D2 = c.plegscopeDownForSeconds;
       local n = lib.samples(70 + D2);
       local ksm = lib.selectorLabels(c.kubeStateMetricsSelector) { instance: '10.0.9.9:8080' };
+      local excluded = if c.excludedNodesSelector == '' then [] else [
+        S_('kube_node_info', ksm + nodeOf('worker-8'), '1x%d' % (n + 6)),
+        S_('kube_node_labels', ksm + nodeOf('worker-8') + lib.selectorLabels(c.excludedNodesSelector), '1x%d' % (n + 6)),
+        // worker-9's labels are exported too, without the exclusion.
+        S_('kube_node_labels', ksm + nodeOf('worker-9') { label_kubernetes_io_os: 'linux' }, '1x%d' % (n + 6)),
+      ];
       local noTarget = {
         exp_labels: nodeOf('worker-9') { severity: 'warning', reason: 'no_target' },
         exp_annotations: {
@@ -405,12 +413,13 @@ local lib = import 'lib.libsonnet';
         },
       };
       {
-        name: 'PlegscopeDown when the target is down or a node has none',
+        name: 'PlegscopeDown when the target is down or a node has none, not on an excluded node',
         interval: '10s',
         input_series: [
           S_('up', L('10.0.0.1:9547', 'worker-1'), '1x6 0x%d' % n),
           S_('up', L('10.0.0.2:9547', 'worker-2'), '1x%d' % (n + 6)),
-        ] + [S_('kube_node_info', ksm + nodeOf(w), '1x%d' % (n + 6)) for w in ['worker-1', 'worker-2', 'worker-9']],
+        ] + [S_('kube_node_info', ksm + nodeOf(w), '1x%d' % (n + 6)) for w in ['worker-1', 'worker-2', 'worker-9']]
+        + excluded,
         alert_rule_test: [
           lib.silent(D2 - 1, 'PlegscopeDown'),
           lib.firing(D2, 'PlegscopeDown', [noTarget]),

@@ -1,8 +1,19 @@
 """deploy/: every manifest parses and has what the issue asks for; the
 PrometheusRules come from mixin/ (test_mixin.py); the
-Dockerfile is multi-stage on Debian slim and builds with CMake."""
+Dockerfile is multi-stage on Debian slim and builds with CMake; kustomize
+renders the base alone and with each component (crio, host-port,
+web-auth, and all three), each doing what it says; the requests sit above
+the benchmark's RSS; the DaemonSet's node exclusion is the one the mixin's
+PlegscopeDown honours; the image tag, the mixin's version and CMake's
+project version agree."""
+import json
 import os
 import re
+import shutil
+import subprocess
+import tempfile
+
+import yaml
 
 import ecolib
 import harness
@@ -71,9 +82,14 @@ def test_daemonset():
     assert sc["allowPrivilegeEscalation"] is False
     assert sc["capabilities"]["drop"] == ["ALL"] and not sc["capabilities"].get("add")
     assert not sc.get("privileged")
-    # probes: liveness on /livez only, readiness on /readyz.
+    # probes: liveness on /livez only, readiness on /readyz ("serving": the
+    # witness must stay in the Service while the runtime is down).
     assert c["livenessProbe"]["httpGet"]["path"] == "/livez"
     assert c["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    text = open(ecolib.path("deploy/daemonset.yaml")).read()
+    assert re.search(r"Readiness is /readyz, which also means \"serving\"", text), "the manifest must say why"
+    # the CRI socket's hostPath fails rather than creates on a node without it.
+    assert vols[cri[0]["name"]]["hostPath"].get("type") == "Directory"
     ports = {p["name"]: p["containerPort"] for p in c["ports"]}
     assert ports["metrics"] == 9547
 
@@ -93,6 +109,8 @@ def test_service_and_podmonitor():
     assert any(r.get("sourceLabels") == ["__meta_kubernetes_pod_node_name"] and r.get("targetLabel") == "node"
                for r in ep.get("relabelings", []))
     # job name PlegscopeDown matches.
+    # the witness stays listed while not ready.
+    assert svc["spec"].get("publishNotReadyAddresses") is True
     job = labels.get(pm["spec"].get("jobLabel", ""), "%s/%s" % (pm["metadata"]["namespace"], pm["metadata"]["name"]))
     assert job == "plegscope", job  # the mixin's default plegscopeSelector: job="plegscope"
     sa = the("ServiceAccount")
@@ -119,6 +137,137 @@ def test_dockerfile_multistage_debian_slim_cmake():
     assert "cmake -S" in text and "cmake --build" in text
     assert re.search(r"^COPY --from=", text, re.M)
     assert re.search(r'^ENTRYPOINT \["/usr/bin/plegscope"\]', text, re.M)
+
+
+def test_requests_above_the_measured_rss():
+    """The memory request covers every agent RSS the benchmark measured (its
+    peak on the 11k-object node included: the first relist decodes every
+    object), and the limit leaves headroom above that."""
+    with open(ecolib.path("bench/results/latest.json")) as f:
+        bench = json.load(f)
+    rss = dict(_agent_rss(bench))
+    assert rss, "no agent RSS figure in bench/results/latest.json"
+    where, worst = max(rss.items(), key=lambda kv: kv[1])
+    res = the("DaemonSet")["spec"]["template"]["spec"]["containers"][0]["resources"]
+    request, limit = _mib(res["requests"]["memory"]), _mib(res["limits"]["memory"])
+    print("bench agent RSS up to %.1f MiB (%s); request %d MiB, limit %d MiB" % (worst, where, request, limit))
+    assert request > worst, (request, worst, where)
+    assert limit >= 2.5 * worst, (limit, worst)
+
+
+def _agent_rss(obj, path=""):
+    """(path, MiB) of every *rss_mib figure of the agent (not of the floor clients)."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k.endswith("rss_mib") and isinstance(v, (int, float)) and "floor" not in path:
+                yield path + "." + k, v
+            else:
+                yield from _agent_rss(v, path + "." + k)
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from _agent_rss(v, "%s[%d]" % (path, i))
+
+
+def _mib(quantity):
+    m = re.fullmatch(r"(\d+)(Mi|Gi)", quantity)
+    assert m, quantity
+    return int(m.group(1)) * (1024 if m.group(2) == "Gi" else 1)
+
+
+def _jsonnet_config():
+    jsonnet = harness.require_tool("jsonnet")
+    out = subprocess.run([jsonnet, "-J", ecolib.path("mixin"), "-e", "(import 'mixin.libsonnet')._config"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def test_node_exclusion_matches_the_mixin():
+    """A node the DaemonSet's nodeAffinity keeps the agent off is one the
+    mixin's excludedNodesSelector names (kube-state-metrics' label_<name>)."""
+    pod = the("DaemonSet")["spec"]["template"]["spec"]
+    (term,) = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    (expr,) = term["matchExpressions"]
+    assert expr["operator"] == "NotIn", expr
+    ksm_label = "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", expr["key"])
+    selector = _jsonnet_config()["excludedNodesSelector"]
+    assert selector == '%s="%s"' % (ksm_label, expr["values"][0]), (selector, expr)
+
+
+def test_versions_agree():
+    cmake = re.search(r"project\(plegscope VERSION (\S+)", open(ecolib.path("CMakeLists.txt")).read()).group(1)
+    config = _jsonnet_config()
+    k = ecolib.load_yaml("deploy/kustomization.yaml")
+    tags = {i.get("newTag") for i in k["images"]}
+    image = the("DaemonSet")["spec"]["template"]["spec"]["containers"][0]["image"]
+    assert config["version"] == cmake and tags == {cmake} and image.endswith(":" + cmake), (config["version"], tags, image)
+    assert "/blob/v%s/" % cmake in config["runbookURL"], config["runbookURL"]
+    # the krew manifest installs the plugin of the same release, from plugins/.
+    krew = ecolib.load_yaml("plugins/plegscope.yaml")
+    assert krew["kind"] == "Plugin" and krew["spec"]["version"] == "v" + cmake, krew["spec"]["version"]
+    for platform in krew["spec"]["platforms"]:
+        assert "v%s/" % cmake in platform["uri"], platform["uri"]
+        assert os.access(ecolib.path("plugins", platform["bin"]), os.X_OK), platform["bin"]
+        assert [f["from"] for f in platform["files"]] == [platform["bin"]], platform["files"]
+    for rel in ("alerts/plegscope.rules.yml", "deploy/prometheusrule.yaml"):
+        urls = set(re.findall(r"runbook_url: (\S+)#", open(ecolib.path(rel)).read()))
+        assert urls == {config["runbookURL"]}, (rel, urls)
+
+
+def kustomize(components):
+    """`kubectl kustomize` of an overlay on deploy/ with `components`: {(kind, name): object}."""
+    kubectl = harness.require_tool("kubectl")
+    overlay = tempfile.mkdtemp(prefix="plegscope-overlay-")
+    try:
+        rel = lambda p: os.path.relpath(ecolib.path(p), overlay)  # noqa: E731 - kustomize wants relative paths
+        with open(os.path.join(overlay, "kustomization.yaml"), "w") as f:
+            overlay_doc = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+                           "resources": [rel("deploy")]}
+            if components:
+                overlay_doc["components"] = [rel("deploy/components/" + c) for c in components]
+            yaml.safe_dump(overlay_doc, f)
+        # The base alone straight from deploy/ (what `kubectl apply -k deploy/` reads, on any kubectl).
+        out = subprocess.run([kubectl, "kustomize", overlay if components else ecolib.path("deploy")],
+                             capture_output=True, text=True, timeout=60)
+        if out.returncode != 0 and ("unknown field \"components\"" in out.stderr or "must be a file" in out.stderr):
+            raise harness.Skip("this kubectl's kustomize has no components (kubectl 1.21 or later needed): %s"
+                               % out.stderr.strip())
+        assert out.returncode == 0, out.stderr
+        return {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(out.stdout) if d}
+    finally:
+        shutil.rmtree(overlay, ignore_errors=True)
+
+
+def _container(docs):
+    return docs[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]["containers"][0]
+
+
+def test_kustomize_base_and_each_component():
+    base = kustomize([])
+    c = _container(base)
+    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc"}
+    assert "hostPort" not in c["ports"][0]
+    assert base[("Service", "plegscope")]["spec"]["publishNotReadyAddresses"] is True
+
+    crio = kustomize(["crio"])
+    c = _container(crio)
+    pod = crio[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
+    paths = {v["hostPath"]["path"] for v in pod["volumes"] if "hostPath" in v}
+    assert paths == {"/run/crio", "/proc"}, "the containerd hostPath must be replaced, not kept: %s" % paths
+    env = {e["name"]: e.get("value") for e in c["env"]}
+    assert env["PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT"] == "unix:///run/crio/crio.sock"
+    sock_dir = os.path.dirname(env["PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT"][len("unix://"):])
+    assert any(m["mountPath"] == sock_dir and m["readOnly"] for m in c["volumeMounts"]), c["volumeMounts"]
+
+    hp = kustomize(["host-port"])
+    (port,) = _container(hp)["ports"]
+    assert port["hostPort"] == port["containerPort"] == 9547, port
+
+    everything = kustomize(["crio", "host-port", "web-auth"])
+    c = _container(everything)
+    assert c["ports"][0]["hostPort"] == 9547 and "tcpSocket" in c["readinessProbe"]
+    assert {m["mountPath"] for m in c["volumeMounts"]} >= {"/run/crio", "/etc/plegscope/web", "/etc/plegscope/tls"}
+    print("rendered: base %d objects, crio %d, host-port %d, all three %d"
+          % (len(base), len(crio), len(hp), len(everything)))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ import glob
 import json
 import os
 import re
+import shutil
 import tempfile
 
 import ecolib
@@ -31,6 +32,8 @@ OVERRIDES = {
     "runtimeUnavailableForSeconds": 5,
     "listNearLimitForSeconds": 15,
     "plegscopeDownForSeconds": 20,
+    "excludedNodesSelector": 'label_node_pool="batch"',
+    "version": "9.8.7",
 }
 
 
@@ -104,6 +107,8 @@ def test_overridden_config_flows_into_rules_dashboards_and_tests():
         assert ") > 3," in ar["expr"] and "by (kubernetes_node)" in ar["expr"] and ar["for"] == "5s", ar
         assert alerts["CRIOperationErrors"]["expr"].rstrip().endswith("> 0.1")
         assert "> 0.5 * 4194304" in alerts["CRIListNearMessageLimit"]["expr"]
+        assert 'kube_node_labels{job="kube-state-metrics", label_node_pool="batch"}' in alerts["PlegscopeDown"]["expr"]
+        assert "/blob/v9.8.7/docs/runbook.md#plegscopedown" in alerts["PlegscopeDown"]["annotations"]["runbook_url"]
         kubelet = alerts_by_name(load(out, "alerts/kubelet.rules.yml"))
         assert '{job="kubelet-x"} > 0) > 60' in kubelet["KubeletPLEGNotHealthy"]["expr"]
         # every selector in every rule is the overridden one.
@@ -130,6 +135,31 @@ def test_manifests_carry_the_same_groups():
           for d in ecolib.load_yaml_all(f)}
     assert pr["plegscope"]["spec"]["groups"] == ecolib.load_yaml("alerts/plegscope.rules.yml")["groups"]
     assert pr["plegscope-kubelet"]["spec"]["groups"] == ecolib.load_yaml("alerts/kubelet.rules.yml")["groups"]
+
+
+def test_installs_with_jsonnet_bundler():
+    """mixin/jsonnetfile.json is a jsonnet-bundler manifest, and the mixin
+    evaluates from where `jb install github.com/plegscope/plegscope/mixin`
+    puts it (vendor/github.com/plegscope/plegscope/mixin, and the legacy
+    vendor/mixin link): no import reaches outside mixin/."""
+    with open(ecolib.path("mixin/jsonnetfile.json")) as f:
+        manifest = json.load(f)
+    assert manifest["version"] == 1 and manifest["dependencies"] == [], manifest
+    jsonnet = harness.require_tool("jsonnet")
+    with tempfile.TemporaryDirectory() as project:
+        vendored = os.path.join(project, "vendor", "github.com", "plegscope", "plegscope", "mixin")
+        shutil.copytree(ecolib.path("mixin"), vendored)
+        os.symlink(os.path.join("github.com", "plegscope", "plegscope", "mixin"), os.path.join(project, "vendor", "mixin"))
+        with open(os.path.join(project, "main.jsonnet"), "w") as f:
+            f.write("local p = (import 'github.com/plegscope/plegscope/mixin/mixin.libsonnet')"
+                    " + { _config+:: { relistThresholdSeconds: 60 } };\n"
+                    "{ alerts: std.length(p.prometheusAlerts.groups), dashboards: std.objectFields(p.grafanaDashboards),"
+                    " legacy: std.length((import 'mixin/mixin.libsonnet').prometheusAlerts.groups) }\n")
+        r = ecolib.run([jsonnet, "-J", "vendor", "main.jsonnet"], cwd=project)
+        assert r.returncode == 0, r.stdout
+        got = json.loads(r.stdout)
+        assert got["alerts"] >= 2 and got["legacy"] == got["alerts"], got
+        assert got["dashboards"] == ["pleg-fleet.json", "pleg-node.json"], got
 
 
 if __name__ == "__main__":

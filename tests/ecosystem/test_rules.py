@@ -10,7 +10,10 @@ import re
 import ecolib
 import harness
 
-RUNBOOK_BASE = "https://github.com/plegscope/plegscope/blob/main/docs/runbook.md#"
+# The runbook of the release the rules ship with (CMake's project version),
+# not of a branch that moves on.
+RUNBOOK_BASE = "https://github.com/plegscope/plegscope/blob/v%s/docs/runbook.md#" % re.search(
+    r"project\(plegscope VERSION (\S+)", open(ecolib.path("CMakeLists.txt")).read()).group(1)
 # value-free alerts: the value of PlegscopeDown is up (0) or a count.
 NO_VALUE_IN_DESCRIPTION = {"PlegscopeDown"}
 
