@@ -227,6 +227,7 @@ class Parser {
     if (k < 0) return;
     PromSample sample;
     sample.name = std::string(name);
+    c.skip_blanks();
     if (c.peek() == '{') {
       if (const char* err = parse_labels(c, sample.labels); *err) return fail(err);
     }
