@@ -2,12 +2,15 @@
 // fed into the state trackers on the real clocks; prints one JSON line each.
 // Usage: scrape_probe kubelet URL TOKEN_FILE CA_FILE [insecure]
 //        scrape_probe runtime URL
+//        scrape_probe get URL [bearer=T] [basic=U:P] [ca=F] [cert=F] [key=F]
+//                     [insecure=1] [max=BYTES] [timeout_ms=N]   (one request)
 #include <chrono>
 #include <iostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "http/http_client.h"
 #include "kubelet/kubelet_source.h"
 #include "kubelet/kubelet_state.h"
 #include "runtime_metrics/runtime_metrics.h"
@@ -62,6 +65,33 @@ int main(int argc, char** argv) {
       };
       std::cout << out.dump() << std::endl;
     }
+    return 0;
+  }
+  if (kind == "get") {
+    HttpRequestOptions options;
+    for (int k = 3; k < argc; ++k) {
+      std::string arg = argv[k];
+      auto eq = arg.find('=');
+      std::string name = arg.substr(0, eq), value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+      if (name == "bearer") options.bearer_token = value;
+      else if (name == "basic") {
+        options.basic_auth_user = value.substr(0, value.find(':'));
+        options.basic_auth_password = value.substr(value.find(':') + 1);
+      } else if (name == "ca") options.ca_file = value;
+      else if (name == "cert") options.client_cert_file = value;
+      else if (name == "key") options.client_key_file = value;
+      else if (name == "insecure") options.insecure_skip_verify = value == "1";
+      else if (name == "max") options.max_body_bytes = std::stoull(value);
+      else if (name == "timeout_ms") options.total_timeout = std::chrono::milliseconds(std::stol(value));
+      else {
+        std::cerr << "scrape_probe: unknown option '" << name << "'\n";
+        return 2;
+      }
+    }
+    HttpResult r = http_get(argv[2], options);
+    std::cout << nlohmann::json{{"status", r.status}, {"error", http_error_name(r.error)},
+                                {"detail", r.error_detail}, {"body_bytes", r.body.size()}}.dump()
+              << std::endl;
     return 0;
   }
   if (kind == "runtime") {
