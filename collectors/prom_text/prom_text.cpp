@@ -13,7 +13,17 @@ namespace {
 bool name_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
 }
-bool name_char(char c) { return name_start(c) || (c >= '0' && c <= '9'); }
+// Every line's name is scanned, wanted or not: one table load per byte.
+struct NameChars {
+  bool table[256] = {};
+  NameChars() {
+    for (int c = 0; c < 256; ++c) {
+      table[c] = name_start(static_cast<char>(c)) || (c >= '0' && c <= '9');
+    }
+  }
+};
+const NameChars kNameChars;
+bool name_char(char c) { return kNameChars.table[static_cast<unsigned char>(c)]; }
 bool label_start(char c) { return name_start(c) && c != ':'; }
 bool label_char(char c) { return label_start(c) || (c >= '0' && c <= '9'); }
 bool blank(char c) { return c == ' ' || c == '\t'; }
@@ -223,7 +233,12 @@ class Parser {
     if (!name_start(c.peek())) return fail("expected a metric name");
     std::string_view name = c.take_while(name_char);
     if (!c.done() && c.peek() != '{' && !blank(c.peek())) return fail("bad character in metric name");
-    int k = wanted_index(name);
+    // Lines of one family come together: most lookups repeat the last one.
+    if (name != last_name_) {
+      last_name_ = name;
+      last_index_ = wanted_index(name);
+    }
+    int k = last_index_;
     if (k < 0) return;
     PromSample sample;
     sample.name = std::string(name);
@@ -275,6 +290,8 @@ class Parser {
   std::vector<int> slot_;
   PromParseResult result_;
   size_t line_no_ = 0;
+  std::string_view last_name_;  // points into the text being parsed
+  int last_index_ = -1;
 };
 
 }  // namespace
