@@ -11,8 +11,11 @@ const std::vector<std::string>& wanted_families() {
       "grpc_server_started_total",
       "grpc_server_handled_total",
       "containerd_build_info_total",
+      // docker/go-metrics appends the unit again: these are the real names.
+      "containerd_cri_network_plugin_operations_duration_seconds_seconds",
       "containerd_cri_network_plugin_operations_duration_seconds",
-      "containerd_cri_network_plugin_operations_errors_total",
+      "containerd_cri_network_plugin_operations_errors_total",  // also matches ..._total_total
+      "containerd_gc_gc_seconds",
       "containerd_cri_sandbox_create_network_seconds",
       "containerd_cri_sandbox_delete_network_seconds",
       "containerd_cri_container_events_dropped_total",
@@ -118,9 +121,13 @@ RuntimeMetricsSample parse_runtime_metrics(std::string_view exposition) {
       if (const std::string* v = s.label("version")) out.version = *v;
     }
   }
-  if (auto* cni = parsed.family("containerd_cri_network_plugin_operations_duration_seconds")) {
-    out.network_operations = histograms_by(*cni, "operation_type");
+  for (const char* name : {"containerd_cri_network_plugin_operations_duration_seconds_seconds",
+                           "containerd_cri_network_plugin_operations_duration_seconds"}) {
+    if (auto* cni = parsed.family(name); cni && out.network_operations.empty()) {
+      out.network_operations = histograms_by(*cni, "operation_type");
+    }
   }
+  out.gc_seconds = single_histogram(parsed.family("containerd_gc_gc_seconds"));
   if (auto* errors = parsed.family("containerd_cri_network_plugin_operations_errors_total")) {
     for (const auto& s : errors->samples) out.network_operation_errors[label_or_empty(s, "operation_type")] += s.value;
   }

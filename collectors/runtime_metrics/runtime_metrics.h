@@ -38,12 +38,14 @@ struct RuntimeMetricsSample {
   RuntimeKind kind = RuntimeKind::unknown;
   std::string version;  // containerd_build_info_total{version}
   std::vector<GrpcMethodCalls> grpc_methods;  // every method with a started series
-  // containerd 1.7+: by operation_type of
-  // containerd_cri_network_plugin_operations_duration_seconds; 1.6: keys
-  // "sandbox_create_network" / "sandbox_delete_network".
+  // containerd 1.7+: by operation_type ("set_up_pod", "tear_down_pod") of
+  // containerd_cri_network_plugin_operations_duration_seconds_seconds (sic);
+  // every version also: "sandbox_create_network" / "sandbox_delete_network"
+  // from containerd_cri_sandbox_{create,delete}_network_seconds.
   std::map<std::string, Histogram> network_operations;
   std::map<std::string, double> network_operation_errors;  // 1.7+, by operation_type
-  std::optional<double> container_events_dropped;  // containerd 1.7+ or CRI-O
+  std::optional<Histogram> gc_seconds;  // containerd_gc_gc_seconds
+  std::optional<double> container_events_dropped;  // containerd 2.x or CRI-O
   std::map<std::string, CrioOperation> crio_operations;  // by operation
   std::map<std::string, double> crio_operation_errors;   // by operation
   std::optional<double> crio_processes_defunct;

@@ -27,12 +27,12 @@ TEST(RuntimeMetrics, RealContainerd16PageIsIdle) {
   ASSERT_NE(method(s, "runtime.v1.RuntimeService", "ListContainers"), nullptr);
   EXPECT_EQ(s.network_operations.count("sandbox_create_network"), 1u);
   EXPECT_EQ(s.network_operations.count("sandbox_delete_network"), 1u);
-  EXPECT_FALSE(s.container_events_dropped);  // 1.7+ only
+  EXPECT_FALSE(s.container_events_dropped);  // 2.x only
 }
 
 TEST(RuntimeMetrics, ContainerdInFlightUpdateAndCni) {
   RuntimeMetricsSample s =
-      parse_runtime_metrics(read_fixture("runtime_metrics/containerd-1.7-update-in-flight.txt"));
+      parse_runtime_metrics(read_fixture("runtime_metrics/containerd-2.0-update-in-flight.txt"));
   EXPECT_EQ(s.malformed_lines, 0u) << s.parse_error;
   auto* update = method(s, "runtime.v1.RuntimeService", "UpdateContainerResources");
   ASSERT_NE(update, nullptr);
@@ -43,6 +43,9 @@ TEST(RuntimeMetrics, ContainerdInFlightUpdateAndCni) {
   EXPECT_EQ(s.network_operations.at("set_up_pod").count, 30);
   EXPECT_EQ(s.network_operation_errors.at("set_up_pod"), 1);
   EXPECT_EQ(s.container_events_dropped, 0);
+  EXPECT_EQ(s.version, "v2.0.0");
+  ASSERT_TRUE(s.gc_seconds);
+  EXPECT_EQ(s.gc_seconds->count, 12);
 }
 
 TEST(RuntimeMetrics, CrioOperationsDefunctAndDropped) {
