@@ -41,10 +41,14 @@ class Probe:
             self.proc.wait()
 
 
-def get(url, *options):
+def get_all(url, *options):
     out = subprocess.run([require_binary("scrape_probe"), "get", url] + list(options),
                          capture_output=True, text=True, timeout=60, check=True)
-    return json.loads(out.stdout)
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def get(url, *options):
+    return get_all(url, *options)[0]
 
 
 def token_file(directory, token):
@@ -95,6 +99,9 @@ def test_kubelet_errors_are_reported_not_fatal():
             assert r["body_bytes"] <= 32 << 20, r
             kubelet.mode = "huge_declared"
             assert probe.scrape()["error"] == "too_large"
+            kubelet.mode = "redirect"
+            r = probe.scrape()
+            assert (r["error"], r["status"]) == ("http_status", 302), r  # not followed
             kubelet.mode = "drip"
             assert probe.scrape()["error"] == "timeout"
             # The same reader recovers once the kubelet answers again.
@@ -143,6 +150,10 @@ def test_http_client_checks_host_names_and_takes_basic_auth_and_client_certs():
             assert get(by_ip, "ca=/nonexistent.pem")["error"] == "ca_file_unusable"
             assert get(by_ip, "ca=" + server.ca_file, "cert=/nonexistent.pem")["error"] == "client_cert_unusable"
             assert get("ftp://127.0.0.1/")["error"] == "bad_url"
+            # Calls on several threads at once are independent.
+            answers = get_all(by_ip, "ca=" + server.ca_file, "cert=" + combined, "basic=alice:s3cret",
+                              "parallel=8")
+            assert [a["status"] for a in answers] == [200] * 8, answers
         # A certificate naming only localhost, reached by IP: the chain is
         # trusted but the host name is not, and that alone must fail.
         with FakeKubelet(tmp, token=None, san="DNS:localhost") as server:

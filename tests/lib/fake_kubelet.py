@@ -12,6 +12,7 @@ runs:
     huge      200 with a 50 MiB body and no Content-Length
     huge_declared  the same with a Content-Length
     drip      200, then one byte every 0.5 s, never finishing
+    redirect  302 to another host
 
     with FakeKubelet(tmpdir, token="t0k3n") as kubelet:
         kubelet.url, kubelet.ca_file
@@ -140,6 +141,12 @@ class FakeKubelet:
                     except OSError:
                         pass
                     self.close_connection = True
+                    return
+                if mode == "redirect":
+                    self.send_response(302)
+                    self.send_header("Location", "https://example.invalid/metrics")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
                     return
                 if mode == "drip":
                     self.send_response(200)
