@@ -84,7 +84,8 @@ TEST(PromText, MalformedWantedLinesAreCountedAndSkipped) {
 }
 
 TEST(PromText, GarbageGivesNoFamiliesAndAnError) {
-  auto r = parse_prom_text(std::string("<html>\0\x01 not metrics</html>\r\n{}{}\n", 40), {"m"});
+  static const char page[] = "<html>\0\x01 not metrics</html>\r\n{}{}\n";
+  auto r = parse_prom_text(std::string(page, sizeof page - 1), {"m"});
   EXPECT_TRUE(r.families.empty());
   EXPECT_GT(r.malformed_lines, 0u);
   EXPECT_FALSE(r.first_error.empty());
