@@ -1,0 +1,89 @@
+// CPU per kubelet scrape parse at a realistic exposition size (>= 1 MiB:
+// the kubelet's PLEG families among many others it exports), beside the
+// floor of touching the same bytes once (counting newlines with memchr).
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "kubelet/kubelet_metrics.h"
+#include "runtime_metrics/runtime_metrics.h"
+
+namespace {
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The fixture (PLEG and runtime-operation families) plus enough series of
+// families the reader skips (rest client, storage operations, ...) to pass
+// 1.5 MiB, the size a busy kubelet's /metrics reaches.
+const std::string& kubelet_exposition() {
+  static const std::string text = [] {
+    std::string t = read_file(std::string(PLEGSCOPE_SOURCE_DIR) + "/tests/fixtures/kubelet/kubelet-1.30.txt");
+    t += "# HELP rest_client_request_duration_seconds [ALPHA] Request latency in seconds.\n";
+    t += "# TYPE rest_client_request_duration_seconds histogram\n";
+    const char* bounds[] = {"0.005", "0.025", "0.1", "0.25", "0.5", "1", "2", "4", "8", "15", "30", "60", "+Inf"};
+    for (int k = 0; t.size() < (3u << 19); ++k) {
+      std::string labels = "host=\"10.96.0.1:443\",path=\"/api/v1/namespaces/ns-" + std::to_string(k) +
+                           "/pods/pod-" + std::to_string(k) + "\",verb=\"GET\"";
+      for (const char* le : bounds) {
+        t += "rest_client_request_duration_seconds_bucket{" + labels + ",le=\"" + le + "\"} " +
+             std::to_string(k * 3 + 1) + "\n";
+      }
+      t += "rest_client_request_duration_seconds_sum{" + labels + "} 0.0123\n";
+      t += "rest_client_request_duration_seconds_count{" + labels + "} " + std::to_string(k * 3 + 1) + "\n";
+    }
+    return t;
+  }();
+  return text;
+}
+
+void BM_Floor_NewlineScan(benchmark::State& state) {
+  const std::string& text = kubelet_exposition();
+  for (auto _ : state) {
+    size_t lines = 0;
+    const char* p = text.data();
+    const char* end = p + text.size();
+    while (const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p))) {
+      ++lines;
+      p = static_cast<const char*>(nl) + 1;
+    }
+    benchmark::DoNotOptimize(lines);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+  state.counters["exposition_bytes"] = static_cast<double>(text.size());
+}
+BENCHMARK(BM_Floor_NewlineScan)->Unit(benchmark::kMicrosecond);
+
+void BM_ParseKubeletMetrics(benchmark::State& state) {
+  const std::string& text = kubelet_exposition();
+  for (auto _ : state) {
+    auto sample = plegscope::parse_kubelet_metrics(text);
+    benchmark::DoNotOptimize(sample);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+  state.counters["exposition_bytes"] = static_cast<double>(text.size());
+}
+BENCHMARK(BM_ParseKubeletMetrics)->Unit(benchmark::kMicrosecond);
+
+void BM_ParseContainerd16Page(benchmark::State& state) {
+  static const std::string text =
+      read_file(std::string(PLEGSCOPE_SOURCE_DIR) + "/tests/fixtures/runtime_metrics/containerd-1.6.txt");
+  for (auto _ : state) {
+    auto sample = plegscope::parse_runtime_metrics(text);
+    benchmark::DoNotOptimize(sample);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+  state.counters["exposition_bytes"] = static_cast<double>(text.size());
+}
+BENCHMARK(BM_ParseContainerd16Page)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,161 @@
+#include "http/http_client.h"
+
+#include <curl/curl.h>
+
+#include <memory>
+#include <mutex>
+
+namespace plegscope {
+namespace {
+
+struct Sink {
+  std::string* body;
+  size_t cap;
+  bool overflowed = false;
+};
+
+size_t write_body(char* data, size_t size, size_t count, void* user) {
+  auto* sink = static_cast<Sink*>(user);
+  size_t n = size * count;
+  if (sink->body->size() + n > sink->cap) {
+    sink->overflowed = true;
+    return 0;  // libcurl aborts the transfer with CURLE_WRITE_ERROR
+  }
+  sink->body->append(data, n);
+  return n;
+}
+
+HttpError classify(CURLcode code) {
+  switch (code) {
+    case CURLE_UNSUPPORTED_PROTOCOL:
+    case CURLE_URL_MALFORMAT:
+      return HttpError::bad_url;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+      return HttpError::resolve_failed;
+    case CURLE_COULDNT_CONNECT:
+      return HttpError::connect_refused;
+    case CURLE_OPERATION_TIMEDOUT:
+      return HttpError::timeout;
+    case CURLE_PEER_FAILED_VERIFICATION:
+      return HttpError::tls_verify_failed;
+    case CURLE_SSL_CACERT_BADFILE:
+      return HttpError::ca_file_unusable;
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_ENGINE_INITFAILED:
+      return HttpError::client_cert_unusable;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SSL_CIPHER:
+    case CURLE_USE_SSL_FAILED:
+      return HttpError::tls_failed;
+    case CURLE_FILESIZE_EXCEEDED:
+      return HttpError::too_large;
+    default:
+      return HttpError::transfer_failed;
+  }
+}
+
+struct CurlDeleter {
+  void operator()(CURL* c) const { curl_easy_cleanup(c); }
+};
+struct SlistDeleter {
+  void operator()(curl_slist* l) const { curl_slist_free_all(l); }
+};
+
+}  // namespace
+
+const char* http_error_name(HttpError error) {
+  switch (error) {
+    case HttpError::none: return "none";
+    case HttpError::bad_url: return "bad_url";
+    case HttpError::resolve_failed: return "resolve_failed";
+    case HttpError::connect_refused: return "connect_refused";
+    case HttpError::timeout: return "timeout";
+    case HttpError::tls_verify_failed: return "tls_verify_failed";
+    case HttpError::tls_failed: return "tls_failed";
+    case HttpError::ca_file_unusable: return "ca_file_unusable";
+    case HttpError::client_cert_unusable: return "client_cert_unusable";
+    case HttpError::too_large: return "too_large";
+    case HttpError::transfer_failed: return "transfer_failed";
+  }
+  return "unknown";
+}
+
+HttpResult http_get(const std::string& url, const HttpRequestOptions& options) {
+  // curl_global_init is not thread-safe on every libcurl build; once is enough.
+  static std::once_flag init;
+  std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+
+  HttpResult result;
+  if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+    result.error = HttpError::bad_url;
+    result.error_detail = "URL must start with http:// or https://";
+    return result;
+  }
+  std::unique_ptr<CURL, CurlDeleter> handle(curl_easy_init());
+  if (!handle) {
+    result.error = HttpError::transfer_failed;
+    result.error_detail = "curl_easy_init failed";
+    return result;
+  }
+  CURL* h = handle.get();
+  char error_buffer[CURL_ERROR_SIZE] = {0};
+  Sink sink{&result.body, options.max_body_bytes};
+
+  curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
+  // Worker threads: no SIGALRM-based resolver timeouts.
+  curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+#if LIBCURL_VERSION_NUM >= 0x075500
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+#endif
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count()));
+  curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options.total_timeout.count()));
+  // A Content-Length past the cap is refused before any body is read.
+  curl_easy_setopt(h, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(options.max_body_bytes));
+  curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_body);
+  curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
+  if (!options.use_environment_proxy) curl_easy_setopt(h, CURLOPT_PROXY, "");
+  curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, options.insecure_skip_verify ? 0L : 1L);
+  curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, options.insecure_skip_verify ? 0L : 2L);
+  if (!options.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options.ca_file.c_str());
+  if (!options.client_cert_file.empty()) {
+    curl_easy_setopt(h, CURLOPT_SSLCERT, options.client_cert_file.c_str());
+    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+    // Without SSLKEY libcurl reads the key from the certificate file.
+    if (!options.client_key_file.empty()) {
+      curl_easy_setopt(h, CURLOPT_SSLKEY, options.client_key_file.c_str());
+    }
+  }
+  if (!options.basic_auth_user.empty()) {
+    curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl_easy_setopt(h, CURLOPT_USERNAME, options.basic_auth_user.c_str());
+    curl_easy_setopt(h, CURLOPT_PASSWORD, options.basic_auth_password.c_str());
+  }
+  std::unique_ptr<curl_slist, SlistDeleter> headers;
+  auto add_header = [&headers](const std::string& line) {
+    curl_slist* next = curl_slist_append(headers.get(), line.c_str());
+    if (next) {
+      headers.release();
+      headers.reset(next);
+    }
+  };
+  if (!options.bearer_token.empty()) add_header("Authorization: Bearer " + options.bearer_token);
+  for (const auto& line : options.headers) add_header(line);
+  if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
+
+  CURLcode code = curl_easy_perform(h);
+  curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &result.status);
+  if (code == CURLE_OK) return result;
+  result.error = sink.overflowed ? HttpError::too_large : classify(code);
+  result.error_detail = error_buffer[0] ? error_buffer : curl_easy_strerror(code);
+  if (result.error == HttpError::too_large) {
+    result.error_detail += " (cap " + std::to_string(options.max_body_bytes) + " bytes)";
+  }
+  return result;
+}
+
+}  // namespace plegscope

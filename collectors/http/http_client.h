@@ -1,0 +1,61 @@
+#pragma once
+// Every outbound HTTP request plegscope makes (the kubelet, the API server,
+// the runtime's metrics page, `plegscope diagnose --url`) goes through
+// http_get: libcurl, host names verified unless the caller opts out, every
+// request bounded by a connect timeout, a total timeout and a body cap, no
+// redirects followed, no proxy from the environment unless asked.
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace plegscope {
+
+struct HttpRequestOptions {
+  std::string bearer_token;  // "Authorization: Bearer ..." when not empty
+  std::string basic_auth_user;  // basic auth when not empty
+  std::string basic_auth_password;
+  std::string ca_file;  // PEM bundle; empty: the system's store
+  std::string client_cert_file;  // PEM; may hold the key too
+  std::string client_key_file;   // empty: the key is in client_cert_file
+  bool insecure_skip_verify = false;  // neither the chain nor the host name
+  std::chrono::milliseconds connect_timeout{3000};
+  std::chrono::milliseconds total_timeout{10000};
+  size_t max_body_bytes = 16u << 20;
+  bool use_environment_proxy = false;  // honour HTTPS_PROXY and friends
+  std::vector<std::string> headers;    // extra "Name: value" lines
+};
+
+enum class HttpError {
+  none,
+  bad_url,            // not http(s)://..., or curl rejected it
+  resolve_failed,     // DNS
+  connect_refused,    // TCP connect failed (refused, unreachable)
+  timeout,            // connect or total timeout
+  tls_verify_failed,  // peer's chain or host name did not verify
+  tls_failed,         // handshake or protocol failure other than verification
+  ca_file_unusable,   // the CA file could not be read
+  client_cert_unusable,  // the client certificate or key could not be used
+  too_large,          // the body passed max_body_bytes
+  transfer_failed,    // the connection broke mid-answer, or anything else
+};
+
+// A stable snake_case name for logs and JSON ("connect_refused", ...).
+const char* http_error_name(HttpError error);
+
+struct HttpResult {
+  long status = 0;  // HTTP status; 0 when no answer arrived
+  std::string body;  // what arrived (partial when error != none)
+  HttpError error = HttpError::none;
+  std::string error_detail;  // libcurl's message, for logs; empty when none
+
+  // An answer arrived in full; the status may still be 4xx/5xx.
+  bool completed() const { return error == HttpError::none; }
+  bool ok() const { return completed() && status >= 200 && status < 300; }
+};
+
+// Thread-safe: each call has its own handle; libcurl's global set-up runs
+// once, on the first call. Blocks at most about connect + total timeout.
+HttpResult http_get(const std::string& url, const HttpRequestOptions& options);
+
+}  // namespace plegscope

@@ -1,0 +1,135 @@
+#include "kubelet/kubelet_metrics.h"
+
+#include <charconv>
+#include <vector>
+
+namespace plegscope {
+namespace {
+
+const std::vector<std::string>& wanted_families() {
+  static const std::vector<std::string> names = {
+      "kubelet_pleg_last_seen_seconds",
+      "kubelet_pleg_relist_duration_seconds",
+      "kubelet_pleg_relist_interval_seconds",
+      "kubelet_pleg_pod_relist_duration_seconds",
+      "kubelet_pleg_discard_events",
+      "kubelet_runtime_operations_duration_seconds",
+      "kubelet_runtime_operations_errors",
+      "kubelet_running_pods",
+      "kubelet_evented_pleg_connection_error_count",
+      "kubelet_evented_pleg_connection_error",
+      "kubelet_evented_pleg_connection_success_count",
+      "kubelet_evented_pleg_connection_success",
+      "kubelet_evented_pleg_connection_latency_seconds",
+      "kubernetes_feature_enabled",
+      "kubernetes_build_info",
+  };
+  return names;
+}
+
+// Counters, gauges: the first sample's value, whatever its suffix.
+std::optional<double> scalar(const PromFamily* family) {
+  if (!family || family->samples.empty()) return std::nullopt;
+  return family->samples.front().value;
+}
+
+std::optional<int> leading_int(std::string_view& s) {
+  int v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end == s.data()) return std::nullopt;
+  s.remove_prefix(static_cast<size_t>(end - s.data()));
+  return v;
+}
+
+}  // namespace
+
+std::optional<KubeletVersion> parse_kubelet_version(std::string_view git_version) {
+  std::string_view s = git_version;
+  if (!s.empty() && s[0] == 'v') s.remove_prefix(1);
+  auto major = leading_int(s);
+  if (!major || s.empty() || s[0] != '.') return std::nullopt;
+  s.remove_prefix(1);
+  auto minor = leading_int(s);
+  if (!minor || *major < 0 || *minor < 0) return std::nullopt;
+  return KubeletVersion{*major, *minor, std::string(git_version)};
+}
+
+KubeletSample parse_kubelet_metrics(std::string_view exposition) {
+  PromParseResult parsed = parse_prom_text(exposition, wanted_families());
+  KubeletSample s;
+  s.malformed_lines = parsed.malformed_lines;
+  s.parse_error = parsed.first_error;
+  auto f = [&parsed](const char* name) { return parsed.family(name); };
+
+  s.pleg_last_seen_seconds = scalar(f("kubelet_pleg_last_seen_seconds"));
+  s.relist_duration = single_histogram(f("kubelet_pleg_relist_duration_seconds"));
+  s.relist_interval = single_histogram(f("kubelet_pleg_relist_interval_seconds"));
+  s.pod_relist_duration = single_histogram(f("kubelet_pleg_pod_relist_duration_seconds"));
+  s.pleg_discard_events = scalar(f("kubelet_pleg_discard_events"));
+  if (auto* ops = f("kubelet_runtime_operations_duration_seconds")) {
+    s.runtime_operations_duration = histograms_by(*ops, "operation_type");
+  }
+  if (auto* errors = f("kubelet_runtime_operations_errors")) {
+    for (const auto& sample : errors->samples) {
+      const std::string* op = sample.label("operation_type");
+      s.runtime_operations_errors[op ? *op : ""] += sample.value;
+    }
+  }
+  s.running_pods = scalar(f("kubelet_running_pods"));
+  s.evented_pleg_connection_errors = scalar(f("kubelet_evented_pleg_connection_error_count"));
+  if (!s.evented_pleg_connection_errors) {
+    s.evented_pleg_connection_errors = scalar(f("kubelet_evented_pleg_connection_error"));
+  }
+  s.evented_pleg_connection_successes = scalar(f("kubelet_evented_pleg_connection_success_count"));
+  if (!s.evented_pleg_connection_successes) {
+    s.evented_pleg_connection_successes = scalar(f("kubelet_evented_pleg_connection_success"));
+  }
+  s.evented_pleg_connection_latency =
+      single_histogram(f("kubelet_evented_pleg_connection_latency_seconds"));
+  if (auto* gates = f("kubernetes_feature_enabled")) {
+    for (const auto& sample : gates->samples) {
+      const std::string* name = sample.label("name");
+      if (name && *name == "EventedPLEG") s.evented_pleg_gate = sample.value > 0;
+    }
+  }
+  if (auto* build = f("kubernetes_build_info")) {
+    for (const auto& sample : build->samples) {
+      if (const std::string* v = sample.label("git_version")) {
+        s.version = parse_kubelet_version(*v);
+        if (s.version) break;
+      }
+    }
+  }
+  for (const auto& family : parsed.families) {
+    if (!family.samples.empty()) ++s.families_found;
+  }
+  return s;
+}
+
+const char* pleg_model_name(PlegModelKind kind) {
+  switch (kind) {
+    case PlegModelKind::generic: return "generic";
+    case PlegModelKind::evented_legacy: return "evented_legacy";
+    case PlegModelKind::evented_hint: return "evented_hint";
+  }
+  return "unknown";
+}
+
+KubeletPlegModel pleg_model_for(const KubeletVersion& version, bool evented_pleg_gate) {
+  auto at_least = [&version](int minor) {
+    return version.major > 1 || (version.major == 1 && version.minor >= minor);
+  };
+  KubeletPlegModel model;
+  if (evented_pleg_gate && !at_least(37)) {
+    model.kind = PlegModelKind::evented_legacy;
+    model.relist_period_seconds = 300;
+    model.relist_threshold_seconds = 600;
+  } else if (evented_pleg_gate) {
+    model.kind = PlegModelKind::evented_hint;
+  }
+  model.reinspection_pass = !at_least(36);
+  model.pod_relist_on_demand = at_least(36);
+  return model;
+}
+
+}  // namespace plegscope

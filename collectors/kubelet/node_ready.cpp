@@ -1,0 +1,90 @@
+#include "kubelet/node_ready.h"
+
+#include <nlohmann/json.hpp>
+
+namespace plegscope {
+namespace {
+
+std::string string_field(const nlohmann::json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+bool dns_subdomain(const std::string& name) {
+  if (name.empty() || name.size() > 253) return false;
+  for (char c : name) {
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<NodeReadyCondition> parse_node_ready(std::string_view node_json, std::string* error) {
+  auto fail = [error](const char* what) -> std::optional<NodeReadyCondition> {
+    if (error) *error = what;
+    return std::nullopt;
+  };
+  nlohmann::json node = nlohmann::json::parse(node_json.begin(), node_json.end(), nullptr, false);
+  if (node.is_discarded() || !node.is_object()) return fail("not a JSON object");
+  if (string_field(node, "kind") != "Node") return fail("not a Node");
+  auto status = node.find("status");
+  if (status == node.end() || !status->is_object()) return fail("no status");
+  auto conditions = status->find("conditions");
+  if (conditions == status->end() || !conditions->is_array()) return fail("no status.conditions");
+  for (const auto& c : *conditions) {
+    if (!c.is_object() || string_field(c, "type") != "Ready") continue;
+    NodeReadyCondition ready;
+    ready.status = string_field(c, "status");
+    ready.reason = string_field(c, "reason");
+    ready.message = string_field(c, "message");
+    ready.last_heartbeat_time = string_field(c, "lastHeartbeatTime");
+    ready.last_transition_time = string_field(c, "lastTransitionTime");
+    return ready;
+  }
+  return fail("no Ready condition");
+}
+
+std::optional<ApiServerConfig> in_cluster_api_server(std::string_view host, std::string_view port) {
+  if (host.empty() || port.empty()) return std::nullopt;
+  ApiServerConfig api;
+  std::string h(host);
+  if (h.find(':') != std::string::npos && h.front() != '[') h = "[" + h + "]";
+  api.base_url = "https://" + h + ":" + std::string(port);
+  return api;
+}
+
+NodeReadyFetch fetch_node_ready(const ApiServerConfig& api, const std::string& node_name) {
+  NodeReadyFetch out;
+  if (!dns_subdomain(node_name)) {
+    out.outcome.error = ScrapeError::bad_input;
+    out.outcome.detail = "node name is not a DNS subdomain";
+    return out;
+  }
+  HttpRequestOptions options;
+  options.ca_file = api.ca_file;
+  options.connect_timeout = api.connect_timeout;
+  options.total_timeout = api.total_timeout;
+  options.max_body_bytes = api.max_body_bytes;
+  options.headers.push_back("Accept: application/json");
+  if (!api.token_file.empty()) {
+    std::string error;
+    if (!read_token_file(api.token_file, options.bearer_token, error)) {
+      out.outcome.error = ScrapeError::credentials_unreadable;
+      out.outcome.detail = error;
+      return out;
+    }
+  }
+  HttpResult result = http_get(api.base_url + "/api/v1/nodes/" + node_name, options);
+  out.outcome = outcome_of(result);
+  if (!out.outcome.ok()) return out;
+  std::string error;
+  out.ready = parse_node_ready(result.body, &error);
+  if (!out.ready) {
+    out.outcome.error = ScrapeError::unexpected_content;
+    out.outcome.detail = error;
+  }
+  return out;
+}
+
+}  // namespace plegscope

@@ -1,0 +1,46 @@
+#pragma once
+// The node's Ready condition from the API server (GET /api/v1/nodes/<name>):
+// its message carries the kubelet's own "PLEG is not healthy: pleg was last
+// seen active ..." sentence. A pure parse over the Node's JSON, and the fetch.
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "http/scrape_error.h"
+
+namespace plegscope {
+
+struct NodeReadyCondition {
+  std::string status;  // "True", "False", "Unknown"
+  std::string reason;
+  std::string message;
+  std::string last_heartbeat_time;  // RFC 3339, as the API server wrote it
+  std::string last_transition_time;
+};
+
+// nullopt, with *error set, when the text is not a Node with a Ready condition.
+std::optional<NodeReadyCondition> parse_node_ready(std::string_view node_json, std::string* error);
+
+struct ApiServerConfig {
+  std::string base_url;  // "https://10.96.0.1:443"
+  std::string token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+  std::chrono::milliseconds connect_timeout{2000};
+  std::chrono::milliseconds total_timeout{5000};
+  size_t max_body_bytes = 4u << 20;
+};
+
+// The in-cluster API server from KUBERNETES_SERVICE_HOST and _PORT (values
+// passed in); nullopt when either is empty. An IPv6 host is bracketed.
+std::optional<ApiServerConfig> in_cluster_api_server(std::string_view host, std::string_view port);
+
+struct NodeReadyFetch {
+  ScrapeOutcome outcome;
+  std::optional<NodeReadyCondition> ready;  // set when outcome.ok()
+};
+
+// Thread-safe. The name must be a DNS subdomain (else bad_input, no request).
+NodeReadyFetch fetch_node_ready(const ApiServerConfig& api, const std::string& node_name);
+
+}  // namespace plegscope

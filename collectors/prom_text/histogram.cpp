@@ -1,0 +1,95 @@
+#include "prom_text/histogram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace plegscope {
+namespace {
+
+std::optional<double> parse_le(const std::string& text) {
+  if (text == "+Inf" || text == "Inf" || text == "inf") return HUGE_VAL;
+  char* end = nullptr;
+  double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || std::isnan(v)) return std::nullopt;
+  return v;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+std::map<std::string, Histogram> histograms_by(const PromFamily& family, std::string_view by_label) {
+  std::map<std::string, Histogram> out;
+  for (const auto& sample : family.samples) {
+    std::string key;
+    if (!by_label.empty()) {
+      if (const std::string* v = sample.label(by_label)) key = *v;
+    }
+    if (ends_with(sample.name, "_bucket")) {
+      const std::string* le = sample.label("le");
+      if (!le) continue;
+      auto bound = parse_le(*le);
+      if (!bound) continue;
+      out[key].buckets.emplace_back(*bound, sample.value);
+    } else if (ends_with(sample.name, "_sum")) {
+      out[key].sum = sample.value;
+    } else if (ends_with(sample.name, "_count")) {
+      out[key].count = sample.value;
+    }
+  }
+  for (auto& [key, h] : out) {
+    std::stable_sort(h.buckets.begin(), h.buckets.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  return out;
+}
+
+std::optional<Histogram> single_histogram(const PromFamily* family) {
+  if (!family) return std::nullopt;
+  auto all = histograms_by(*family, "");
+  if (all.empty()) return std::nullopt;
+  return all.begin()->second;
+}
+
+std::optional<Histogram> histogram_delta(const Histogram& now, const Histogram& before) {
+  if (now.buckets.size() != before.buckets.size() || now.count < before.count) return std::nullopt;
+  Histogram d;
+  d.count = now.count - before.count;
+  d.sum = now.sum - before.sum;
+  d.buckets.reserve(now.buckets.size());
+  for (size_t k = 0; k < now.buckets.size(); ++k) {
+    if (now.buckets[k].first != before.buckets[k].first) return std::nullopt;
+    double diff = now.buckets[k].second - before.buckets[k].second;
+    if (diff < 0) return std::nullopt;
+    d.buckets.emplace_back(now.buckets[k].first, diff);
+  }
+  return d;
+}
+
+std::optional<double> bucket_quantile(double q, const Histogram& h) {
+  if (h.buckets.empty() || !(q >= 0 && q <= 1)) return std::nullopt;
+  double total = h.buckets.back().second;
+  if (!(total > 0)) return std::nullopt;
+  double rank = q * total;
+  double prev_bound = 0, prev_count = 0;
+  for (size_t k = 0; k < h.buckets.size(); ++k) {
+    auto [bound, count] = h.buckets[k];
+    if (count >= rank) {
+      if (std::isinf(bound)) {
+        // Beyond the last finite bound: that bound is all that is known.
+        return k > 0 ? h.buckets[k - 1].first : std::optional<double>{};
+      }
+      double in_bucket = count - prev_count;
+      if (in_bucket <= 0) return bound;
+      return prev_bound + (bound - prev_bound) * (rank - prev_count) / in_bucket;
+    }
+    prev_bound = bound;
+    prev_count = count;
+  }
+  return h.buckets.back().first;
+}
+
+}  // namespace plegscope

@@ -1,0 +1,317 @@
+#include "prom_text/prom_text.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+namespace plegscope {
+namespace {
+
+bool name_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+}
+// Every line's name is scanned, wanted or not: one table load per byte.
+struct NameChars {
+  bool table[256] = {};
+  NameChars() {
+    for (int c = 0; c < 256; ++c) {
+      table[c] = name_start(static_cast<char>(c)) || (c >= '0' && c <= '9');
+    }
+  }
+};
+const NameChars kNameChars;
+bool name_char(char c) { return kNameChars.table[static_cast<unsigned char>(c)]; }
+bool label_start(char c) { return name_start(c) && c != ':'; }
+bool label_char(char c) { return label_start(c) || (c >= '0' && c <= '9'); }
+bool blank(char c) { return c == ' ' || c == '\t'; }
+
+// A cursor over one line; every read checks the end.
+struct Cursor {
+  std::string_view s;
+  size_t i = 0;
+  bool done() const { return i >= s.size(); }
+  char peek() const { return done() ? '\0' : s[i]; }
+  void skip_blanks() {
+    while (!done() && blank(s[i])) ++i;
+  }
+  std::string_view take_while(bool (*pred)(char)) {
+    size_t start = i;
+    while (!done() && pred(s[i])) ++i;
+    return s.substr(start, i - start);
+  }
+  std::string_view take_token() {
+    size_t start = i;
+    while (!done() && !blank(s[i])) ++i;
+    return s.substr(start, i - start);
+  }
+};
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t k = 0; k < a.size(); ++k) {
+    char x = a[k], y = b[k];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+// Go's strconv.ParseFloat spellings the exposition uses: +Inf, -Inf, NaN,
+// and ordinary decimals with an optional sign and exponent.
+std::optional<double> parse_value(std::string_view t) {
+  if (t.empty()) return std::nullopt;
+  bool negative = false;
+  std::string_view body = t;
+  if (body[0] == '+' || body[0] == '-') {
+    negative = body[0] == '-';
+    body.remove_prefix(1);
+  }
+  if (iequals(body, "inf") || iequals(body, "infinity")) {
+    double inf = std::numeric_limits<double>::infinity();
+    return negative ? -inf : inf;
+  }
+  if (iequals(body, "nan")) return std::numeric_limits<double>::quiet_NaN();
+  if (body.empty() || body[0] == '+' || body[0] == '-') return std::nullopt;
+  double v = 0;
+  auto [end, ec] = std::from_chars(body.data(), body.data() + body.size(), v);
+  if (end != body.data() + body.size()) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) {
+    // Rare: let strtod round to ±Inf or 0, as Go's ParseFloat does.
+    v = std::strtod(std::string(body).c_str(), nullptr);
+  } else if (ec != std::errc()) {
+    return std::nullopt;
+  }
+  return negative ? -v : v;
+}
+
+std::optional<int64_t> parse_timestamp(std::string_view t) {
+  int64_t v = 0;
+  auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (ec != std::errc() || end != t.data() + t.size() || t.empty()) return std::nullopt;
+  return v;
+}
+
+// HELP text escapes: \\ and \n; label values also \".
+bool unescape(std::string_view in, bool quotes, std::string& out) {
+  out.clear();
+  out.reserve(in.size());
+  for (size_t k = 0; k < in.size(); ++k) {
+    char c = in[k];
+    if (c != '\\') {
+      out.push_back(c);
+      continue;
+    }
+    if (++k == in.size()) return false;
+    char e = in[k];
+    if (e == '\\') out.push_back('\\');
+    else if (e == 'n') out.push_back('\n');
+    else if (e == '"' && quotes) out.push_back('"');
+    else if (!quotes) { out.push_back('\\'); out.push_back(e); }
+    else return false;
+  }
+  return true;
+}
+
+// Parses `{a="b",...}` starting at '{'; returns an error or "".
+const char* parse_labels(Cursor& c, std::vector<std::pair<std::string, std::string>>& labels) {
+  ++c.i;  // '{'
+  for (;;) {
+    c.skip_blanks();
+    if (c.peek() == '}') { ++c.i; return ""; }
+    if (!label_start(c.peek())) return "bad label name";
+    std::string name(c.take_while(label_char));
+    c.skip_blanks();
+    if (c.peek() != '=') return "expected '=' after label name";
+    ++c.i;
+    c.skip_blanks();
+    if (c.peek() != '"') return "expected '\"' to open a label value";
+    ++c.i;
+    size_t start = c.i;
+    bool escaped = false;
+    while (!c.done()) {
+      char ch = c.s[c.i];
+      if (escaped) escaped = false;
+      else if (ch == '\\') escaped = true;
+      else if (ch == '"') break;
+      ++c.i;
+    }
+    if (c.done()) return "unterminated label value";
+    std::string value;
+    if (!unescape(c.s.substr(start, c.i - start), true, value)) return "bad escape in label value";
+    ++c.i;  // closing quote
+    for (const auto& l : labels) {
+      if (l.first == name) return "duplicate label name";
+    }
+    labels.emplace_back(std::move(name), std::move(value));
+    c.skip_blanks();
+    if (c.peek() == ',') { ++c.i; continue; }
+    if (c.peek() == '}') { ++c.i; return ""; }
+    return "expected ',' or '}' after a label";
+  }
+}
+
+PromType type_from(std::string_view t) {
+  if (t == "counter") return PromType::counter;
+  if (t == "gauge") return PromType::gauge;
+  if (t == "histogram") return PromType::histogram;
+  if (t == "summary") return PromType::summary;
+  if (t == "untyped") return PromType::untyped;
+  return PromType::unknown;
+}
+
+constexpr std::string_view kSuffixes[] = {"_bucket", "_sum", "_count", "_total", "_created"};
+
+class Parser {
+ public:
+  Parser(const std::vector<std::string>& wanted) {
+    for (const auto& w : wanted) names_.push_back(w);
+    std::sort(names_.begin(), names_.end());
+    names_.erase(std::unique(names_.begin(), names_.end()), names_.end());
+    slot_.assign(names_.size(), -1);
+  }
+
+  PromParseResult run(std::string_view text) {
+    size_t pos = 0;
+    while (pos < text.size()) {
+      const void* nl = std::memchr(text.data() + pos, '\n', text.size() - pos);
+      size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - text.data()) : text.size();
+      std::string_view line = text.substr(pos, end - pos);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      ++result_.lines;
+      line_no_ = result_.lines;
+      one_line(line);
+      pos = end + 1;
+    }
+    return std::move(result_);
+  }
+
+ private:
+  int find(std::string_view name) const {
+    auto it = std::lower_bound(names_.begin(), names_.end(), name);
+    if (it == names_.end() || *it != name) return -1;
+    return static_cast<int>(it - names_.begin());
+  }
+
+  int wanted_index(std::string_view name) const {
+    if (int k = find(name); k >= 0) return k;
+    for (std::string_view suffix : kSuffixes) {
+      if (name.size() > suffix.size() && name.substr(name.size() - suffix.size()) == suffix) {
+        if (int k = find(name.substr(0, name.size() - suffix.size())); k >= 0) return k;
+      }
+    }
+    return -1;
+  }
+
+  PromFamily& family_at(int k) {
+    if (slot_[k] < 0) {
+      slot_[k] = static_cast<int>(result_.families.size());
+      result_.families.emplace_back();
+      result_.families.back().name = std::string(names_[k]);
+    }
+    return result_.families[slot_[k]];
+  }
+
+  void fail(const char* what) {
+    ++result_.malformed_lines;
+    if (result_.first_error.empty()) {
+      result_.first_error = "line " + std::to_string(line_no_) + ": " + what;
+    }
+  }
+
+  void one_line(std::string_view line) {
+    Cursor c{line};
+    c.skip_blanks();
+    if (c.done()) return;
+    if (c.peek() == '#') {
+      comment(c);
+      return;
+    }
+    if (!name_start(c.peek())) return fail("expected a metric name");
+    std::string_view name = c.take_while(name_char);
+    if (!c.done() && c.peek() != '{' && !blank(c.peek())) return fail("bad character in metric name");
+    // Lines of one family come together: most lookups repeat the last one.
+    if (name != last_name_) {
+      last_name_ = name;
+      last_index_ = wanted_index(name);
+    }
+    int k = last_index_;
+    if (k < 0) return;
+    PromSample sample;
+    sample.name = std::string(name);
+    c.skip_blanks();
+    if (c.peek() == '{') {
+      if (const char* err = parse_labels(c, sample.labels); *err) return fail(err);
+    }
+    c.skip_blanks();
+    auto value = parse_value(c.take_token());
+    if (!value) return fail("bad sample value");
+    sample.value = *value;
+    c.skip_blanks();
+    if (!c.done()) {
+      auto ts = parse_timestamp(c.take_token());
+      if (!ts) return fail("bad timestamp");
+      sample.timestamp_ms = *ts;
+      c.skip_blanks();
+      if (!c.done()) return fail("text after the timestamp");
+    }
+    family_at(k).samples.push_back(std::move(sample));
+  }
+
+  void comment(Cursor& c) {
+    ++c.i;  // '#'
+    c.skip_blanks();
+    std::string_view keyword = c.take_token();
+    if (keyword != "HELP" && keyword != "TYPE") return;  // a plain comment
+    c.skip_blanks();
+    std::string_view name = c.take_token();
+    if (name.empty() || !name_start(name[0]) ||
+        !std::all_of(name.begin(), name.end(), name_char)) {
+      return fail("bad metric name in a HELP or TYPE line");
+    }
+    int k = find(name);
+    if (k < 0) return;
+    c.skip_blanks();
+    std::string_view rest = c.s.substr(std::min(c.i, c.s.size()));
+    PromFamily& family = family_at(k);
+    if (keyword == "TYPE") {
+      while (!rest.empty() && blank(rest.back())) rest.remove_suffix(1);
+      family.type = type_from(rest);
+      if (family.type == PromType::unknown) fail("unknown metric type");
+    } else if (!unescape(rest, false, family.help)) {
+      fail("bad escape in HELP text");
+    }
+  }
+
+  std::vector<std::string_view> names_;
+  std::vector<int> slot_;
+  PromParseResult result_;
+  size_t line_no_ = 0;
+  std::string_view last_name_;  // points into the text being parsed
+  int last_index_ = -1;
+};
+
+}  // namespace
+
+const std::string* PromSample::label(std::string_view name) const {
+  for (const auto& l : labels) {
+    if (l.first == name) return &l.second;
+  }
+  return nullptr;
+}
+
+const PromFamily* PromParseResult::family(std::string_view name) const {
+  for (const auto& f : families) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+PromParseResult parse_prom_text(std::string_view text, const std::vector<std::string>& wanted) {
+  return Parser(wanted).run(text);
+}
+
+}  // namespace plegscope

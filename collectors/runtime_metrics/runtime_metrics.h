@@ -1,0 +1,118 @@
+#pragma once
+// The container runtime's own metrics page: containerd's gRPC counters
+// (go-grpc-prometheus: grpc_server_started_total - grpc_server_handled_total
+// per method = calls in flight inside containerd, from every client), its
+// CNI latency and dropped events; CRI-O's per-operation latency, errors,
+// defunct processes and dropped events. A pure parse, a state that ages
+// in-flight calls across samples on a monotonic clock passed in, and the fetch.
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/scrape_error.h"
+#include "prom_text/histogram.h"
+
+namespace plegscope {
+
+enum class RuntimeKind { unknown, containerd, crio };
+const char* runtime_kind_name(RuntimeKind kind);
+
+struct GrpcMethodCalls {
+  std::string service;  // "runtime.v1.RuntimeService"
+  std::string method;   // "UpdateContainerResources"
+  double started = 0;
+  double handled = 0;   // summed over grpc_code
+  double in_flight() const { return started > handled ? started - handled : 0; }
+};
+
+struct CrioOperation {
+  std::optional<double> p50, p90, p99;  // the summary's quantiles, seconds
+  std::optional<double> sum, count;
+  std::optional<double> last_seconds;   // ..._operations_latency_seconds gauge
+};
+
+struct RuntimeMetricsSample {
+  RuntimeKind kind = RuntimeKind::unknown;
+  std::string version;  // containerd_build_info_total{version}
+  std::vector<GrpcMethodCalls> grpc_methods;  // every method with a started series
+  // containerd 1.7+: by operation_type ("set_up_pod", "tear_down_pod") of
+  // containerd_cri_network_plugin_operations_duration_seconds_seconds (sic);
+  // every version also: "sandbox_create_network" / "sandbox_delete_network"
+  // from containerd_cri_sandbox_{create,delete}_network_seconds.
+  std::map<std::string, Histogram> network_operations;
+  std::map<std::string, double> network_operation_errors;  // 1.7+, by operation_type
+  std::optional<Histogram> gc_seconds;  // containerd_gc_gc_seconds
+  std::optional<double> container_events_dropped;  // containerd 2.x or CRI-O
+  std::map<std::string, CrioOperation> crio_operations;  // by operation
+  std::map<std::string, double> crio_operation_errors;   // by operation
+  std::optional<double> crio_processes_defunct;
+  size_t families_found = 0;
+  size_t malformed_lines = 0;
+  std::string parse_error;
+};
+
+// Never throws; garbage gives families_found == 0 and a parse_error.
+RuntimeMetricsSample parse_runtime_metrics(std::string_view exposition);
+
+using MonotonicTime = std::chrono::steady_clock::time_point;
+
+struct InFlightCall {
+  std::string service;
+  std::string method;
+  double count = 0;
+  // Since the method was first seen with calls in flight, continuously: a
+  // lower bound on the oldest call's age. Overlapping short calls keep it
+  // growing too; completed_since tells the two apart (a stuck call shows
+  // count > 0 with few completions).
+  double seconds = 0;
+  double completed_since = 0;  // handled calls since first seen in flight
+};
+
+// Not thread-safe: one scrape loop calls observe(); others read copies.
+class RuntimeMetricsState {
+ public:
+  void observe(const RuntimeMetricsSample& sample, MonotonicTime now);
+  // Longest in flight first.
+  std::vector<InFlightCall> in_flight(MonotonicTime now) const;
+
+ private:
+  struct Tracked {
+    MonotonicTime first_seen;
+    double handled_at_first_seen = 0;
+    double handled = 0;
+    double count = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Tracked> tracked_;
+};
+
+struct RuntimeMetricsSourceConfig {
+  std::string url;  // the whole URL: containerd "http://127.0.0.1:1338/v1/metrics"
+  std::string token_file;
+  std::string ca_file;
+  std::string client_cert_file;  // CRI-O's metrics can require mutual TLS
+  std::string client_key_file;
+  bool insecure_skip_verify = false;
+  std::chrono::milliseconds connect_timeout{2000};
+  std::chrono::milliseconds total_timeout{5000};
+  size_t max_body_bytes = 32u << 20;
+};
+
+struct RuntimeMetricsScrape {
+  ScrapeOutcome outcome;
+  RuntimeMetricsSample sample;  // empty unless outcome.ok()
+};
+
+// Thread-safe: holds only its config.
+class RuntimeMetricsSource {
+ public:
+  explicit RuntimeMetricsSource(RuntimeMetricsSourceConfig config);
+  RuntimeMetricsScrape scrape() const;
+
+ private:
+  const RuntimeMetricsSourceConfig config_;
+};
+
+}  // namespace plegscope

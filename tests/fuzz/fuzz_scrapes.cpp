@@ -1,0 +1,53 @@
+// libFuzzer target for what plegscope reads from other components over
+// HTTP: Prometheus text (the kubelet's /metrics, the runtime's metrics page)
+// and the API server's Node JSON. Whatever arrives, the readers return.
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "kubelet/kubelet_metrics.h"
+#include "kubelet/kubelet_state.h"
+#include "kubelet/node_ready.h"
+#include "prom_text/histogram.h"
+#include "prom_text/prom_text.h"
+#include "runtime_metrics/runtime_metrics.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text(reinterpret_cast<const char*>(data), size);
+  using namespace plegscope;
+
+  auto parsed = parse_prom_text(text, {"m", "m_total", "kubelet_pleg_relist_duration_seconds"});
+  for (const auto& family : parsed.families) {
+    for (const auto& sample : family.samples) {
+      // A sample is only ever filed under a family its name starts with.
+      if (sample.name.compare(0, family.name.size(), family.name) != 0) __builtin_trap();
+    }
+    auto by = histograms_by(family, "le");
+    for (const auto& [key, h] : by) {
+      auto q = bucket_quantile(0.99, h);
+      (void)q;
+    }
+  }
+  if (parsed.malformed_lines > parsed.lines) __builtin_trap();
+
+  KubeletSample kubelet = parse_kubelet_metrics(text);
+  KubeletState state;
+  MonotonicTime t0{};
+  state.observe(kubelet, t0, TimePoint{});
+  state.observe(kubelet, t0 + std::chrono::seconds(5), TimePoint{});
+  KubeletView view = state.view(t0 + std::chrono::seconds(5));
+  if (view.seconds_since_relist_advanced && *view.seconds_since_relist_advanced < 0) __builtin_trap();
+
+  RuntimeMetricsSample runtime = parse_runtime_metrics(text);
+  RuntimeMetricsState runtime_state;
+  runtime_state.observe(runtime, t0);
+  for (const auto& call : runtime_state.in_flight(t0 + std::chrono::seconds(1))) {
+    if (!(call.count > 0)) __builtin_trap();
+  }
+
+  std::string error;
+  parse_node_ready(text, &error);
+  return 0;
+}

@@ -1,0 +1,226 @@
+"""A fake kubelet /metrics endpoint over HTTPS for the scraper tests.
+
+The certificate is made by `openssl` at start (SAN IP:127.0.0.1 and
+DNS:localhost), the bearer token is checked (401 on a wrong or missing one),
+and the page is scripted by `mode`, which a test changes while the server
+runs:
+
+    healthy   relist count advancing (one relist per 0.1 s), last-seen now
+    frozen    count and last-seen stop where they were
+    forbidden 403, as a kubelet whose authorizer refuses `get nodes/metrics`
+    garbage   200 with an HTML page
+    huge      200 with a 50 MiB body and no Content-Length
+    huge_declared  the same with a Content-Length
+    drip      200, then one byte every 0.5 s, never finishing
+    redirect  302 to another host
+
+    with FakeKubelet(tmpdir, token="t0k3n") as kubelet:
+        kubelet.url, kubelet.ca_file
+        kubelet.mode = "frozen"
+"""
+
+import http.server
+import os
+import socketserver
+import ssl
+import subprocess
+import threading
+import time
+
+import kubelet_exposition
+
+HUGE_BYTES = 50 << 20
+
+
+def make_certificate(directory, san="IP:127.0.0.1,DNS:localhost"):
+    """Self-signed cert and key for the names in `san`; returns (cert, key)."""
+    tag = str(abs(hash(san)))
+    cert = os.path.join(directory, "kubelet-%s.crt" % tag)
+    key = os.path.join(directory, "kubelet-%s.key" % tag)
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=fake-kubelet", "-addext",
+                    "subjectAltName=" + san,
+                    "-keyout", key, "-out", cert], check=True, capture_output=True)
+    return cert, key
+
+
+class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+class FakeKubelet:
+    def __init__(self, directory, token="t0k3n", version="v1.30.2", mode="healthy",
+                 basic_auth=None, client_ca=None, san="IP:127.0.0.1,DNS:localhost"):
+        self.directory = directory
+        self.token = token
+        self.version = version
+        self.basic_auth = basic_auth  # "user:password" accepted instead of the token
+        self.client_ca = client_ca    # require a client certificate signed by this CA
+        self._mode = mode
+        self._lock = threading.Lock()
+        self._start = time.time()
+        self._frozen_at = None
+        self.requests = 0
+        self.cert_file, self.key_file = make_certificate(directory, san)
+        self.ca_file = self.cert_file
+
+    @property
+    def mode(self):
+        return self._mode
+
+    @mode.setter
+    def mode(self, value):
+        with self._lock:
+            if value == "frozen" and self._frozen_at is None:
+                self._frozen_at = time.time()
+            elif value != "frozen":
+                self._frozen_at = None
+            self._mode = value
+
+    def page(self):
+        with self._lock:
+            now = self._frozen_at or time.time()
+        relists = int((now - self._start) / 0.1) + 100
+        durations = [0.004] * (relists - 3) + [0.3, 0.6, 1.2]
+        return kubelet_exposition.exposition(durations, now, version=self.version)
+
+    def __enter__(self):
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def _authorized(self):
+                auth = self.headers.get("Authorization", "")
+                if fake.token and auth == "Bearer " + fake.token:
+                    return True
+                if fake.basic_auth:
+                    import base64
+                    return auth == "Basic " + base64.b64encode(fake.basic_auth.encode()).decode()
+                return not fake.token and not fake.basic_auth
+
+            def _send(self, status, body, content_type="text/plain; version=0.0.4"):
+                data = body.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self):
+                fake.requests += 1
+                if not self._authorized():
+                    return self._send(401, "Unauthorized\n")
+                mode = fake.mode
+                if self.path not in ("/metrics", "/get"):
+                    return self._send(404, "404 page not found\n")
+                if mode in ("healthy", "frozen"):
+                    return self._send(200, fake.page())
+                if mode == "forbidden":
+                    return self._send(403, "Forbidden (user=system:serviceaccount:x:y, verb=get, "
+                                           "resource=nodes, subresource(s)=[metrics])\n")
+                if mode == "garbage":
+                    return self._send(200, "<html><body>\x00\x01 hello {{{ }}}</body></html>\n",
+                                      "text/html")
+                if mode in ("huge", "huge_declared"):
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/plain")
+                    if mode == "huge_declared":
+                        self.send_header("Content-Length", str(HUGE_BYTES))
+                    else:
+                        self.send_header("Connection", "close")
+                    self.end_headers()
+                    chunk = b"# " + b"x" * 65533 + b"\n"
+                    try:
+                        for _ in range(HUGE_BYTES // len(chunk)):
+                            self.wfile.write(chunk)
+                    except OSError:
+                        pass
+                    self.close_connection = True
+                    return
+                if mode == "redirect":
+                    self.send_response(302)
+                    self.send_header("Location", "https://example.invalid/metrics")
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if mode == "drip":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/plain")
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    try:
+                        for _ in range(600):
+                            self.wfile.write(b"#")
+                            self.wfile.flush()
+                            time.sleep(0.5)
+                    except OSError:
+                        pass
+                    self.close_connection = True
+                    return
+                return self._send(500, "unknown mode\n")
+
+        self.server = _Server(("127.0.0.1", 0), Handler)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(self.cert_file, self.key_file)
+        if self.client_ca:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(self.client_ca)
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.port = self.server.server_address[1]
+        self.url = "https://127.0.0.1:%d" % self.port
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+class FakeRuntimeMetrics:
+    """containerd's metrics page over plain HTTP, with a settable in-flight
+    count of UpdateContainerResources and ListContainers."""
+
+    def __init__(self):
+        self.update_in_flight = 0
+        self.list_in_flight = 0
+
+    def page(self):
+        lines = ["# TYPE grpc_server_started_total counter"]
+        for method, flight in (("UpdateContainerResources", self.update_in_flight),
+                               ("ListContainers", self.list_in_flight), ("Version", 0)):
+            lines.append('grpc_server_started_total{grpc_method="%s",grpc_service="runtime.v1.RuntimeService",grpc_type="unary"} %d' % (method, 100 + flight))
+        lines.append("# TYPE grpc_server_handled_total counter")
+        for method in ("UpdateContainerResources", "ListContainers", "Version"):
+            lines.append('grpc_server_handled_total{grpc_code="OK",grpc_method="%s",grpc_service="runtime.v1.RuntimeService",grpc_type="unary"} 100' % method)
+        lines.append('containerd_build_info_total{revision="x",version="v1.7.20"} 1')
+        return "\n".join(lines) + "\n"
+
+    def __enter__(self):
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                data = fake.page().encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = _Server(("127.0.0.1", 0), Handler)
+        self.url = "http://127.0.0.1:%d/v1/metrics" % self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.server.shutdown()
+        self.server.server_close()

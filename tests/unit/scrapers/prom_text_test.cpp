@@ -1,0 +1,130 @@
+#include "prom_text/prom_text.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "prom_text/histogram.h"
+
+namespace plegscope {
+namespace {
+
+TEST(PromText, ReadsOnlyWantedFamiliesWithHelpTypeAndSuffixes) {
+  std::string text =
+      "# HELP a_seconds [ALPHA] Time \\\\ spent\\nhere.\n"
+      "# TYPE a_seconds histogram\n"
+      "a_seconds_bucket{le=\"0.5\"} 3\n"
+      "a_seconds_bucket{le=\"+Inf\"} 4\n"
+      "a_seconds_sum 1.5\n"
+      "a_seconds_count 4\n"
+      "# TYPE other gauge\n"
+      "other{x=\"this is not parsed { at all\"} 1\n"
+      "b_events_total 7\n";
+  auto r = parse_prom_text(text, {"a_seconds", "b_events"});
+  EXPECT_EQ(r.malformed_lines, 0u) << r.first_error;
+  ASSERT_NE(r.family("a_seconds"), nullptr);
+  const auto& a = *r.family("a_seconds");
+  EXPECT_EQ(a.type, PromType::histogram);
+  EXPECT_EQ(a.help, "[ALPHA] Time \\ spent\nhere.");
+  ASSERT_EQ(a.samples.size(), 4u);
+  EXPECT_EQ(*a.samples[1].label("le"), "+Inf");
+  ASSERT_NE(r.family("b_events"), nullptr);
+  EXPECT_EQ(r.family("b_events")->samples[0].value, 7);
+  EXPECT_EQ(r.family("other"), nullptr);
+}
+
+TEST(PromText, ExactNameWinsOverSuffix) {
+  // CRI-O's summary is named ..._total; its _sum must not land in a family
+  // named without the _total.
+  auto r = parse_prom_text("x_total_sum 2\nx_total 3\n", {"x", "x_total"});
+  ASSERT_NE(r.family("x_total"), nullptr);
+  EXPECT_EQ(r.family("x_total")->samples.size(), 2u);
+  EXPECT_EQ(r.family("x"), nullptr);
+}
+
+TEST(PromText, LabelEscapesSpecialValuesAndTimestamps) {
+  std::string text =
+      "m{a=\"q\\\"uote\",b=\"back\\\\slash\",c=\"new\\nline\",} +Inf 1700000000000\n"
+      "m{a=\"n\"} NaN\n"
+      "m{a=\"neg\"} -Inf\n"
+      "m { a = \"spaced\" } 1e-3 -5\n"
+      "m 1.5e+06\n";
+  auto r = parse_prom_text(text, {"m"});
+  EXPECT_EQ(r.malformed_lines, 0u) << r.first_error;
+  const auto& s = r.family("m")->samples;
+  ASSERT_EQ(s.size(), 5u);
+  EXPECT_EQ(*s[0].label("a"), "q\"uote");
+  EXPECT_EQ(*s[0].label("b"), "back\\slash");
+  EXPECT_EQ(*s[0].label("c"), "new\nline");
+  EXPECT_TRUE(std::isinf(s[0].value) && s[0].value > 0);
+  EXPECT_EQ(s[0].timestamp_ms, 1700000000000);
+  EXPECT_TRUE(std::isnan(s[1].value));
+  EXPECT_TRUE(std::isinf(s[2].value) && s[2].value < 0);
+  EXPECT_EQ(*s[3].label("a"), "spaced");
+  EXPECT_DOUBLE_EQ(s[3].value, 0.001);
+  EXPECT_EQ(s[3].timestamp_ms, -5);
+  EXPECT_DOUBLE_EQ(s[4].value, 1.5e6);
+}
+
+TEST(PromText, MalformedWantedLinesAreCountedAndSkipped) {
+  std::string text =
+      "m{a=\"unterminated} 1\n"
+      "m{a=\"x\"} notanumber\n"
+      "m{a=\"x\"} 1 2 3\n"
+      "m{a=\"x\",a=\"y\"} 1\n"
+      "m{a=\"bad\\q\"} 1\n"
+      "m 4\n"
+      "\xff\xfe garbage\n";
+  auto r = parse_prom_text(text, {"m"});
+  EXPECT_EQ(r.malformed_lines, 6u);
+  EXPECT_EQ(r.first_error.rfind("line 1: ", 0), 0u) << r.first_error;
+  ASSERT_NE(r.family("m"), nullptr);
+  ASSERT_EQ(r.family("m")->samples.size(), 1u);
+  EXPECT_EQ(r.family("m")->samples[0].value, 4);
+}
+
+TEST(PromText, GarbageGivesNoFamiliesAndAnError) {
+  static const char page[] = "<html>\0\x01 not metrics</html>\r\n{}{}\n";
+  auto r = parse_prom_text(std::string(page, sizeof page - 1), {"m"});
+  EXPECT_TRUE(r.families.empty());
+  EXPECT_GT(r.malformed_lines, 0u);
+  EXPECT_FALSE(r.first_error.empty());
+}
+
+TEST(PromText, CrLfAndMissingFinalNewline) {
+  auto r = parse_prom_text("m 1\r\nm 2", {"m"});
+  EXPECT_EQ(r.malformed_lines, 0u) << r.first_error;
+  ASSERT_EQ(r.family("m")->samples.size(), 2u);
+  EXPECT_EQ(r.family("m")->samples[1].value, 2);
+}
+
+TEST(Histogram, QuantileInterpolatesLikeHistogramQuantile) {
+  Histogram h;
+  h.buckets = {{0.1, 50}, {1, 100}, {HUGE_VAL, 100}};
+  h.count = 100;
+  // Rank 99 of 100 falls in (0.1, 1]: 0.1 + 0.9 * (99-50)/50.
+  EXPECT_NEAR(*bucket_quantile(0.99, h), 0.1 + 0.9 * 49.0 / 50.0, 1e-9);
+  EXPECT_NEAR(*bucket_quantile(0.5, h), 0.1, 1e-9);
+  h.buckets = {{0.1, 0}, {1, 0}, {HUGE_VAL, 10}};
+  EXPECT_EQ(*bucket_quantile(0.99, h), 1);  // beyond the last bound: the bound
+  h.buckets = {{0.1, 0}, {HUGE_VAL, 0}};
+  EXPECT_FALSE(bucket_quantile(0.99, h));
+}
+
+TEST(Histogram, DeltaRefusesAResetOrOtherBounds) {
+  Histogram a, b;
+  a.buckets = {{1, 5}, {HUGE_VAL, 6}};
+  a.count = 6;
+  b.buckets = {{1, 2}, {HUGE_VAL, 2}};
+  b.count = 2;
+  auto d = histogram_delta(a, b);
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->buckets[0].second, 3);
+  EXPECT_EQ(d->buckets[1].second, 4);
+  EXPECT_FALSE(histogram_delta(b, a));
+  b.buckets[0].first = 2;
+  EXPECT_FALSE(histogram_delta(a, b));
+}
+
+}  // namespace
+}  // namespace plegscope

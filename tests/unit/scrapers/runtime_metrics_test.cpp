@@ -1,0 +1,107 @@
+#include "runtime_metrics/runtime_metrics.h"
+
+#include <gtest/gtest.h>
+
+#include "fixture.h"
+
+namespace plegscope {
+namespace {
+
+using std::chrono::seconds;
+
+const GrpcMethodCalls* method(const RuntimeMetricsSample& s, const std::string& service,
+                              const std::string& name) {
+  for (const auto& m : s.grpc_methods) {
+    if (m.service == service && m.method == name) return &m;
+  }
+  return nullptr;
+}
+
+TEST(RuntimeMetrics, RealContainerd16PageIsIdle) {
+  RuntimeMetricsSample s = parse_runtime_metrics(read_fixture("runtime_metrics/containerd-1.6.txt"));
+  EXPECT_EQ(s.malformed_lines, 0u) << s.parse_error;
+  EXPECT_EQ(s.kind, RuntimeKind::containerd);
+  EXPECT_EQ(s.version, "1.6.20~ds1");
+  EXPECT_GT(s.grpc_methods.size(), 100u);
+  for (const auto& m : s.grpc_methods) EXPECT_EQ(m.in_flight(), 0) << m.method;
+  ASSERT_NE(method(s, "runtime.v1.RuntimeService", "ListContainers"), nullptr);
+  EXPECT_EQ(s.network_operations.count("sandbox_create_network"), 1u);
+  EXPECT_EQ(s.network_operations.count("sandbox_delete_network"), 1u);
+  EXPECT_FALSE(s.container_events_dropped);  // 2.x only
+}
+
+TEST(RuntimeMetrics, ContainerdInFlightUpdateAndCni) {
+  RuntimeMetricsSample s =
+      parse_runtime_metrics(read_fixture("runtime_metrics/containerd-2.0-update-in-flight.txt"));
+  EXPECT_EQ(s.malformed_lines, 0u) << s.parse_error;
+  auto* update = method(s, "runtime.v1.RuntimeService", "UpdateContainerResources");
+  ASSERT_NE(update, nullptr);
+  EXPECT_EQ(update->in_flight(), 1);
+  EXPECT_EQ(method(s, "runtime.v1.RuntimeService", "ListContainers")->in_flight(), 2);
+  EXPECT_EQ(method(s, "runtime.v1.RuntimeService", "Version")->in_flight(), 0);
+  ASSERT_EQ(s.network_operations.count("set_up_pod"), 1u);
+  EXPECT_EQ(s.network_operations.at("set_up_pod").count, 30);
+  EXPECT_EQ(s.network_operation_errors.at("set_up_pod"), 1);
+  EXPECT_EQ(s.container_events_dropped, 0);
+  EXPECT_EQ(s.version, "v2.0.0");
+  ASSERT_TRUE(s.gc_seconds);
+  EXPECT_EQ(s.gc_seconds->count, 12);
+}
+
+TEST(RuntimeMetrics, CrioOperationsDefunctAndDropped) {
+  RuntimeMetricsSample s = parse_runtime_metrics(read_fixture("runtime_metrics/crio-1.30.txt"));
+  EXPECT_EQ(s.malformed_lines, 0u) << s.parse_error;
+  EXPECT_EQ(s.kind, RuntimeKind::crio);
+  const CrioOperation& net = s.crio_operations.at("network_setup_pod");
+  EXPECT_NEAR(*net.p99, 14.116541711, 1e-9);
+  EXPECT_EQ(net.count, 31);
+  EXPECT_NEAR(*net.last_seconds, 14.116541711, 1e-9);
+  EXPECT_EQ(s.crio_operation_errors.at("RunPodSandbox"), 1);
+  EXPECT_EQ(s.crio_processes_defunct, 7);
+  EXPECT_EQ(s.container_events_dropped, 4);
+  EXPECT_TRUE(s.grpc_methods.empty());
+}
+
+TEST(RuntimeMetrics, GarbageIsNoFamily) {
+  RuntimeMetricsSample s = parse_runtime_metrics("404 page not found\n");
+  EXPECT_EQ(s.families_found, 0u);
+  EXPECT_EQ(s.kind, RuntimeKind::unknown);
+}
+
+RuntimeMetricsSample in_flight_sample(double started, double handled) {
+  RuntimeMetricsSample s;
+  s.grpc_methods.push_back({"runtime.v1.RuntimeService", "UpdateContainerResources", started, handled});
+  s.grpc_methods.push_back({"runtime.v1.RuntimeService", "Version", 9, 9});
+  return s;
+}
+
+TEST(RuntimeMetricsState, AgesACallInFlightUntilItCompletes) {
+  RuntimeMetricsState state;
+  MonotonicTime t0{};
+  state.observe(in_flight_sample(12, 11), t0);
+  state.observe(in_flight_sample(12, 11), t0 + seconds(30));
+  auto calls = state.in_flight(t0 + seconds(45));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].method, "UpdateContainerResources");
+  EXPECT_EQ(calls[0].count, 1);
+  EXPECT_EQ(calls[0].seconds, 45);
+  EXPECT_EQ(calls[0].completed_since, 0);
+  // Done: nothing in flight, and a later call starts its own clock.
+  state.observe(in_flight_sample(12, 12), t0 + seconds(50));
+  EXPECT_TRUE(state.in_flight(t0 + seconds(50)).empty());
+  state.observe(in_flight_sample(13, 12), t0 + seconds(60));
+  EXPECT_EQ(state.in_flight(t0 + seconds(61))[0].seconds, 1);
+}
+
+TEST(RuntimeMetricsState, CompletionsWhileInFlightAreCounted) {
+  RuntimeMetricsState state;
+  MonotonicTime t0{};
+  state.observe(in_flight_sample(10, 9), t0);
+  state.observe(in_flight_sample(20, 19), t0 + seconds(10));
+  auto calls = state.in_flight(t0 + seconds(10));
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].completed_since, 10);
+}
+
+}  // namespace
+}  // namespace plegscope
