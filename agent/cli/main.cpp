@@ -5,9 +5,9 @@
 
 #include <cstdio>
 
-#include "config.h"
-#include "diagnose_command.h"
-#include "serve.h"
+#include "cli/diagnose_command.h"
+#include "cli/options.h"
+#include "cli/serve.h"
 
 namespace {
 

@@ -1,13 +1,14 @@
-#include "config.h"
+#include "cli/options.h"
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
-#include <sys/stat.h>
 
 #include "common/go_duration.h"
 #include "cri/grpc_runtime_client.h"
+#include "node/runtime_socket.h"
 
 namespace plegscope {
 
@@ -31,9 +32,8 @@ Duration duration_flag(const std::string& flag, const std::string& text, bool al
 
 std::string detect_endpoint() {
   for (const auto& candidate : kDefaultRuntimeEndpoints) {
-    struct stat st {};
-    auto path = unix_socket_path(candidate);
-    if (path && ::stat(path->c_str(), &st) == 0) return candidate;
+    SocketState state = runtime_socket_state(candidate);
+    if (state == SocketState::kSocket || state == SocketState::kNotASocket) return candidate;
   }
   return kDefaultRuntimeEndpoints.front();
 }
@@ -174,6 +174,32 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     std::replace(out.message.begin(), out.message.end(), '\n', ' ');
   }
   return out;
+}
+
+NodeOptions node_options(const Config& config) {
+  NodeOptions o;
+  o.node_name = config.node_name;
+  o.runtime_endpoint = config.runtime_endpoint;
+  o.runtime_request_timeout = config.runtime_request_timeout;
+  o.relist_period = config.relist_period;
+  o.relist_threshold = config.relist_threshold;
+  o.relist_backoff_max = config.relist_backoff_max;
+  o.event_channel_capacity = config.event_channel_capacity;
+  o.evented = config.evented;
+  o.event_log_size = config.event_log_size;
+  o.relist_history = config.relist_history;
+  o.proc_path = config.proc_path;
+  return o;
+}
+
+DiagnosisOptions diagnosis_options(const Config& config) {
+  DiagnosisOptions o;
+  o.hang_threshold = config.hang_threshold;
+  return o;
+}
+
+AgentClientOptions agent_client_options(const Config& config) {
+  return {config.tls_ca_file, config.tls_client_cert, config.basic_auth_user, config.basic_auth_password};
 }
 
 }  // namespace plegscope

@@ -1,15 +1,16 @@
 #pragma once
-// Command line and environment: the §3 flags, parsed once at start-up.
+// Command line and environment: the §3 flags, parsed once at start-up, and
+// turned into the option values of the rooms they configure.
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/clock.h"
-#include "web_config.h"
+#include "http/agent_client.h"
+#include "http/web/web_config.h"
+#include "node/node_options.h"
 
 namespace plegscope {
-
-enum class EventedMode { Auto, On, Off };
 
 struct Config {
   enum class Command { Serve, Diagnose, Version } command = Command::Serve;
@@ -54,5 +55,10 @@ extern const std::vector<std::string> kDefaultRuntimeEndpoints;
 
 // Parses argv (and PLEGSCOPE_* environment variables). Never throws, never exits.
 ParseOutcome parse_command_line(int argc, const char* const* argv);
+
+// The flags each room reads, and nothing more.
+NodeOptions node_options(const Config& config);
+DiagnosisOptions diagnosis_options(const Config& config);
+AgentClientOptions agent_client_options(const Config& config);
 
 }  // namespace plegscope

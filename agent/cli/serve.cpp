@@ -1,16 +1,17 @@
-#include "serve.h"
+#include "cli/serve.h"
 
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
 
-#include "http_server.h"
-#include "monitor.h"
-#include "routes.h"
+#include "http/routes.h"
+#include "http/server.h"
+#include "node/diagnosis_service.h"
+#include "node/node.h"
+#include "node/runtime_socket.h"
 
 namespace plegscope {
 
@@ -31,9 +32,10 @@ int serve(const Config& config) {
   }
 
   SystemClock clock;
-  Monitor monitor(config, clock);
+  Node node(node_options(config), clock);
+  DiagnosisService diagnosis(node, diagnosis_options(config));
   HttpServer http;
-  add_routes(http, monitor);
+  add_routes(http, node, diagnosis);
   if (std::string error = http.start(config.listen_address, config.web); !error.empty()) {
     std::fprintf(stderr, "plegscope: %s: %s\n",
                  config.web.tls && error.rfind("cannot listen", 0) != 0 ? "--web-config-file" : "--listen-address",
@@ -44,17 +46,16 @@ int serve(const Config& config) {
                config.node_name, config.web.tls ? "https" : "http", config.listen_address,
                config.web.basic_auth_users.empty() ? "" : " (basic auth)",
                config.runtime_endpoint, config.endpoint_auto_detected ? " (auto-detected)" : "");
-  struct stat st {};
-  auto path = unix_socket_path(config.runtime_endpoint);
-  if (!path || ::stat(path->c_str(), &st) != 0)
+  SocketState socket = runtime_socket_state(config.runtime_endpoint);
+  if (socket == SocketState::kNotAUnixPath || socket == SocketState::kMissing)
     spdlog::warn("no CRI socket at {} yet; relisting keeps trying every {}s",
                  config.runtime_endpoint, to_seconds(config.relist_period));
-  monitor.start();
+  node.start();
 
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
-  monitor.stop();
+  node.stop();
   http.stop();
   spdlog::info("stopped");
   spdlog::shutdown();

@@ -1,4 +1,4 @@
-#include "debug_json.h"
+#include "http/debug_json.h"
 
 #include "report/format.h"
 

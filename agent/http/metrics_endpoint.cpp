@@ -1,12 +1,12 @@
-#include "metrics_endpoint.h"
+#include "http/metrics_endpoint.h"
 
 #include <prometheus/text_serializer.h>
 
 namespace plegscope {
 
 std::string MetricsEndpoint::render() const {
-  auto families = monitor_.collect_all();
-  auto causes = diagnosis_.Collect();
+  auto families = node_.collect_metrics();
+  auto causes = diagnosis_.collect_metrics();
   families.insert(families.end(), causes.begin(), causes.end());
   return prometheus::TextSerializer().Serialize(families);
 }
@@ -18,7 +18,7 @@ HttpResponse MetricsEndpoint::serve() {
     return response;
   };
   std::unique_lock<std::mutex> lock(mu_);
-  const TimePoint now = monitor_.clock().now();
+  const TimePoint now = node_.clock().now();
   if (waiting_ >= kStormWaiters && finished_ > 0 && now - rendered_at_ < kStormMaxAge) {
     auto body = body_;
     lock.unlock();
@@ -34,7 +34,7 @@ HttpResponse MetricsEndpoint::serve() {
     }
     rendering_ = true;
     const uint64_t number = ++started_;
-    const TimePoint began = monitor_.clock().now();
+    const TimePoint began = node_.clock().now();
     lock.unlock();
     auto body = std::make_shared<const std::string>(render());
     lock.lock();

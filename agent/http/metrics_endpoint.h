@@ -6,8 +6,8 @@
 // its request arrived. Only under a scrape storm (kStormWaiters or more
 // waiting) does a request get the last text as it is, if it is younger than
 // kStormMaxAge: building one per round for hundreds of clients kept a core
-// busy and p99 at 250 ms. The diagnosis behind pleg_diagnosis_cause is cached
-// per relist (cached_diagnosis.h).
+// busy and p99 at 250 ms. pleg_diagnosis_cause is the DiagnosisService's
+// published diagnosis, made at most once per relist (node/diagnosis_service.h).
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -16,9 +16,9 @@
 
 #include "common/clock.h"
 
-#include "cached_diagnosis.h"
-#include "http_server.h"
-#include "monitor.h"
+#include "http/server.h"
+#include "node/diagnosis_service.h"
+#include "node/node.h"
 
 namespace plegscope {
 
@@ -28,7 +28,7 @@ class MetricsEndpoint {
   static constexpr int kStormWaiters = 8;
   static constexpr Duration kStormMaxAge = std::chrono::milliseconds(100);
 
-  explicit MetricsEndpoint(Monitor& monitor) : monitor_(monitor), diagnosis_(monitor) {}
+  MetricsEndpoint(const Node& node, const DiagnosisService& diagnosis) : node_(node), diagnosis_(diagnosis) {}
 
   HttpResponse serve();
   uint64_t rendered() const;  // how many texts were built (for tests)
@@ -36,8 +36,8 @@ class MetricsEndpoint {
  private:
   std::string render() const;
 
-  Monitor& monitor_;
-  CachedDiagnosis diagnosis_;
+  const Node& node_;
+  const DiagnosisService& diagnosis_;
   mutable std::mutex mu_;
   std::condition_variable done_;
   bool rendering_ = false;

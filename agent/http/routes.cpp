@@ -1,8 +1,8 @@
-#include "routes.h"
+#include "http/routes.h"
 
-#include "metrics_endpoint.h"
-#include "debug_json.h"
-#include "diagnosis_endpoint.h"
+#include "http/debug_json.h"
+#include "http/diagnose_endpoint.h"
+#include "http/metrics_endpoint.h"
 
 namespace plegscope {
 namespace {
@@ -13,32 +13,30 @@ HttpResponse json_response(const nlohmann::json& body) {
 
 }  // namespace
 
-void add_routes(HttpServer& server, Monitor& monitor) {
+void add_routes(HttpServer& server, const Node& node, const DiagnosisService& diagnosis) {
   server.route("/", [](const HttpRequest&) {
     return HttpResponse::text(
         200,
         "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events");
   });
-  auto metrics = std::make_shared<MetricsEndpoint>(monitor);
+  auto metrics = std::make_shared<MetricsEndpoint>(node, diagnosis);
   server.route("/metrics", [metrics](const HttpRequest&) { return metrics->serve(); });
-  server.route("/diagnose", [&monitor](const HttpRequest& request) {
-    return diagnose_response(monitor, request);
+  server.route("/diagnose", [&diagnosis](const HttpRequest& request) {
+    return diagnose_response(diagnosis, request);
   });
-  server.route("/healthz", [&monitor](const HttpRequest&) {
-    HealthStatus health = monitor.healthy();
-    if (health.healthy) return HttpResponse::text(200, "ok");
-    return HttpResponse::text(500, "PLEG is not healthy: " + health.message);
+  server.route("/healthz", [&diagnosis](const HttpRequest&) {
+    const auto latest = diagnosis.latest();
+    if (latest->report.healthy) return HttpResponse::text(200, "ok");
+    return HttpResponse::text(500, "PLEG is not healthy: " + latest->report.health_message);
   });
-  server.route("/readyz", [&monitor](const HttpRequest&) {
-    if (monitor.ready()) return HttpResponse::text(200, "ok");
-    return HttpResponse::text(503, "not ready: no relist has succeeded yet");
-  });
+  // DESIGN §5: ready while serving, so the witness stays in the Service while
+  // the runtime is down; whether a relist succeeded is /healthz's, /diagnose's
+  // and the metrics' to say.
+  server.route("/readyz", [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
   server.route("/livez", [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
-  server.route("/debug/pods", [&monitor](const HttpRequest&) {
-    return json_response(pods_json(monitor.cache().snapshot()));
-  });
-  server.route("/debug/events", [&monitor](const HttpRequest& request) {
-    auto events = monitor.event_log().snapshot();
+  server.route("/debug/pods", [&node](const HttpRequest&) { return json_response(pods_json(node.pods())); });
+  server.route("/debug/events", [&node](const HttpRequest& request) {
+    auto events = node.events();
     if (auto it = request.query.find("limit"); it != request.query.end()) {
       size_t limit = 0;
       try {

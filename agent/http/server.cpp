@@ -1,4 +1,4 @@
-#include "http_server.h"
+#include "http/server.h"
 
 #include <civetweb.h>
 #include <spdlog/spdlog.h>
@@ -18,7 +18,7 @@
 #include <mutex>
 #include <thread>
 
-#include "tls_context.h"
+#include "http/web/tls_context.h"
 
 namespace plegscope {
 

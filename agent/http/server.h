@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "basic_auth.h"
-#include "web_config.h"
+#include "http/web/basic_auth.h"
+#include "http/web/web_config.h"
 
 struct mg_context;
 struct mg_connection;

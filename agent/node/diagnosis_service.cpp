@@ -1,33 +1,62 @@
-#include "cached_diagnosis.h"
+#include "node/diagnosis_service.h"
 
 #include "common/metric_family.h"
-#include "diagnosis_endpoint.h"
 
 namespace plegscope {
+namespace {
 
-std::map<CauseId, double> CachedDiagnosis::confidences() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const TimePoint now = monitor_.clock().now();
-  const uint64_t relists = monitor_.relist_count();
-  const bool fresh = computed_at_ && relists == computed_for_relist_ && now - *computed_at_ < max_age_;
-  if (!fresh) {
-    cached_ = cause_confidences(current_report(monitor_));
-    computed_at_ = now;
-    computed_for_relist_ = relists;
-    computed_count_++;
-  }
-  return cached_;
+DiagnoserThresholds thresholds_from(const DiagnosisOptions& options) {
+  DiagnoserThresholds t;
+  t.hang_seconds = to_seconds(options.hang_threshold);
+  return t;
 }
 
-uint64_t CachedDiagnosis::computed() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return computed_count_;
+}  // namespace
+
+DiagnosisService::DiagnosisService(const Node& node, DiagnosisOptions options)
+    : node_(node), options_(options), thresholds_(thresholds_from(options)) {}
+
+bool DiagnosisService::fresh(const Diagnosis& d, TimePoint now, uint64_t relists) const {
+  return d.relists == relists && now - d.made_at < options_.max_age;
 }
 
-std::vector<prometheus::MetricFamily> CachedDiagnosis::Collect() const {
+std::shared_ptr<const Diagnosis> DiagnosisService::published() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return published_;
+}
+
+std::shared_ptr<const Diagnosis> DiagnosisService::latest() const {
+  auto fresh_one = [this](const std::shared_ptr<const Diagnosis>& d) {
+    return d && fresh(*d, node_.clock().now(), node_.relist_count());
+  };
+  if (auto d = published(); fresh_one(d)) return d;
+  std::lock_guard<std::mutex> making(diagnose_mu_);
+  if (auto d = published(); fresh_one(d)) return d;  // made while this reader waited
+  auto made = std::make_shared<Diagnosis>();
+  made->relists = node_.relist_count();  // before the snapshot: a relist during it makes the next read diagnose
+  Snapshot snapshot = node_.snapshot();
+  made->made_at = snapshot.now;
+  made->report = diagnose(snapshot, thresholds_);
+  made->confidences = cause_confidences(made->report);
+  std::lock_guard<std::mutex> lock(mu_);
+  published_ = made;
+  diagnoses_++;
+  return published_;
+}
+
+uint64_t DiagnosisService::diagnoses() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return diagnoses_;
+}
+
+std::vector<prometheus::MetricFamily> DiagnosisService::collect_metrics() const {
   auto family = gauge_family("pleg_diagnosis_cause",
                              "Confidence 0..1 of each /diagnose cause id right now; 0 when absent.");
-  for (const auto& [id, confidence] : confidences()) add_gauge(family, {{"cause", cause_name(id)}}, confidence);
+  auto diagnosis = latest();
+  for (CauseId id : kAllCauses) {
+    auto it = diagnosis->confidences.find(id);
+    add_gauge(family, {{"cause", cause_name(id)}}, it == diagnosis->confidences.end() ? 0 : it->second);
+  }
   return {family};
 }
 

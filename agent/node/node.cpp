@@ -1,47 +1,43 @@
-#include "monitor.h"
+#include "node/node.h"
 
 #include <spdlog/spdlog.h>
 
 #include "common/metric_family.h"
+#include "node/runtime_socket.h"
 
 namespace plegscope {
 
-Monitor::Monitor(const Config& config, const Clock& clock)
-    : config_(config),
+Node::Node(NodeOptions options, const Clock& clock)
+    : options_(std::move(options)),
       clock_(clock),
       registry_(std::make_shared<prometheus::Registry>()),
       tracker_(*registry_, clock),
-      client_(GrpcClientOptions{config.runtime_endpoint, config.runtime_request_timeout}, tracker_,
+      client_(GrpcClientOptions{options_.runtime_endpoint, options_.runtime_request_timeout}, tracker_,
               clock),
       metrics_(*registry_),
-      recorder_(config.relist_history),
-      event_log_(config.event_log_size),
+      recorder_(options_.relist_history),
+      event_log_(options_.event_log_size),
       pleg_(client_, clock, cache_, metrics_,
-            GenericPlegOptions{config.event_channel_capacity,
-                               RelistTiming{config.relist_period, config.relist_threshold},
-                               config.relist_backoff_max},
+            GenericPlegOptions{options_.event_channel_capacity,
+                               RelistTiming{options_.relist_period, options_.relist_threshold},
+                               options_.relist_backoff_max},
             [this](const RelistRecord& r) { on_relist(r); }),
       evented_(client_, clock, cache_, pleg_, metrics_, *registry_,
-               EventedPlegOptions{5, config.evented == EventedMode::Auto,
-                                  RelistTiming{config.relist_period, config.relist_threshold}}) {}
+               EventedPlegOptions{5, options_.evented == EventedMode::Auto,
+                                  RelistTiming{options_.relist_period, options_.relist_threshold}}),
+      pressure_(options_.proc_path) {}
 
-Monitor::~Monitor() { stop(); }
+Node::~Node() { stop(); }
 
-void Monitor::start() {
+void Node::start() {
   stopping_ = false;
   consumer_ = std::thread([this] { consume_events(); });
   info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
   pleg_.start();
-  if (config_.evented != EventedMode::Off) evented_.start();
+  if (options_.evented != EventedMode::Off) evented_.start();
 }
 
-HealthStatus Monitor::healthy() const {
-  HealthStatus generic = pleg_.healthy();
-  if (!generic.healthy || !evented_.active()) return generic;
-  return evented_.healthy();
-}
-
-void Monitor::stop() {
+void Node::stop() {
   if (stopping_.exchange(true)) return;
   client_.shutdown();
   evented_.stop();
@@ -55,13 +51,68 @@ void Monitor::stop() {
   if (info_thread_.joinable()) info_thread_.join();
 }
 
+void Node::relist() { pleg_.relist(); }
+
+HealthStatus Node::health() const {
+  HealthStatus generic = pleg_.healthy();
+  if (!generic.healthy || !evented_.active()) return generic;
+  return evented_.healthy();
+}
+
+Snapshot Node::snapshot() const {
+  Snapshot s;
+  s.node = options_.node_name;
+  s.now = clock_.now();
+  HealthStatus health = this->health();
+  s.healthy = health.healthy;
+  s.health_message = health.message;
+  RelistTiming timing = pleg_.timing();
+  s.relist_period = timing.period;
+  s.relist_threshold = timing.threshold;
+  if (auto stretch = pleg_.stretch()) {
+    s.stretched_period = stretch->period;
+    s.stretch_reason = stretch->reason;
+  }
+  s.last_seen = pleg_.last_relist_time();
+  s.in_progress = pleg_.progress();
+  if (s.in_progress) s.relist_in_progress_since = s.in_progress->start;
+  s.evented_mode = evented_.active();
+  s.evented_fallback_reason = evented_.fallback_reason();
+
+  s.endpoint = options_.runtime_endpoint;
+  switch (runtime_socket_state(options_.runtime_endpoint)) {
+    case SocketState::kNotAUnixPath: break;  // nothing to stat: unknown
+    case SocketState::kSocket: s.socket_present = true; break;
+    case SocketState::kMissing:
+    case SocketState::kNotASocket: s.socket_present = false; break;
+  }
+  RuntimeInfo info = runtime_info();
+  s.runtime_name = info.name;
+  s.runtime_version = info.version;
+  s.operations = tracker_.all_stats();
+
+  s.timeline = recorder_.snapshot();
+  s.pods_to_reinspect = pleg_.pods_to_reinspect();
+  // The counter itself, not the ring buffer's sum: discards older than the
+  // timeline still count.
+  s.events_discarded_total = static_cast<uint64_t>(metrics_.discard_events.Value());
+
+  // Node evidence: one line per reader.
+  s.pressure = pressure_.read();
+  return s;
+}
+
+std::vector<PodStatus> Node::pods() const { return cache_.snapshot(); }
+
+std::vector<PodLifecycleEvent> Node::events() const { return event_log_.snapshot(); }
+
 // Blocks until an event comes or stop() closes the channel: no wake-ups on
 // an idle node.
-void Monitor::consume_events() {
+void Node::consume_events() {
   while (auto event = pleg_.watch().receive()) event_log_.add(std::move(*event));
 }
 
-void Monitor::on_relist(const RelistRecord& relist) {
+void Node::on_relist(const RelistRecord& relist) {
   RelistRecord record = relist;
   if (auto bytes = tracker_.last_list_bytes(op::kListContainers)) record.list_bytes = *bytes;
   recorder_.add(std::move(record));
@@ -77,7 +128,7 @@ void Monitor::on_relist(const RelistRecord& relist) {
   last_relist_failed_ = failed;
 }
 
-void Monitor::refresh_runtime_info_loop() {
+void Node::refresh_runtime_info_loop() {
   std::unique_lock<std::mutex> lock(info_mu_);
   while (true) {
     info_cv_.wait(lock, [this] { return info_wanted_ || stopping_; });
@@ -89,19 +140,19 @@ void Monitor::refresh_runtime_info_loop() {
     if (!version.ok()) continue;
     runtime_info_ = {version.value.runtime_name(), version.value.runtime_version(),
                      version.value.runtime_api_version()};
-    spdlog::info("runtime at {}: {} {} (CRI {})", config_.runtime_endpoint, runtime_info_.name,
+    spdlog::info("runtime at {}: {} {} (CRI {})", options_.runtime_endpoint, runtime_info_.name,
                  runtime_info_.version, runtime_info_.api_version);
   }
 }
 
-RuntimeInfo Monitor::runtime_info() const {
+Node::RuntimeInfo Node::runtime_info() const {
   std::lock_guard<std::mutex> lock(info_mu_);
   return runtime_info_;
 }
 
-std::vector<prometheus::MetricFamily> Monitor::Collect() const {
+std::vector<prometheus::MetricFamily> Node::computed_families() const {
   auto healthy = gauge_family("pleg_healthy", "1 if PLEG is healthy by the kubelet's rule, else 0.");
-  add_gauge(healthy, {}, this->healthy().healthy ? 1 : 0);
+  add_gauge(healthy, {}, health().healthy ? 1 : 0);
   auto build = gauge_family("plegscope_build_info",
                             "plegscope version and the runtime it observes; value 1.");
   RuntimeInfo info = runtime_info();
@@ -113,15 +164,14 @@ std::vector<prometheus::MetricFamily> Monitor::Collect() const {
   return {healthy, build};
 }
 
-std::vector<prometheus::MetricFamily> Monitor::collect_all() const {
+std::vector<prometheus::MetricFamily> Node::collect_metrics() const {
   auto families = registry_->Collect();
-  for (const prometheus::Collectable* c :
-       {static_cast<const prometheus::Collectable*>(&tracker_),
-        static_cast<const prometheus::Collectable*>(this)}) {
-    auto more = c->Collect();
+  auto append = [&families](std::vector<prometheus::MetricFamily> more) {
     families.insert(families.end(), std::make_move_iterator(more.begin()),
                     std::make_move_iterator(more.end()));
-  }
+  };
+  append(tracker_.Collect());
+  append(computed_families());
   return families;
 }
 

@@ -1,6 +1,13 @@
 #pragma once
-// Wires the collectors for one node: CRI client, PLEG, cache, recorder, event
-// log. Shared by `serve` (with HTTP) and the one-shot `diagnose`.
+// One node, observed: the CRI client, the generic and evented PLEG, the pod
+// status cache, the relist timeline, the event log, and the node-evidence
+// readers, composed once. Its outward face is what was observed (snapshot(),
+// pods(), events(), health, metrics); nothing outside calls the runtime, the
+// PLEG or the cache. Shared by `serve` and the one-shot `diagnose`.
+//
+// A new evidence reader: one member below (built from NodeOptions in
+// node.cpp) and one line in Node::snapshot() filling its Snapshot field.
+#include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 
 #include <atomic>
@@ -8,10 +15,13 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <vector>
 
-#include "config.h"
 #include "cri/grpc_runtime_client.h"
 #include "cri/operation_tracker.h"
+#include "diagnoser/snapshot.h"
+#include "node/node_options.h"
+#include "node/node_pressure.h"
 #include "pleg/event_log.h"
 #include "pleg/evented_pleg.h"
 #include "pleg/generic_pleg.h"
@@ -21,50 +31,51 @@
 
 namespace plegscope {
 
-struct RuntimeInfo {
-  std::string name;
-  std::string version;
-  std::string api_version;
-};
-
 // Thread-safe.
-class Monitor : public prometheus::Collectable {
+class Node {
  public:
-  Monitor(const Config& config, const Clock& clock);
-  ~Monitor() override;
+  Node(NodeOptions options, const Clock& clock);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
 
   void start();
   void stop();  // cancels in-flight CRI calls, so it returns promptly
 
-  const Config& config() const { return config_; }
-  const Clock& clock() const { return clock_; }
-  prometheus::Registry& registry() { return *registry_; }
-  OperationTracker& tracker() { return tracker_; }
-  GenericPleg& pleg() { return pleg_; }
-  const EventedPleg& evented() const { return evented_; }
+  // What was observed, copied out for the diagnoser. Takes only short
+  // locks: answers while a CRI call hangs.
+  Snapshot snapshot() const;
+  // The pod status cache and the last events, for /debug.
+  std::vector<PodStatus> pods() const;
+  std::vector<PodLifecycleEvent> events() const;
   // The kubelet's verdict: the generic relist's health, and the evented
   // PLEG's while it is active.
-  HealthStatus healthy() const;
-  PodStatusCache& cache() { return cache_; }
-  RelistRecorder& recorder() { return recorder_; }
-  EventLog& event_log() { return event_log_; }
-  RuntimeInfo runtime_info() const;
-  bool ready() const { return pleg_.last_relist_time().has_value(); }
-  // Relists completed (failed ones included) since start.
+  HealthStatus health() const;
+  // Relists completed (failed ones included) since construction.
   uint64_t relist_count() const { return relist_count_; }
-  // pleg_discard_events_total, read directly (not by collecting the registry).
-  uint64_t events_discarded_total() const { return static_cast<uint64_t>(metrics_.discard_events.Value()); }
+  // Every family for /metrics: the registry's, the call tracker's and the
+  // ones computed at scrape time (pleg_healthy, plegscope_build_info).
+  std::vector<prometheus::MetricFamily> collect_metrics() const;
+  const Clock& clock() const { return clock_; }
 
-  // Every family: the registry's plus the ones computed at scrape time.
-  std::vector<prometheus::MetricFamily> collect_all() const;
-  std::vector<prometheus::MetricFamily> Collect() const override;
+  // One relist on the calling thread, for tests and fuzzers; after start()
+  // the PLEG's runner relists by itself.
+  void relist();
 
  private:
+  struct RuntimeInfo {
+    std::string name;
+    std::string version;
+    std::string api_version;
+  };
+
   void on_relist(const RelistRecord& record);
   void consume_events();
   void refresh_runtime_info_loop();
+  RuntimeInfo runtime_info() const;
+  std::vector<prometheus::MetricFamily> computed_families() const;
 
-  const Config config_;
+  const NodeOptions options_;
   const Clock& clock_;
   std::shared_ptr<prometheus::Registry> registry_;
   OperationTracker tracker_;
@@ -75,6 +86,9 @@ class Monitor : public prometheus::Collectable {
   EventLog event_log_;
   GenericPleg pleg_;
   EventedPleg evented_;
+
+  // Node evidence, one reader per source, each read in snapshot().
+  NodePressureReader pressure_;
 
   mutable std::mutex info_mu_;
   RuntimeInfo runtime_info_;

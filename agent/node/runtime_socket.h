@@ -1,13 +1,19 @@
 #pragma once
-// The adapter between the running collectors and the pure diagnoser.
-#include "diagnoser/snapshot.h"
-#include "monitor.h"
-#include "node/node_pressure.h"
+// The one check of the runtime's socket on the agent's side: start-up
+// auto-detection and warnings (cli/) and the snapshot's socket_present
+// (Node) all ask here. The gRPC adapter checks again before every call, for
+// its own error; that copy lives in collectors/cri.
+#include <string>
 
 namespace plegscope {
 
-// Copies the monitor's current state (and reads node pressure when a reader
-// is given). Takes only short locks: safe while a CRI call hangs.
-Snapshot gather_snapshot(Monitor& monitor, const NodePressureReader* pressure);
+enum class SocketState {
+  kNotAUnixPath,  // the endpoint names no unix socket path
+  kMissing,       // nothing at the path
+  kNotASocket,    // something else at the path
+  kSocket,
+};
+
+SocketState runtime_socket_state(const std::string& endpoint);
 
 }  // namespace plegscope

@@ -1,4 +1,4 @@
-#include "basic_auth.h"
+#include "http/web/basic_auth.h"
 
 #include <crypt.h>
 #include <openssl/crypto.h>

@@ -1,4 +1,4 @@
-#include "tls_context.h"
+#include "http/web/tls_context.h"
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>

@@ -5,7 +5,7 @@
 // all five client_auth_type modes, which civetweb's own options cannot say.
 #include <string>
 
-#include "web_config.h"
+#include "http/web/web_config.h"
 
 namespace plegscope {
 

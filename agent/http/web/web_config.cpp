@@ -1,4 +1,4 @@
-#include "web_config.h"
+#include "http/web/web_config.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "basic_auth.h"
+#include "http/web/basic_auth.h"
 
 namespace plegscope {
 namespace {

@@ -1,33 +1,11 @@
-#include <gtest/gtest.h>
+// The command line: flags, defaults, one-line errors, subcommands, and the
+// option values each room gets from them.
+#include "cli/options.h"
 
-#include "config.h"
-#include "http_server.h"
+#include <gtest/gtest.h>
 
 namespace plegscope {
 namespace {
-
-TEST(HttpDispatch, UnknownPathIs404WrongMethodIs405) {
-  HttpServer server;
-  server.route("/metrics", [](const HttpRequest&) { return HttpResponse::text(200, "m"); });
-  EXPECT_EQ(server.dispatch({"GET", "/metrics", {}}).status, 200);
-  EXPECT_EQ(server.dispatch({"HEAD", "/metrics", {}}).status, 200);
-  EXPECT_EQ(server.dispatch({"POST", "/metrics", {}}).status, 405);
-  EXPECT_EQ(server.dispatch({"GET", "/nope", {}}).status, 404);
-}
-
-TEST(HttpDispatch, HandlerExceptionIs500NotACrash) {
-  HttpServer server;
-  server.route("/boom", [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("x"); });
-  EXPECT_EQ(server.dispatch({"GET", "/boom", {}}).status, 500);
-}
-
-TEST(ParseQuery, DecodesPairs) {
-  auto q = parse_query("format=text&x=a%20b&flag");
-  EXPECT_EQ(q["format"], "text");
-  EXPECT_EQ(q["x"], "a b");
-  EXPECT_EQ(q.count("flag"), 1u);
-  EXPECT_TRUE(parse_query("").empty());
-}
 
 ParseOutcome parse(std::vector<const char*> args) {
   args.insert(args.begin(), "plegscope");
@@ -93,6 +71,36 @@ TEST(CommandLine, Subcommands) {
   EXPECT_EQ(out.config->diagnose_duration, std::chrono::seconds(3));
   EXPECT_EQ(out.config->diagnose_output, "json");
   EXPECT_EQ(parse({"version"}).config->command, Config::Command::Version);
+}
+
+TEST(CommandLine, FlagsBecomeEachRoomsOptions) {
+  auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", "--relist-period", "2s",
+                    "--relist-threshold", "4m", "--runtime-request-timeout", "30s", "--relist-backoff-max", "0s",
+                    "--event-channel-capacity", "7", "--evented-pleg", "false", "--proc-path", "/host/proc",
+                    "--node-name", "worker-3", "--hang-threshold", "5s"});
+  ASSERT_TRUE(out.config) << out.message;
+  NodeOptions node = node_options(*out.config);
+  EXPECT_EQ(node.runtime_endpoint, "unix:///x.sock");
+  EXPECT_EQ(node.node_name, "worker-3");
+  EXPECT_EQ(node.relist_period, std::chrono::seconds(2));
+  EXPECT_EQ(node.relist_threshold, std::chrono::minutes(4));
+  EXPECT_EQ(node.runtime_request_timeout, std::chrono::seconds(30));
+  EXPECT_EQ(node.relist_backoff_max, Duration(0));
+  EXPECT_EQ(node.event_channel_capacity, 7u);
+  EXPECT_EQ(node.evented, EventedMode::Off);
+  EXPECT_EQ(node.proc_path, "/host/proc");
+  EXPECT_EQ(diagnosis_options(*out.config).hang_threshold, std::chrono::seconds(5));
+}
+
+TEST(CommandLine, DiagnoseUrlFlagsBecomeTheClientsOptions) {
+  auto out = parse({"diagnose", "--url", "https://10.0.0.3:9547", "--tls-ca-file", "/ca.pem", "--tls-client-cert",
+                    "/me.pem", "--basic-auth-user", "alice", "--basic-auth-password", "secret"});
+  ASSERT_TRUE(out.config) << out.message;
+  AgentClientOptions client = agent_client_options(*out.config);
+  EXPECT_EQ(client.tls_ca_file, "/ca.pem");
+  EXPECT_EQ(client.tls_client_cert, "/me.pem");
+  EXPECT_EQ(client.basic_auth_user, "alice");
+  EXPECT_EQ(client.basic_auth_password, "secret");
 }
 
 }  // namespace

@@ -1,21 +1,19 @@
-// --web-config-file parsing (exporter-toolkit format) and basic auth.
+// --web-config-file parsing (exporter-toolkit format).
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <fstream>
 #include <unistd.h>
 
-#include "basic_auth.h"
-#include "fake_clock.h"
-#include "http_server.h"
-#include "web_config.h"
+#include "http/web/web_config.h"
+
+#include "http/web/bcrypt_hashes.h"
 
 namespace plegscope {
 namespace {
 
-// bcrypt, cost 4 (the minimum, so the tests stay fast): "secret" and "other".
-const std::string kSecretHash = "$2b$04$aL9/To3mk.3YddN2avwX8ePd8EWAqj1g6A6sbLNkApe5Wo8ldnNnO";
-const std::string kOtherHash = "$2y$04$9Kw5OQe/sX1G3H57uY6yRek9SfGkkoBPm5eDg/9AjfBTMUk2CvNxq";
+using testing::kOtherHash;
+using testing::kSecretHash;
 
 // A directory with empty stand-ins for cert, key and CA files.
 class WebConfigTest : public ::testing::Test {
@@ -127,74 +125,6 @@ TEST_F(WebConfigTest, MissingFileNamesThePath) {
   auto out = load_web_config(dir_ + "/absent.yml");
   EXPECT_FALSE(out.config);
   EXPECT_NE(out.error.find(dir_ + "/absent.yml"), std::string::npos) << out.error;
-}
-
-TEST(Bcrypt, RecognisesAndChecksHashes) {
-  EXPECT_TRUE(is_bcrypt_hash(kSecretHash));
-  EXPECT_TRUE(is_bcrypt_hash(kOtherHash));
-  EXPECT_FALSE(is_bcrypt_hash("secret"));
-  EXPECT_FALSE(is_bcrypt_hash(kSecretHash.substr(0, 59)));
-  EXPECT_FALSE(is_bcrypt_hash("$2b$99" + kSecretHash.substr(6)));  // cost out of range
-  EXPECT_TRUE(bcrypt_matches("secret", kSecretHash));
-  EXPECT_FALSE(bcrypt_matches("Secret", kSecretHash));
-  EXPECT_FALSE(bcrypt_matches("", kSecretHash));
-  EXPECT_FALSE(bcrypt_matches(std::string("secret\0x", 8), kSecretHash));
-}
-
-TEST(BasicAuthorization, ParsesTheHeader) {
-  auto c = parse_basic_authorization(basic_authorization("alice", "pa:ss word"));
-  ASSERT_TRUE(c);
-  EXPECT_EQ(c->user, "alice");
-  EXPECT_EQ(c->password, "pa:ss word");
-  EXPECT_EQ(basic_authorization("a", "b"), "Basic YTpi");
-  EXPECT_TRUE(parse_basic_authorization("basic YTpi"));
-  EXPECT_EQ(parse_basic_authorization("Basic YWxpY2U6")->password, "");  // "alice:"
-  for (const char* bad : {"", "Basic", "Basic ", "Bearer YTpi", "Basic YTpi!", "Basic YWxpY2U=", "Basic ====",
-                          "Basic YTp"})
-    EXPECT_FALSE(parse_basic_authorization(bad)) << bad;
-}
-
-TEST(BasicAuthenticator, ChecksUsersAndCachesOnlySuccessBriefly) {
-  testing::FakeClock clock;
-  BasicAuthenticator auth({{"alice", kSecretHash}, {"bob", kOtherHash}}, clock, std::chrono::seconds(60), 2);
-  EXPECT_TRUE(auth.enabled());
-  EXPECT_FALSE(auth.allows(nullptr));
-  EXPECT_FALSE(auth.allows("Basic garbage"));
-  EXPECT_TRUE(auth.allows(basic_authorization("alice", "secret").c_str()));
-  EXPECT_TRUE(auth.allows(basic_authorization("alice", "secret").c_str()));  // cached
-  EXPECT_FALSE(auth.allows(basic_authorization("alice", "other").c_str()));  // bob's password
-  EXPECT_FALSE(auth.allows(basic_authorization("carol", "secret").c_str()));  // unknown user, known password
-  EXPECT_TRUE(auth.allows(basic_authorization("bob", "other").c_str()));
-  EXPECT_FALSE(auth.allows(basic_authorization("bob", "secret").c_str()));
-  clock.step(std::chrono::minutes(5));
-  EXPECT_TRUE(auth.allows(basic_authorization("alice", "secret").c_str()));  // expired, checked again
-  BasicAuthenticator none({}, clock);
-  EXPECT_FALSE(none.enabled());
-  EXPECT_TRUE(none.allows(nullptr));
-}
-
-TEST(HttpServerAuth, UnauthorizedAnswersCarryChallengeAndConfiguredHeaders) {
-  HttpServer server;
-  server.route("/metrics", [](const HttpRequest&) { return HttpResponse::text(200, "m"); });
-  WebConfig web;
-  web.basic_auth_users = {{"alice", kSecretHash}};
-  web.headers = {{"X-Content-Type-Options", "nosniff"}};
-  ASSERT_EQ(server.start("127.0.0.1:0", web), "");
-  auto has = [](const HttpResponse& r, const std::string& name) {
-    for (const auto& h : r.headers)
-      if (h.first == name) return true;
-    return false;
-  };
-  HttpResponse denied = server.handle({"GET", "/metrics", {}}, nullptr);
-  EXPECT_EQ(denied.status, 401);
-  EXPECT_TRUE(has(denied, "WWW-Authenticate"));
-  EXPECT_TRUE(has(denied, "X-Content-Type-Options"));
-  EXPECT_EQ(server.handle({"GET", "/nope", {}}, nullptr).status, 401);  // no path listing without credentials
-  HttpResponse ok = server.handle({"GET", "/metrics", {}}, basic_authorization("alice", "secret").c_str());
-  EXPECT_EQ(ok.status, 200);
-  EXPECT_TRUE(has(ok, "X-Content-Type-Options"));
-  EXPECT_FALSE(has(ok, "WWW-Authenticate"));
-  server.stop();
 }
 
 }  // namespace
