@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <string>
 #include <thread>
 
 #include "http/agent_client.h"

@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 
 #include "fake_clock.h"
 #include "node/node_without_runtime.h"
