@@ -34,6 +34,18 @@ def memory_mib(pid):
     return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
 
 
+def fd_count(pid):
+    """Open file descriptors of a process."""
+    return len(os.listdir("/proc/%d/fd" % pid))
+
+
+def footprint(pid):
+    """The agent's footprint at one moment: RSS and peak RSS (MiB), open fds, CPU seconds.
+    scripts/bench and scripts/soak both read it here."""
+    rss, hwm = memory_mib(pid)
+    return {"rss_mib": rss, "peak_rss_mib": hwm, "fds": fd_count(pid), "cpu_seconds": cpu_seconds(pid)}
+
+
 def node_scenario(name, pods, containers_per_pod, churn_pods, extra_phases=(), container_events=False):
     """A fakecri scenario: a steady phase, then (when jumped to) 10 % of pods crash-looping."""
     return {

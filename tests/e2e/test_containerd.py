@@ -229,7 +229,7 @@ def with_agent(fn):
             log("  plegscope pid %d on %s %s" % (agent.proc.pid, agent.base, " ".join(AGENT_FLAGS)))
             Ctx.watcher = EventWatcher(agent).start()
             try:
-                wait_until(lambda: agent.get("/readyz")[0] == 200, 10, "/readyz 200")
+                wait_until(lambda: agent.get("/healthz")[0] == 200, 10, "a first relist (/healthz 200)")
                 fn()
                 if Ctx.soft:
                     raise AssertionError("%d check(s) failed: %s" % (len(Ctx.soft), "; ".join(Ctx.soft)))

@@ -8,7 +8,7 @@ SIXTEEN_MIB = 16 * 1024 * 1024
 
 def test_streaming_lists_survive_a_node_past_16_mib():
     with FakeCri("streaming_large") as fake, Agent(fake.endpoint, ["--evented-pleg", "false"]) as agent:
-        wait_until(lambda: agent.get("/readyz")[0] == 200, 60, "the first relist over streamed lists")
+        wait_until(lambda: agent.get("/healthz")[0] == 200, 60, "the first relist over streamed lists")
         m = agent.metrics()
         assert m.get("pleg_runtime_operations_total", operation_type="stream_containers") >= 1
         assert m.get("pleg_runtime_operations_total", operation_type="stream_podsandboxes") >= 1

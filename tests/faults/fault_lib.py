@@ -4,11 +4,16 @@ record of state changes (GET /changes): nothing invented, nothing lost."""
 
 import collections
 import os
+import sys
 import threading
 import time
 
 import harness
 from harness import wait_until
+
+# One footprint measurement: the bench's (bench/benchlib.py).
+sys.path.insert(0, os.path.join(harness.source_dir(), "bench"))
+from benchlib import fd_count, footprint  # noqa: E402
 
 # Generous bounds: a leak or an unbounded buffer crosses them within a
 # scenario; normal use (a 20 MiB answer decoded once) stays far below.
@@ -17,15 +22,7 @@ FD_LIMIT = 256
 
 
 def rss_mib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    raise AssertionError("no VmRSS for pid %d" % pid)
-
-
-def fd_count(pid):
-    return len(os.listdir("/proc/%d/fd" % pid))
+    return footprint(pid)["rss_mib"]
 
 
 class Watch:

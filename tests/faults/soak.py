@@ -14,7 +14,7 @@ import time
 
 import harness
 from harness import Agent, FakeCri, wait_until
-from fault_lib import fd_count, rss_mib
+from fault_lib import footprint  # scripts/bench's measurement (bench/benchlib.py)
 
 RSS_GROWTH_LIMIT_MIB = 16
 FD_GROWTH_LIMIT = 4
@@ -31,7 +31,7 @@ def main():
 
     series = []
     with FakeCri("soak") as fake, Agent(fake.endpoint, ["--relist-period", args.relist_period], log_level="info") as agent:
-        wait_until(lambda: agent.get("/readyz")[0] == 200, 30, "the first relist")
+        wait_until(lambda: agent.get("/healthz")[0] == 200, 30, "the first relist")
         pid = agent.proc.pid
         t0 = time.monotonic()
         print("%6s %9s %5s %8s %8s %6s" % ("t", "RSS_MiB", "fds", "relists", "events", "pods"), flush=True)
@@ -42,7 +42,8 @@ def main():
                 print("the agent died:\n" + agent.proc.tail())
                 return 1
             m = agent.metrics()
-            sample = (round(time.monotonic() - t0), rss_mib(pid), fd_count(pid),
+            now = footprint(pid)
+            sample = (round(time.monotonic() - t0), now["rss_mib"], now["fds"],
                       int(m.get("pleg_relist_duration_seconds_count", 0)), int(m.sum("pleg_events_total")),
                       int(m.get("pleg_running_pods", 0)))
             series.append(sample)

@@ -138,7 +138,7 @@ def test_calls_that_trickle_bytes_slowly():
         try:
             flags = ["--relist-period", "1s", "--runtime-request-timeout", "20s"]
             with Agent("unix://" + proxy.path, flags) as agent, Watch(agent) as watch:
-                wait_until(lambda: agent.get("/readyz")[0] == 200, 60, "a first relist through the trickle")
+                wait_until(lambda: agent.get("/healthz")[0] == 200, 60, "a first relist through the trickle")
                 calls = fake.calls()
                 slow = max(c.get("duration_seconds", 0) for c in calls)
                 wait_until(lambda: relists(agent) >= 3, 60, "3 relists through the trickle")
@@ -158,7 +158,8 @@ def test_answers_of_20_mib_unary():
         with Agent(fake.endpoint, ["--relist-period", "1s"]) as agent, Watch(agent) as watch:
             wait_until(lambda: agent.metrics().get("pleg_relist_errors_total", 0, code="RESOURCE_EXHAUSTED") >= 3,
                        60, "3 relists refused as RESOURCE_EXHAUSTED")
-            assert agent.get("/readyz")[0] == 503, "no relist can have succeeded"
+            assert "pleg has yet to be successful" in agent.get("/healthz")[1], "no relist can have succeeded"
+            assert agent.get("/readyz")[0] == 200, "ready while serving (DESIGN 5)"
             assert agent_events(agent) == [], "events from lists the agent could not read"
             check_events_agree(fake, agent, initial, timeout=60)  # quiet: answers small again
             watch.check("20 MiB unary")
@@ -207,7 +208,8 @@ def test_socket_that_accepts_and_never_answers():
             codes = {s.labels["code"]: s.value for s in m.find("pleg_relist_errors_total") if s.value > 0}
             print("silent socket: relist errors %r, %d connections accepted" % (codes, len(held)))
             assert set(codes) <= {"DEADLINE_EXCEEDED", "UNAVAILABLE"}, codes
-            assert agent.get("/readyz")[0] == 503
+            assert "pleg has yet to be successful" in agent.get("/healthz")[1]
+            assert agent.get("/readyz")[0] == 200, "ready while serving (DESIGN 5)"
             assert agent.get("/healthz")[0] in (200, 500)
             assert agent_events(agent) == []
             assert len(held) < 50, "%d connections: the agent reconnects without back-off" % len(held)

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "config.h"
+#include "cli/options.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> args{"plegscope"};

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "basic_auth.h"
-#include "web_config.h"
+#include "http/web/basic_auth.h"
+#include "http/web/web_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string input(reinterpret_cast<const char*>(data), size);

@@ -1,17 +1,18 @@
-// libFuzzer target: requests through the agent's real routes (routes.cpp,
-// report_http.cpp) bound to a Monitor that has never reached a runtime.
+// libFuzzer target: requests through the agent's real routes (http/routes.cpp)
+// bound to a Node that has never reached a runtime and its DiagnosisService.
 // Input: method selector byte, then "PATH?QUERY". Every answer must be a
-// real HTTP status, and a bad query value a 4xx, never a 5xx (except the
-// health endpoints, whose 500/503 mean "PLEG unhealthy / not ready").
+// real HTTP status, and a bad query value a 4xx, never a 5xx (except
+// /healthz, whose 500 means "PLEG unhealthy").
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 
 #include "fuzz_quiet.h"
-#include "http_server.h"
-#include "monitor.h"
-#include "routes.h"
+#include "http/routes.h"
+#include "http/server.h"
+#include "node/diagnosis_service.h"
+#include "node/node.h"
 
 namespace {
 
@@ -19,14 +20,16 @@ using namespace plegscope;
 
 struct Agent {
   SystemClock clock;
-  Config config;
-  std::unique_ptr<Monitor> monitor;
+  NodeOptions options;
+  std::unique_ptr<Node> node;
+  std::unique_ptr<DiagnosisService> diagnosis;
   HttpServer server;
   Agent() {
-    config.runtime_endpoint = "unix:///nonexistent/fuzz-cri.sock";
-    config.proc_path = PLEGSCOPE_SOURCE_DIR "/tests/fixtures/proc/io_pressure";
-    monitor = std::make_unique<Monitor>(config, clock);
-    add_routes(server, *monitor);
+    options.runtime_endpoint = "unix:///nonexistent/fuzz-cri.sock";
+    options.proc_path = PLEGSCOPE_SOURCE_DIR "/tests/fixtures/proc/io_pressure";
+    node = std::make_unique<Node>(options, clock);
+    diagnosis = std::make_unique<DiagnosisService>(*node, DiagnosisOptions{});
+    add_routes(server, *node, *diagnosis);
   }
 };
 
@@ -44,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (q != std::string::npos) request.query = parse_query(target.substr(q + 1));
   HttpResponse response = agent->server.dispatch(request);
   if (response.status < 200 || response.status > 599) __builtin_trap();
-  bool health = request.path == "/healthz" || request.path == "/readyz";
+  bool health = request.path == "/healthz";
   if (response.status >= 500 && !health) __builtin_trap();
   return 0;
 }

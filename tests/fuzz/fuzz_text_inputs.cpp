@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/go_duration.h"
-#include "http_server.h"
+#include "http/server.h"
 #include "node/node_pressure.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

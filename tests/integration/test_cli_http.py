@@ -46,12 +46,12 @@ def test_missing_runtime_serves_but_is_not_ready():
         status, body = agent.get("/healthz")
         assert status == 500 and "pleg has yet to be successful" in body, (status, body)
         assert agent.get("/livez")[0] == 200
-        assert agent.get("/readyz")[0] != 200
+        assert agent.get("/readyz")[0] == 200, "the witness stays in the Service while the runtime is down"
 
 
 def test_http_errors():
     with FakeCri("steady") as fake, Agent(fake.endpoint, ["--relist-period", "200ms"]) as agent:
-        wait_until(lambda: agent.get("/readyz")[0] == 200, 20, "/readyz 200")
+        wait_until(lambda: agent.get("/healthz")[0] == 200, 20, "a first relist (/healthz 200)")
         assert agent.get("/no-such-path")[0] == 404
         assert agent.get("/metrics", method="POST")[0] == 405
         status, body = agent.get("/diagnose?format=bogus")
@@ -62,7 +62,7 @@ def test_http_errors():
 
 def test_sigterm_exits_cleanly():
     with FakeCri("steady") as fake, Agent(fake.endpoint, ["--relist-period", "200ms"]) as agent:
-        wait_until(lambda: agent.get("/readyz")[0] == 200, 20, "/readyz 200")
+        wait_until(lambda: agent.get("/healthz")[0] == 200, 20, "a first relist (/healthz 200)")
         t0 = time.monotonic()
         agent.proc.send_signal(signal.SIGTERM)
         rc = agent.proc.wait(timeout=5)

@@ -142,7 +142,7 @@ def open_idle(port, count):
 def test_metrics_answers_under_idle_connections_and_slowloris():
     raise_fd_limit(IDLE_CONNECTIONS + SLOWLORIS_WRITERS + 512)
     with FakeCri("steady") as fake, Agent(fake.endpoint, ["--relist-period", "200ms"]) as agent:
-        wait_until(lambda: agent.get("/readyz")[0] == 200, 20, "/readyz 200")
+        wait_until(lambda: agent.get("/healthz")[0] == 200, 20, "a first relist (/healthz 200)")
         status, floor, size = timed_scrape(agent.port)
         assert status == 200
         print("/metrics alone: %.3f s (%d bytes)" % (floor, size))
@@ -238,7 +238,7 @@ def test_metrics_answers_when_the_kernel_hands_idle_connections_over():
     answer within the scrape timeout."""
     raise_fd_limit(IDLE_CONNECTIONS + 512)
     with FakeCri("steady") as fake, Agent(fake.endpoint, ["--relist-period", "1s"], log_level="info") as agent:
-        wait_until(lambda: agent.get("/readyz")[0] == 200, 20, "/readyz 200")
+        wait_until(lambda: agent.get("/healthz")[0] == 200, 20, "a first relist (/healthz 200)")
         idle = open_idle(agent.port, IDLE_CONNECTIONS)
         started = time.monotonic()
         try:

@@ -11,7 +11,7 @@ FLAGS = ["--relist-period", "200ms", "--runtime-request-timeout", "2s"]
 def test_socket_down_then_up():
     with FakeCri("unavailable", hold="up") as fake, Agent(fake.endpoint, FLAGS) as agent:
         pid = agent.proc.pid
-        wait_until(lambda: agent.get("/readyz")[0] == 200, 20, "/readyz 200 while the runtime is up")
+        wait_until(lambda: agent.get("/healthz")[0] == 200, 20, "/healthz 200 while the runtime is up")
         errors_before = agent.metrics().sum("pleg_relist_errors_total")
 
         fake.phase("down", hold=True)

@@ -122,7 +122,7 @@ def test_tls_basic_auth_and_headers_on_every_endpoint():
         good = ca + ["-u", "alice:" + PASSWORD]
         wait_serving(agent, *good)
         base = "https://127.0.0.1:%d" % agent.port
-        wait_until(lambda: curl(base + "/readyz", *good)[0] == 200, 20, "/readyz 200 over https")
+        wait_until(lambda: curl(base + "/healthz", *good)[0] == 200, 20, "/healthz 200 over https")
         print("%-14s %8s %8s %8s %8s" % ("endpoint", "no-auth", "wrong", "right", "http://"))
         for path in ENDPOINTS:
             none, none_headers, _ = curl(base + path, *ca)

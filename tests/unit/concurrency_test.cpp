@@ -16,7 +16,7 @@
 #include "common/bounded_channel.h"
 #include "common/bounded_history.h"
 #include "cri/operation_tracker.h"
-#include "http_server.h"
+#include "http/server.h"
 
 namespace plegscope {
 namespace {

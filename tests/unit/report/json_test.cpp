@@ -8,7 +8,6 @@
 
 #include <set>
 
-#include "diagnose_command.h"
 #include "sample_report.h"
 
 namespace plegscope {
@@ -192,23 +191,6 @@ TEST(ReportJson, MissingOptionalFieldsKeepDefaults) {
   EXPECT_FALSE(r.timeline[0].in_progress);
   EXPECT_FALSE(r.seconds_to_unhealthy);
   EXPECT_EQ(r.node, "");
-}
-
-// `plegscope diagnose --url` reads the JSON above from this address.
-TEST(DiagnoseCommand, ParsesUrls) {
-  auto u = parse_http_url("http://127.0.0.1:9547");
-  ASSERT_TRUE(u);
-  EXPECT_EQ(u->host, "127.0.0.1");
-  EXPECT_EQ(u->port, 9547);
-  EXPECT_EQ(u->path, "");
-  u = parse_http_url("http://node-3/plegscope/");
-  ASSERT_TRUE(u);
-  EXPECT_EQ(u->port, 80);
-  EXPECT_EQ(u->path, "/plegscope");
-  EXPECT_FALSE(parse_http_url("https://x:1"));
-  EXPECT_FALSE(parse_http_url("http://:80"));
-  EXPECT_FALSE(parse_http_url("http://x:99999"));
-  EXPECT_FALSE(parse_http_url("http://x:abc"));
 }
 
 }  // namespace

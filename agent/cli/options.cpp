@@ -1,0 +1,206 @@
+#include "cli/options.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdlib>
+
+#include "common/go_duration.h"
+#include "cri/grpc_runtime_client.h"
+#include "node/runtime_socket.h"
+
+namespace plegscope {
+
+const std::vector<std::string> kDefaultRuntimeEndpoints = {
+    "unix:///run/containerd/containerd.sock", "unix:///run/crio/crio.sock",
+    "unix:///var/run/cri-dockerd.sock"};
+
+namespace {
+
+struct UsageError {
+  std::string message;
+};
+
+Duration duration_flag(const std::string& flag, const std::string& text, bool allow_zero = false) {
+  auto d = parse_go_duration(text);
+  if (!d || d->count() < 0 || (!allow_zero && d->count() == 0))
+    throw UsageError{flag + ": invalid duration \"" + text +
+                     "\" (expected a positive Go duration such as 500ms, 1s, 3m, 1h30m)"};
+  return *d;
+}
+
+std::string detect_endpoint() {
+  for (const auto& candidate : kDefaultRuntimeEndpoints) {
+    SocketState state = runtime_socket_state(candidate);
+    if (state == SocketState::kSocket || state == SocketState::kNotASocket) return candidate;
+  }
+  return kDefaultRuntimeEndpoints.front();
+}
+
+std::string default_node_name() {
+  if (const char* env = std::getenv("NODE_NAME"); env && *env) return env;
+  char host[256] = {};
+  if (::gethostname(host, sizeof(host) - 1) == 0) return host;
+  return "unknown";
+}
+
+}  // namespace
+
+ParseOutcome parse_command_line(int argc, const char* const* argv) {
+  Config c;
+  std::string endpoint, relist_period = "1s", relist_threshold = "3m", request_timeout = "2m",
+                        evented = "false", hang_threshold = "10s", duration = "10s",
+                        backoff_max = "10s";
+  int capacity = 1000;
+
+  CLI::App app{"plegscope: explains why the kubelet's PLEG is (or is about to be) unhealthy",
+               "plegscope"};
+  app.fallthrough();
+  app.add_option("--container-runtime-endpoint", endpoint,
+                 "CRI socket (default: first existing of the containerd, CRI-O, cri-dockerd sockets)")
+      ->envname("PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT");
+  app.add_option("--listen-address", c.listen_address, "HTTP address for /metrics and reports")
+      ->envname("PLEGSCOPE_LISTEN_ADDRESS");
+  app.add_option("--relist-period", relist_period, "relist period, as the kubelet (1s)")
+      ->envname("PLEGSCOPE_RELIST_PERIOD");
+  app.add_option("--relist-threshold", relist_threshold, "PLEG health threshold (3m)")
+      ->envname("PLEGSCOPE_RELIST_THRESHOLD");
+  app.add_option("--runtime-request-timeout", request_timeout, "deadline of every CRI call (2m)")
+      ->envname("PLEGSCOPE_RUNTIME_REQUEST_TIMEOUT");
+  app.add_option("--event-channel-capacity", capacity, "PLEG event channel capacity (1000)")
+      ->envname("PLEGSCOPE_EVENT_CHANNEL_CAPACITY");
+  app.add_option("--evented-pleg", evented, "false (default: the kubelet's generic relist, every release's default), true (only beside a kubelet "
+                 "running the EventedPLEG gate) or auto (evented whenever the runtime serves GetContainerEvents)")
+      ->envname("PLEGSCOPE_EVENTED_PLEG");
+  app.add_option("--hang-threshold", hang_threshold, "a CRI call in flight longer is hung (10s)")
+      ->envname("PLEGSCOPE_HANG_THRESHOLD");
+  app.add_option("--relist-backoff-max", backoff_max,
+                 "longest the relist period stretches while the runtime struggles; 0s: off (10s)")
+      ->envname("PLEGSCOPE_RELIST_BACKOFF_MAX");
+  app.add_option("--proc-path", c.proc_path, "where node pressure is read (/proc)")
+      ->envname("PLEGSCOPE_PROC_PATH");
+  app.add_option("--node-name", c.node_name, "node name in reports ($NODE_NAME or hostname)")
+      ->envname("PLEGSCOPE_NODE_NAME");
+  app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error")
+      ->envname("PLEGSCOPE_LOG_LEVEL");
+  app.add_option("--web-config-file", c.web_config_file,
+                 "TLS, basic auth and headers, in the Prometheus exporter-toolkit format")
+      ->envname("PLEGSCOPE_WEB_CONFIG_FILE");
+
+  auto* serve = app.add_subcommand("serve", "run the agent (the default)");
+  auto* diagnose = app.add_subcommand("diagnose", "relist for a while, then print a report");
+  diagnose->add_option("--duration", duration, "how long to relist before reporting (10s)")
+      ->envname("PLEGSCOPE_DIAGNOSE_DURATION");
+  diagnose->add_option("--output", c.diagnose_output, "text or json")
+      ->envname("PLEGSCOPE_DIAGNOSE_OUTPUT");
+  diagnose->add_option("--url", c.diagnose_url,
+                       "print the report of a running agent, e.g. http://127.0.0.1:9547");
+  diagnose->add_option("--tls-ca-file", c.tls_ca_file, "with an https --url: CA that signed the agent's certificate")
+      ->envname("PLEGSCOPE_TLS_CA_FILE");
+  diagnose->add_option("--tls-client-cert", c.tls_client_cert,
+                       "with an https --url: PEM file holding a client certificate and its key")
+      ->envname("PLEGSCOPE_TLS_CLIENT_CERT");
+  diagnose->add_option("--basic-auth-user", c.basic_auth_user, "with --url: user for basic authentication")
+      ->envname("PLEGSCOPE_BASIC_AUTH_USER");
+  diagnose->add_option("--basic-auth-password", c.basic_auth_password,
+                       "with --url: password (prefer the environment variable)")
+      ->envname("PLEGSCOPE_BASIC_AUTH_PASSWORD");
+  auto* version = app.add_subcommand("version", "print the version");
+  app.require_subcommand(0, 1);
+
+  ParseOutcome out;
+  try {
+    app.parse(argc, argv);
+    if (*diagnose) c.command = Config::Command::Diagnose;
+    if (*version) c.command = Config::Command::Version;
+    (void)serve;
+    c.relist_period = duration_flag("--relist-period", relist_period);
+    c.relist_threshold = duration_flag("--relist-threshold", relist_threshold);
+    c.runtime_request_timeout = duration_flag("--runtime-request-timeout", request_timeout);
+    c.hang_threshold = duration_flag("--hang-threshold", hang_threshold);
+    c.relist_backoff_max = duration_flag("--relist-backoff-max", backoff_max, true);
+    c.diagnose_duration = duration_flag("--duration", duration);
+    if (capacity < 1)
+      throw UsageError{"--event-channel-capacity: must be at least 1, got " +
+                       std::to_string(capacity)};
+    c.event_channel_capacity = static_cast<size_t>(capacity);
+    if (evented == "auto") c.evented = EventedMode::Auto;
+    else if (evented == "true") c.evented = EventedMode::On;
+    else if (evented == "false") c.evented = EventedMode::Off;
+    else throw UsageError{"--evented-pleg: invalid value \"" + evented + "\" (expected auto, true or false)"};
+    static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+    if (std::find(std::begin(kLevels), std::end(kLevels), c.log_level) == std::end(kLevels))
+      throw UsageError{"--log-level: invalid value \"" + c.log_level +
+                       "\" (expected trace, debug, info, warn or error)"};
+    if (c.diagnose_output != "text" && c.diagnose_output != "json")
+      throw UsageError{"--output: invalid value \"" + c.diagnose_output + "\" (expected text or json)"};
+    bool https = c.diagnose_url.rfind("https://", 0) == 0;
+    if (!c.diagnose_url.empty() && c.diagnose_url.rfind("http://", 0) != 0 && !https)
+      throw UsageError{"--url: invalid value \"" + c.diagnose_url +
+                       "\" (expected http://HOST:PORT or https://HOST:PORT of a running plegscope)"};
+    if (https && c.tls_ca_file.empty())
+      throw UsageError{"--tls-ca-file: required with an https --url (the CA that signed the agent's certificate)"};
+    if (!c.web_config_file.empty() && c.command == Config::Command::Serve) {
+      auto web = load_web_config(c.web_config_file);
+      if (!web.config) throw UsageError{"--web-config-file: " + web.error};
+      c.web = *web.config;
+    }
+    if (c.listen_address.find(':') == std::string::npos)
+      throw UsageError{"--listen-address: invalid value \"" + c.listen_address +
+                       "\" (expected HOST:PORT, e.g. 0.0.0.0:9547)"};
+    if (endpoint.empty()) {
+      c.runtime_endpoint = detect_endpoint();
+      c.endpoint_auto_detected = true;
+    } else if (!unix_socket_path(endpoint)) {
+      throw UsageError{"--container-runtime-endpoint: invalid value \"" + endpoint +
+                       "\" (expected a unix socket such as unix:///run/containerd/containerd.sock)"};
+    } else {
+      c.runtime_endpoint = endpoint;
+    }
+    if (c.node_name.empty()) c.node_name = default_node_name();
+    out.config = c;
+  } catch (const CLI::CallForHelp&) {
+    out.exit_code = 0;
+    out.message = app.help();
+  } catch (const CLI::ParseError& e) {
+    out.exit_code = 2;
+    std::string what = e.what();
+    std::replace(what.begin(), what.end(), '\n', ' ');
+    out.message = "plegscope: " + what + " (see plegscope --help)";
+  } catch (const UsageError& e) {
+    out.exit_code = 2;
+    out.message = "plegscope: " + e.message;
+    // The message quotes the bad value, which may hold line breaks: keep it one line.
+    std::replace(out.message.begin(), out.message.end(), '\n', ' ');
+  }
+  return out;
+}
+
+NodeOptions node_options(const Config& config) {
+  NodeOptions o;
+  o.node_name = config.node_name;
+  o.runtime_endpoint = config.runtime_endpoint;
+  o.runtime_request_timeout = config.runtime_request_timeout;
+  o.relist_period = config.relist_period;
+  o.relist_threshold = config.relist_threshold;
+  o.relist_backoff_max = config.relist_backoff_max;
+  o.event_channel_capacity = config.event_channel_capacity;
+  o.evented = config.evented;
+  o.event_log_size = config.event_log_size;
+  o.relist_history = config.relist_history;
+  o.proc_path = config.proc_path;
+  return o;
+}
+
+DiagnosisOptions diagnosis_options(const Config& config) {
+  DiagnosisOptions o;
+  o.hang_threshold = config.hang_threshold;
+  return o;
+}
+
+AgentClientOptions agent_client_options(const Config& config) {
+  return {config.tls_ca_file, config.tls_client_cert, config.basic_auth_user, config.basic_auth_password};
+}
+
+}  // namespace plegscope

@@ -1,0 +1,53 @@
+#pragma once
+// GET /metrics. perf under 256 concurrent scrapers during a hang showed most
+// of the agent's CPU in prometheus-cpp's text serializer, once per request.
+// Requests that arrive while a text is being built wait and share the next
+// one, so at most one is built at a time and every answer was collected after
+// its request arrived. Only under a scrape storm (kStormWaiters or more
+// waiting) does a request get the last text as it is, if it is younger than
+// kStormMaxAge: building one per round for hundreds of clients kept a core
+// busy and p99 at 250 ms. pleg_diagnosis_cause is the DiagnosisService's
+// published diagnosis, made at most once per relist (node/diagnosis_service.h).
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "common/clock.h"
+
+#include "http/server.h"
+#include "node/diagnosis_service.h"
+#include "node/node.h"
+
+namespace plegscope {
+
+// Thread-safe.
+class MetricsEndpoint {
+ public:
+  static constexpr int kStormWaiters = 8;
+  static constexpr Duration kStormMaxAge = std::chrono::milliseconds(100);
+
+  MetricsEndpoint(const Node& node, const DiagnosisService& diagnosis) : node_(node), diagnosis_(diagnosis) {}
+
+  HttpResponse serve();
+  uint64_t rendered() const;  // how many texts were built (for tests)
+
+ private:
+  std::string render() const;
+
+  const Node& node_;
+  const DiagnosisService& diagnosis_;
+  mutable std::mutex mu_;
+  std::condition_variable done_;
+  bool rendering_ = false;
+  uint64_t started_ = 0;   // renders begun
+  uint64_t finished_ = 0;  // number of the last render finished
+  // Its text, shared by the answers: 128 workers copying 40 KiB each under
+  // mu_ queued behind one another during a scrape storm.
+  std::shared_ptr<const std::string> body_;
+  TimePoint rendered_at_{};  // when that render began
+  int waiting_ = 0;
+};
+
+}  // namespace plegscope

@@ -1,0 +1,57 @@
+#include "http/routes.h"
+
+#include "http/debug_json.h"
+#include "http/diagnose_endpoint.h"
+#include "http/metrics_endpoint.h"
+
+namespace plegscope {
+namespace {
+
+HttpResponse json_response(const nlohmann::json& body) {
+  return {200, "application/json", body.dump(2) + "\n"};
+}
+
+}  // namespace
+
+void add_routes(HttpServer& server, const Node& node, const DiagnosisService& diagnosis) {
+  server.route("/", [](const HttpRequest&) {
+    return HttpResponse::text(
+        200,
+        "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events");
+  });
+  auto metrics = std::make_shared<MetricsEndpoint>(node, diagnosis);
+  server.route("/metrics", [metrics](const HttpRequest&) { return metrics->serve(); });
+  server.route("/diagnose", [&diagnosis](const HttpRequest& request) {
+    return diagnose_response(diagnosis, request);
+  });
+  server.route("/healthz", [&diagnosis](const HttpRequest&) {
+    const auto latest = diagnosis.latest();
+    if (latest->report.healthy) return HttpResponse::text(200, "ok");
+    return HttpResponse::text(500, "PLEG is not healthy: " + latest->report.health_message);
+  });
+  // DESIGN §5: ready while serving, so the witness stays in the Service while
+  // the runtime is down; whether a relist succeeded is /healthz's, /diagnose's
+  // and the metrics' to say.
+  server.route("/readyz", [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
+  server.route("/livez", [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
+  server.route("/debug/pods", [&node](const HttpRequest&) { return json_response(pods_json(node.pods())); });
+  server.route("/debug/events", [&node](const HttpRequest& request) {
+    auto events = node.events();
+    if (auto it = request.query.find("limit"); it != request.query.end()) {
+      size_t limit = 0;
+      try {
+        size_t used = 0;
+        long long n = std::stoll(it->second, &used);
+        if (used != it->second.size() || n < 0) throw std::invalid_argument("negative");
+        limit = static_cast<size_t>(n);
+      } catch (const std::exception&) {
+        return HttpResponse::text(400, "bad limit \"" + it->second +
+                                           "\": expected a non-negative integer");
+      }
+      if (events.size() > limit) events.erase(events.begin(), events.end() - limit);
+    }
+    return json_response(events_json(events));
+  });
+}
+
+}  // namespace plegscope

@@ -1,0 +1,63 @@
+#include "node/diagnosis_service.h"
+
+#include "common/metric_family.h"
+
+namespace plegscope {
+namespace {
+
+DiagnoserThresholds thresholds_from(const DiagnosisOptions& options) {
+  DiagnoserThresholds t;
+  t.hang_seconds = to_seconds(options.hang_threshold);
+  return t;
+}
+
+}  // namespace
+
+DiagnosisService::DiagnosisService(const Node& node, DiagnosisOptions options)
+    : node_(node), options_(options), thresholds_(thresholds_from(options)) {}
+
+bool DiagnosisService::fresh(const Diagnosis& d, TimePoint now, uint64_t relists) const {
+  return d.relists == relists && now - d.made_at < options_.max_age;
+}
+
+std::shared_ptr<const Diagnosis> DiagnosisService::published() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return published_;
+}
+
+std::shared_ptr<const Diagnosis> DiagnosisService::latest() const {
+  auto fresh_one = [this](const std::shared_ptr<const Diagnosis>& d) {
+    return d && fresh(*d, node_.clock().now(), node_.relist_count());
+  };
+  if (auto d = published(); fresh_one(d)) return d;
+  std::lock_guard<std::mutex> making(diagnose_mu_);
+  if (auto d = published(); fresh_one(d)) return d;  // made while this reader waited
+  auto made = std::make_shared<Diagnosis>();
+  made->relists = node_.relist_count();  // before the snapshot: a relist during it makes the next read diagnose
+  Snapshot snapshot = node_.snapshot();
+  made->made_at = snapshot.now;
+  made->report = diagnose(snapshot, thresholds_);
+  made->confidences = cause_confidences(made->report);
+  std::lock_guard<std::mutex> lock(mu_);
+  published_ = made;
+  diagnoses_++;
+  return published_;
+}
+
+uint64_t DiagnosisService::diagnoses() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return diagnoses_;
+}
+
+std::vector<prometheus::MetricFamily> DiagnosisService::collect_metrics() const {
+  auto family = gauge_family("pleg_diagnosis_cause",
+                             "Confidence 0..1 of each /diagnose cause id right now; 0 when absent.");
+  auto diagnosis = latest();
+  for (CauseId id : kAllCauses) {
+    auto it = diagnosis->confidences.find(id);
+    add_gauge(family, {{"cause", cause_name(id)}}, it == diagnosis->confidences.end() ? 0 : it->second);
+  }
+  return {family};
+}
+
+}  // namespace plegscope

@@ -1,0 +1,178 @@
+#include "node/node.h"
+
+#include <spdlog/spdlog.h>
+
+#include "common/metric_family.h"
+#include "node/runtime_socket.h"
+
+namespace plegscope {
+
+Node::Node(NodeOptions options, const Clock& clock)
+    : options_(std::move(options)),
+      clock_(clock),
+      registry_(std::make_shared<prometheus::Registry>()),
+      tracker_(*registry_, clock),
+      client_(GrpcClientOptions{options_.runtime_endpoint, options_.runtime_request_timeout}, tracker_,
+              clock),
+      metrics_(*registry_),
+      recorder_(options_.relist_history),
+      event_log_(options_.event_log_size),
+      pleg_(client_, clock, cache_, metrics_,
+            GenericPlegOptions{options_.event_channel_capacity,
+                               RelistTiming{options_.relist_period, options_.relist_threshold},
+                               options_.relist_backoff_max},
+            [this](const RelistRecord& r) { on_relist(r); }),
+      evented_(client_, clock, cache_, pleg_, metrics_, *registry_,
+               EventedPlegOptions{5, options_.evented == EventedMode::Auto,
+                                  RelistTiming{options_.relist_period, options_.relist_threshold}}),
+      pressure_(options_.proc_path) {}
+
+Node::~Node() { stop(); }
+
+void Node::start() {
+  stopping_ = false;
+  consumer_ = std::thread([this] { consume_events(); });
+  info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
+  pleg_.start();
+  if (options_.evented != EventedMode::Off) evented_.start();
+}
+
+void Node::stop() {
+  if (stopping_.exchange(true)) return;
+  client_.shutdown();
+  evented_.stop();
+  pleg_.stop();
+  pleg_.watch().close();
+  if (consumer_.joinable()) consumer_.join();
+  {
+    std::lock_guard<std::mutex> lock(info_mu_);  // no wake-up lost between its check and its wait
+  }
+  info_cv_.notify_all();
+  if (info_thread_.joinable()) info_thread_.join();
+}
+
+void Node::relist() { pleg_.relist(); }
+
+HealthStatus Node::health() const {
+  HealthStatus generic = pleg_.healthy();
+  if (!generic.healthy || !evented_.active()) return generic;
+  return evented_.healthy();
+}
+
+Snapshot Node::snapshot() const {
+  Snapshot s;
+  s.node = options_.node_name;
+  s.now = clock_.now();
+  HealthStatus health = this->health();
+  s.healthy = health.healthy;
+  s.health_message = health.message;
+  RelistTiming timing = pleg_.timing();
+  s.relist_period = timing.period;
+  s.relist_threshold = timing.threshold;
+  if (auto stretch = pleg_.stretch()) {
+    s.stretched_period = stretch->period;
+    s.stretch_reason = stretch->reason;
+  }
+  s.last_seen = pleg_.last_relist_time();
+  s.in_progress = pleg_.progress();
+  if (s.in_progress) s.relist_in_progress_since = s.in_progress->start;
+  s.evented_mode = evented_.active();
+  s.evented_fallback_reason = evented_.fallback_reason();
+
+  s.endpoint = options_.runtime_endpoint;
+  switch (runtime_socket_state(options_.runtime_endpoint)) {
+    case SocketState::kNotAUnixPath: break;  // nothing to stat: unknown
+    case SocketState::kSocket: s.socket_present = true; break;
+    case SocketState::kMissing:
+    case SocketState::kNotASocket: s.socket_present = false; break;
+  }
+  RuntimeInfo info = runtime_info();
+  s.runtime_name = info.name;
+  s.runtime_version = info.version;
+  s.operations = tracker_.all_stats();
+
+  s.timeline = recorder_.snapshot();
+  s.pods_to_reinspect = pleg_.pods_to_reinspect();
+  // The counter itself, not the ring buffer's sum: discards older than the
+  // timeline still count.
+  s.events_discarded_total = static_cast<uint64_t>(metrics_.discard_events.Value());
+
+  // Node evidence: one line per reader.
+  s.pressure = pressure_.read();
+  return s;
+}
+
+std::vector<PodStatus> Node::pods() const { return cache_.snapshot(); }
+
+std::vector<PodLifecycleEvent> Node::events() const { return event_log_.snapshot(); }
+
+// Blocks until an event comes or stop() closes the channel: no wake-ups on
+// an idle node.
+void Node::consume_events() {
+  while (auto event = pleg_.watch().receive()) event_log_.add(std::move(*event));
+}
+
+void Node::on_relist(const RelistRecord& relist) {
+  RelistRecord record = relist;
+  if (auto bytes = tracker_.last_list_bytes(op::kListContainers)) record.list_bytes = *bytes;
+  recorder_.add(std::move(record));
+  relist_count_++;
+  const bool failed = relist.error_code.has_value();
+  std::lock_guard<std::mutex> lock(info_mu_);
+  // After the first success and after every recovery: the runtime may have
+  // been upgraded while it was away.
+  if (!failed && (last_relist_failed_ || runtime_info_.name.empty())) {
+    info_wanted_ = true;
+    info_cv_.notify_one();
+  }
+  last_relist_failed_ = failed;
+}
+
+void Node::refresh_runtime_info_loop() {
+  std::unique_lock<std::mutex> lock(info_mu_);
+  while (true) {
+    info_cv_.wait(lock, [this] { return info_wanted_ || stopping_; });
+    if (stopping_) return;
+    info_wanted_ = false;
+    lock.unlock();
+    auto version = client_.version();  // a failure is retried after the next good relist
+    lock.lock();
+    if (!version.ok()) continue;
+    runtime_info_ = {version.value.runtime_name(), version.value.runtime_version(),
+                     version.value.runtime_api_version()};
+    spdlog::info("runtime at {}: {} {} (CRI {})", options_.runtime_endpoint, runtime_info_.name,
+                 runtime_info_.version, runtime_info_.api_version);
+  }
+}
+
+Node::RuntimeInfo Node::runtime_info() const {
+  std::lock_guard<std::mutex> lock(info_mu_);
+  return runtime_info_;
+}
+
+std::vector<prometheus::MetricFamily> Node::computed_families() const {
+  auto healthy = gauge_family("pleg_healthy", "1 if PLEG is healthy by the kubelet's rule, else 0.");
+  add_gauge(healthy, {}, health().healthy ? 1 : 0);
+  auto build = gauge_family("plegscope_build_info",
+                            "plegscope version and the runtime it observes; value 1.");
+  RuntimeInfo info = runtime_info();
+  add_gauge(build,
+            {{"version", PLEGSCOPE_VERSION},
+             {"runtime_name", info.name},
+             {"runtime_version", info.version}},
+            1);
+  return {healthy, build};
+}
+
+std::vector<prometheus::MetricFamily> Node::collect_metrics() const {
+  auto families = registry_->Collect();
+  auto append = [&families](std::vector<prometheus::MetricFamily> more) {
+    families.insert(families.end(), std::make_move_iterator(more.begin()),
+                    std::make_move_iterator(more.end()));
+  };
+  append(tracker_.Collect());
+  append(computed_families());
+  return families;
+}
+
+}  // namespace plegscope

@@ -1,0 +1,107 @@
+#pragma once
+// One node, observed: the CRI client, the generic and evented PLEG, the pod
+// status cache, the relist timeline, the event log, and the node-evidence
+// readers, composed once. Its outward face is what was observed (snapshot(),
+// pods(), events(), health, metrics); nothing outside calls the runtime, the
+// PLEG or the cache. Shared by `serve` and the one-shot `diagnose`.
+//
+// A new evidence reader: one member below (built from NodeOptions in
+// node.cpp) and one line in Node::snapshot() filling its Snapshot field.
+#include <prometheus/metric_family.h>
+#include <prometheus/registry.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "cri/grpc_runtime_client.h"
+#include "cri/operation_tracker.h"
+#include "diagnoser/snapshot.h"
+#include "node/node_options.h"
+#include "node/node_pressure.h"
+#include "pleg/event_log.h"
+#include "pleg/evented_pleg.h"
+#include "pleg/generic_pleg.h"
+#include "pleg/pleg_metrics.h"
+#include "pleg/pod_status_cache.h"
+#include "pleg/relist_recorder.h"
+
+namespace plegscope {
+
+// Thread-safe.
+class Node {
+ public:
+  Node(NodeOptions options, const Clock& clock);
+  ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  void start();
+  void stop();  // cancels in-flight CRI calls, so it returns promptly
+
+  // What was observed, copied out for the diagnoser. Takes only short
+  // locks: answers while a CRI call hangs.
+  Snapshot snapshot() const;
+  // The pod status cache and the last events, for /debug.
+  std::vector<PodStatus> pods() const;
+  std::vector<PodLifecycleEvent> events() const;
+  // The kubelet's verdict: the generic relist's health, and the evented
+  // PLEG's while it is active.
+  HealthStatus health() const;
+  // Relists completed (failed ones included) since construction.
+  uint64_t relist_count() const { return relist_count_; }
+  // Every family for /metrics: the registry's, the call tracker's and the
+  // ones computed at scrape time (pleg_healthy, plegscope_build_info).
+  std::vector<prometheus::MetricFamily> collect_metrics() const;
+  const Clock& clock() const { return clock_; }
+
+  // One relist on the calling thread, for tests and fuzzers; after start()
+  // the PLEG's runner relists by itself.
+  void relist();
+
+ private:
+  struct RuntimeInfo {
+    std::string name;
+    std::string version;
+    std::string api_version;
+  };
+
+  void on_relist(const RelistRecord& record);
+  void consume_events();
+  void refresh_runtime_info_loop();
+  RuntimeInfo runtime_info() const;
+  std::vector<prometheus::MetricFamily> computed_families() const;
+
+  const NodeOptions options_;
+  const Clock& clock_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  OperationTracker tracker_;
+  GrpcRuntimeClient client_;
+  PodStatusCache cache_;
+  PlegMetrics metrics_;
+  RelistRecorder recorder_;
+  EventLog event_log_;
+  GenericPleg pleg_;
+  EventedPleg evented_;
+
+  // Node evidence, one reader per source, each read in snapshot().
+  NodePressureReader pressure_;
+
+  mutable std::mutex info_mu_;
+  RuntimeInfo runtime_info_;
+  bool last_relist_failed_ = true;
+  // Set by the relist observer, acted on by info_thread_: the observer runs
+  // under the relist lock and must not call the runtime.
+  bool info_wanted_ = false;
+  std::condition_variable info_cv_;
+  std::thread info_thread_;
+
+  std::atomic<uint64_t> relist_count_{0};
+  std::atomic<bool> stopping_{false};
+  std::thread consumer_;
+};
+
+}  // namespace plegscope

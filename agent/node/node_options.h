@@ -1,0 +1,35 @@
+#pragma once
+// What a Node and its DiagnosisService need to know, and nothing else: the
+// CLI turns its flags into these values (cli/options.h), tests and fuzzers
+// fill them by hand.
+#include <cstddef>
+#include <string>
+
+#include "common/clock.h"
+
+namespace plegscope {
+
+enum class EventedMode { Auto, On, Off };
+
+struct NodeOptions {
+  std::string node_name;         // the label in reports
+  std::string runtime_endpoint;  // the CRI socket, "unix:///run/containerd/containerd.sock"
+  Duration runtime_request_timeout = std::chrono::minutes(2);
+  Duration relist_period = std::chrono::seconds(1);
+  Duration relist_threshold = std::chrono::minutes(3);
+  Duration relist_backoff_max = std::chrono::seconds(10);  // 0: never stretch the period
+  size_t event_channel_capacity = 1000;
+  EventedMode evented = EventedMode::Auto;
+  size_t event_log_size = 1000;   // events kept for /debug/events
+  size_t relist_history = 600;    // relists kept for the timeline
+  // Node evidence: where each reader looks (host paths, passed in).
+  std::string proc_path = "/proc";
+};
+
+struct DiagnosisOptions {
+  Duration hang_threshold = std::chrono::seconds(10);  // --hang-threshold
+  // While no relist completes, a diagnosis older than this is made again.
+  Duration max_age = std::chrono::seconds(1);
+};
+
+}  // namespace plegscope
