@@ -34,10 +34,8 @@ AGENT_METRICS = {
     "pleg_runtime_list_items", "pleg_evented_mode", "pleg_evented_connection_errors_total",
     "pleg_evented_connection_success_total", "pleg_diagnosis_cause", "plegscope_build_info",
 }
-# DESIGN.md section 6.
-CAUSE_IDS = ["runtime_unavailable", "runtime_hung", "runtime_slow", "message_too_large",
-             "too_many_containers", "event_storm", "pod_status_slow", "reinspect_backlog",
-             "node_pressure"]
+# DESIGN.md section 6, from the agent's one cause list.
+CAUSE_IDS = harness.cause_ids()
 
 
 def path(*parts):
