@@ -52,8 +52,9 @@ TEST(Findings, NoRuleHoldsASentence) {
 
 TEST(Findings, TheDiagnoserNeverIncludesTheReport) {
   for (const auto& entry : fs::recursive_directory_iterator(kDiagnoser))
-    if (entry.is_regular_file())
+    if (entry.is_regular_file()) {
       EXPECT_EQ(read(entry.path()).find("#include \"report/"), std::string::npos) << entry.path();
+    }
 }
 
 TEST(Findings, AHungCallIsTypedEvidenceWithoutWords) {
