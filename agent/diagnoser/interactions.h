@@ -1,7 +1,9 @@
 #pragma once
 // What the rules cannot see one at a time: how causes relate, and which
 // cause explains a long relist when no single rule fired. Explicit steps,
-// run in this order after the rule table.
+// run in this order after the rule table, on typed findings: a relation is
+// recorded in Finding::relations and an attributed cause gets its own form
+// (Form::kLateIn…, kNoRelistYet); agent/report words both.
 #include <optional>
 #include <vector>
 
