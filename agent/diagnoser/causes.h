@@ -1,26 +1,24 @@
 #pragma once
-// Cause ids, fixed by DESIGN §6: dashboards and alerts use their names.
+// Cause ids, generated from the one cause list (cause_list.h).
 #include <optional>
 #include <string>
+
+#include "diagnoser/cause_list.h"
 
 namespace plegscope {
 
 // Declaration order is the tie-break when two causes are equally confident.
 enum class CauseId {
-  kRuntimeUnavailable,
-  kRuntimeHung,
-  kRuntimeSlow,
-  kMessageTooLarge,
-  kTooManyContainers,
-  kEventStorm,
-  kPodStatusSlow,
-  kReinspectBacklog,
-  kNodePressure,
+#define PLEGSCOPE_CAUSE_ENUMERATOR(id, name) id,
+  PLEGSCOPE_CAUSES(PLEGSCOPE_CAUSE_ENUMERATOR)
+#undef PLEGSCOPE_CAUSE_ENUMERATOR
 };
+
 inline constexpr CauseId kAllCauses[] = {
-    CauseId::kRuntimeUnavailable, CauseId::kRuntimeHung,       CauseId::kRuntimeSlow,
-    CauseId::kMessageTooLarge,    CauseId::kTooManyContainers, CauseId::kEventStorm,
-    CauseId::kPodStatusSlow,      CauseId::kReinspectBacklog,  CauseId::kNodePressure};
+#define PLEGSCOPE_CAUSE_ID(id, name) CauseId::id,
+    PLEGSCOPE_CAUSES(PLEGSCOPE_CAUSE_ID)
+#undef PLEGSCOPE_CAUSE_ID
+};
 
 const char* cause_name(CauseId id);  // "runtime_hung"
 std::optional<CauseId> cause_from_name(const std::string& name);

@@ -4,49 +4,25 @@
 #include <map>
 
 #include "common/quantile.h"
-#include "diagnoser/cause_texts.h"
 #include "diagnoser/context.h"
 #include "diagnoser/forecast.h"
 #include "diagnoser/interactions.h"
-#include "diagnoser/prose.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
 namespace {
 
-std::vector<Cause> judge_causes(const Context& c, bool pleg_unhealthy) {
-  std::vector<Cause> causes;
+// The rules, then the interactions between their findings, then ranking.
+std::vector<Finding> judge_findings(const Context& c, bool pleg_unhealthy) {
+  std::vector<Finding> findings;
   for (const Rule& rule : rule_table())
-    if (auto cause = rule.judge(c); cause && cause->confidence >= c.t.min_confidence)
-      causes.push_back(std::move(*cause));
-  relate_pressure_to_slow_calls(causes);
-  relate_backlog_to_failing_lists(c, causes);
-  attribute_unexplained(c, pleg_unhealthy, causes);
-  rank(causes, c.t.min_confidence);
-  for (auto& cause : causes) cause.remedy = remedy(cause.id, c.s);
-  return causes;
-}
-
-std::string lateness_sentence(const Context& c) {
-  return " Relists take " + text::duration(c.relist_seconds) + " (" +
-         text::fmt("%.0f", c.relist_seconds / c.period_seconds()) + " times the " +
-         text::duration(c.period_seconds()) + " period), so the kubelet learns of container changes up to " +
-         text::duration(c.relist_seconds) + " late.";
-}
-
-std::string summary_of(const Report& r, const Context& c) {
-  if (r.status == Status::kHealthy)
-    return "PLEG is healthy: relists take " + text::duration(r.relist.duration_p50_seconds) + " (p99 " +
-           text::duration(r.relist.duration_p99_seconds) + ") against a " +
-           text::duration(r.relist.threshold_seconds) + " threshold; nothing to do.";
-  std::string state = r.status == Status::kUnhealthy ? "not healthy" : "at risk";
-  if (r.status == Status::kAtRisk && r.seconds_to_unhealthy)
-    state += " (unhealthy in about " + text::duration(*r.seconds_to_unhealthy) + ")";
-  const Cause& top = r.causes.front();
-  std::string out = "PLEG is " + state + " because " + top.reason + ": " + top.action + ".";
-  if (r.status == Status::kUnhealthy) out += " The kubelet says: " + c.s.health_message + ".";
-  if (c.late()) out += lateness_sentence(c);
-  return out;
+    if (auto found = rule.judge(c); found && found->confidence >= c.t.min_confidence)
+      findings.push_back(std::move(*found));
+  relate_pressure_to_slow_calls(findings);
+  relate_backlog_to_failing_lists(c, findings);
+  attribute_unexplained(c, pleg_unhealthy, findings);
+  rank(findings, c.t.min_confidence);
+  return findings;
 }
 
 TimelineEntry timeline_entry(const RelistRecord& r) {
@@ -151,11 +127,11 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   report.health_message = s.health_message;
   report.seconds_to_unhealthy = forecast_seconds_to_unhealthy(c);
   // An unhealthy PLEG or a forecast is evidence for a cause, never a cause
-  // on its own: judge_causes attributes one when no rule named it.
-  report.causes = judge_causes(c, !s.healthy || report.seconds_to_unhealthy.has_value());
+  // on its own: judge_findings attributes one when no rule named it.
+  for (Finding& f : judge_findings(c, !s.healthy || report.seconds_to_unhealthy.has_value()))
+    report.causes.emplace_back(std::move(f));
   report.status = !s.healthy ? Status::kUnhealthy : report.causes.empty() ? Status::kHealthy : Status::kAtRisk;
   fill_figures(s, c, report);
-  report.summary = summary_of(report, c);
   return report;
 }
 

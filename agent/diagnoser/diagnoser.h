@@ -1,10 +1,12 @@
 #pragma once
 // The diagnoser: a pure function from a Snapshot to a Report (DESIGN §6).
 // Evidence context (context.h) -> one rule per cause id (rule.h, rules/) ->
-// interactions between causes (interactions.h) -> ranking -> forecast
-// (forecast.h) -> status and summary. Every cause names the evidence it
-// measured and the threshold it compared against; its remedy comes from the
-// cause table (cause_texts.h). No I/O, no clock: time comes from Snapshot::now.
+// interactions between their findings (interactions.h) -> ranking ->
+// forecast (forecast.h) -> status. Every cause names the evidence it
+// measured and the threshold it compared against, as typed values: the
+// words (summaries, remedies, the report's summary) are agent/report's
+// (report/wording.h), which the renderers apply. No I/O, no clock: time
+// comes from Snapshot::now.
 #include <map>
 #include <optional>
 #include <string>

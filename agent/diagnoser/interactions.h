@@ -1,34 +1,36 @@
 #pragma once
 // What the rules cannot see one at a time: how causes relate, and which
 // cause explains a long relist when no single rule fired. Explicit steps,
-// run in this order after the rule table.
+// run in this order after the rule table, on typed findings: a relation is
+// recorded in Finding::relations and an attributed cause gets its own form
+// (Form::kLateIn…, kNoRelistYet); agent/report words both.
 #include <optional>
 #include <vector>
 
 #include "diagnoser/context.h"
-#include "diagnoser/report.h"
+#include "diagnoser/finding.h"
 
 namespace plegscope {
 
 // Node pressure and slow calls together: both stay named; when the pressure
 // evidence is strong it ranks first as the likely root, and the slow-call
 // causes say that it may explain them.
-void relate_pressure_to_slow_calls(std::vector<Cause>& causes);
+void relate_pressure_to_slow_calls(std::vector<Finding>& findings);
 
 // A reinspection backlog while the runtime's list calls fail (runtime_hung
 // from deadlines, runtime_unavailable) and no status call failed: the
 // inspections fail in their filtered list calls, the same failures, so the
 // backlog is a consequence. It stays named, ranked below the runtime cause,
 // and says so.
-void relate_backlog_to_failing_lists(const Context& c, std::vector<Cause>& causes);
+void relate_backlog_to_failing_lists(const Context& c, std::vector<Finding>& findings);
 
 // Relists that take several periods, an unhealthy PLEG, or a forecast always
 // come with a cause. When no rule named one, the cause is attributed from
 // where the relist time goes (list calls, or per-pod inspection).
-void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Cause>& causes);
+void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Finding>& findings);
 
 // Highest confidence first (cause-id order breaks ties), dropping causes
 // below the reporting floor.
-void rank(std::vector<Cause>& causes, double min_confidence);
+void rank(std::vector<Finding>& findings, double min_confidence);
 
 }  // namespace plegscope

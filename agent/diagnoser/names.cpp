@@ -18,15 +18,11 @@ constexpr Severity kAllSeverities[] = {Severity::kInfo, Severity::kWarning, Seve
 
 const char* cause_name(CauseId id) {
   switch (id) {
-    case CauseId::kRuntimeUnavailable: return "runtime_unavailable";
-    case CauseId::kRuntimeHung: return "runtime_hung";
-    case CauseId::kRuntimeSlow: return "runtime_slow";
-    case CauseId::kMessageTooLarge: return "message_too_large";
-    case CauseId::kTooManyContainers: return "too_many_containers";
-    case CauseId::kEventStorm: return "event_storm";
-    case CauseId::kPodStatusSlow: return "pod_status_slow";
-    case CauseId::kReinspectBacklog: return "reinspect_backlog";
-    case CauseId::kNodePressure: return "node_pressure";
+#define PLEGSCOPE_CAUSE_NAME(id, name) \
+  case CauseId::id:                    \
+    return #name;
+    PLEGSCOPE_CAUSES(PLEGSCOPE_CAUSE_NAME)
+#undef PLEGSCOPE_CAUSE_NAME
   }
   return "unknown";
 }

@@ -5,16 +5,16 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
 #include "common/grpc_codes.h"
-#include "diagnoser/causes.h"
+#include "diagnoser/finding.h"
 
 namespace plegscope {
 
 enum class Status { kHealthy, kAtRisk, kUnhealthy };
-enum class Severity { kInfo, kWarning, kCritical };
 
 const char* status_name(Status status);
 const char* severity_name(Severity severity);
@@ -22,25 +22,18 @@ const char* severity_name(Severity severity);
 std::optional<Status> status_from_name(const std::string& name);
 std::optional<Severity> severity_from_name(const std::string& name);
 
-struct Evidence {
-  std::string signal;  // e.g. "oldest_in_flight_seconds{list_containers}"
-  double value = 0;
-  std::optional<double> threshold;
-};
-
-struct Cause {
-  CauseId id = CauseId::kRuntimeUnavailable;
-  Severity severity = Severity::kWarning;
-  double confidence = 0;
-  std::string summary;   // one sentence: what is wrong, with the numbers
-  std::vector<Evidence> evidence;
-  std::string remedy;    // what to run to confirm, what usually fixes it
+// A finding with its words. The diagnoser leaves the words empty;
+// agent/report fills them in (report/wording.h) from the typed finding.
+// A report read back from JSON has the words and only the finding's id,
+// severity, confidence and evidence.
+struct Cause : Finding {
+  Cause() = default;
+  explicit Cause(Finding finding) : Finding(std::move(finding)) {}
+  std::string summary;  // one sentence: what is wrong, with the numbers
+  std::string remedy;   // what to run to confirm, what usually fixes it
   // Not in the JSON: the parts of the report's one-sentence summary.
   std::string reason;  // the clause after "because"
   std::string action;  // what to do first
-  // Not in the JSON: evidence strong enough to be the root of other causes
-  // (interactions.h), e.g. pressure well past its threshold.
-  bool strong = false;
 };
 
 struct OperationReport {
@@ -85,7 +78,7 @@ struct Report {
   bool healthy = false;
   std::string health_message;
   Status status = Status::kHealthy;
-  std::string summary;
+  std::string summary;  // filled in by agent/report, like the causes' words
   std::vector<Cause> causes;  // highest confidence first
 
   struct Relist {

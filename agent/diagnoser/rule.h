@@ -1,38 +1,27 @@
 #pragma once
-// A rule judges one cause from the evidence context. Rules are independent:
-// how causes relate (pressure behind slow calls, long relists that need a
-// cause) is decided afterwards, in interactions.h, never inside a rule.
+// A rule judges one cause from the evidence context and returns a typed
+// finding, never words. Rules are independent: how causes relate (pressure
+// behind slow calls, long relists that need a cause) is decided afterwards,
+// in interactions.h, never inside a rule.
 #include <optional>
 #include <vector>
 
 #include "diagnoser/context.h"
-#include "diagnoser/report.h"
+#include "diagnoser/finding.h"
 
 namespace plegscope {
 
 struct Rule {
   CauseId id;
-  // nullopt when the cause is not present. A cause's remedy is filled in
-  // from the cause table (cause_texts.h), not by the rule.
-  std::optional<Cause> (*judge)(const Context& context);
+  std::optional<Finding> (*judge)(const Context& context);  // nullopt: not present
 };
 
-// Every rule, one per cause id, in cause-id order.
+// Every rule, one per cause id, in cause-list order.
 const std::vector<Rule>& rule_table();
 
-// A cause with its confidence rounded and capped below certainty: no
-// measurement makes a diagnosis certain.
-Cause make_cause(CauseId id, Severity severity, double confidence);
-
-// The rules, one file each under rules/.
-std::optional<Cause> judge_runtime_unavailable(const Context& c);
-std::optional<Cause> judge_runtime_hung(const Context& c);
-std::optional<Cause> judge_runtime_slow(const Context& c);
-std::optional<Cause> judge_message_too_large(const Context& c);
-std::optional<Cause> judge_too_many_containers(const Context& c);
-std::optional<Cause> judge_event_storm(const Context& c);
-std::optional<Cause> judge_pod_status_slow(const Context& c);
-std::optional<Cause> judge_reinspect_backlog(const Context& c);
-std::optional<Cause> judge_node_pressure(const Context& c);
+// The rules, one file each: rules/<name>.cpp defines judge_<name>.
+#define PLEGSCOPE_CAUSE_RULE(id, name) std::optional<Finding> judge_##name(const Context& c);
+PLEGSCOPE_CAUSES(PLEGSCOPE_CAUSE_RULE)
+#undef PLEGSCOPE_CAUSE_RULE
 
 }  // namespace plegscope

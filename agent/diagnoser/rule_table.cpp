@@ -7,26 +7,21 @@ namespace plegscope {
 
 const std::vector<Rule>& rule_table() {
   static const std::vector<Rule> rules = {
-      {CauseId::kRuntimeUnavailable, judge_runtime_unavailable},
-      {CauseId::kRuntimeHung, judge_runtime_hung},
-      {CauseId::kRuntimeSlow, judge_runtime_slow},
-      {CauseId::kMessageTooLarge, judge_message_too_large},
-      {CauseId::kTooManyContainers, judge_too_many_containers},
-      {CauseId::kEventStorm, judge_event_storm},
-      {CauseId::kPodStatusSlow, judge_pod_status_slow},
-      {CauseId::kReinspectBacklog, judge_reinspect_backlog},
-      {CauseId::kNodePressure, judge_node_pressure},
+#define PLEGSCOPE_CAUSE_ROW(id, name) {CauseId::id, judge_##name},
+      PLEGSCOPE_CAUSES(PLEGSCOPE_CAUSE_ROW)
+#undef PLEGSCOPE_CAUSE_ROW
   };
   return rules;
 }
 
-Cause make_cause(CauseId id, Severity severity, double confidence) {
+Finding make_finding(CauseId id, Severity severity, double confidence, Form form) {
   constexpr double kMaxConfidence = 0.98;
-  Cause c;
-  c.id = id;
-  c.severity = severity;
-  c.confidence = std::round(std::clamp(confidence, 0.0, kMaxConfidence) * 100) / 100;
-  return c;
+  Finding f;
+  f.id = id;
+  f.severity = severity;
+  f.confidence = std::round(std::clamp(confidence, 0.0, kMaxConfidence) * 100) / 100;
+  f.form = form;
+  return f;
 }
 
 }  // namespace plegscope

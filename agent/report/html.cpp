@@ -6,6 +6,7 @@
 #include "report/charts.h"
 #include "report/format.h"
 #include "report/text.h"
+#include "report/wording.h"
 
 namespace plegscope {
 namespace {
@@ -114,6 +115,7 @@ std::string html_escape(const std::string& text) {
 }
 
 std::string render_html(const Report& r) {
+  if (needs_words(r)) return render_html(worded(r));
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "report/format.h"
+#include "report/wording.h"
 
 // Optional fields are null when absent (§6: "no data is null, not 0").
 NLOHMANN_JSON_NAMESPACE_BEGIN
@@ -145,6 +146,7 @@ void check_number_ranges(const json& j, const std::string& where) {
 }  // namespace
 
 json report_to_json(const Report& r) {
+  if (needs_words(r)) return report_to_json(worded(r));
   json j = {
       {"node", r.node},         {"generated_at", r.generated_at},
       {"healthy", r.healthy},   {"health_message", r.health_message},

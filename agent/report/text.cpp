@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "report/format.h"
+#include "report/wording.h"
 
 namespace plegscope {
 namespace {
@@ -157,6 +158,7 @@ std::string status_label(Status status) {
 }
 
 std::string render_text(const Report& r) {
+  if (needs_words(r)) return render_text(worded(r));
   std::ostringstream out;
   out << "plegscope diagnosis of node " << r.node << " at " << rfc3339(r.generated_at) << "\n\n";
   out << "STATUS: " << status_label(r.status);

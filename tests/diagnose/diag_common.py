@@ -4,10 +4,7 @@ import os
 
 import harness
 
-CAUSE_IDS = [
-    "runtime_unavailable", "runtime_hung", "runtime_slow", "message_too_large", "too_many_containers",
-    "event_storm", "pod_status_slow", "reinspect_backlog", "node_pressure",
-]
+CAUSE_IDS = harness.cause_ids()
 
 
 def fixture(name):

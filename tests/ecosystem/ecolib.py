@@ -35,10 +35,8 @@ AGENT_METRICS = {
     "pleg_evented_connection_success_total", "pleg_diagnosis_cause", "plegscope_build_info",
     "pleg_relist_period_seconds", "pleg_relist_threshold_seconds",
 }
-# DESIGN.md section 6.
-CAUSE_IDS = ["runtime_unavailable", "runtime_hung", "runtime_slow", "message_too_large",
-             "too_many_containers", "event_storm", "pod_status_slow", "reinspect_backlog",
-             "node_pressure"]
+# DESIGN.md section 6, from the agent's one cause list.
+CAUSE_IDS = harness.cause_ids()
 
 
 def path(*parts):

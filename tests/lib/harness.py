@@ -76,6 +76,17 @@ def build_dir():
     return os.path.join(source_dir(), "build")
 
 
+def cause_ids():
+    """Every cause id (DESIGN section 6), in tie-break order, from the agent's one
+    cause list: the X(kEnumerator, name) rows of agent/diagnoser/cause_list.h."""
+    path = os.path.join(source_dir(), "agent", "diagnoser", "cause_list.h")
+    with open(path) as f:
+        ids = re.findall(r"^\s*X\(k\w+,\s*(\w+)\)", f.read(), re.M)
+    if not ids:
+        raise RuntimeError("no X(kId, name) rows in " + path)
+    return ids
+
+
 def scenario_path(name):
     """tests/scenarios/<name>.json, or `name` itself if it is a path."""
     if os.sep in name or name.endswith(".json"):

@@ -70,5 +70,21 @@ def test_ci_zero_or_false_is_not_ci():
             os.environ["CI"] = saved
 
 
+def test_cause_ids_are_the_runbooks_causes():
+    """harness.cause_ids() reads the agent's cause list: each id once, each
+    with its section under the runbook's # Causes."""
+    ids = harness.cause_ids()
+    assert len(ids) == len(set(ids)), ids
+    sections, under_causes = [], False
+    with open(os.path.join(harness.source_dir(), "docs", "runbook.md")) as f:
+        for line in f:
+            if line.startswith("# "):
+                under_causes = line.strip() == "# Causes"
+            elif under_causes and line.startswith("## "):
+                sections.append(line[3:].strip())
+    assert sorted(ids) == sorted(sections), (ids, sections)
+    assert "runtime_hung" in ids
+
+
 if __name__ == "__main__":
     harness.main(globals())

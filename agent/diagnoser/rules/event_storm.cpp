@@ -3,12 +3,11 @@
 // counts as soon as it has compared its lists, long before it ends.
 #include <algorithm>
 
-#include "diagnoser/prose.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
 
-std::optional<Cause> judge_event_storm(const Context& c) {
+std::optional<Finding> judge_event_storm(const Context& c) {
   int discarded = 0;
   double events = 0;
   for (const auto* r : c.steady) {
@@ -23,19 +22,17 @@ std::optional<Cause> judge_event_storm(const Context& c) {
   double confidence = (storm ? 0.6 : 0.5) + (c.status_share >= 0.5 ? 0.15 : 0) + (discarded > 0 ? 0.15 : 0) +
                       (c.pods_changed >= 2 * c.t.storm_pods_per_relist ? 0.1 : 0) -
                       (c.change_relists < 2 ? 0.1 : 0);  // one relist may be a single rollout
-  Cause cause = make_cause(CauseId::kEventStorm, Severity::kWarning, confidence);
-  cause.reason = text::fmt("%.0f", c.pods_changed) + " pods change per relist (" + text::fmt("%.0f", events_mean) +
-                 " events), and inspecting them one by one takes " + text::fmt("%.0f", c.status_share * 100) +
-                 "% of each relist";
-  if (discarded > 0) cause.reason += "; " + std::to_string(discarded) + " events were discarded";
-  cause.action = "find and stop the crash-looping or rolling workload";
-  cause.summary = "An event storm: " + cause.reason + ".";
-  cause.evidence.push_back({"pods_with_events_per_relist", c.pods_changed, c.t.storm_pods_per_relist});
-  cause.evidence.push_back({"events_per_relist", events_mean, {}});
-  cause.evidence.push_back({"relists_judged", static_cast<double>(c.change_relists), {}});
-  cause.evidence.push_back({"status_share_of_relist", c.status_share, 0.5});
-  cause.evidence.push_back({"events_discarded_in_window", static_cast<double>(discarded), 0});
-  return cause;
+  Finding f = make_finding(CauseId::kEventStorm, Severity::kWarning, confidence);
+  f.pods_per_relist = c.pods_changed;
+  f.events_per_relist = events_mean;
+  f.share = c.status_share;
+  f.discarded = discarded;
+  f.evidence.push_back({"pods_with_events_per_relist", c.pods_changed, c.t.storm_pods_per_relist});
+  f.evidence.push_back({"events_per_relist", events_mean, {}});
+  f.evidence.push_back({"relists_judged", static_cast<double>(c.change_relists), {}});
+  f.evidence.push_back({"status_share_of_relist", c.status_share, 0.5});
+  f.evidence.push_back({"events_discarded_in_window", static_cast<double>(discarded), 0});
+  return f;
 }
 
 }  // namespace plegscope

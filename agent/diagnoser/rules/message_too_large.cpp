@@ -1,12 +1,11 @@
 // message_too_large: a list answer is over (or near) the gRPC message limit.
 #include <algorithm>
 
-#include "diagnoser/prose.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
 
-std::optional<Cause> judge_message_too_large(const Context& c) {
+std::optional<Finding> judge_message_too_large(const Context& c) {
   const Snapshot& s = c.s;
   int trailing = trailing_errors(c, GrpcCode::kResourceExhausted);
   int in_window = window_errors(c, GrpcCode::kResourceExhausted);
@@ -19,43 +18,36 @@ std::optional<Cause> judge_message_too_large(const Context& c) {
       bytes_op = name;
     }
   const double fraction = bytes / c.t.message_limit_bytes;
-  const std::string limit = text::bytes(c.t.message_limit_bytes);
-  // Exited containers piling up, or a few containers with huge labels?
-  const bool mostly_exited = c.last_ok && c.last_ok->containers > 0 &&
-                             c.last_ok->exited_containers >= 0.3 * c.last_ok->containers;
 
-  Cause cause;
+  Finding f;
   if (trailing > 0 || in_window > 0 || call_errors > 0) {
-    cause = make_cause(CauseId::kMessageTooLarge, Severity::kCritical, trailing > 0 ? 0.95 : 0.8);
-    cause.reason = "the runtime's list answer is over the " + limit + " gRPC message limit (RESOURCE_EXHAUSTED in " +
-                   text::count(std::max({trailing, in_window, call_errors}), "call", "calls") + ")";
-    cause.action = mostly_exited ? "remove exited containers so the list fits again"
-                                 : "find the containers with oversized labels or annotations";
-    cause.summary = "Relists fail because " + cause.reason + ".";
+    f = make_finding(CauseId::kMessageTooLarge, Severity::kCritical, trailing > 0 ? 0.95 : 0.8, Form::kOverLimit);
+    f.calls = std::max({trailing, in_window, call_errors});
   } else if (fraction >= c.t.message_warn_fraction) {
     double confidence = 0.6 + 0.3 * std::clamp((fraction - c.t.message_warn_fraction) /
                                                    (1 - c.t.message_warn_fraction), 0.0, 1.0);
-    cause = make_cause(CauseId::kMessageTooLarge, Severity::kWarning, confidence);
-    cause.reason = "the last " + cri_method(bytes_op) + " answer was " + text::bytes(bytes) + ", " +
-                   text::fmt("%.0f", fraction * 100) + "% of the " + limit +
-                   " gRPC limit past which every relist fails";
-    cause.action = mostly_exited ? "remove exited containers before it crosses the limit"
-                                 : "find the containers with oversized labels or annotations before it crosses the limit";
-    cause.summary = "The node is approaching the list size cliff: " + cause.reason + ".";
+    f = make_finding(CauseId::kMessageTooLarge, Severity::kWarning, confidence, Form::kNearLimit);
+    f.op = bytes_op;
+    f.bytes = bytes;
+    f.share = fraction;
   } else {
     return std::nullopt;
   }
-  cause.evidence.push_back({"relist_errors_in_window{RESOURCE_EXHAUSTED}", static_cast<double>(in_window), 0});
+  f.limit_bytes = c.t.message_limit_bytes;
+  // Exited containers piling up, or a few containers with huge labels?
+  f.mostly_exited = c.last_ok && c.last_ok->containers > 0 &&
+                    c.last_ok->exited_containers >= 0.3 * c.last_ok->containers;
+  f.evidence.push_back({"relist_errors_in_window{RESOURCE_EXHAUSTED}", static_cast<double>(in_window), 0});
   if (call_errors > 0)
-    cause.evidence.push_back({"list_errors_recent{RESOURCE_EXHAUSTED}", static_cast<double>(call_errors), 0});
+    f.evidence.push_back({"list_errors_recent{RESOURCE_EXHAUSTED}", static_cast<double>(call_errors), 0});
   if (!bytes_op.empty())
-    cause.evidence.push_back({"list_response_bytes{" + bytes_op + "}", bytes,
-                              c.t.message_limit_bytes * c.t.message_warn_fraction});
+    f.evidence.push_back({"list_response_bytes{" + bytes_op + "}", bytes,
+                          c.t.message_limit_bytes * c.t.message_warn_fraction});
   if (c.last_ok) {
-    cause.evidence.push_back({"containers", static_cast<double>(c.last_ok->containers), {}});
-    cause.evidence.push_back({"exited_containers", static_cast<double>(c.last_ok->exited_containers), {}});
+    f.evidence.push_back({"containers", static_cast<double>(c.last_ok->containers), {}});
+    f.evidence.push_back({"exited_containers", static_cast<double>(c.last_ok->exited_containers), {}});
   }
-  return cause;
+  return f;
 }
 
 }  // namespace plegscope

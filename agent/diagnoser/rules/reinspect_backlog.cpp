@@ -1,12 +1,11 @@
 // reinspect_backlog: pods keep failing inspection and are retried every relist.
 #include <algorithm>
 
-#include "diagnoser/prose.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
 
-std::optional<Cause> judge_reinspect_backlog(const Context& c) {
+std::optional<Finding> judge_reinspect_backlog(const Context& c) {
   const Snapshot& s = c.s;
   if (s.pods_to_reinspect == 0) return std::nullopt;
   int run = 0, first = 0, last = 0, failures = 0;
@@ -22,22 +21,18 @@ std::optional<Cause> judge_reinspect_backlog(const Context& c) {
   }
   if (run < c.t.reinspect_relists) return std::nullopt;
   double confidence = 0.6 + (last > first ? 0.1 : 0) + (run >= 10 ? 0.1 : 0) + (failures > 0 ? 0.05 : 0);
-  Cause cause = make_cause(CauseId::kReinspectBacklog, Severity::kWarning, confidence);
-  const bool one = s.pods_to_reinspect == 1;
-  cause.reason = text::count(static_cast<long>(s.pods_to_reinspect), "pod has", "pods have") +
-                 " failed inspection for " + text::count(run, "relist", "relists") + " in a row and " +
-                 (one ? "is" : "are") + " retried every relist";
-  cause.action = "find the pods whose status calls fail";
-  cause.summary = "A reinspection backlog: " + cause.reason + ".";
-  cause.evidence.push_back({"pods_to_reinspect", static_cast<double>(s.pods_to_reinspect), 0});
-  cause.evidence.push_back({"relists_with_backlog_in_a_row", static_cast<double>(run),
-                            static_cast<double>(c.t.reinspect_relists)});
-  cause.evidence.push_back({"inspection_failures_last_relist", static_cast<double>(failures), {}});
+  Finding f = make_finding(CauseId::kReinspectBacklog, Severity::kWarning, confidence);
+  f.pod_count = static_cast<int>(s.pods_to_reinspect);
+  f.relists = run;
+  f.evidence.push_back({"pods_to_reinspect", static_cast<double>(s.pods_to_reinspect), 0});
+  f.evidence.push_back({"relists_with_backlog_in_a_row", static_cast<double>(run),
+                        static_cast<double>(c.t.reinspect_relists)});
+  f.evidence.push_back({"inspection_failures_last_relist", static_cast<double>(failures), {}});
   for (const auto& [name, st] : s.operations)
     if (is_status_op(name))
       for (const auto& [code, n] : st.errors_by_code)
-        cause.evidence.push_back({"errors_total{" + name + "," + grpc_code_name(code) + "}", static_cast<double>(n), {}});
-  return cause;
+        f.evidence.push_back({"errors_total{" + name + "," + grpc_code_name(code) + "}", static_cast<double>(n), {}});
+  return f;
 }
 
 }  // namespace plegscope

@@ -4,12 +4,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "diagnoser/prose.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
 
-std::optional<Cause> judge_runtime_slow(const Context& c) {
+std::optional<Finding> judge_runtime_slow(const Context& c) {
   const double threshold = c.t.slow_list_seconds;
   // Two measures of the same thing: the time a relist spends in its two
   // unfiltered lists, and the latency of each list call.
@@ -27,22 +26,21 @@ std::optional<Cause> judge_runtime_slow(const Context& c) {
 
   double confidence = 0.6 + 0.1 * std::min(3.0, std::log2(slow / threshold)) + (c.list_share >= 0.5 ? 0.05 : 0) -
                       (c.lists.samples + static_cast<int>(c.window_ok.size()) < 3 ? 0.05 : 0);
-  Cause cause = make_cause(CauseId::kRuntimeSlow, Severity::kWarning, confidence);
-  std::string objects = c.objects > 0 ? " for only " + std::to_string(c.objects) + " sandboxes and containers"
-                                      : " before the first answer";
-  cause.reason = per_call >= per_relist
-                     ? cri_method(c.lists.op) + " takes " + text::duration(per_call) + objects +
-                           (c.lists.in_flight_slow ? " (one call still in flight)" : "")
-                     : "list calls take " + text::duration(per_relist) + " per relist" + objects;
-  cause.action = "look for slow storage or lock contention in the runtime";
-  cause.summary = "The runtime is slow to list: " + cause.reason + ".";
-  cause.evidence.push_back({"relist_list_seconds_p50", per_relist, threshold});
-  cause.evidence.push_back({"list_call_seconds_recent{" + c.lists.op + "}", per_call, threshold});
-  cause.evidence.push_back({"slow_list_calls_recent", static_cast<double>(c.lists.slow), 2});
+  const bool per_call_worse = per_call >= per_relist;
+  Finding f = make_finding(CauseId::kRuntimeSlow, Severity::kWarning, confidence,
+                           per_call_worse ? Form::kListCallSlow : Form::kListsSlowPerRelist);
+  f.op = c.lists.op;
+  f.seconds = per_call_worse ? per_call : per_relist;
+  f.threshold_seconds = threshold;
+  f.objects = c.objects;
+  f.call_in_flight = c.lists.in_flight_slow;
+  f.evidence.push_back({"relist_list_seconds_p50", per_relist, threshold});
+  f.evidence.push_back({"list_call_seconds_recent{" + c.lists.op + "}", per_call, threshold});
+  f.evidence.push_back({"slow_list_calls_recent", static_cast<double>(c.lists.slow), 2});
   if (c.objects > 0)
-    cause.evidence.push_back({"list_seconds_per_object", per_object, c.t.slow_list_seconds_per_item});
-  cause.evidence.push_back({"list_share_of_relist", c.list_share, 0.5});
-  return cause;
+    f.evidence.push_back({"list_seconds_per_object", per_object, c.t.slow_list_seconds_per_item});
+  f.evidence.push_back({"list_share_of_relist", c.list_share, 0.5});
+  return f;
 }
 
 }  // namespace plegscope

@@ -8,6 +8,7 @@
 
 #include "cri/operation_names.h"
 #include "diagnoser/diagnoser.h"
+#include "report/wording.h"
 
 namespace plegscope::testing {
 
@@ -95,7 +96,9 @@ struct Builder {
     }
     return *this;
   }
-  Report report(DiagnoserThresholds t = {}) const { return diagnose(s, t); }
+  // The report as the operator reads it: the diagnoser's findings, worded.
+  Report report(DiagnoserThresholds t = {}) const { return worded(diagnose(s, t)); }
+  Report findings(DiagnoserThresholds t = {}) const { return diagnose(s, t); }
 };
 
 inline const Cause* find(const Report& r, CauseId id) {

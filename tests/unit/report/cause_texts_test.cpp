@@ -2,7 +2,8 @@
 // section's Confirm / Fix / Do not paragraphs say word for word what the
 // table says (placeholders filled the runbook's way). Editing one side alone
 // fails here. Also the promises every remedy keeps on a live node.
-#include "diagnoser/cause_texts.h"
+#include "report/remedy.h"
+#include "report/wording.h"
 
 #include <gtest/gtest.h>
 
@@ -140,24 +141,24 @@ TEST(CauseTexts, ARunbookEditedAloneIsCaught) {
   EXPECT_EQ(problems[1], "## node_stress under # Causes is not a cause id");
 }
 
-Snapshot node(const std::string& endpoint, const std::string& runtime) {
-  Snapshot s;
-  s.node = "worker-3";
-  s.endpoint = endpoint;
-  s.runtime_name = runtime;
-  return s;
+Report node(const std::string& endpoint, const std::string& runtime) {
+  Report r;
+  r.node = "worker-3";
+  r.runtime.endpoint = endpoint;
+  r.runtime.name = runtime;
+  return r;
 }
 
 // What tests/diagnose/diag_common.py checks on live reports, for every cause
 // and runtime: a command to run, and a reboot only ever advised against.
 TEST(CauseTexts, EveryRemedyHasACommandAndNeverAdvisesAReboot) {
-  const Snapshot nodes[] = {node("unix:///run/containerd/containerd.sock", "containerd"),
+  const Report nodes[] = {node("unix:///run/containerd/containerd.sock", "containerd"),
                             node("unix:///var/run/crio/crio.sock", "cri-o"), node("", "")};
   static const std::regex placeholder(R"(\{[a-z_]+\})");
-  for (const Snapshot& s : nodes)
+  for (const Report& s : nodes)
     for (CauseId id : kAllCauses) {
       const std::string text = remedy(id, s);
-      SCOPED_TRACE(std::string(cause_name(id)) + " on " + s.endpoint + ": " + text);
+      SCOPED_TRACE(std::string(cause_name(id)) + " on " + s.runtime.endpoint + ": " + text);
       EXPECT_TRUE(text.find("crictl") != std::string::npos ||
                   text.find("/proc/pressure") != std::string::npos);
       EXPECT_EQ(text.rfind("Confirm: ", 0), 0u);

@@ -1,0 +1,22 @@
+#pragma once
+// THE cause list: every cause id, once. Each row is X(enumerator, name):
+// the name is the DESIGN §6 cause id (dashboards and alerts use it), the
+// rule is judge_<name> in rules/<name>.cpp, and the words are
+// <name>_wording in agent/report/wording/<name>.cpp. The enum, the names,
+// kAllCauses, the rule table and the wording table are all generated from
+// this list (causes.h, rule_table.cpp, report/wording.cpp), and the Python
+// tests read their cause ids from it (tests/lib/harness.py cause_ids()).
+// Row order is the tie-break when two causes are equally confident.
+//
+// Adding a cause: one row here, rules/<name>.cpp, report/wording/<name>.cpp,
+// and its section under # Causes in docs/runbook.md.
+#define PLEGSCOPE_CAUSES(X)                     \
+  X(kRuntimeUnavailable, runtime_unavailable)   \
+  X(kRuntimeHung, runtime_hung)                 \
+  X(kRuntimeSlow, runtime_slow)                 \
+  X(kMessageTooLarge, message_too_large)        \
+  X(kTooManyContainers, too_many_containers)    \
+  X(kEventStorm, event_storm)                   \
+  X(kPodStatusSlow, pod_status_slow)            \
+  X(kReinspectBacklog, reinspect_backlog)       \
+  X(kNodePressure, node_pressure)

@@ -1,0 +1,124 @@
+#pragma once
+// What a rule found, as typed values: no sentence. agent/report turns a
+// finding into the words the operator reads (report/wording.h), so the
+// diagnoser decides and the report speaks.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "diagnoser/causes.h"
+
+namespace plegscope {
+
+enum class Severity { kInfo, kWarning, kCritical };
+
+// A measured signal as /diagnose lists it (DESIGN §6): a machine name such
+// as "oldest_in_flight_seconds{list_containers}", its value and threshold.
+struct Evidence {
+  std::string signal;
+  double value = 0;
+  std::optional<double> threshold;
+};
+
+// The pod a per-pod finding is about.
+struct PodRef {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string sandbox_id;
+  std::string container_name;  // empty when the sandbox itself is meant
+};
+
+// How a cause was found, when it can be found in more than one way; each
+// form has its own words.
+enum class Form {
+  kFound,  // the cause's only form
+  // runtime_unavailable
+  kSocketMissing,
+  kDown,
+  kFlapping,
+  // runtime_hung
+  kCallHung,
+  kDeadlines,
+  kStalling,
+  // runtime_slow
+  kListCallSlow,
+  kListsSlowPerRelist,
+  // message_too_large
+  kOverLimit,
+  kNearLimit,
+  // node_pressure: what the runtime's calls do meanwhile
+  kWhileCallHung,
+  kWhileCallsSlow,
+  kWhileRelistsSlow,
+  kCallsNotSlowYet,
+  // attributed after the rules (interactions.h): no rule named a cause, so
+  // it is named from where the relist's time goes
+  kNoRelistYet,
+  kLateInLists,
+  kLateInInspection,
+};
+
+// One pressure reading past its threshold (node_pressure).
+struct PressureReading {
+  enum class Kind { kCpu, kIo, kMemory, kLoadPerCpu, kPidUsage, kThreadUsage } kind;
+  double value;  // percent for PSI, load per CPU, a fraction for PID usage
+};
+
+// How one finding relates to others, decided after the rules.
+struct Relation {
+  enum class Kind {
+    kPressureMayExplain,  // node pressure may explain this one
+    kLikelyRootOf,        // strong pressure: the likely root of `causes`
+    kMaySlow,             // mild pressure: may be slowing `causes`
+    kClearsWith,          // a backlog of the failing lists of `causes`
+  } kind;
+  std::vector<CauseId> causes;
+};
+
+// Thread-compatible value.
+struct Finding {
+  CauseId id = CauseId::kRuntimeUnavailable;
+  Severity severity = Severity::kWarning;
+  double confidence = 0;
+  Form form = Form::kFound;
+
+  // Typed evidence for the words; a cause sets the fields its forms print.
+  std::string op;                 // the CRI operation label, "list_containers"
+  std::string endpoint;           // the CRI endpoint, "unix:///run/containerd/containerd.sock"
+  double seconds = 0;             // what is too long: a call (p99 or in flight), a list, a relist
+  double median_seconds = 0;      // the median beside a p99 in `seconds`
+  double threshold_seconds = 0;   // what `seconds` was judged against
+  double period_seconds = 0;      // the relist period
+  double window_seconds = 0;      // the time the counts below cover
+  double list_seconds = 0;        // time per relist in the two list calls
+  double status_call_seconds = 0; // a typical status call
+  double share = 0;               // 0..1: of the relist's time, or of the message limit
+  double bytes = 0;               // a list answer's size
+  double limit_bytes = 0;         // the gRPC message limit
+  double pods_per_relist = 0;     // pods with events per relist
+  double events_per_relist = 0;
+  int relists = 0;                // relists counted (failed, in a row)
+  int calls = 0;                  // calls counted (failed)
+  int pod_count = 0;              // pods counted (waiting for reinspection)
+  int objects = 0;                // sandboxes and containers in the newest answer
+  int exited = 0;                 // of them, exited containers
+  int discarded = 0;              // events discarded
+  bool call_in_flight = false;    // a call still in flight is among the slow ones
+  bool mostly_exited = false;     // exited containers are much of the list
+  bool failed_last = false;       // the newest relist failed too
+  std::vector<PressureReading> pressure;
+  std::vector<PodRef> pods;       // the pods a per-pod cause is about
+
+  std::vector<Evidence> evidence;  // the measured signals, for /diagnose
+  // Evidence strong enough to be the root of other causes (interactions.h),
+  // e.g. pressure well past its threshold.
+  bool strong = false;
+  std::vector<Relation> relations;  // set by interactions.h
+};
+
+// A finding with its confidence rounded and capped below certainty: no
+// measurement makes a diagnosis certain.
+Finding make_finding(CauseId id, Severity severity, double confidence, Form form = Form::kFound);
+
+}  // namespace plegscope

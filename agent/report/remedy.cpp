@@ -1,0 +1,69 @@
+#include "report/remedy.h"
+
+#include <algorithm>
+
+#include "report/wording.h"
+
+namespace plegscope {
+namespace {
+
+// The runtime's service name for commands: containerd, crio or cri-docker.
+std::string runtime_service(std::string name, const std::string& endpoint) {
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  if (name.find("containerd") != std::string::npos) return "containerd";
+  if (name.find("cri-o") != std::string::npos || name.find("crio") != std::string::npos) return "crio";
+  if (name.find("docker") != std::string::npos) return "cri-docker";
+  if (endpoint.find("crio") != std::string::npos) return "crio";
+  if (endpoint.find("cri-dockerd") != std::string::npos) return "cri-docker";
+  return "containerd";
+}
+
+
+void replace_all(std::string& s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+}
+
+std::string state_dir(const std::string& service) {
+  if (service == "crio") return "/var/lib/containers";
+  if (service == "cri-docker") return "/var/lib/docker";
+  return "/var/lib/" + service;
+}
+
+}  // namespace
+
+CommandNames command_names(const Report& r) {
+  const std::string& endpoint = r.runtime.endpoint;
+  CommandNames names;
+  names.crictl = "crictl --runtime-endpoint " + (endpoint.empty() ? std::string("<endpoint>") : endpoint);
+  names.socket = endpoint.rfind("unix://", 0) == 0 ? endpoint.substr(7) : endpoint;
+  if (names.socket.empty()) names.socket = "<socket>";
+  names.service = runtime_service(r.runtime.name, endpoint);
+  names.state_dir = state_dir(names.service);
+  names.node = r.node.empty() ? "<node>" : r.node;
+  return names;
+}
+
+CommandNames runbook_command_names() {
+  return {"crictl", "/run/containerd/containerd.sock", "containerd", "/var/lib/containerd",
+          "$NODE"};
+}
+
+std::string fill_placeholders(const std::string& text, const CommandNames& names) {
+  std::string out = text;
+  replace_all(out, "{crictl}", names.crictl);
+  replace_all(out, "{socket}", names.socket);
+  replace_all(out, "{service}", names.service);
+  replace_all(out, "{state_dir}", names.state_dir);
+  replace_all(out, "{node}", names.node);
+  return out;
+}
+
+std::string remedy(CauseId id, const Report& r) {
+  const CauseText& t = cause_text(id);
+  return fill_placeholders(
+      std::string("Confirm: ") + t.confirm + " Fix: " + t.fix + " Do not: " + t.never,
+      command_names(r));
+}
+
+}  // namespace plegscope

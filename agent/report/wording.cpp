@@ -1,0 +1,139 @@
+#include "report/wording.h"
+
+#include <map>
+
+#include "cri/operation_names.h"
+#include "report/remedy.h"
+
+namespace plegscope {
+namespace {
+
+// A cause named after the rules from where a late relist's time goes
+// (interactions.h): the same words whichever cause it names.
+std::optional<CauseWords> attributed_words(const Finding& f) {
+  CauseWords w;
+  std::string where;
+  switch (f.form) {
+    case Form::kNoRelistYet:
+      w.reason = "the runtime has not answered a relist yet";
+      w.action = "check that the runtime is up and answers on its socket";
+      w.summary = "No relist has succeeded yet: " + w.reason + ".";
+      return w;
+    case Form::kLateInLists:
+      where = text::fmt("%.0f", f.share * 100) + "% of it in the two list calls (" + text::duration(f.list_seconds) +
+              " for " + std::to_string(f.objects) + " objects)";
+      w.action = "find what slows the runtime's list calls";
+      break;
+    case Form::kLateInInspection:
+      where = text::fmt("%.0f", f.share * 100) + "% of it in per-pod inspection (" +
+              text::fmt("%.0f", f.pods_per_relist) + " pods changed per relist, status calls " +
+              text::duration(f.status_call_seconds) + " each)";
+      w.action = "find what makes per-pod inspection slow";
+      break;
+    default: return std::nullopt;
+  }
+  w.reason = "relists take " + text::duration(f.seconds) + ", " + text::fmt("%.0f", f.seconds / f.period_seconds) +
+             " times the " + text::duration(f.period_seconds) + " period, " + where;
+  w.summary = "Relists are late: " + w.reason + ".";
+  return w;
+}
+
+// What interactions.h decided about a finding and the others.
+std::string relation_words(const Relation& r) {
+  const std::string first = r.causes.empty() ? "" : cause_name(r.causes.front());
+  switch (r.kind) {
+    case Relation::Kind::kPressureMayExplain: return " Node pressure may explain it (see " + first + ").";
+    case Relation::Kind::kLikelyRootOf:
+      return " A starved node makes every call slow: this is the likely root of " + first +
+             (r.causes.size() > 1 ? std::string(" and ") + cause_name(r.causes.back()) : "") + ".";
+    case Relation::Kind::kMaySlow: return " It may be slowing the runtime (" + first + ").";
+    case Relation::Kind::kClearsWith:
+      return " No status call failed: the inspections fail in their list calls, as the relists do (see " + first +
+             "), so this backlog clears when the runtime answers again.";
+  }
+  return "";
+}
+
+std::string summary_of(const Report& r) {
+  if (r.status == Status::kHealthy)
+    return "PLEG is healthy: relists take " + text::duration(r.relist.duration_p50_seconds) + " (p99 " +
+           text::duration(r.relist.duration_p99_seconds) + ") against a " +
+           text::duration(r.relist.threshold_seconds) + " threshold; nothing to do.";
+  std::string state = r.status == Status::kUnhealthy ? "not healthy" : "at risk";
+  if (r.status == Status::kAtRisk && r.seconds_to_unhealthy)
+    state += " (unhealthy in about " + text::duration(*r.seconds_to_unhealthy) + ")";
+  std::string out = "PLEG is " + state;
+  if (!r.causes.empty()) out += " because " + r.causes.front().reason + ": " + r.causes.front().action;
+  out += ".";
+  if (r.status == Status::kUnhealthy) out += " The kubelet says: " + r.health_message + ".";
+  if (const auto& late = r.relist.events_late_by_seconds) {
+    const double period = r.relist.period_seconds;
+    out += " Relists take " + text::duration(*late) + " (" + text::fmt("%.0f", *late / period) + " times the " +
+           text::duration(period) + " period), so the kubelet learns of container changes up to " +
+           text::duration(*late) + " late.";
+  }
+  return out;
+}
+
+}  // namespace
+
+const CauseWording& cause_wording(CauseId id) {
+  switch (id) {
+#define PLEGSCOPE_CAUSE_WORDING_ROW(id, name) \
+  case CauseId::id:                           \
+    return name##_wording;
+    PLEGSCOPE_CAUSES(PLEGSCOPE_CAUSE_WORDING_ROW)
+#undef PLEGSCOPE_CAUSE_WORDING_ROW
+  }
+  return cause_wording(kAllCauses[0]);
+}
+
+const CauseText& cause_text(CauseId id) { return cause_wording(id).text; }
+
+CauseWords words(const Finding& f) {
+  std::optional<CauseWords> attributed = attributed_words(f);
+  CauseWords w = attributed ? *attributed : cause_wording(f.id).words(f);
+  for (const Relation& r : f.relations) w.summary += relation_words(r);
+  return w;
+}
+
+bool needs_words(const Report& report) {
+  if (report.summary.empty()) return true;
+  for (const Cause& c : report.causes)
+    if (c.summary.empty()) return true;
+  return false;
+}
+
+void word(Report& report) {
+  for (Cause& c : report.causes) {
+    if (!c.summary.empty()) continue;
+    CauseWords w = words(c);
+    c.reason = std::move(w.reason);
+    c.action = std::move(w.action);
+    c.summary = std::move(w.summary);
+    if (c.remedy.empty()) c.remedy = remedy(c.id, report);
+  }
+  if (report.summary.empty()) report.summary = summary_of(report);
+}
+
+Report worded(Report report) {
+  word(report);
+  return report;
+}
+
+std::string cri_method(const std::string& op) {
+  static const std::map<std::string, std::string> names = {
+      {op::kVersion, "Version"},
+      {op::kStatus, "Status"},
+      {op::kListPodSandbox, "ListPodSandbox"},
+      {op::kListContainers, "ListContainers"},
+      {op::kPodSandboxStatus, "PodSandboxStatus"},
+      {op::kContainerStatus, "ContainerStatus"},
+      {op::kGetContainerEvents, "GetContainerEvents"},
+      {op::kStreamPodSandboxes, "StreamPodSandboxes"},
+      {op::kStreamContainers, "StreamContainers"}};
+  auto it = names.find(op);
+  return it == names.end() ? op : it->second;
+}
+
+}  // namespace plegscope

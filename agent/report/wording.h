@@ -1,0 +1,70 @@
+#pragma once
+// The words of a diagnosis, in one module keyed by cause id. The diagnoser
+// returns typed findings; this module turns them into what the operator
+// reads: each cause's summary, reason, action and remedy, and the report's
+// one-sentence summary ("PLEG is not healthy because …: …").
+//
+// Each cause's words are one row, <name>_wording, in wording/<name>.cpp
+// (the row list is generated from diagnoser/cause_list.h): the sentence for
+// each form of its finding, and the runbook's Confirm / Fix / Do not
+// paragraphs (docs/runbook.md # Causes says exactly the same; the unit test
+// cause_texts_test holds the two together).
+//
+// The renderers word a report themselves (render_text, render_html,
+// report_to_json), so callers pass the diagnoser's report as it is. Stateless.
+#include <string>
+
+#include "diagnoser/finding.h"
+#include "diagnoser/report.h"
+#include "report/format.h"
+
+namespace plegscope {
+
+// The sentence parts of one finding.
+struct CauseWords {
+  std::string reason;   // the clause after "because", with the numbers
+  std::string action;   // what to do first
+  std::string summary;  // one sentence, usually built on the reason
+};
+
+// The runbook's paragraphs of one cause, with placeholders ({crictl},
+// {socket}, {service}, {state_dir}, {node}) for the node's own names.
+struct CauseText {
+  const char* confirm;  // the runbook's **Confirm.** paragraph
+  const char* fix;      // its **Fix.** paragraph
+  const char* never;    // its **Do not.** paragraph
+};
+
+// One row of the wording table.
+struct CauseWording {
+  CauseText text;
+  // The words of the cause's own forms; the forms every cause can take
+  // when attributed after the rules (Form::kLateIn…, kNoRelistYet) and the
+  // relations to other causes are worded in wording.cpp.
+  CauseWords (*words)(const Finding& finding);
+};
+
+#define PLEGSCOPE_CAUSE_WORDING(id, name) extern const CauseWording name##_wording;
+PLEGSCOPE_CAUSES(PLEGSCOPE_CAUSE_WORDING)
+#undef PLEGSCOPE_CAUSE_WORDING
+
+const CauseWording& cause_wording(CauseId id);
+const CauseText& cause_text(CauseId id);
+
+// The words of a finding, the relations to other causes included.
+CauseWords words(const Finding& finding);
+
+// True while a cause or the report's summary still lacks its words.
+bool needs_words(const Report& report);
+// Fills in every missing word: each cause's summary, reason, action and
+// remedy (in the node's own names, from report.runtime and report.node) and
+// the report's summary. Words already there (a report read back from JSON)
+// stay as they are.
+void word(Report& report);
+Report worded(Report report);
+
+// The CRI method behind an operation label, as operators know it from crictl
+// and runtime logs: "list_containers" -> "ListContainers".
+std::string cri_method(const std::string& op);
+
+}  // namespace plegscope

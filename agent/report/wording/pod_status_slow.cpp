@@ -1,0 +1,35 @@
+// The words of pod_status_slow: slow PodSandboxStatus / ContainerStatus calls.
+#include "report/wording.h"
+
+namespace plegscope {
+namespace {
+
+CauseWords words_of(const Finding& f) {
+  CauseWords w;
+  w.reason = cri_method(f.op) + " takes " + text::duration(f.seconds) + " (p99, median " +
+             text::duration(f.median_seconds) + (f.call_in_flight ? ", one call still in flight" : "") +
+             "), so every changed pod costs seconds to inspect";
+  w.action = "find which pods' sandboxes or containers are slow to inspect";
+  w.summary = "Pod status calls are slow: " + w.reason + ".";
+  return w;
+}
+
+}  // namespace
+
+// The runbook's paragraphs are, word for word, docs/runbook.md's ## pod_status_slow
+// once the placeholders are filled with runbook_command_names(). Edit both
+// or the unit test cause_texts_test fails.
+// clang-format off
+const CauseWording pod_status_slow_wording = {
+  {"`time {crictl} inspectp <pod-id>` and `time {crictl} inspect <container-id>` on the top pods in this "
+   "report; `journalctl -u {service} | grep -iE 'cni|teardown|StopPodSandbox'` for slow network teardown; the "
+   "CNI plugin's log.",
+   "Fix the slow component: the CNI plugin or IPAM that blocks sandbox status (a stale netns, an unreachable "
+   "IPAM store), the disk holding container logs and state, a runtime handler with slow status (gVisor, Kata); "
+   "upgrade the runtime.",
+   "Delete the pods blindly: find the handler or plugin first."},
+  words_of,
+};
+// clang-format on
+
+}  // namespace plegscope

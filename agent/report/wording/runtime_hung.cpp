@@ -1,0 +1,53 @@
+// The words of runtime_hung: a CRI call in flight past --hang-threshold, or list calls past their deadline.
+#include "report/wording.h"
+
+namespace plegscope {
+namespace {
+
+CauseWords words_of(const Finding& f) {
+  CauseWords w;
+  switch (f.form) {
+    case Form::kStalling:
+      w.reason = "list calls hit their deadline (DEADLINE_EXCEEDED) in " + text::count(f.relists, "relist", "relists") +
+                 " of the last " + text::duration(f.window_seconds) + ", with good relists between them";
+      w.action = "capture the runtime's goroutine dump during a stall and look for a stuck shim";
+      w.summary = "The runtime stalls on and off: " + w.reason + ".";
+      break;
+    case Form::kDeadlines:
+      w.reason = "list calls hit their deadline (DEADLINE_EXCEEDED) in " +
+                 text::count(f.relists, "recent relist", "recent relists");
+      w.action = "capture the runtime's goroutine dump, then restart it";
+      w.summary = "The runtime stopped answering: " + w.reason + ".";
+      break;
+    default:  // Form::kCallHung
+      w.reason = cri_method(f.op) + " has been in flight for " + text::duration(f.seconds) + " (hang threshold " +
+                 text::duration(f.threshold_seconds) + ")";
+      w.action = "the runtime is hung; capture its goroutine dump, then restart it";
+      w.summary = "A CRI call is hung: " + w.reason + ", so the relist cannot finish.";
+      break;
+  }
+  return w;
+}
+
+}  // namespace
+
+// The runbook's paragraphs are, word for word, docs/runbook.md's ## runtime_hung
+// once the placeholders are filled with runbook_command_names(). Edit both
+// or the unit test cause_texts_test fails.
+// clang-format off
+const CauseWording runtime_hung_wording = {
+  {"`timeout 10 {crictl} ps -a` hangs too; `{crictl} inspect <container-id>` of a recently changed container may "
+   "hang on that one container. Look for processes stuck in D state: `ps -eo pid,stat,wchan:32,cmd | awk '$2 ~ "
+   "/D/'` (a shim or `runc` stuck in the kernel) and `dmesg | grep -i 'blocked for more'`.",
+   "Capture evidence first: the runtime's goroutine dump (`kill -USR1 $(pidof {service})`; containerd writes it "
+   "to its journal, CRI-O to `/tmp/crio-goroutine-stacks-*.log`) and the D-state processes. Then restart the "
+   "runtime once (`systemctl restart {service}`): running containers keep running. A wedged shim: kill that "
+   "shim. Processes stuck in D state on storage: fix the storage first (unmount the dead NFS mount, replace the "
+   "failing disk), or the restarted runtime hangs again. If it does, cordon and drain the node by hand.",
+   "Restart the runtime in a loop, and never reboot automatically: with a process stuck in D state the shutdown "
+   "may hang too, and the dump is lost."},
+  words_of,
+};
+// clang-format on
+
+}  // namespace plegscope
