@@ -19,7 +19,7 @@ struct NodeOptions {
   Duration relist_threshold = std::chrono::minutes(3);
   Duration relist_backoff_max = std::chrono::seconds(10);  // 0: never stretch the period
   size_t event_channel_capacity = 1000;
-  EventedMode evented = EventedMode::Off;  // the kubelet's default on every release
+  EventedMode evented = EventedMode::Off;  // the kubelet's default; the CLI passes --evented-pleg
   size_t event_log_size = 1000;   // events kept for /debug/events
   size_t relist_history = 600;    // relists kept for the timeline
   // Node evidence: where each reader looks (host paths, passed in).
