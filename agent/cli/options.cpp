@@ -88,6 +88,20 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                  "TLS, basic auth and headers, in the Prometheus exporter-toolkit format")
       ->envname("PLEGSCOPE_WEB_CONFIG_FILE");
 
+  // Journal.
+  std::string journal_runtime_units = "containerd.service,crio.service,docker.service";
+  app.add_option("--journal-path", c.journal_path,
+                 "systemd journal directory for the kubelet's and the runtime's log marks "
+                 "(default: /var/log/journal, then /run/log/journal)")
+      ->envname("PLEGSCOPE_JOURNAL_PATH");
+  app.add_option("--journal-kubelet-unit", c.journal_kubelet_unit,
+                 "the kubelet's systemd unit in the journal (kubelet.service)")
+      ->envname("PLEGSCOPE_JOURNAL_KUBELET_UNIT");
+  app.add_option("--journal-runtime-units", journal_runtime_units,
+                 "the runtime's systemd units, comma-separated "
+                 "(containerd.service,crio.service,docker.service)")
+      ->envname("PLEGSCOPE_JOURNAL_RUNTIME_UNITS");
+
   auto* serve = app.add_subcommand("serve", "run the agent (the default)");
   auto* diagnose = app.add_subcommand("diagnose", "relist for a while, then print a report");
   diagnose->add_option("--duration", duration, "how long to relist before reporting (10s)")
@@ -149,6 +163,22 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     if (c.listen_address.find(':') == std::string::npos)
       throw UsageError{"--listen-address: invalid value \"" + c.listen_address +
                        "\" (expected HOST:PORT, e.g. 0.0.0.0:9547)"};
+    // Journal.
+    if (c.journal_kubelet_unit.empty() ||
+        c.journal_kubelet_unit.find_first_of(" ,\t\n") != std::string::npos)
+      throw UsageError{"--journal-kubelet-unit: invalid value \"" + c.journal_kubelet_unit +
+                       "\" (expected one systemd unit name such as kubelet.service)"};
+    c.journal_runtime_units.clear();
+    for (size_t from = 0; from <= journal_runtime_units.size();) {
+      size_t comma = std::min(journal_runtime_units.find(',', from), journal_runtime_units.size());
+      std::string unit = journal_runtime_units.substr(from, comma - from);
+      if (unit.empty() || unit.find_first_of(" \t\n") != std::string::npos)
+        throw UsageError{"--journal-runtime-units: invalid value \"" + journal_runtime_units +
+                         "\" (expected unit names separated by commas, such as "
+                         "containerd.service,crio.service)"};
+      c.journal_runtime_units.push_back(unit);
+      from = comma + 1;
+    }
     if (endpoint.empty()) {
       c.runtime_endpoint = detect_endpoint();
       c.endpoint_auto_detected = true;
@@ -190,6 +220,10 @@ NodeOptions node_options(const Config& config) {
   o.event_log_size = config.event_log_size;
   o.relist_history = config.relist_history;
   o.proc_path = config.proc_path;
+  // Journal.
+  o.journal_path = config.journal_path;
+  o.journal_kubelet_unit = config.journal_kubelet_unit;
+  o.journal_runtime_units = config.journal_runtime_units;
   return o;
 }
 

@@ -32,6 +32,11 @@ struct Config {
   WebConfig web;  // loaded from web_config_file at parse time
   size_t event_log_size = 1000;
   size_t relist_history = 600;
+  // Journal: "" for /var/log/journal, then /run/log/journal.
+  std::string journal_path;
+  std::string journal_kubelet_unit = "kubelet.service";
+  std::vector<std::string> journal_runtime_units = {"containerd.service", "crio.service",
+                                                    "docker.service"};
 
   // diagnose
   Duration diagnose_duration = std::chrono::seconds(10);

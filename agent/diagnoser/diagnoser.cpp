@@ -116,6 +116,23 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
   if (c.in_progress) report.timeline.push_back(timeline_entry(*c.in_progress));
 }
 
+// Journal marks: the newest ones, and whether there is a journal at all
+// (a report without one says so, and nothing else changes).
+constexpr size_t kJournalMarksInReport = 100;
+
+void fill_journal(const Snapshot& s, Report& report) {
+  const JournalEvidence& j = s.journal;
+  report.journal_source.reachable = j.available;
+  report.journal_source.path = j.path;
+  if (!j.error.empty()) report.journal_source.error = j.error;
+  else if (!j.available) report.journal_source.error = "no journal followed";
+  report.journal_source.kubelet_unit = j.kubelet_unit;
+  report.journal_source.runtime_units = j.runtime_units;
+  size_t from = j.marks.size() > kJournalMarksInReport ? j.marks.size() - kJournalMarksInReport : 0;
+  for (size_t i = from; i < j.marks.size(); ++i)
+    report.journal.push_back({j.marks[i].time, j.marks[i].unit, j.marks[i].kind, j.marks[i].message});
+}
+
 }  // namespace
 
 Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
@@ -132,6 +149,7 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
     report.causes.emplace_back(std::move(f));
   report.status = !s.healthy ? Status::kUnhealthy : report.causes.empty() ? Status::kHealthy : Status::kAtRisk;
   fill_figures(s, c, report);
+  fill_journal(s, report);
   return report;
 }
 

@@ -72,6 +72,15 @@ struct TopPod {
   int events = 0;
 };
 
+// One mark from the journal (DESIGN §6 "journal"): what the kubelet or the
+// runtime said, on the timeline beside the relists.
+struct JournalEntry {
+  TimePoint time{};
+  std::string unit;
+  std::string kind;     // "pleg_not_healthy", "unit_started", ... (journal_marks.h)
+  std::string message;  // cut by the follower
+};
+
 struct Report {
   std::string node;
   TimePoint generated_at{};
@@ -126,6 +135,16 @@ struct Report {
 
   std::vector<TimelineEntry> timeline;  // oldest first; the relist in progress last
   std::optional<double> seconds_to_unhealthy;  // forecast
+
+  // Journal: the newest marks, oldest first, and whether there is a journal.
+  std::vector<JournalEntry> journal;
+  struct JournalSource {
+    bool reachable = false;
+    std::string path;
+    std::optional<std::string> error;  // "no journal at ...", a read error
+    std::string kubelet_unit;
+    std::vector<std::string> runtime_units;
+  } journal_source;
 };
 
 }  // namespace plegscope

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "cri/operation_stats.h"
+#include "diagnoser/journal_evidence.h"
 #include "node/node_pressure.h"
 #include "pleg/relist_record.h"
 
@@ -47,6 +48,10 @@ struct Snapshot {
 
   // Node.
   std::optional<NodePressure> pressure;
+
+  // Journal: the kubelet's and the runtime's own lines (--journal-path);
+  // available false and the reason in error when there is none.
+  JournalEvidence journal;
 };
 
 }  // namespace plegscope

@@ -6,6 +6,35 @@
 #include "node/runtime_socket.h"
 
 namespace plegscope {
+namespace {
+
+JournalFollowerOptions journal_options(const NodeOptions& o) {
+  JournalFollowerOptions j;
+  j.journal_path = o.journal_path;
+  j.units.kubelet_unit = o.journal_kubelet_unit;
+  j.units.runtime_units = o.journal_runtime_units;
+  return j;
+}
+
+// The follower's status as the diagnoser's plain value; the window is the
+// relist timeline's (from its oldest relist), so counts and relists agree.
+JournalEvidence journal_evidence(const JournalStatus& status, const NodeOptions& o,
+                                 const std::vector<RelistRecord>& timeline, TimePoint now) {
+  JournalEvidence j;
+  j.available = status.available;
+  j.path = status.path;
+  j.error = status.error;
+  j.kubelet_unit = o.journal_kubelet_unit;
+  j.runtime_units = o.journal_runtime_units;
+  j.marks.reserve(status.marks.size());
+  for (const auto& m : status.marks)
+    j.marks.push_back({TimePoint(std::chrono::microseconds(m.realtime_usec)), m.unit,
+                       std::string(mark_kind_name(m.kind)), m.message});
+  summarize_journal_window(j, timeline.empty() ? now : timeline.front().start);
+  return j;
+}
+
+}  // namespace
 
 Node::Node(NodeOptions options, const Clock& clock)
     : options_(std::move(options)),
@@ -25,7 +54,8 @@ Node::Node(NodeOptions options, const Clock& clock)
       evented_(client_, clock, cache_, pleg_, metrics_, *registry_,
                EventedPlegOptions{5, options_.evented == EventedMode::Auto,
                                   RelistTiming{options_.relist_period, options_.relist_threshold}}),
-      pressure_(options_.proc_path) {}
+      pressure_(options_.proc_path),
+      journal_(journal_options(options_), clock) {}
 
 Node::~Node() { stop(); }
 
@@ -35,11 +65,13 @@ void Node::start() {
   info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
   pleg_.start();
   if (options_.evented != EventedMode::Off) evented_.start();
+  journal_.start();
 }
 
 void Node::stop() {
   if (stopping_.exchange(true)) return;
   client_.shutdown();
+  journal_.stop();
   evented_.stop();
   pleg_.stop();
   pleg_.watch().close();
@@ -99,6 +131,7 @@ Snapshot Node::snapshot() const {
 
   // Node evidence: one line per reader.
   s.pressure = pressure_.read();
+  s.journal = journal_evidence(journal_.status(), options_, s.timeline, s.now);
   return s;
 }
 

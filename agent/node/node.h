@@ -20,6 +20,7 @@
 #include "cri/grpc_runtime_client.h"
 #include "cri/operation_tracker.h"
 #include "diagnoser/snapshot.h"
+#include "journal/journal_follower.h"
 #include "node/node_options.h"
 #include "node/node_pressure.h"
 #include "pleg/event_log.h"
@@ -89,6 +90,8 @@ class Node {
 
   // Node evidence, one reader per source, each read in snapshot().
   NodePressureReader pressure_;
+  // Journal: follows the kubelet's and the runtime's units on its own thread.
+  JournalFollower journal_;
 
   mutable std::mutex info_mu_;
   RuntimeInfo runtime_info_;

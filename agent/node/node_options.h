@@ -4,6 +4,7 @@
 // fill them by hand.
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 
@@ -24,6 +25,13 @@ struct NodeOptions {
   size_t relist_history = 600;    // relists kept for the timeline
   // Node evidence: where each reader looks (host paths, passed in).
   std::string proc_path = "/proc";
+
+  // Journal (--journal-path, --journal-kubelet-unit, --journal-runtime-units):
+  // "" for /var/log/journal, then /run/log/journal.
+  std::string journal_path;
+  std::string journal_kubelet_unit = "kubelet.service";
+  std::vector<std::string> journal_runtime_units = {"containerd.service", "crio.service",
+                                                    "docker.service"};
 };
 
 struct DiagnosisOptions {

@@ -6,6 +6,7 @@
 
 #include "report/format.h"
 #include "report/html.h"
+#include "report/journal_text.h"
 #include "report/text.h"
 
 namespace plegscope {
@@ -135,6 +136,23 @@ std::string relist_duration_chart(const Report& r) {
   s << "<text x=\"" << left + 8 << "\" y=\"" << fmt("%.1f", ty - 6)
     << "\" font-size=\"12\" fill=\"#c62828\" font-weight=\"600\">PLEG threshold "
     << duration(r.relist.threshold_seconds) << "</text>";
+  // Journal: the kubelet's and the runtime's marks in the chart's span, as
+  // dashed vertical lines beside the relists (purple: the kubelet's words,
+  // orange: the runtime's unit).
+  for (const auto& m : r.journal) {
+    double t = epoch_seconds(m.time);
+    if (t < t_start || t > t_end) continue;
+    bool runtime = is_runtime_restart_mark(m, r) || m.unit != r.journal_source.kubelet_unit;
+    const char* color = runtime ? "#e08a00" : "#7b3fb5";
+    double xx = x(t);
+    s << "<g class=\"journal-mark\" data-kind=\"" << html_escape(m.kind) << "\"><line x1=\""
+      << fmt("%.1f", xx) << "\" x2=\"" << fmt("%.1f", xx) << "\" y1=\"" << top << "\" y2=\""
+      << top + ph << "\" stroke=\"" << color << "\" stroke-width=\"1.5\" stroke-dasharray=\"3 3\"/>"
+      << "<path d=\"M" << fmt("%.1f", xx - 5) << " " << top << " L" << fmt("%.1f", xx + 5) << " "
+      << top << " L" << fmt("%.1f", xx) << " " << top + 8 << " Z\" fill=\"" << color
+      << "\"/><title>" << html_escape(m.unit + " " + m.kind + ": " + m.message)
+      << "</title></g>";
+  }
   s << "</svg>";
   return s.str();
 }

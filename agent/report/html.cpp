@@ -5,6 +5,7 @@
 
 #include "report/charts.h"
 #include "report/format.h"
+#include "report/journal_text.h"
 #include "report/text.h"
 #include "report/wording.h"
 
@@ -201,10 +202,29 @@ std::string render_html(const Report& r) {
        "style=\"background:#6b8fd6\"></i>first relist"
        "<i style=\"background:#c62828;opacity:.25\"></i>failed relist<i "
        "class=\"hatched\"></i>relist in progress"
-       "<i style=\"background:#c62828;height:2px\"></i>threshold</div>";
+       "<i style=\"background:#c62828;height:2px\"></i>threshold"
+       "<i style=\"background:#7b3fb5;width:2px\"></i>kubelet's journal mark"
+       "<i style=\"background:#e08a00;width:2px\"></i>runtime's journal mark</div>";
   if (const TimelineEntry* now = relist_in_progress(r))
     h << "<p id=\"relist-in-progress\" class=\"running\"><b>Relist in progress:</b> "
       << html_escape(describe_in_progress(*now)) << "</p>";
+  // Journal: a runtime restart beside the failed relists.
+  if (auto note = runtime_restart_note(r))
+    h << "<p id=\"runtime-restart\" class=\"running\">" << html_escape(*note) << "</p>";
+  h << "</div>\n";
+  // Journal: the kubelet's and the runtime's own lines, under the timeline.
+  h << "<h2>The kubelet's and the runtime's words (journal)</h2><div class=\"chart\" "
+       "id=\"journal\" data-reachable=\""
+    << (r.journal_source.reachable ? "true" : "false") << "\"><p class=\"legend\">"
+    << html_escape(journal_source_line(r)) << "</p>";
+  if (!r.journal.empty()) {
+    h << "<table class=\"evidence\"><tr><th>time</th><th>unit</th><th>mark</th><th>message</th></tr>";
+    for (auto it = r.journal.rbegin(); it != r.journal.rend(); ++it)
+      h << "<tr data-kind=\"" << html_escape(it->kind) << "\"><td>" << rfc3339(it->time)
+        << "</td><td><code>" << html_escape(it->unit) << "</code></td><td>"
+        << html_escape(it->kind) << "</td><td>" << html_escape(it->message) << "</td></tr>";
+    h << "</table>";
+  }
   h << "</div>\n";
   h << "<h2>Where each relist spends its time</h2><div class=\"chart\">" << list_status_chart(r)
     << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>list calls (ListPodSandbox + "

@@ -109,6 +109,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pods, sandboxes, contain
                                                 pods_to_reinspect)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Events, per_relist_p99, by_type,
                                                 discarded_total, top_pods)
+// Journal marks and their source.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JournalEntry, time, unit, kind, message)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::JournalSource, reachable, path, error,
+                                                kubelet_unit, runtime_units)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pressure, cpu_some_avg10, io_some_avg10,
                                                 memory_some_avg10, load1, pids, pid_max)
 
@@ -155,6 +159,9 @@ json report_to_json(const Report& r) {
       {"runtime", r.runtime},   {"pods", r.pods},
       {"events", r.events},     {"node_pressure", r.node_pressure},
       {"timeline", r.timeline}, {"forecast", {{"seconds_to_unhealthy", r.seconds_to_unhealthy}}}};
+  // Journal.
+  j["journal"] = r.journal;
+  j["journal_source"] = r.journal_source;
   round_numbers(j);
   return j;
 }
@@ -179,6 +186,9 @@ Report report_from_json(const json& j) {
   r.timeline = j.value("timeline", r.timeline);
   if (auto forecast = j.find("forecast"); forecast != j.end() && forecast->is_object())
     r.seconds_to_unhealthy = forecast->value("seconds_to_unhealthy", r.seconds_to_unhealthy);
+  // Journal.
+  r.journal = j.value("journal", r.journal);
+  r.journal_source = j.value("journal_source", r.journal_source);
   return r;
 }
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "report/format.h"
+#include "report/journal_text.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -84,6 +85,8 @@ void relist_section(const Report& r, std::ostream& out) {
         << duration(r.relist.duration_p99_seconds) << " over "
         << text::count(static_cast<long>(done.size()), "completed relist", "completed relists")
         << " (" << failed << " failed)\n";
+  // Journal: a runtime restart beside the failed relists.
+  if (auto note = runtime_restart_note(r)) out << hanging_wrap(*note, "  ", "    ");
   if (r.relist.stretched_period_seconds)
     out << hanging_wrap("do no harm: plegscope relists every " + duration(*r.relist.stretched_period_seconds) +
                             " instead of every " + duration(r.relist.period_seconds) + " while the runtime struggles (" +
@@ -236,6 +239,17 @@ std::string render_text(const Report& r) {
   if (p.load1) out << "; load1 " << fmt("%.2f", *p.load1);
   if (p.pids) out << "; pids " << *p.pids << (p.pid_max ? "/" + std::to_string(*p.pid_max) : "");
   out << "\n";
+
+  // Journal: the kubelet's and the runtime's own lines, newest last.
+  out << "\n" << hanging_wrap("Journal: " + journal_source_line(r), "", "  ");
+  constexpr size_t kShown = 20;
+  size_t from = r.journal.size() > kShown ? r.journal.size() - kShown : 0;
+  if (from > 0) out << "  (the " << kShown << " newest; the JSON report has " << r.journal.size() << ")\n";
+  for (size_t i = from; i < r.journal.size(); ++i) {
+    const auto& m = r.journal[i];
+    out << hanging_wrap(rfc3339(m.time) + "  " + m.unit + "  " + m.kind + "  " + m.message, "  ",
+                        "      ");
+  }
   return out.str();
 }
 

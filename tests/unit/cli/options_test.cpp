@@ -103,5 +103,50 @@ TEST(CommandLine, DiagnoseUrlFlagsBecomeTheClientsOptions) {
   EXPECT_EQ(client.basic_auth_password, "secret");
 }
 
+// Journal flags.
+TEST(CommandLine, JournalFlagsBecomeTheNodesOptions) {
+  auto defaults = parse({"--container-runtime-endpoint", "unix:///x.sock"});
+  ASSERT_TRUE(defaults.config);
+  NodeOptions d = node_options(*defaults.config);
+  EXPECT_EQ(d.journal_path, "");  // the follower tries /var/log/journal, then /run/log/journal
+  EXPECT_EQ(d.journal_kubelet_unit, "kubelet.service");
+  EXPECT_EQ(d.journal_runtime_units,
+            (std::vector<std::string>{"containerd.service", "crio.service", "docker.service"}));
+
+  auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", "--journal-path",
+                    "/host/var/log/journal", "--journal-kubelet-unit", "snap.kubelite.daemon-kubelite.service",
+                    "--journal-runtime-units", "k3s.service"});
+  ASSERT_TRUE(out.config) << out.message;
+  NodeOptions node = node_options(*out.config);
+  EXPECT_EQ(node.journal_path, "/host/var/log/journal");
+  EXPECT_EQ(node.journal_kubelet_unit, "snap.kubelite.daemon-kubelite.service");
+  EXPECT_EQ(node.journal_runtime_units, (std::vector<std::string>{"k3s.service"}));
+
+  setenv("PLEGSCOPE_JOURNAL_RUNTIME_UNITS", "containerd.service,cri-o.service", 1);
+  auto env = parse({"--container-runtime-endpoint", "unix:///x.sock"});
+  unsetenv("PLEGSCOPE_JOURNAL_RUNTIME_UNITS");
+  ASSERT_TRUE(env.config) << env.message;
+  EXPECT_EQ(env.config->journal_runtime_units,
+            (std::vector<std::string>{"containerd.service", "cri-o.service"}));
+}
+
+TEST(CommandLine, BadJournalUnitsExit2WithOneLine) {
+  for (const auto& c : std::vector<std::pair<std::vector<const char*>, std::string>>{
+           {{"--journal-kubelet-unit", ""}, "--journal-kubelet-unit"},
+           {{"--journal-kubelet-unit", "kubelet.service,containerd.service"}, "--journal-kubelet-unit"},
+           {{"--journal-runtime-units", ""}, "--journal-runtime-units"},
+           {{"--journal-runtime-units", "containerd.service,,crio.service"}, "--journal-runtime-units"},
+           {{"--journal-runtime-units", "containerd.service,"}, "--journal-runtime-units"},
+           {{"--journal-runtime-units", "a service"}, "--journal-runtime-units"}}) {
+    auto args = c.first;
+    args.insert(args.begin(), {"--container-runtime-endpoint", "unix:///x.sock"});
+    auto out = parse(args);
+    EXPECT_FALSE(out.config) << c.second;
+    EXPECT_EQ(out.exit_code, 2) << c.second;
+    EXPECT_NE(out.message.find(c.second), std::string::npos) << out.message;
+    EXPECT_EQ(out.message.find('\n'), std::string::npos) << out.message;
+  }
+}
+
 }  // namespace
 }  // namespace plegscope
