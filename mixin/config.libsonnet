@@ -31,6 +31,10 @@
     criErrorRatio: 0.05,
     // CRIRuntimeUnavailable: no successful relist for this long.
     runtimeUnavailableSeconds: 30,
+    // PLEGNodeClockSkew: the node's wall clock and Prometheus' disagree by
+    // more than this (the wall-clock age of the last relist against the
+    // agent's monotonic one).
+    nodeClockSkewSeconds: 60,
     // gRPC's default maximum message size, and the share that warns.
     listMessageLimitBytes: 16777216,
     listMessageWarnRatio: 0.75,
@@ -43,6 +47,7 @@
     runtimeUnavailableForSeconds: 60,
     listNearLimitForSeconds: 300,
     plegscopeDownForSeconds: 300,
+    nodeClockSkewForSeconds: 300,
 
     runbookURL: 'https://github.com/plegscope/plegscope/blob/main/docs/runbook.md',
 

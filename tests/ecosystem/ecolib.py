@@ -33,6 +33,8 @@ AGENT_METRICS = {
     "pleg_runtime_operation_oldest_in_flight_seconds", "pleg_runtime_list_response_bytes",
     "pleg_runtime_list_items", "pleg_evented_mode", "pleg_evented_connection_errors_total",
     "pleg_evented_connection_success_total", "pleg_diagnosis_cause", "plegscope_build_info",
+    "pleg_last_seen_age_seconds", "pleg_event_lag_seconds", "pleg_event_lag_invalid_total",
+    "pleg_evented_delivery_lag_seconds",
 }
 # DESIGN.md section 6.
 CAUSE_IDS = ["runtime_unavailable", "runtime_hung", "runtime_slow", "message_too_large",
