@@ -117,6 +117,7 @@ std::vector<prometheus::MetricFamily> Monitor::collect_all() const {
   auto families = registry_->Collect();
   for (const prometheus::Collectable* c :
        {static_cast<const prometheus::Collectable*>(&tracker_),
+        static_cast<const prometheus::Collectable*>(&pleg_),
         static_cast<const prometheus::Collectable*>(this)}) {
     auto more = c->Collect();
     families.insert(families.end(), std::make_move_iterator(more.begin()),
