@@ -31,6 +31,9 @@
     forecastHorizonSeconds: 300,
     // PLEGRelistDurationHigh (the kubernetes-mixin's KubeletPlegDurationHigh).
     relistDurationHighSeconds: 10,
+    // Event-lag panels: the line above which changes are seen late (a few
+    // relist periods; only in dashboards, no alert).
+    eventLagHighSeconds: 5,
     // The agent's --event-channel-capacity (only in descriptions).
     eventChannelCapacity: 1000,
     // CRIOperationErrors: share of failing calls per operation.

@@ -5,6 +5,7 @@
 
 #include "common/quantile.h"
 #include "diagnoser/context.h"
+#include "diagnoser/event_lag_window.h"
 #include "diagnoser/forecast.h"
 #include "diagnoser/interactions.h"
 #include "diagnoser/rule.h"
@@ -150,6 +151,7 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   report.status = !s.healthy ? Status::kUnhealthy : report.causes.empty() ? Status::kHealthy : Status::kAtRisk;
   fill_figures(s, c, report);
   fill_journal(s, report);
+  report.event_lag = event_lag_over(s.timeline);  // Event lag.
   return report;
 }
 

@@ -81,6 +81,16 @@ struct JournalEntry {
   std::string message;  // cut by the follower
 };
 
+// Event lag: one pod's worst event over the window (DESIGN §6 "event_lag").
+struct LagPod {
+  std::string uid;
+  std::string namespace_;
+  std::string name;
+  std::string container;   // the container's name; the sandbox's id for a sandbox event
+  std::string event_type;  // ContainerDied, ContainerStarted, ...
+  double lag_seconds = 0;
+};
+
 struct Report {
   std::string node;
   TimePoint generated_at{};
@@ -135,6 +145,16 @@ struct Report {
 
   std::vector<TimelineEntry> timeline;  // oldest first; the relist in progress last
   std::optional<double> seconds_to_unhealthy;  // forecast
+
+  // Event lag over the window: from the runtime's timestamp of a change to
+  // the relist that saw it (collectors/pleg/event_lag.h).
+  struct EventLag {
+    double p50_seconds = 0;
+    double p99_seconds = 0;
+    int64_t events = 0;   // measured in the window; 0: p50/p99 mean nothing
+    int64_t invalid = 0;  // timestamps missing, in the future or before creation
+    std::vector<LagPod> worst_pods;  // largest lag first
+  } event_lag;
 
   // Journal: the newest marks, oldest first, and whether there is a journal.
   std::vector<JournalEntry> journal;

@@ -6,6 +6,7 @@
 #include "report/charts.h"
 #include "report/format.h"
 #include "report/journal_text.h"
+#include "report/lag_text.h"
 #include "report/text.h"
 #include "report/wording.h"
 
@@ -251,6 +252,18 @@ std::string render_html(const Report& r) {
   for (const auto& p : r.events.top_pods)
     h << "<tr><td>" << html_escape(p.namespace_) << "/" << html_escape(p.name)
       << "</td><td class=\"n\">" << p.events << "</td></tr>";
+  h << "</table>";
+  // Event lag: the window's figures and the pods that saw changes latest.
+  h << "<h2>Event lag</h2><table id=\"event-lag\" data-material=\""
+    << (lag_is_material(r) ? "true" : "false") << "\"><tr><td colspan=\"2\""
+    << (lag_is_material(r) ? " class=\"over\"" : "") << ">" << html_escape(lag_figures(r));
+  if (auto harm = lag_harm(r)) h << ": " << html_escape(*harm);
+  h << "</td></tr>";
+  for (const auto& pod : r.event_lag.worst_pods)
+    h << "<tr><td>" << html_escape(pod.namespace_) << "/" << html_escape(pod.name)
+      << (pod.container.empty() ? "" : " (" + html_escape(pod.container) + ")") << " "
+      << html_escape(pod.event_type) << "</td><td class=\"n\">" << duration(pod.lag_seconds)
+      << "</td></tr>";
   h << "</table>";
   h << "<h2>Events and node</h2><table><tr><td>events per relist, p99</td><td class=\"n\">"
     << number(r.events.per_relist_p99)

@@ -109,6 +109,22 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pods, sandboxes, contain
                                                 pods_to_reinspect)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Events, per_relist_p99, by_type,
                                                 discarded_total, top_pods)
+// Event lag: "namespace" is a keyword, as for TopPod.
+static void to_json(json& j, const LagPod& p) {
+  j = {{"uid", p.uid},           {"namespace", p.namespace_},   {"name", p.name},
+       {"container", p.container}, {"event_type", p.event_type}, {"lag_seconds", p.lag_seconds}};
+}
+static void from_json(const json& j, LagPod& p) {
+  p.uid = j.value("uid", "");
+  p.namespace_ = j.value("namespace", "");
+  p.name = j.value("name", "");
+  p.container = j.value("container", "");
+  p.event_type = j.value("event_type", "");
+  p.lag_seconds = j.value("lag_seconds", 0.0);
+}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::EventLag, p50_seconds, p99_seconds, events,
+                                                invalid, worst_pods)
+
 // Journal marks and their source.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JournalEntry, time, unit, kind, message)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::JournalSource, reachable, path, error,
@@ -159,6 +175,7 @@ json report_to_json(const Report& r) {
       {"runtime", r.runtime},   {"pods", r.pods},
       {"events", r.events},     {"node_pressure", r.node_pressure},
       {"timeline", r.timeline}, {"forecast", {{"seconds_to_unhealthy", r.seconds_to_unhealthy}}}};
+  j["event_lag"] = r.event_lag;  // Event lag.
   // Journal.
   j["journal"] = r.journal;
   j["journal_source"] = r.journal_source;
@@ -186,6 +203,7 @@ Report report_from_json(const json& j) {
   r.timeline = j.value("timeline", r.timeline);
   if (auto forecast = j.find("forecast"); forecast != j.end() && forecast->is_object())
     r.seconds_to_unhealthy = forecast->value("seconds_to_unhealthy", r.seconds_to_unhealthy);
+  r.event_lag = j.value("event_lag", r.event_lag);  // Event lag.
   // Journal.
   r.journal = j.value("journal", r.journal);
   r.journal_source = j.value("journal_source", r.journal_source);

@@ -7,6 +7,7 @@
 
 #include "report/format.h"
 #include "report/journal_text.h"
+#include "report/lag_text.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -227,6 +228,18 @@ std::string render_text(const Report& r) {
       out << " " << p.namespace_ << "/" << p.name << " (" << p.events << ")";
     }
     out << "\n";
+  }
+  // Event lag.
+  out << hanging_wrap("Event lag: " + lag_figures(r), "", "  ");
+  if (auto harm = lag_harm(r)) out << "  " << *harm << "\n";
+  if (!r.event_lag.worst_pods.empty()) {
+    std::string worst = "worst:";
+    size_t shown = 0;
+    for (const auto& pod : r.event_lag.worst_pods) {
+      if (shown++ == 5) break;
+      worst += (shown > 1 ? ", " : " ") + lag_pod(pod);
+    }
+    out << hanging_wrap(worst, "  ", "    ");
   }
   const auto& p = r.node_pressure;
   out << "Node pressure: ";

@@ -1,8 +1,10 @@
 #include "report/wording.h"
 
+#include <cctype>
 #include <map>
 
 #include "cri/operation_names.h"
+#include "report/lag_text.h"
 #include "report/remedy.h"
 
 namespace plegscope {
@@ -54,11 +56,22 @@ std::string relation_words(const Relation& r) {
   return "";
 }
 
+// Event lag, when it is the harm users see: one sentence, measured.
+std::string lag_sentence(const Report& r) {
+  auto harm = lag_harm(r);
+  if (!harm) return "";
+  (*harm)[0] = static_cast<char>(std::toupper(static_cast<unsigned char>((*harm)[0])));
+  return " " + *harm + ".";
+}
+
 std::string summary_of(const Report& r) {
-  if (r.status == Status::kHealthy)
+  if (r.status == Status::kHealthy) {
+    std::string lag = lag_sentence(r);
     return "PLEG is healthy: relists take " + text::duration(r.relist.duration_p50_seconds) + " (p99 " +
            text::duration(r.relist.duration_p99_seconds) + ") against a " +
-           text::duration(r.relist.threshold_seconds) + " threshold; nothing to do.";
+           text::duration(r.relist.threshold_seconds) + " threshold" +
+           (lag.empty() && r.causes.empty() ? "; nothing to do." : "." + lag);
+  }
   std::string state = r.status == Status::kUnhealthy ? "not healthy" : "at risk";
   if (r.status == Status::kAtRisk && r.seconds_to_unhealthy)
     state += " (unhealthy in about " + text::duration(*r.seconds_to_unhealthy) + ")";
@@ -72,6 +85,7 @@ std::string summary_of(const Report& r) {
            text::duration(period) + " period), so the kubelet learns of container changes up to " +
            text::duration(*late) + " late.";
   }
+  out += lag_sentence(r);
   return out;
 }
 

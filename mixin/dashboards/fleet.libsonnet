@@ -54,6 +54,12 @@ local f = import '../lib/format.libsonnet';
                        unit='ops'), 12, 8),
         s(g.timeseries('CRI errors by node and operation', g.targets([['sum by (%(node)s, operation_type) (rate(pleg_runtime_operations_errors_total{%(sel)s}[$__rate_interval]))' % v, '{{%(node)s}} {{operation_type}}' % v]]),
                        unit='ops', desc='Zero while no CRI call fails.'), 12, 8),
+        // Event lag across the fleet: where changes are seen late.
+        s(g.heatmap('Event lag, fleet', 'sum by (le) (increase(pleg_event_lag_seconds_bucket{%(sel)s}[$__rate_interval]))' % v,
+                    desc="How late the PLEG sees container changes on the selected nodes, from the runtime's own timestamps to the relist that saw them (buckets 10 ms to 600 s). Mass above %s: containers that die are restarted late somewhere; the node dashboard's event-lag panel says which node." % f.promDuration(c.eventLagHighSeconds)), 12, 8),
+        s(g.bargauge('Nodes by event lag p99 (5m)', g.targets([['topk(15, histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_event_lag_seconds_bucket{%(sel)s}[5m]))))' % v, '{{%(node)s}}' % v]], instant=true),
+                     unit='s', steps=[[c.eventLagHighSeconds, 'orange']],
+                     desc='Event lag p99 over 5m per node.'), 12, 8),
 
         g.row('Diagnosed causes'),
         s(g.bargauge('Nodes per cause (confidence > 0.5)', g.targets([['count by (cause) (pleg_diagnosis_cause{%(sel)s} > 0.5)' % v, '{{cause}}']], instant=true),

@@ -52,6 +52,13 @@ local f = import '../lib/format.libsonnet';
           [q('sum by (event_type) (rate(pleg_events_total{%(sel)s}[$__rate_interval]))'), '{{event_type}}'],
           [q('sum(rate(pleg_discard_events_total{%(sel)s}[$__rate_interval]))'), 'discarded'],
         ]), unit='ops'), 12, 8),
+        // Event lag: the first symptom of a slow PLEG, long before the threshold.
+        s(g.timeseries('Event lag p50 / p99 by event type', g.targets([
+          [q('histogram_quantile(0.5, sum by (event_type, le) (rate(pleg_event_lag_seconds_bucket{%(sel)s}[$__rate_interval])))'), 'p50 {{event_type}}'],
+          [q('histogram_quantile(0.99, sum by (event_type, le) (rate(pleg_event_lag_seconds_bucket{%(sel)s}[$__rate_interval])))'), 'p99 {{event_type}}'],
+          [q('sum(rate(pleg_event_lag_invalid_total{%(sel)s}[$__rate_interval]))'), 'invalid timestamps/s'],
+        ]), unit='s', steps=[[c.eventLagHighSeconds, 'orange']], lineThresholds=true, min=0,
+          desc="How late the PLEG sees a container change: from the runtime's own timestamp (started_at, finished_at, created_at) to the relist that emitted its event. A steady node stays within about one relist period plus the relist's duration; above %s, containers that die are restarted late and pods report Running late, long before PLEG is unhealthy. Invalid: timestamps missing, in the future or before creation (clock steps), counted apart." % f.promDuration(c.eventLagHighSeconds)), 24, 8),
 
         g.row('Container runtime (CRI)'),
         s(g.timeseries('CRI latency p50 / p99 by operation', g.targets([

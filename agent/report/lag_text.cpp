@@ -1,0 +1,51 @@
+#include "report/lag_text.h"
+
+#include "report/format.h"
+
+namespace plegscope {
+namespace {
+
+// Who sees the lag, by the kind of change: the worst pod's.
+std::string changes_seen(const std::string& event_type) {
+  if (event_type == "ContainerDied") return "containers that die are seen";
+  if (event_type == "ContainerStarted") return "containers that start are seen";
+  if (event_type == "ContainerRemoved") return "removed containers are seen";
+  return "container changes are seen";
+}
+
+}  // namespace
+
+bool lag_is_material(const Report& r) {
+  const auto& lag = r.event_lag;
+  return lag.events >= kMaterialLagEvents && lag.p99_seconds >= kMaterialLagSeconds &&
+         lag.p99_seconds >= kMaterialLagPeriods * r.relist.period_seconds;
+}
+
+std::optional<std::string> lag_harm(const Report& r) {
+  if (!lag_is_material(r)) return std::nullopt;
+  const auto& lag = r.event_lag;
+  const std::string type = lag.worst_pods.empty() ? "" : lag.worst_pods.front().event_type;
+  return changes_seen(type) + " " + text::duration(lag.p99_seconds) + " late (p99 over " +
+         text::count(static_cast<long>(lag.events), "event", "events") + ", p50 " +
+         text::duration(lag.p50_seconds) + ")";
+}
+
+std::string lag_figures(const Report& r) {
+  const auto& lag = r.event_lag;
+  std::string invalid = lag.invalid > 0 ? "; " + text::count(static_cast<long>(lag.invalid),
+                                                              "timestamp", "timestamps") +
+                                              " unusable (missing, in the future or before creation)"
+                                        : "";
+  if (lag.events == 0) return "no event measured in the window" + invalid;
+  return "p50 " + text::duration(lag.p50_seconds) + ", p99 " + text::duration(lag.p99_seconds) + " over " +
+         text::count(static_cast<long>(lag.events), "event", "events") + " (runtime timestamp to the relist that saw it)" +
+         invalid;
+}
+
+std::string lag_pod(const LagPod& p) {
+  std::string who = p.namespace_.empty() && p.name.empty() ? p.uid : p.namespace_ + "/" + p.name;
+  if (!p.container.empty()) who += " (" + p.container + ")";
+  return who + " " + p.event_type + " " + text::duration(p.lag_seconds);
+}
+
+}  // namespace plegscope
