@@ -260,8 +260,8 @@ std::string render_text(const Report& r) {
   if (from > 0) out << "  (the " << kShown << " newest; the JSON report has " << r.journal.size() << ")\n";
   for (size_t i = from; i < r.journal.size(); ++i) {
     const auto& m = r.journal[i];
-    out << hanging_wrap(rfc3339(m.time) + "  " + m.unit + "  " + m.kind + "  " + m.message, "  ",
-                        "      ");
+    out << "  " << rfc3339(m.time) << "  " << m.unit << "  " << m.kind << "\n"
+        << wrap(m.message, "      ");
   }
   return out.str();
 }
