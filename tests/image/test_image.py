@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import containerd_fixture  # noqa: E402
 import harness  # noqa: E402
+import journal_export  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 import yaml  # noqa: E402
 
@@ -167,7 +168,15 @@ def test_image_runs_as_the_daemonset():
             socket_dir = os.path.dirname(ctd.sock)
             endpoint = next(e["value"] for e in c["env"] if e["name"] == "PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT")
             assert endpoint == "unix:///run/containerd/containerd.sock" and os.path.basename(ctd.sock) == "containerd.sock"
-            spec = container_spec(pod, c, {"/run/containerd": socket_dir}, harness.free_port())
+            # The host's /var/log and /run/log: a private journal with the
+            # kubelet's PLEG line stands in for this machine's (never written).
+            var_log, run_log = os.path.join(tmp, "var-log"), os.path.join(tmp, "run-log")
+            os.makedirs(os.path.join(var_log, "journal"))
+            os.makedirs(run_log)
+            journal_export.write_journal(os.path.join(var_log, "journal", "system.journal"), [
+                journal_export.unit_entry(time.time(), "kubelet.service", journal_export.KUBELET_PLEG_LINE)])
+            spec = container_spec(pod, c, {"/run/containerd": socket_dir, "/var/log": var_log, "/run/log": run_log},
+                                  harness.free_port())
             print("container config from deploy/daemonset.yaml: %s" % json.dumps(spec))
             agent_uid = str(uuid.uuid4())
             sandbox = ctd.driver("run-pod", "plegscope-" + agent_uid[:5], agent_uid, "plegscope")
@@ -186,9 +195,9 @@ def test_image_runs_as_the_daemonset():
             assert status["Uid"].split()[0] == "0"
             mountinfo = open("/proc/%d/mountinfo" % min(pids)).read().splitlines()
             options = {line.split()[4]: line.split()[5].split(",") for line in mountinfo}
-            for path in ("/", "/run/containerd", "/host/proc"):
+            for path in ("/", "/run/containerd", "/host/proc", "/var/log", "/run/log"):
                 assert "ro" in options[path], (path, options.get(path))
-            print("read-only in the container: / /run/containerd /host/proc")
+            print("read-only in the container: / /run/containerd /host/proc /var/log /run/log")
 
             def relisted():
                 m = harness.parse_metrics(harness.http(base + "/metrics")[1])
@@ -216,6 +225,12 @@ def test_image_runs_as_the_daemonset():
             assert report["node"] == NODE, report["node"]
             assert report["runtime"]["name"] == "containerd"
             assert report["pods"]["sandboxes"] >= 2, report["pods"]
+            # The journal through the DaemonSet's read-only /var/log mount, read
+            # with the image's libsystemd0.
+            journal = harness.wait_until(lambda: json.loads(harness.http(base + "/diagnose")[1])["journal"], 30,
+                                         "the kubelet's line from the mounted journal")
+            print("journal marks from the container: %s" % json.dumps(journal))
+            assert journal[0]["kind"] == "pleg_not_healthy" and journal[0]["unit"] == "kubelet.service", journal
             pressure = report["node_pressure"]
             load1, entities = loadavg("/proc/%d/root/host/proc" % min(pids))
             print("node_pressure from the container: %s; the container's /host/proc/loadavg: load1 %.2f, "
