@@ -126,7 +126,7 @@ void fill_journal(const Snapshot& s, Report& report) {
   report.journal_source.reachable = j.available;
   report.journal_source.path = j.path;
   if (!j.error.empty()) report.journal_source.error = j.error;
-  else if (!j.available) report.journal_source.error = "no journal followed";
+  else if (!j.available) report.journal_source.error = "no journal read yet";
   report.journal_source.kubelet_unit = j.kubelet_unit;
   report.journal_source.runtime_units = j.runtime_units;
   size_t from = j.marks.size() > kJournalMarksInReport ? j.marks.size() - kJournalMarksInReport : 0;

@@ -26,7 +26,7 @@ constexpr auto kRestartSlack = std::chrono::seconds(30);
 std::string journal_source_line(const Report& r) {
   const auto& src = r.journal_source;
   if (!src.reachable)
-    return (src.error ? *src.error : "no journal followed") +
+    return (src.error ? *src.error : "no journal read yet") +
            ": the kubelet's and the runtime's own lines are not shown";
   std::vector<std::string> units;
   if (!src.kubelet_unit.empty()) units.push_back(src.kubelet_unit);

@@ -67,6 +67,15 @@ def test_daemonset():
     assert proc and proc[0]["readOnly"] is True
     assert vols[proc[0]["name"]]["hostPath"]["path"] == "/proc"
     assert "--proc-path=/host/proc" in c.get("args", []) or env.get("PLEGSCOPE_PROC_PATH", {}).get("value") == "/host/proc"
+    # The journal: its parents read-only at the agent's default paths, never
+    # created (type "": a node without them still runs the agent), and never
+    # /var/log/journal itself (creating it would turn on a persistent journal).
+    for path in ("/var/log", "/run/log"):
+        m = [m for m in mounts.values() if m["mountPath"] == path]
+        assert m and m[0]["readOnly"] is True, (path, m)
+        host = vols[m[0]["name"]]["hostPath"]
+        assert host["path"] == path and host.get("type", "") == "", host
+    assert not any(v.get("hostPath", {}).get("path", "").startswith("/var/log/journal") for v in vols.values())
     # NODE_NAME from the downward API.
     assert env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"
     # requests and limits.
@@ -244,7 +253,7 @@ def _container(docs):
 def test_kustomize_base_and_each_component():
     base = kustomize([])
     c = _container(base)
-    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc"}
+    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc", "/var/log", "/run/log"}
     assert "hostPort" not in c["ports"][0]
     assert base[("Service", "plegscope")]["spec"]["publishNotReadyAddresses"] is True
 
@@ -252,7 +261,8 @@ def test_kustomize_base_and_each_component():
     c = _container(crio)
     pod = crio[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
     paths = {v["hostPath"]["path"] for v in pod["volumes"] if "hostPath" in v}
-    assert paths == {"/run/crio", "/proc"}, "the containerd hostPath must be replaced, not kept: %s" % paths
+    assert paths == {"/run/crio", "/proc", "/var/log", "/run/log"}, \
+        "the containerd hostPath must be replaced, not kept: %s" % paths
     env = {e["name"]: e.get("value") for e in c["env"]}
     assert env["PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT"] == "unix:///run/crio/crio.sock"
     sock_dir = os.path.dirname(env["PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT"][len("unix://"):])
