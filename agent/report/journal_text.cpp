@@ -18,8 +18,9 @@ std::string joined(const std::vector<std::string>& items, const std::string& las
 }
 
 // A restart near the failed relists still explains them: the unit's stop
-// comes a little before the first failure, its start a little after the last.
-constexpr auto kRestartSlack = std::chrono::seconds(30);
+// comes a little before the first failure, its start a little after the last
+// (within the do-no-harm stretch of the relist period, 10 s at most).
+constexpr auto kRestartSlack = std::chrono::seconds(10);
 
 }  // namespace
 
