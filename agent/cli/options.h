@@ -33,6 +33,16 @@ struct Config {
   size_t event_log_size = 1000;
   size_t relist_history = 600;
 
+  // The kubelet and the runtime's metrics (issue 18); "" when off.
+  std::string kubelet_endpoint;
+  std::string kubelet_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string kubelet_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+  bool kubelet_insecure_skip_tls_verify = false;
+  std::string kubelet_version;
+  std::string runtime_metrics_endpoint;
+  std::string api_server_host;  // $KUBERNETES_SERVICE_HOST, for the Node's Ready message
+  std::string api_server_port;
+
   // diagnose
   Duration diagnose_duration = std::chrono::seconds(10);
   std::string diagnose_output = "text";

@@ -25,7 +25,9 @@ Node::Node(NodeOptions options, const Clock& clock)
       evented_(client_, clock, cache_, pleg_, metrics_, *registry_,
                EventedPlegOptions{5, options_.evented == EventedMode::Auto,
                                   RelistTiming{options_.relist_period, options_.relist_threshold}}),
-      pressure_(options_.proc_path) {}
+      pressure_(options_.proc_path),
+      kubelet_(options_, clock),
+      runtime_metrics_(options_) {}
 
 Node::~Node() { stop(); }
 
@@ -35,11 +37,15 @@ void Node::start() {
   info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
   pleg_.start();
   if (options_.evented != EventedMode::Off) evented_.start();
+  kubelet_.start();
+  runtime_metrics_.start();
 }
 
 void Node::stop() {
   if (stopping_.exchange(true)) return;
   client_.shutdown();
+  kubelet_.stop();
+  runtime_metrics_.stop();
   evented_.stop();
   pleg_.stop();
   pleg_.watch().close();
@@ -99,6 +105,8 @@ Snapshot Node::snapshot() const {
 
   // Node evidence: one line per reader.
   s.pressure = pressure_.read();
+  s.kubelet = kubelet_.evidence();
+  s.runtime_metrics = runtime_metrics_.evidence();
   return s;
 }
 
@@ -161,7 +169,21 @@ std::vector<prometheus::MetricFamily> Node::computed_families() const {
              {"runtime_name", info.name},
              {"runtime_version", info.version}},
             1);
-  return {healthy, build};
+  std::vector<prometheus::MetricFamily> out = {healthy, build};
+  // Issue 18: exported only while the reader is on, so `== 0` means a
+  // scrape failed, never that the reader was left off.
+  if (kubelet_.enabled()) {
+    auto up = gauge_family("pleg_kubelet_up", "1 when the last scrape of the kubelet's /metrics succeeded, else 0.");
+    add_gauge(up, {}, kubelet_.evidence().reachable ? 1 : 0);
+    out.push_back(up);
+  }
+  if (runtime_metrics_.enabled()) {
+    auto up = gauge_family("pleg_runtime_metrics_up",
+                           "1 when the last scrape of the runtime's own metrics succeeded, else 0.");
+    add_gauge(up, {}, runtime_metrics_.evidence().reachable ? 1 : 0);
+    out.push_back(up);
+  }
+  return out;
 }
 
 std::vector<prometheus::MetricFamily> Node::collect_metrics() const {

@@ -22,6 +22,7 @@
 #include "diagnoser/snapshot.h"
 #include "node/node_options.h"
 #include "node/node_pressure.h"
+#include "node/scrape_readers.h"
 #include "pleg/event_log.h"
 #include "pleg/evented_pleg.h"
 #include "pleg/generic_pleg.h"
@@ -89,6 +90,9 @@ class Node {
 
   // Node evidence, one reader per source, each read in snapshot().
   NodePressureReader pressure_;
+  // The kubelet and the runtime's metrics (issue 18): each on its own thread.
+  KubeletReader kubelet_;
+  RuntimeMetricsReader runtime_metrics_;
 
   mutable std::mutex info_mu_;
   RuntimeInfo runtime_info_;

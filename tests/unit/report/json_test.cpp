@@ -27,7 +27,8 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
   EXPECT_EQ(keys(j),
             (std::set<std::string>{"node", "generated_at", "healthy", "health_message", "status",
                                    "summary", "causes", "relist", "runtime", "pods", "events",
-                                   "node_pressure", "timeline", "forecast"}));
+                                   "node_pressure", "timeline", "forecast",
+                                   "kubelet", "runtime_metrics"}));  // issue 18
   EXPECT_EQ(keys(j["causes"][0]), (std::set<std::string>{"id", "severity", "confidence", "summary",
                                                          "evidence", "remedy"}));
   EXPECT_EQ(keys(j["causes"][0]["evidence"][0]),
