@@ -95,7 +95,8 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   app.add_option("--event-channel-capacity", capacity, "PLEG event channel capacity (1000)")
       ->envname("PLEGSCOPE_EVENT_CHANNEL_CAPACITY");
   app.add_option("--evented-pleg", evented, "false (default: the kubelet's generic relist, every release's default), true (only beside a kubelet "
-                 "running the EventedPLEG gate) or auto (evented whenever the runtime serves GetContainerEvents)")
+                 "running the EventedPLEG gate) or auto (beside a readable kubelet: evented only where it runs the EventedPLEG gate before "
+                 "1.37; else evented whenever the runtime serves GetContainerEvents)")
       ->envname("PLEGSCOPE_EVENTED_PLEG");
   app.add_option("--hang-threshold", hang_threshold, "a CRI call in flight longer is hung (10s)")
       ->envname("PLEGSCOPE_HANG_THRESHOLD");

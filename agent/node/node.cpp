@@ -27,7 +27,23 @@ Node::Node(NodeOptions options, const Clock& clock)
                                   RelistTiming{options_.relist_period, options_.relist_threshold}}),
       pressure_(options_.proc_path),
       kubelet_(options_, clock),
-      runtime_metrics_(options_) {}
+      runtime_metrics_(options_) {
+  if (options_.evented == EventedMode::Auto && kubelet_.enabled())
+    kubelet_.on_view([this](const KubeletView& view) { follow_kubelet_model(view); });
+}
+
+// The kubelet before 1.37 with the EventedPLEG gate relists every 300 s
+// against 10 min and takes its events from the runtime's stream: the agent
+// does the same. From 1.37 the events are only a hint and the generic
+// relist keeps 1 s / 3 min, as it does without the gate: the agent stays
+// generic.
+void Node::follow_kubelet_model(const KubeletView& view) {
+  if (view.model.kind != PlegModelKind::evented_legacy || stopping_) return;
+  if (evented_started_.exchange(true)) return;
+  spdlog::info("the kubelet runs the EventedPLEG gate ({}): following it with evented PLEG",
+               view.version ? view.version->git_version : "version unknown");
+  evented_.start();
+}
 
 Node::~Node() { stop(); }
 
@@ -36,7 +52,12 @@ void Node::start() {
   consumer_ = std::thread([this] { consume_events(); });
   info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
   pleg_.start();
-  if (options_.evented != EventedMode::Off) evented_.start();
+  // Auto beside a readable kubelet waits for its model (follow_kubelet_model).
+  const bool follow_kubelet = options_.evented == EventedMode::Auto && kubelet_.enabled();
+  if (options_.evented != EventedMode::Off && !follow_kubelet) {
+    evented_started_ = true;
+    evented_.start();
+  }
   kubelet_.start();
   runtime_metrics_.start();
 }

@@ -103,6 +103,11 @@ class Node {
   std::condition_variable info_cv_;
   std::thread info_thread_;
 
+  // --evented-pleg auto beside a readable kubelet: evented only once the
+  // kubelet shows the EventedPLEG gate before 1.37 (issue 18, item 7).
+  void follow_kubelet_model(const KubeletView& view);
+  std::atomic<bool> evented_started_{false};
+
   std::atomic<uint64_t> relist_count_{0};
   std::atomic<bool> stopping_{false};
   std::thread consumer_;

@@ -57,26 +57,31 @@ void KubeletReader::stop() {
 void KubeletReader::scrape_now() {
   if (!source_) return;
   KubeletScrape scrape = source_->scrape();  // bounded by its timeouts, outside the lock
-  std::lock_guard<std::mutex> lock(mu_);
-  const bool was = evidence_.reachable;
-  evidence_.reachable = scrape.outcome.ok();
-  evidence_.outcome = scrape.outcome;
-  if (scrape.outcome.ok()) {
-    const MonotonicTime now = mono_now();
-    state_.observe(scrape.sample, now, clock_.now());
-    std::map<std::string, Histogram> sandbox;
-    for (const char* op : {"run_podsandbox", "stop_podsandbox"})
-      if (auto it = scrape.sample.runtime_operations_duration.find(op);
-          it != scrape.sample.runtime_operations_duration.end())
-        sandbox[op] = it->second;
-    sandbox_.emplace_back(now, std::move(sandbox));
-    while (sandbox_.size() > 2 && sandbox_[1].first <= now - kNetworkWindow) sandbox_.pop_front();
-    evidence_.sandbox_p99_seconds = recent_p99(sandbox_.front().second, sandbox_.back().second);
+  std::optional<KubeletView> view;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const bool was = evidence_.reachable;
+    evidence_.reachable = scrape.outcome.ok();
+    evidence_.outcome = scrape.outcome;
+    if (was != evidence_.reachable || state_.view(mono_now()).samples == 0)
+      spdlog::log(evidence_.reachable ? spdlog::level::info : spdlog::level::warn, "kubelet at {}: {} {}",
+                  evidence_.endpoint, evidence_.reachable ? "reachable" : scrape_error_name(scrape.outcome.error),
+                  scrape.outcome.detail);
+    if (scrape.outcome.ok()) {
+      const MonotonicTime now = mono_now();
+      state_.observe(scrape.sample, now, clock_.now());
+      std::map<std::string, Histogram> sandbox;
+      for (const char* op : {"run_podsandbox", "stop_podsandbox"})
+        if (auto it = scrape.sample.runtime_operations_duration.find(op);
+            it != scrape.sample.runtime_operations_duration.end())
+          sandbox[op] = it->second;
+      sandbox_.emplace_back(now, std::move(sandbox));
+      while (sandbox_.size() > 2 && sandbox_[1].first <= now - kNetworkWindow) sandbox_.pop_front();
+      evidence_.sandbox_p99_seconds = recent_p99(sandbox_.front().second, sandbox_.back().second);
+      view = state_.view(now);
+    }
   }
-  if (was != evidence_.reachable || (!was && state_.view(mono_now()).samples == 0))
-    spdlog::log(evidence_.reachable ? spdlog::level::info : spdlog::level::warn, "kubelet at {}: {} {}",
-                evidence_.endpoint, evidence_.reachable ? "reachable" : scrape_error_name(scrape.outcome.error),
-                scrape.outcome.detail);
+  if (view && on_view_) on_view_(*view);
 }
 
 void KubeletReader::fetch_ready_now() {
@@ -149,7 +154,7 @@ RuntimeMetricsEvidence RuntimeMetricsReader::evidence() const {
   std::lock_guard<std::mutex> lock(mu_);
   RuntimeMetricsEvidence out = evidence_;
   if (!out.reachable) return out;  // no figure is current
-  for (const InFlightCall& call : state_.in_flight(mono_now()))
+  for (const RuntimeInFlightCall& call : state_.in_flight(mono_now()))
     out.in_flight.push_back({call.method, call.count, call.seconds, call.completed_since});
   return out;
 }

@@ -6,6 +6,7 @@
 // scrape, and a failed scrape is evidence (reachable false), never fatal.
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -57,9 +58,13 @@ class KubeletReader {
   void scrape_now();
   void fetch_ready_now();
   KubeletEvidence evidence() const;
+  // Called on the scrape thread after each successful scrape, outside the
+  // lock; set before start().
+  void on_view(std::function<void(const KubeletView&)> callback) { on_view_ = std::move(callback); }
 
  private:
   const Clock& clock_;
+  std::function<void(const KubeletView&)> on_view_;
   std::optional<KubeletSource> source_;
   std::optional<ApiServerConfig> api_;
   std::string node_name_;
