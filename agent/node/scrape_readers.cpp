@@ -60,10 +60,12 @@ void KubeletReader::scrape_now() {
   std::optional<KubeletView> view;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    const bool was = evidence_.reachable;
+    // Logged when what went wrong changes, not on every scrape.
+    const bool changed = scrape.outcome.error != evidence_.outcome.error || !logged_once_;
+    logged_once_ = true;
     evidence_.reachable = scrape.outcome.ok();
     evidence_.outcome = scrape.outcome;
-    if (was != evidence_.reachable || state_.view(mono_now()).samples == 0)
+    if (changed)
       spdlog::log(evidence_.reachable ? spdlog::level::info : spdlog::level::warn, "kubelet at {}: {} {}",
                   evidence_.endpoint, evidence_.reachable ? "reachable" : scrape_error_name(scrape.outcome.error),
                   scrape.outcome.detail);
@@ -130,10 +132,11 @@ void RuntimeMetricsReader::scrape_now() {
   RuntimeMetricsScrape scrape = source_->scrape();
   const MonotonicTime now = mono_now();
   std::lock_guard<std::mutex> lock(mu_);
-  const bool was = evidence_.reachable;
+  const bool changed = scrape.outcome.error != evidence_.outcome.error || !logged_once_;
+  logged_once_ = true;
   evidence_.reachable = scrape.outcome.ok();
   evidence_.outcome = scrape.outcome;
-  if (was != evidence_.reachable)
+  if (changed)
     spdlog::log(evidence_.reachable ? spdlog::level::info : spdlog::level::warn, "runtime metrics at {}: {} {}",
                 evidence_.endpoint, evidence_.reachable ? "reachable" : scrape_error_name(scrape.outcome.error),
                 scrape.outcome.detail);

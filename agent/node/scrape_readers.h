@@ -71,6 +71,7 @@ class KubeletReader {
   Duration interval_, ready_interval_;
   mutable std::mutex mu_;
   KubeletEvidence evidence_;  // all but the view
+  bool logged_once_ = false;
   KubeletState state_;
   // The kubelet's sandbox call histograms of the last minute, oldest first.
   std::deque<std::pair<MonotonicTime, std::map<std::string, Histogram>>> sandbox_;
@@ -92,6 +93,7 @@ class RuntimeMetricsReader {
   Duration interval_;
   mutable std::mutex mu_;
   RuntimeMetricsEvidence evidence_;  // all but in_flight
+  bool logged_once_ = false;
   RuntimeMetricsState state_;
   // Network histograms of the last minute, oldest first, for a recent p99.
   std::deque<std::pair<MonotonicTime, std::map<std::string, Histogram>>> network_;

@@ -129,30 +129,6 @@ local f = import '../lib/format.libsonnet';
           },
         } + forOf(c.criErrorsForSeconds),
 
-        // Issue 18: the kubelet's own relist stopped (last-seen stale, or its
-        // relist count flat) while plegscope's relists on the same node's
-        // runtime are healthy: the kubelet is stuck, not the runtime.
-        // Needs both jobs' series carrying the same node label.
-        {
-          alert: 'KubeletPLEGStuck',
-          expr: |||
-            (
-              time() - max by (%(node)s) (kubelet_pleg_last_seen_seconds{%(sel)s} > 0) > %(stuck)d
-              or on (%(node)s)
-              max by (%(node)s) (changes(kubelet_pleg_relist_duration_seconds_count{%(sel)s}[%(window)s])) == 0
-            )
-            and on (%(node)s)
-            max by (%(node)s) (pleg_healthy{%(psel)s}) == 1
-          ||| % (v { stuck: c.kubeletStuckSeconds, window: f.promDuration(c.kubeletStuckSeconds), psel: c.plegscopeSelector }),
-          labels: { severity: 'critical' },
-          annotations: {
-            summary: "The kubelet's own PLEG is stuck on %s while the runtime answers" % n,
-            description: "The kubelet on node %s has not relisted for over %s while plegscope's relists against the same runtime are healthy: the kubelet is stuck, not the runtime. Dump the kubelet's goroutines and restart the kubelet; do not restart the runtime."
-                         % [n, f.promDuration(c.kubeletStuckSeconds)],
-            runbook_url: runbook('KubeletPLEGStuck'),
-          },
-        } + forOf(c.kubeletStuckForSeconds),
-
         // Without error codes, "unavailable" is read as: nearly every
         // Status/Version call (the kubelet's runtime liveness probe) fails,
         // and PLEG has not relisted lately.

@@ -227,40 +227,6 @@ local lib = import 'lib.libsonnet';
         ],
       },
 
-      // Issue 18: worker-1's kubelet stopped relisting while plegscope there
-      // is healthy; worker-2's kubelet stopped too but plegscope is
-      // unhealthy there (the runtime, not the kubelet); worker-3 is fine.
-      local K = c.kubeletStuckSeconds;
-      local fire = 60 + K + c.kubeletStuckForSeconds + 2;
-      local n = lib.samples(fire);
-      local P(nodeName) = lib.selectorLabels(c.plegscopeSelector) { instance: nodeName + ':9547', [node]: nodeName };
-      {
-        name: "KubeletPLEGStuck when the kubelet's relist stops while plegscope's relists are healthy",
-        interval: '10s',
-        input_series: [
-          S_('kubelet_pleg_last_seen_seconds', L('worker-1'), '0+10x6 60x%d' % n),
-          S_('kubelet_pleg_relist_duration_seconds_count', L('worker-1'), '0+10x6 60x%d' % n),
-          S_('pleg_healthy', P('worker-1'), '1x%d' % (n + 6)),
-          S_('kubelet_pleg_last_seen_seconds', L('worker-2'), '0+10x6 60x%d' % n),
-          S_('kubelet_pleg_relist_duration_seconds_count', L('worker-2'), '0+10x6 60x%d' % n),
-          S_('pleg_healthy', P('worker-2'), '1x6 0x%d' % n),
-          S_('kubelet_pleg_last_seen_seconds', L('worker-3'), '0+10x%d' % (n + 6)),
-          S_('kubelet_pleg_relist_duration_seconds_count', L('worker-3'), '0+10x%d' % (n + 6)),
-          S_('pleg_healthy', P('worker-3'), '1x%d' % (n + 6)),
-        ],
-        alert_rule_test: [
-          lib.silent(60 + K + c.kubeletStuckForSeconds - 10, 'KubeletPLEGStuck'),
-          lib.firing(fire, 'KubeletPLEGStuck', [{
-            exp_labels: nodeOf('worker-1') { severity: 'critical' },
-            exp_annotations: {
-              summary: "The kubelet's own PLEG is stuck on worker-1 while the runtime answers",
-              description: "The kubelet on node worker-1 has not relisted for over %s while plegscope's relists against the same runtime are healthy: the kubelet is stuck, not the runtime. Dump the kubelet's goroutines and restart the kubelet; do not restart the runtime."
-                           % pd(K),
-              runbook_url: runbook('KubeletPLEGStuck'),
-            },
-          }]),
-        ],
-      },
     ],
   },
 }

@@ -69,11 +69,12 @@ def test_healthy_kubelet_no_cause_then_frozen_names_kubelet_internal():
 
 def test_frozen_kubelet_with_the_runtime_hung_is_runtime_hung():
     require_tool("openssl")
-    with tempfile.TemporaryDirectory() as d, FakeKubelet(d, mode="frozen") as kubelet, \
+    with tempfile.TemporaryDirectory() as d, FakeKubelet(d) as kubelet, \
             FakeCri("diag_hang", log_level="warn", hold="healthy") as fake, \
             Agent(fake.endpoint, FLAGS + kubelet_flags(kubelet, token_file(d)), proc_path=fixture("healthy"),
                   log_level="info") as agent:
         wait_until(lambda: kubelet_section(agent)["reachable"], 20, "a kubelet scrape")
+        kubelet.mode = "frozen"
         fake.phase("hang", hold=True)
         rep = wait_top_cause(agent, "runtime_hung", timeout=30)
         # Long enough for the kubelet's count to look frozen (11 s), and more.
@@ -106,8 +107,9 @@ def test_unreadable_kubelets_are_reported_bounded_and_invent_no_cause():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    with FakeCri("diag_healthy", log_level="warn") as fake, \
-            Agent(fake.endpoint, FLAGS + ["--kubelet-endpoint", "https://127.0.0.1:%d" % port],
+    with tempfile.TemporaryDirectory() as d, FakeCri("diag_healthy", log_level="warn") as fake, \
+            Agent(fake.endpoint, FLAGS + ["--kubelet-endpoint", "https://127.0.0.1:%d" % port,
+                                          "--kubelet-token-file", token_file(d)],
                   proc_path=fixture("healthy"), log_level="info") as agent:
         wait_until(lambda: "could not be reached" in (kubelet_section(agent)["error"] or ""), 20, "unreachable")
         assert report(agent)["causes"] == []

@@ -284,7 +284,9 @@ def _container(docs):
 def test_kustomize_base_and_each_component():
     base = kustomize([])
     c = _container(base)
-    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc"}
+    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc",
+                                                           "/var/run/secrets/kubernetes.io/serviceaccount"}
+    assert {("ClusterRole", "plegscope"), ("ClusterRoleBinding", "plegscope")} <= set(base)
     assert "hostPort" not in c["ports"][0]
     assert base[("Service", "plegscope")]["spec"]["publishNotReadyAddresses"] is True
 

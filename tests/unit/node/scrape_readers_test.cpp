@@ -65,7 +65,7 @@ TEST(ScrapeReaders, UnreachableSourcesAreEvidenceNotFailures) {
   EXPECT_EQ(k.endpoint, base);
   EXPECT_FALSE(k.reachable);
   EXPECT_EQ(k.outcome.error, ScrapeError::unreachable);
-  EXPECT_EQ(k.tls_mode, "system_ca");
+  EXPECT_EQ(k.tls_mode, "ca_file") << "the ServiceAccount ca.crt by default";
   RuntimeMetricsEvidence m = runtime.evidence();
   EXPECT_FALSE(m.reachable);
   EXPECT_EQ(m.outcome.error, ScrapeError::unreachable);
