@@ -91,6 +91,7 @@ def test_unreadable_kubelets_are_reported_bounded_and_invent_no_cause():
             FakeCri("diag_healthy", log_level="warn") as fake, \
             Agent(fake.endpoint, FLAGS + kubelet_flags(kubelet, token_file(d)), proc_path=fixture("healthy"),
                   log_level="info") as agent:
+        wait_until(lambda: report(agent)["healthy"], 20, "a first relist")
         for mode, words in (("forbidden", "nodes/metrics"), ("garbage", "not the kubelet's metrics"),
                             ("huge", "larger than"), ("drip", "did not answer in time")):
             kubelet.mode = mode
@@ -112,7 +113,8 @@ def test_unreadable_kubelets_are_reported_bounded_and_invent_no_cause():
                                           "--kubelet-token-file", token_file(d)],
                   proc_path=fixture("healthy"), log_level="info") as agent:
         wait_until(lambda: "could not be reached" in (kubelet_section(agent)["error"] or ""), 20, "unreachable")
-        assert report(agent)["causes"] == []
+        wait_until(lambda: report(agent)["healthy"], 20, "a first relist")
+        assert report(agent)["causes"] == [], describe(report(agent))
 
 
 def test_wrong_token_is_401_with_its_fix():

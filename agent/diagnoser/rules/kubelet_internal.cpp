@@ -18,7 +18,10 @@ std::optional<Finding> judge_kubelet_internal(const Context& c) {
   // stopped, not paused.
   const double stall_after = c.t.hang_seconds + v.model.relist_period_seconds;
   std::optional<double> flat, age;
-  if (v.relist_count && v.samples >= 2) flat = v.seconds_since_relist_advanced;
+  // Only what the scrapes saw: between two scrapes the count is unknown,
+  // not flat (a healthy kubelet relists many times between them).
+  if (v.relist_count && v.samples >= 2 && v.seconds_since_relist_advanced)
+    flat = std::max(0.0, *v.seconds_since_relist_advanced - v.sample_age_seconds.value_or(0));
   // Same host, same wall clock: a negative age is a clock step, not evidence.
   if (v.last_seen_age_seconds && *v.last_seen_age_seconds >= 0) age = v.last_seen_age_seconds;
   const double stalled = std::max(flat.value_or(0), age.value_or(0));

@@ -16,7 +16,7 @@ void kubelet(Builder& b, double flat, double age) {
   b.s.kubelet.reachable = true;
   KubeletView& v = b.s.kubelet.view;
   v.samples = 12;
-  v.sample_age_seconds = 1;
+  v.sample_age_seconds = 0;
   v.relist_count = 5000;
   v.seconds_since_relist_advanced = flat;
   v.last_seen_age_seconds = age;
@@ -58,6 +58,15 @@ TEST(KubeletInternal, LastSeenAgingPastTheKubeletsThresholdIsCritical) {
   EXPECT_TRUE(has_evidence(*c, "kubelet_last_seen_age_seconds"));
   EXPECT_NE(c->summary.find("the runtime answers"), std::string::npos) << c->summary;
   EXPECT_NE(c->remedy.find("kill -QUIT $(pidof kubelet)"), std::string::npos);
+}
+
+TEST(KubeletInternal, TimeSinceTheLastScrapeIsNotAFlatCount) {
+  Builder b;
+  kubelet(b, 30, 0.8);
+  b.s.kubelet.view.sample_age_seconds = 20;  // advanced at the scrape before; not scraped since
+  EXPECT_EQ(find(b.report(), CauseId::kKubeletInternal), nullptr);
+  b.s.kubelet.view.sample_age_seconds = 30 - kStallAfter;  // the scrapes saw it flat for 11 s
+  EXPECT_NE(find(b.report(), CauseId::kKubeletInternal), nullptr);
 }
 
 TEST(KubeletInternal, NotNamedWhenTheAgentsCallOnTheSameRuntimeHangs) {
