@@ -34,6 +34,8 @@ AGENT_METRICS = {
     "pleg_runtime_list_items", "pleg_evented_mode", "pleg_evented_connection_errors_total",
     "pleg_evented_connection_success_total", "pleg_diagnosis_cause", "plegscope_build_info",
     "pleg_relist_period_seconds", "pleg_relist_threshold_seconds",
+    "pleg_last_seen_age_seconds", "pleg_event_lag_seconds", "pleg_event_lag_invalid_total",
+    "pleg_evented_delivery_lag_seconds",
 }
 # DESIGN.md section 6, from the agent's one cause list.
 CAUSE_IDS = harness.cause_ids()
