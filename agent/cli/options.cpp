@@ -8,6 +8,7 @@
 
 #include "common/go_duration.h"
 #include "cri/grpc_runtime_client.h"
+#include "kubelet/kubelet_metrics.h"
 #include "node/runtime_socket.h"
 
 namespace plegscope {
@@ -38,6 +39,28 @@ std::string detect_endpoint() {
   return kDefaultRuntimeEndpoints.front();
 }
 
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+// --kubelet-endpoint's default: the node's own kubelet when the DaemonSet
+// passes NODE_IP (status.hostIP), else off.
+std::string default_kubelet_endpoint() {
+  std::string ip = env_or_empty("NODE_IP");
+  if (ip.empty()) return "off";
+  if (ip.find(':') != std::string::npos) ip = "[" + ip + "]";
+  return "https://" + ip + ":10250";
+}
+
+// "off" -> ""; else an http(s) URL.
+std::string url_flag(const std::string& flag, const std::string& value, const char* example) {
+  if (value == "off" || value.empty()) return "";
+  if (value.rfind("http://", 0) != 0 && value.rfind("https://", 0) != 0)
+    throw UsageError{flag + ": invalid value \"" + value + "\" (expected off or a URL such as " + example + ")"};
+  return value;
+}
+
 std::string default_node_name() {
   if (const char* env = std::getenv("NODE_NAME"); env && *env) return env;
   char host[256] = {};
@@ -53,6 +76,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                         evented = "false", hang_threshold = "10s", duration = "10s",
                         backoff_max = "10s";
   int capacity = 1000;
+  std::string kubelet_endpoint = default_kubelet_endpoint(), runtime_metrics_endpoint = "off";
 
   CLI::App app{"plegscope: explains why the kubelet's PLEG is (or is about to be) unhealthy",
                "plegscope"};
@@ -71,7 +95,8 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   app.add_option("--event-channel-capacity", capacity, "PLEG event channel capacity (1000)")
       ->envname("PLEGSCOPE_EVENT_CHANNEL_CAPACITY");
   app.add_option("--evented-pleg", evented, "false (default: the kubelet's generic relist, every release's default), true (only beside a kubelet "
-                 "running the EventedPLEG gate) or auto (evented whenever the runtime serves GetContainerEvents)")
+                 "running the EventedPLEG gate) or auto (beside a readable kubelet: evented only where it runs the EventedPLEG gate before "
+                 "1.37; else evented whenever the runtime serves GetContainerEvents)")
       ->envname("PLEGSCOPE_EVENTED_PLEG");
   app.add_option("--hang-threshold", hang_threshold, "a CRI call in flight longer is hung (10s)")
       ->envname("PLEGSCOPE_HANG_THRESHOLD");
@@ -101,6 +126,26 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                  "the runtime's systemd units, comma-separated "
                  "(containerd.service,crio.service,docker.service)")
       ->envname("PLEGSCOPE_JOURNAL_RUNTIME_UNITS");
+  // The kubelet and the runtime's metrics (issue 18).
+  app.add_option("--kubelet-endpoint", kubelet_endpoint,
+                 "base URL of the kubelet, /metrics is read from it; off disables "
+                 "(default https://$NODE_IP:10250 when NODE_IP is set, else off)")
+      ->envname("PLEGSCOPE_KUBELET_ENDPOINT");
+  app.add_option("--kubelet-token-file", c.kubelet_token_file, "bearer token for the kubelet (the ServiceAccount token)")
+      ->envname("PLEGSCOPE_KUBELET_TOKEN_FILE");
+  app.add_option("--kubelet-ca-file", c.kubelet_ca_file,
+                 "CA that signs the kubelet's serving certificate (the ServiceAccount ca.crt); host name or IP verified")
+      ->envname("PLEGSCOPE_KUBELET_CA_FILE");
+  app.add_flag("--kubelet-insecure-skip-tls-verify", c.kubelet_insecure_skip_tls_verify,
+               "do not verify the kubelet's certificate (the report says so)")
+      ->envname("PLEGSCOPE_KUBELET_INSECURE_SKIP_TLS_VERIFY");
+  app.add_option("--kubelet-version", c.kubelet_version,
+                 "which kubelet's PLEG model to follow when its kubernetes_build_info cannot be read, e.g. v1.35.4")
+      ->envname("PLEGSCOPE_KUBELET_VERSION");
+  app.add_option("--runtime-metrics-endpoint", runtime_metrics_endpoint,
+                 "the runtime's own metrics page (containerd [metrics] address + /v1/metrics, CRI-O enable_metrics); "
+                 "off (default) disables")
+      ->envname("PLEGSCOPE_RUNTIME_METRICS_ENDPOINT");
 
   auto* serve = app.add_subcommand("serve", "run the agent (the default)");
   auto* diagnose = app.add_subcommand("diagnose", "relist for a while, then print a report");
@@ -189,6 +234,14 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       c.runtime_endpoint = endpoint;
     }
     if (c.node_name.empty()) c.node_name = default_node_name();
+    c.kubelet_endpoint = url_flag("--kubelet-endpoint", kubelet_endpoint, "https://10.0.0.5:10250");
+    c.runtime_metrics_endpoint =
+        url_flag("--runtime-metrics-endpoint", runtime_metrics_endpoint, "http://127.0.0.1:1338/v1/metrics");
+    if (!c.kubelet_version.empty() && !parse_kubelet_version(c.kubelet_version))
+      throw UsageError{"--kubelet-version: invalid value \"" + c.kubelet_version +
+                       "\" (expected a Kubernetes version such as v1.35.4)"};
+    c.api_server_host = env_or_empty("KUBERNETES_SERVICE_HOST");
+    c.api_server_port = env_or_empty("KUBERNETES_SERVICE_PORT");
     out.config = c;
   } catch (const CLI::CallForHelp&) {
     out.exit_code = 0;
@@ -224,6 +277,15 @@ NodeOptions node_options(const Config& config) {
   o.journal_path = config.journal_path;
   o.journal_kubelet_unit = config.journal_kubelet_unit;
   o.journal_runtime_units = config.journal_runtime_units;
+  // The kubelet and the runtime's metrics (issue 18).
+  o.kubelet_endpoint = config.kubelet_endpoint;
+  o.kubelet_token_file = config.kubelet_token_file;
+  o.kubelet_ca_file = config.kubelet_ca_file;
+  o.kubelet_insecure_skip_tls_verify = config.kubelet_insecure_skip_tls_verify;
+  o.kubelet_version = config.kubelet_version;
+  o.runtime_metrics_endpoint = config.runtime_metrics_endpoint;
+  o.api_server_host = config.api_server_host;
+  o.api_server_port = config.api_server_port;
   return o;
 }
 

@@ -38,6 +38,16 @@ struct Config {
   std::vector<std::string> journal_runtime_units = {"containerd.service", "crio.service",
                                                     "docker.service"};
 
+  // The kubelet and the runtime's metrics (issue 18); "" when off.
+  std::string kubelet_endpoint;
+  std::string kubelet_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string kubelet_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+  bool kubelet_insecure_skip_tls_verify = false;
+  std::string kubelet_version;
+  std::string runtime_metrics_endpoint;
+  std::string api_server_host;  // $KUBERNETES_SERVICE_HOST, for the Node's Ready message
+  std::string api_server_port;
+
   // diagnose
   Duration diagnose_duration = std::chrono::seconds(10);
   std::string diagnose_output = "text";

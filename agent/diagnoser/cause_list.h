@@ -19,4 +19,8 @@
   X(kEventStorm, event_storm)                   \
   X(kPodStatusSlow, pod_status_slow)            \
   X(kReinspectBacklog, reinspect_backlog)       \
-  X(kNodePressure, node_pressure)
+  X(kNodePressure, node_pressure)               \
+  /* issue 18: seen beside the kubelet and in the runtime's own metrics */ \
+  X(kKubeletInternal, kubelet_internal)         \
+  X(kContainerLockStall, container_lock_stall)  \
+  X(kCniSlow, cni_slow)

@@ -21,6 +21,7 @@ std::vector<Finding> judge_findings(const Context& c, bool pleg_unhealthy) {
       findings.push_back(std::move(*found));
   relate_pressure_to_slow_calls(findings);
   relate_backlog_to_failing_lists(c, findings);
+  relate_lock_stall_to_hung_calls(findings);
   attribute_unexplained(c, pleg_unhealthy, findings);
   rank(findings, c.t.min_confidence);
   return findings;
@@ -43,6 +44,33 @@ TimelineEntry timeline_entry(const RelistRecord& r) {
   e.pods_changed = r.pods_changed;
   e.pods_inspected = r.pods_inspected;
   return e;
+}
+
+// The kubelet and the runtime's metrics (issue 18).
+void fill_beside(const Snapshot& s, Report& report) {
+  const KubeletEvidence& k = s.kubelet;
+  report.kubelet.endpoint = k.endpoint;
+  report.kubelet.reachable = k.reachable;
+  report.kubelet.outcome = k.outcome;
+  report.kubelet.tls_mode = k.tls_mode;
+  const KubeletView& v = k.view;
+  if (v.version) report.kubelet.version = v.version->git_version;
+  report.kubelet.version_overridden = v.version_overridden;
+  if (v.version || v.evented_pleg_gate) report.kubelet.model = pleg_model_name(v.model.kind);
+  if (k.reachable) {
+    report.kubelet.last_seen_age_seconds = v.last_seen_age_seconds;
+    report.kubelet.relist_p99_seconds = v.relist_p99_seconds;
+    report.kubelet.relists_per_minute = v.relists_per_minute;
+    report.kubelet.seconds_since_relist_advanced = v.seconds_since_relist_advanced;
+  }
+  report.kubelet.ready_message = k.ready_message;
+
+  const RuntimeMetricsEvidence& m = s.runtime_metrics;
+  report.runtime_metrics.endpoint = m.endpoint;
+  report.runtime_metrics.reachable = m.reachable;
+  report.runtime_metrics.outcome = m.outcome;
+  for (const auto& call : m.in_flight)
+    report.runtime_metrics.in_flight.push_back({call.method, call.count, call.seconds});
 }
 
 void fill_figures(const Snapshot& s, const Context& c, Report& report) {
@@ -113,6 +141,7 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
     report.node_pressure = {s.pressure->cpu_some_avg10, s.pressure->io_some_avg10, s.pressure->memory_some_avg10,
                             s.pressure->load1,          s.pressure->pids,          s.pressure->pid_max};
   }
+  fill_beside(s, report);
   for (const auto& r : s.timeline) report.timeline.push_back(timeline_entry(r));
   if (c.in_progress) report.timeline.push_back(timeline_entry(*c.in_progress));
 }

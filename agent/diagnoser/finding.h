@@ -72,6 +72,7 @@ struct Relation {
     kLikelyRootOf,        // strong pressure: the likely root of `causes`
     kMaySlow,             // mild pressure: may be slowing `causes`
     kClearsWith,          // a backlog of the failing lists of `causes`
+    kExplainedBy,         // issue 18: another client's call in the runtime holds the lock (`causes`)
   } kind;
   std::vector<CauseId> causes;
 };
@@ -109,6 +110,14 @@ struct Finding {
   bool failed_last = false;       // the newest relist failed too
   std::vector<PressureReading> pressure;
   std::vector<PodRef> pods;       // the pods a per-pod cause is about
+
+  // Issue 18: the kubelet beside the agent and the runtime's own metrics.
+  std::string method;             // a gRPC method inside the runtime, "UpdateContainerResources"
+  double in_flight_count = 0;     // calls of `method` in flight
+  std::optional<double> kubelet_last_seen_age_seconds;
+  std::optional<double> kubelet_flat_seconds;  // since the kubelet's relist count last moved
+  double agent_relist_p99_seconds = 0;
+  double model_threshold_seconds = 0;  // the kubelet's PLEG threshold in its model
 
   std::vector<Evidence> evidence;  // the measured signals, for /diagnose
   // Evidence strong enough to be the root of other causes (interactions.h),

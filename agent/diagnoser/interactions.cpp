@@ -58,6 +58,22 @@ void relate_backlog_to_failing_lists(const Context& c, std::vector<Finding>& fin
   backlog->relations.push_back({Relation::Kind::kClearsWith, {runtime->id}});
 }
 
+void relate_lock_stall_to_hung_calls(std::vector<Finding>& findings) {
+  Finding* stall = find(findings, CauseId::kContainerLockStall);
+  if (!stall) return;
+  double top_symptom = 0;
+  for (const auto& f : findings)
+    if (f.id == CauseId::kRuntimeHung || f.id == CauseId::kRuntimeSlow || f.id == CauseId::kPodStatusSlow)
+      top_symptom = std::max(top_symptom, f.confidence);
+  if (top_symptom == 0) return;
+  stall->confidence = std::min(0.98, std::max(stall->confidence, top_symptom + 0.05));
+  for (auto& f : findings) {
+    if (f.id != CauseId::kRuntimeHung && f.id != CauseId::kRuntimeSlow && f.id != CauseId::kPodStatusSlow) continue;
+    f.confidence = std::min(f.confidence, std::round((stall->confidence - 0.05) * 100) / 100);
+    f.relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kContainerLockStall}});
+  }
+}
+
 void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Finding>& findings) {
   const bool late = c.late();
   if (!late && !needs_cause) return;

@@ -24,6 +24,11 @@ void relate_pressure_to_slow_calls(std::vector<Finding>& findings);
 // and says so.
 void relate_backlog_to_failing_lists(const Context& c, std::vector<Finding>& findings);
 
+// Issue 18: a mutating call stuck inside the runtime (container_lock_stall)
+// explains the agent's hung or slow calls: it ranks above runtime_hung,
+// runtime_slow and pod_status_slow, which stay named and say so.
+void relate_lock_stall_to_hung_calls(std::vector<Finding>& findings);
+
 // Relists that take several periods, an unhealthy PLEG, or a forecast always
 // come with a cause. When no rule named one, the cause is attributed from
 // where the relist time goes (list calls, or per-pod inspection).

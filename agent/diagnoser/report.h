@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/grpc_codes.h"
 #include "diagnoser/finding.h"
+#include "http/scrape_error.h"
 
 namespace plegscope {
 
@@ -142,6 +143,36 @@ struct Report {
     std::optional<double> cpu_some_avg10, io_some_avg10, memory_some_avg10, load1;
     std::optional<int64_t> pids, pid_max;
   } node_pressure;
+
+  // Beside the agent (issue 18), DESIGN §6 "kubelet" and "runtime_metrics".
+  // The error is typed here; agent/report words it with its fix (`error`
+  // is those words, and all a report read back from JSON has).
+  struct Kubelet {
+    std::string endpoint;  // "" when off
+    bool reachable = false;
+    ScrapeOutcome outcome;
+    std::optional<std::string> error;  // words, filled in by agent/report
+    std::string tls_mode;
+    std::optional<std::string> version;
+    std::string model;  // pleg_model_name() of the model the agent follows
+    bool version_overridden = false;  // --kubelet-version in force
+    std::optional<double> last_seen_age_seconds, relist_p99_seconds, relists_per_minute;
+    std::optional<double> seconds_since_relist_advanced;
+    std::optional<std::string> ready_message;
+  } kubelet;
+
+  struct InFlightMethod {
+    std::string method;
+    double count = 0;
+    double seconds = 0;
+  };
+  struct RuntimeMetrics {
+    std::string endpoint;  // "" when off
+    bool reachable = false;
+    ScrapeOutcome outcome;
+    std::optional<std::string> error;  // words, filled in by agent/report
+    std::vector<InFlightMethod> in_flight;
+  } runtime_metrics;
 
   std::vector<TimelineEntry> timeline;  // oldest first; the relist in progress last
   std::optional<double> seconds_to_unhealthy;  // forecast

@@ -34,6 +34,11 @@ struct DiagnoserThresholds {
   double memory_psi = 10;
   double load_per_cpu = 2;
   double pid_usage = 0.9;
+  // Issue 18. container_lock_stall: a call counts as stuck, not busy, while
+  // at most this many calls of its method completed since it was first seen.
+  double stuck_call_max_completions = 1;
+  // cni_slow: network setup/teardown p99 or a sandbox call in flight.
+  double cni_slow_seconds = 10;
   // causes below this confidence are not reported at all
   double min_confidence = 0.3;
 };

@@ -1,59 +1,30 @@
 #include "http/agent_client.h"
 
-#include <civetweb.h>
-
-#include <csignal>
-
-#include "http/web/basic_auth.h"
+#include "http/http_client.h"
 #include "report/json.h"
 
 namespace plegscope {
 namespace {
 
-mg_connection* connect(const HttpUrl& url, const AgentClientOptions& config, char* ebuf, size_t ebuf_size) {
-  if (!url.tls) return mg_connect_client(url.host.c_str(), url.port, 0, ebuf, ebuf_size);
-  // civetweb verifies the chain against the CA file; it does not check the host name.
-  mg_client_options options{};
-  options.host = url.host.c_str();
-  options.port = url.port;
-  options.server_cert = config.tls_ca_file.c_str();
-  options.client_cert = config.tls_client_cert.empty() ? nullptr : config.tls_client_cert.c_str();
-  options.host_name = url.host.c_str();
-  return mg_connect_client_secure(&options, ebuf, ebuf_size);
-}
-
-// GET with civetweb's client; the body, or an error message in `error`.
-std::optional<std::string> http_get(const HttpUrl& url, const AgentClientOptions& config,
-                                    const std::string& target, std::string& error) {
-  char ebuf[256] = {};
-  mg_connection* conn = connect(url, config, ebuf, sizeof(ebuf));
-  if (!conn) {
-    error = std::string("cannot connect: ") + (ebuf[0] ? ebuf : "connection failed");
-    return std::nullopt;
+// One line from a failed request: what failed, libcurl's words for it.
+std::string request_error(const HttpResult& result) {
+  std::string what;
+  switch (result.error) {
+    case HttpError::resolve_failed:
+    case HttpError::connect_refused:
+    case HttpError::bad_url: what = "cannot connect"; break;
+    case HttpError::tls_verify_failed: what = "cannot connect: the agent's certificate did not verify against --tls-ca-file"; break;
+    case HttpError::ca_file_unusable: what = "cannot connect: --tls-ca-file is unusable"; break;
+    case HttpError::client_cert_unusable: what = "cannot connect: --tls-client-cert is unusable"; break;
+    case HttpError::tls_failed: what = "cannot connect: TLS handshake failed"; break;
+    case HttpError::timeout: what = "no answer: timeout"; break;
+    case HttpError::too_large: what = "no answer: the report is larger than 64 MiB"; break;
+    default: what = "no answer"; break;
   }
-  std::string authorization;
-  if (!config.basic_auth_user.empty())
-    authorization = "Authorization: " + basic_authorization(config.basic_auth_user, config.basic_auth_password) + "\r\n";
-  mg_printf(conn, "GET %s HTTP/1.0\r\nHost: %s:%d\r\nAccept: application/json\r\n%s\r\n", target.c_str(),
-            url.host.c_str(), url.port, authorization.c_str());
-  if (mg_get_response(conn, ebuf, sizeof(ebuf), 30000) < 0) {
-    error = std::string("no answer: ") + (ebuf[0] ? ebuf : "timeout");
-    mg_close_connection(conn);
-    return std::nullopt;
-  }
-  const mg_response_info* info = mg_get_response_info(conn);
-  int status = info ? info->status_code : 0;
-  std::string body;
-  char buf[16384];
-  int n;
-  while ((n = mg_read(conn, buf, sizeof(buf))) > 0) body.append(buf, static_cast<size_t>(n));
-  mg_close_connection(conn);
-  if (status != 200) {
-    while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.pop_back();
-    error = "GET " + target + " answered HTTP " + std::to_string(status) + (body.empty() ? "" : ": " + body.substr(0, 200));
-    return std::nullopt;
-  }
-  return body;
+  std::string out = what + (result.error_detail.empty() ? "" : ": " + result.error_detail);
+  for (char& ch : out)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  return out;
 }
 
 }  // namespace
@@ -92,18 +63,32 @@ std::optional<HttpUrl> parse_agent_url(const std::string& url) {
 
 FetchedReport fetch_report(const HttpUrl& url, const AgentClientOptions& options) {
   FetchedReport out;
-  if ((mg_init_library(url.tls ? MG_FEATURES_TLS : 0) & MG_FEATURES_TLS) == 0 && url.tls) {
-    out.error = "TLS is not available: civetweb could not load OpenSSL (libssl.so)";
+  const std::string target = (url.path.empty() || url.path == "/" ? "" : url.path) + "/diagnose?format=json";
+  const std::string address = (url.tls ? "https://" : "http://") + url.host + ":" + std::to_string(url.port) + target;
+  HttpRequestOptions request;  // libcurl: the host name is verified, unlike civetweb's client
+  request.ca_file = options.tls_ca_file;
+  request.client_cert_file = options.tls_client_cert;  // PEM holding the key too
+  request.basic_auth_user = options.basic_auth_user;
+  request.basic_auth_password = options.basic_auth_password;
+  request.total_timeout = std::chrono::seconds(30);
+  request.max_body_bytes = 64u << 20;
+  request.headers = {"Accept: application/json"};
+  HttpResult result = http_get(address, request);
+  if (!result.completed()) {
+    out.error = request_error(result);
     return out;
   }
-  // A peer that closes mid-write (a refused TLS handshake) must be an error, not SIGPIPE.
-  std::signal(SIGPIPE, SIG_IGN);
-  auto body = http_get(url, options, (url.path.empty() || url.path == "/" ? "" : url.path) + "/diagnose?format=json",
-                       out.error);
-  mg_exit_library();
-  if (!body) return out;
+  if (result.status != 200) {
+    std::string body = result.body.substr(0, 200);
+    while (!body.empty() && (body.back() == '\n' || body.back() == '\r')) body.pop_back();
+    for (char& ch : body)
+      if (ch == '\n' || ch == '\r') ch = ' ';
+    out.error = "GET " + target + " answered HTTP " + std::to_string(result.status) + (body.empty() ? "" : ": " + body);
+    return out;
+  }
+  const std::string& body = result.body;
   try {
-    out.report = report_from_json(nlohmann::json::parse(*body));
+    out.report = report_from_json(nlohmann::json::parse(body));
   } catch (const std::exception& e) {
     out.error = "not a plegscope report: " + std::string(e.what()).substr(0, 160);
   }

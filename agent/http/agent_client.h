@@ -1,6 +1,6 @@
 #pragma once
 // The client side of /diagnose: `plegscope diagnose --url` fetches a running
-// agent's report with civetweb's client, over plain HTTP or TLS, with basic
+// agent's report with libcurl (collectors/http: host names verified), over plain HTTP or TLS, with basic
 // auth when given.
 #include <optional>
 #include <string>
@@ -33,8 +33,7 @@ struct FetchedReport {
   std::string error;  // one line, when report is empty
 };
 
-// GET <url>/diagnose?format=json, parsed. Not thread-safe: it initialises
-// and releases civetweb's library, once per process.
+// GET <url>/diagnose?format=json, parsed. Thread-safe.
 FetchedReport fetch_report(const HttpUrl& url, const AgentClientOptions& options);
 
 }  // namespace plegscope

@@ -55,7 +55,25 @@ Node::Node(NodeOptions options, const Clock& clock)
                EventedPlegOptions{5, options_.evented == EventedMode::Auto,
                                   RelistTiming{options_.relist_period, options_.relist_threshold}}),
       pressure_(options_.proc_path),
-      journal_(journal_options(options_), clock) {}
+      journal_(journal_options(options_), clock),
+      kubelet_(options_, clock),
+      runtime_metrics_(options_) {
+  if (options_.evented == EventedMode::Auto && kubelet_.enabled())
+    kubelet_.on_view([this](const KubeletView& view) { follow_kubelet_model(view); });
+}
+
+// The kubelet before 1.37 with the EventedPLEG gate relists every 300 s
+// against 10 min and takes its events from the runtime's stream: the agent
+// does the same. From 1.37 the events are only a hint and the generic
+// relist keeps 1 s / 3 min, as it does without the gate: the agent stays
+// generic.
+void Node::follow_kubelet_model(const KubeletView& view) {
+  if (view.model.kind != PlegModelKind::evented_legacy || stopping_) return;
+  if (evented_started_.exchange(true)) return;
+  spdlog::info("the kubelet runs the EventedPLEG gate ({}): following it with evented PLEG",
+               view.version ? view.version->git_version : "version unknown");
+  evented_.start();
+}
 
 Node::~Node() { stop(); }
 
@@ -64,7 +82,14 @@ void Node::start() {
   consumer_ = std::thread([this] { consume_events(); });
   info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
   pleg_.start();
-  if (options_.evented != EventedMode::Off) evented_.start();
+  // Auto beside a readable kubelet waits for its model (follow_kubelet_model).
+  const bool follow_kubelet = options_.evented == EventedMode::Auto && kubelet_.enabled();
+  if (options_.evented != EventedMode::Off && !follow_kubelet) {
+    evented_started_ = true;
+    evented_.start();
+  }
+  kubelet_.start();
+  runtime_metrics_.start();
   journal_.start();
 }
 
@@ -72,6 +97,8 @@ void Node::stop() {
   if (stopping_.exchange(true)) return;
   client_.shutdown();
   journal_.stop();
+  kubelet_.stop();
+  runtime_metrics_.stop();
   evented_.stop();
   pleg_.stop();
   pleg_.watch().close();
@@ -132,6 +159,8 @@ Snapshot Node::snapshot() const {
   // Node evidence: one line per reader.
   s.pressure = pressure_.read();
   s.journal = journal_evidence(journal_.status(), options_, s.timeline, s.now);
+  s.kubelet = kubelet_.evidence();
+  s.runtime_metrics = runtime_metrics_.evidence();
   return s;
 }
 
@@ -194,7 +223,21 @@ std::vector<prometheus::MetricFamily> Node::computed_families() const {
              {"runtime_name", info.name},
              {"runtime_version", info.version}},
             1);
-  return {healthy, build};
+  std::vector<prometheus::MetricFamily> out = {healthy, build};
+  // Issue 18: exported only while the reader is on, so `== 0` means a
+  // scrape failed, never that the reader was left off.
+  if (kubelet_.enabled()) {
+    auto up = gauge_family("pleg_kubelet_up", "1 when the last scrape of the kubelet's /metrics succeeded, else 0.");
+    add_gauge(up, {}, kubelet_.evidence().reachable ? 1 : 0);
+    out.push_back(up);
+  }
+  if (runtime_metrics_.enabled()) {
+    auto up = gauge_family("pleg_runtime_metrics_up",
+                           "1 when the last scrape of the runtime's own metrics succeeded, else 0.");
+    add_gauge(up, {}, runtime_metrics_.evidence().reachable ? 1 : 0);
+    out.push_back(up);
+  }
+  return out;
 }
 
 std::vector<prometheus::MetricFamily> Node::collect_metrics() const {

@@ -23,6 +23,7 @@
 #include "journal/journal_follower.h"
 #include "node/node_options.h"
 #include "node/node_pressure.h"
+#include "node/scrape_readers.h"
 #include "pleg/event_log.h"
 #include "pleg/evented_pleg.h"
 #include "pleg/generic_pleg.h"
@@ -92,6 +93,9 @@ class Node {
   NodePressureReader pressure_;
   // Journal: follows the kubelet's and the runtime's units on its own thread.
   JournalFollower journal_;
+  // The kubelet and the runtime's metrics (issue 18): each on its own thread.
+  KubeletReader kubelet_;
+  RuntimeMetricsReader runtime_metrics_;
 
   mutable std::mutex info_mu_;
   RuntimeInfo runtime_info_;
@@ -101,6 +105,11 @@ class Node {
   bool info_wanted_ = false;
   std::condition_variable info_cv_;
   std::thread info_thread_;
+
+  // --evented-pleg auto beside a readable kubelet: evented only once the
+  // kubelet shows the EventedPLEG gate before 1.37 (issue 18, item 7).
+  void follow_kubelet_model(const KubeletView& view);
+  std::atomic<bool> evented_started_{false};
 
   std::atomic<uint64_t> relist_count_{0};
   std::atomic<bool> stopping_{false};

@@ -32,6 +32,19 @@ struct NodeOptions {
   std::string journal_kubelet_unit = "kubelet.service";
   std::vector<std::string> journal_runtime_units = {"containerd.service", "crio.service",
                                                     "docker.service"};
+  // The kubelet and the runtime's own metrics (issue 18): an empty endpoint
+  // turns its reader off.
+  std::string kubelet_endpoint;  // base URL, "https://10.0.0.5:10250"
+  std::string kubelet_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string kubelet_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+  bool kubelet_insecure_skip_tls_verify = false;
+  std::string kubelet_version;  // "": the kubelet's own kubernetes_build_info
+  std::string runtime_metrics_endpoint;  // the whole URL, "http://127.0.0.1:1338/v1/metrics"
+  Duration scrape_interval = std::chrono::seconds(5);
+  Duration node_ready_interval = std::chrono::seconds(30);
+  // KUBERNETES_SERVICE_HOST and _PORT; empty: not in a cluster, no Ready message.
+  std::string api_server_host;
+  std::string api_server_port;
 };
 
 struct DiagnosisOptions {

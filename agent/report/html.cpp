@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "report/beside.h"
 #include "report/charts.h"
 #include "report/format.h"
 #include "report/journal_text.h"
@@ -231,6 +232,8 @@ std::string render_html(const Report& r) {
     << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>list calls (ListPodSandbox + "
        "ListContainers)"
        "<i style=\"background:#e08a00\"></i>per-pod status inspection</div></div>\n";
+
+  h << beside_html(r);  // issue 18: the kubelet and the runtime's metrics
 
   // Operations and pods.
   h << "<div class=\"two\"><div><h2>CRI operations</h2><table "

@@ -132,6 +132,44 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::JournalSource, reachable
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pressure, cpu_some_avg10, io_some_avg10,
                                                 memory_some_avg10, load1, pids, pid_max)
 
+// The kubelet and the runtime's metrics (issue 18), DESIGN §6; "tls_mode"
+// says which verification the kubelet scrape uses. The typed outcome is not
+// on the wire: "error" carries its words.
+static void to_json(json& j, const Report::Kubelet& k) {
+  j = {{"endpoint", k.endpoint},
+       {"reachable", k.reachable},
+       {"error", k.error},
+       {"version", k.version},
+       {"model", k.model},
+       {"tls_mode", k.tls_mode},
+       {"last_seen_age_seconds", k.last_seen_age_seconds},
+       {"relist_p99_seconds", k.relist_p99_seconds},
+       {"relists_per_minute", k.relists_per_minute},
+       {"ready_message", k.ready_message}};
+}
+static void from_json(const json& j, Report::Kubelet& k) {
+  k.endpoint = j.value("endpoint", k.endpoint);
+  k.reachable = j.value("reachable", k.reachable);
+  k.error = j.value("error", k.error);
+  k.version = j.value("version", k.version);
+  k.model = j.value("model", k.model);
+  k.tls_mode = j.value("tls_mode", k.tls_mode);
+  k.last_seen_age_seconds = j.value("last_seen_age_seconds", k.last_seen_age_seconds);
+  k.relist_p99_seconds = j.value("relist_p99_seconds", k.relist_p99_seconds);
+  k.relists_per_minute = j.value("relists_per_minute", k.relists_per_minute);
+  k.ready_message = j.value("ready_message", k.ready_message);
+}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::InFlightMethod, method, count, seconds)
+static void to_json(json& j, const Report::RuntimeMetrics& m) {
+  j = {{"endpoint", m.endpoint}, {"reachable", m.reachable}, {"error", m.error}, {"in_flight", m.in_flight}};
+}
+static void from_json(const json& j, Report::RuntimeMetrics& m) {
+  m.endpoint = j.value("endpoint", m.endpoint);
+  m.reachable = j.value("reachable", m.reachable);
+  m.error = j.value("error", m.error);
+  m.in_flight = j.value("in_flight", m.in_flight);
+}
+
 namespace {
 
 // Microseconds are enough for latencies and keep the wire short; a NaN or
@@ -179,6 +217,8 @@ json report_to_json(const Report& r) {
   // Journal.
   j["journal"] = r.journal;
   j["journal_source"] = r.journal_source;
+  j["kubelet"] = r.kubelet;  // issue 18
+  j["runtime_metrics"] = r.runtime_metrics;
   round_numbers(j);
   return j;
 }
@@ -201,6 +241,8 @@ Report report_from_json(const json& j) {
   r.events = j.value("events", r.events);
   r.node_pressure = j.value("node_pressure", r.node_pressure);
   r.timeline = j.value("timeline", r.timeline);
+  r.kubelet = j.value("kubelet", r.kubelet);  // issue 18
+  r.runtime_metrics = j.value("runtime_metrics", r.runtime_metrics);
   if (auto forecast = j.find("forecast"); forecast != j.end() && forecast->is_object())
     r.seconds_to_unhealthy = forecast->value("seconds_to_unhealthy", r.seconds_to_unhealthy);
   r.event_lag = j.value("event_lag", r.event_lag);  // Event lag.

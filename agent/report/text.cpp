@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "report/beside.h"
 #include "report/format.h"
 #include "report/journal_text.h"
 #include "report/lag_text.h"
@@ -195,6 +196,7 @@ std::string render_text(const Report& r) {
   }
 
   relist_section(r, out);
+  beside_text(r, out);  // issue 18: the kubelet's relist beside the agent's
   out << "\n";
 
   out << "Runtime: "

@@ -5,6 +5,7 @@
 
 #include "cri/operation_names.h"
 #include "report/lag_text.h"
+#include "report/beside.h"
 #include "report/remedy.h"
 
 namespace plegscope {
@@ -52,6 +53,8 @@ std::string relation_words(const Relation& r) {
     case Relation::Kind::kClearsWith:
       return " No status call failed: the inspections fail in their list calls, as the relists do (see " + first +
              "), so this backlog clears when the runtime answers again.";
+    case Relation::Kind::kExplainedBy:
+      return " Another client's call inside the runtime holds the lock these calls wait for (see " + first + ").";
   }
   return "";
 }
@@ -113,6 +116,7 @@ CauseWords words(const Finding& f) {
 
 bool needs_words(const Report& report) {
   if (report.summary.empty()) return true;
+  if (beside_needs_words(report)) return true;  // issue 18
   for (const Cause& c : report.causes)
     if (c.summary.empty()) return true;
   return false;
@@ -128,6 +132,7 @@ void word(Report& report) {
     if (c.remedy.empty()) c.remedy = remedy(c.id, report);
   }
   if (report.summary.empty()) report.summary = summary_of(report);
+  word_beside(report);  // issue 18
 }
 
 Report worded(Report report) {

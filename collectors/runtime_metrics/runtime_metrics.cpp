@@ -164,10 +164,10 @@ void RuntimeMetricsState::observe(const RuntimeMetricsSample& sample, MonotonicT
   tracked_ = std::move(next);
 }
 
-std::vector<InFlightCall> RuntimeMetricsState::in_flight(MonotonicTime now) const {
-  std::vector<InFlightCall> out;
+std::vector<RuntimeInFlightCall> RuntimeMetricsState::in_flight(MonotonicTime now) const {
+  std::vector<RuntimeInFlightCall> out;
   for (const auto& [key, t] : tracked_) {
-    InFlightCall call;
+    RuntimeInFlightCall call;
     call.service = key.first;
     call.method = key.second;
     call.count = t.count;
@@ -176,7 +176,7 @@ std::vector<InFlightCall> RuntimeMetricsState::in_flight(MonotonicTime now) cons
     out.push_back(std::move(call));
   }
   std::stable_sort(out.begin(), out.end(),
-                   [](const InFlightCall& a, const InFlightCall& b) { return a.seconds > b.seconds; });
+                   [](const RuntimeInFlightCall& a, const RuntimeInFlightCall& b) { return a.seconds > b.seconds; });
   return out;
 }
 

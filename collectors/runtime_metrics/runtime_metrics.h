@@ -59,7 +59,7 @@ RuntimeMetricsSample parse_runtime_metrics(std::string_view exposition);
 
 using MonotonicTime = std::chrono::steady_clock::time_point;
 
-struct InFlightCall {
+struct RuntimeInFlightCall {
   std::string service;
   std::string method;
   double count = 0;
@@ -76,7 +76,7 @@ class RuntimeMetricsState {
  public:
   void observe(const RuntimeMetricsSample& sample, MonotonicTime now);
   // Longest in flight first.
-  std::vector<InFlightCall> in_flight(MonotonicTime now) const;
+  std::vector<RuntimeInFlightCall> in_flight(MonotonicTime now) const;
 
  private:
   struct Tracked {

@@ -216,6 +216,33 @@ local f = import '../lib/format.libsonnet';
           },
         } + forOf(c.listNearLimitForSeconds),
 
+        // Issue 18: the kubelet's own relist stopped (its last-seen stale,
+        // or its relist count flat) while plegscope's relists on the same
+        // node's runtime are healthy: the kubelet is stuck, not the runtime.
+        // For clusters where the agent cannot read the kubelet itself; needs
+        // the kubelet's and plegscope's series to carry the same node label.
+        // The value: seconds since the kubelet last relisted (at least the
+        // window when only its count shows it).
+        {
+          alert: 'KubeletPLEGStuck',
+          expr: |||
+            (
+              time() - max by (%(node)s) (kubelet_pleg_last_seen_seconds{%(ksel)s} > 0) > %(stuck)d
+              or on (%(node)s)
+              (max by (%(node)s) (changes(kubelet_pleg_relist_duration_seconds_count{%(ksel)s}[%(window)s])) == 0) + %(stuck)d
+            )
+            and on (%(node)s)
+            max by (%(node)s) (pleg_healthy{%(sel)s}) == 1
+          ||| % (v { stuck: c.kubeletStuckSeconds, window: f.promDuration(c.kubeletStuckSeconds), ksel: c.kubeletSelector }),
+          labels: { severity: 'critical' },
+          annotations: {
+            summary: "The kubelet's own PLEG is stuck on %s while the runtime answers" % n,
+            description: "The kubelet on node %s has not relisted for {{ $value | humanizeDuration }} while plegscope's relists against the same runtime are healthy: the kubelet is stuck, not the runtime. Dump the kubelet's goroutines and restart the kubelet; do not restart the runtime."
+                         % n,
+            runbook_url: runbook('KubeletPLEGStuck'),
+          },
+        } + forOf(c.kubeletStuckForSeconds),
+
         // PLEGNotHealthy reads the node's wall clock against Prometheus'
         // (time() - pleg_last_seen_seconds): a stepped node clock fires or
         // hides it. The agent's monotonic age is immune; at the scrape's own

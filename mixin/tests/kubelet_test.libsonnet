@@ -226,6 +226,7 @@ local lib = import 'lib.libsonnet';
           }]),
         ],
       },
+
     ],
   },
 }

@@ -29,6 +29,42 @@ local lib = import 'lib.libsonnet';
     rule_files: ['../plegscope.rules.yml'],
     evaluation_interval: '1s',
     tests: [
+      // ------------------------------------------------------------ KubeletPLEGStuck (issue 18)
+      // worker-1's kubelet stopped relisting at t=60 while plegscope there is
+      // healthy; worker-2's too, but plegscope is unhealthy there (the
+      // runtime, not the kubelet); worker-3's kubelet relists.
+      local K = c.kubeletStuckSeconds;
+      local fire = 60 + K + 1 + c.kubeletStuckForSeconds;
+      local n = lib.samples(fire);
+      local KL(nodeName) = lib.selectorLabels(c.kubeletSelector) { instance: nodeName + ':10250', [node]: nodeName };
+      {
+        name: "KubeletPLEGStuck when the kubelet's relist stops while plegscope's relists are healthy",
+        interval: '10s',
+        input_series: [
+          S_('kubelet_pleg_last_seen_seconds', KL('worker-1'), '0+10x6 60x%d' % n),
+          S_('kubelet_pleg_relist_duration_seconds_count', KL('worker-1'), '0+10x6 60x%d' % n),
+          S_('pleg_healthy', L('10.0.0.1:9547', 'worker-1'), '1x%d' % (n + 6)),
+          S_('kubelet_pleg_last_seen_seconds', KL('worker-2'), '0+10x6 60x%d' % n),
+          S_('kubelet_pleg_relist_duration_seconds_count', KL('worker-2'), '0+10x6 60x%d' % n),
+          S_('pleg_healthy', L('10.0.0.2:9547', 'worker-2'), '1x6 0x%d' % n),
+          S_('kubelet_pleg_last_seen_seconds', KL('worker-3'), '0+10x%d' % (n + 6)),
+          S_('kubelet_pleg_relist_duration_seconds_count', KL('worker-3'), '0+10x%d' % (n + 6)),
+          S_('pleg_healthy', L('10.0.0.3:9547', 'worker-3'), '1x%d' % (n + 6)),
+        ],
+        alert_rule_test: [
+          lib.silent(60 + K + c.kubeletStuckForSeconds - 10, 'KubeletPLEGStuck'),
+          lib.firing(fire + 10, 'KubeletPLEGStuck', [{
+            exp_labels: nodeOf('worker-1') { severity: 'critical' },
+            exp_annotations: {
+              summary: "The kubelet's own PLEG is stuck on worker-1 while the runtime answers",
+              description: "The kubelet on node worker-1 has not relisted for %s while plegscope's relists against the same runtime are healthy: the kubelet is stuck, not the runtime. Dump the kubelet's goroutines and restart the kubelet; do not restart the runtime."
+                           % hd(fire + 10 - 60),
+              runbook_url: runbook('KubeletPLEGStuck'),
+            },
+          }]),
+        ],
+      },
+
       // ------------------------------------------------------------ PLEGNotHealthy
       local fire = 60 + T + 1 + c.notHealthyForSeconds;
       local n = lib.samples(fire);

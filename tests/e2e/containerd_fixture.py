@@ -117,6 +117,13 @@ class DriverError(RuntimeError):
     pass
 
 
+def _free_loopback_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 class Containerd:
     def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, snapshotter=None,
                  _adopt=None):
@@ -135,6 +142,10 @@ class Containerd:
         self.sock = os.path.join(self.tmp, "containerd.sock")
         self.endpoint = "unix://" + self.sock
         self.config_path = os.path.join(self.tmp, "config.toml")
+        # containerd's own metrics page on a loopback port (issue 18): the
+        # agent reads calls in flight inside containerd from it.
+        self.metrics_address = "127.0.0.1:%d" % _free_loopback_port()
+        self.metrics_url = "http://%s/v1/metrics" % self.metrics_address
         self.log_path = os.path.join(self.tmp, "containerd.log")
         self.cgroup_parent = "/plegscope-e2e-" + self.name
         self.sandbox_image = sandbox_image
@@ -197,7 +208,7 @@ disabled_plugins = [
   level = "info"
 
 [metrics]
-  address = ""
+  address = "{self.metrics_address}"
 
 [plugins."io.containerd.internal.v1.opt"]
   path = "{t}/opt"

@@ -231,7 +231,8 @@ def with_agent(fn):
         ctd = containerd()
         Ctx.soft, Ctx.delays = [], []
         Ctx.agent_started = time.time()
-        with Agent(ctd.endpoint, AGENT_FLAGS + journal_flags(ctd), log_level="info") as agent:
+        flags = AGENT_FLAGS + journal_flags(ctd) + ["--runtime-metrics-endpoint", ctd.metrics_url]
+        with Agent(ctd.endpoint, flags, log_level="info") as agent:
             Ctx.agent = agent
             log("  plegscope pid %d on %s %s" % (agent.proc.pid, agent.base, " ".join(AGENT_FLAGS)))
             Ctx.watcher = EventWatcher(agent).start()
@@ -333,6 +334,22 @@ def test_health_and_build_info():
         log("  plegscope_build_info %s" % samples(Ctx.agent.metrics(), "plegscope_build_info"))
     log("  build info names %s %s, as CRI Version answers" % (info[0]["runtime_name"],
                                                              info[0]["runtime_version"]))
+
+@with_agent
+def test_runtime_metrics_read_from_containerd():
+    """Issue 18: containerd started with its [metrics] address on a loopback
+    port; the agent reads it (runtime_metrics.reachable in /diagnose,
+    pleg_runtime_metrics_up 1) and lists calls in flight inside containerd
+    from every client (none while the node is idle)."""
+    def reachable():
+        status, body = Ctx.agent.get("/diagnose")
+        section = json.loads(body)["runtime_metrics"] if status == 200 else {}
+        return section.get("reachable") and section
+    section = wait_until(reachable, 15, "runtime_metrics.reachable in /diagnose")
+    log("  runtime_metrics: %s" % section)
+    assert section["endpoint"] == Ctx.ctd.metrics_url and section["error"] is None, section
+    assert metric(Ctx.agent.metrics(), "pleg_runtime_metrics_up") == 1
+
 
 @with_agent
 def test_evented_auto_follows_what_the_runtime_says():

@@ -126,6 +126,46 @@ def test_service_and_podmonitor():
     assert sa.get("automountServiceAccountToken") is False
 
 
+def test_rbac_is_exactly_nodes_metrics_and_nodes_get():
+    """Issue 18: the kubelet's /metrics and the node's Ready message, nothing
+    more; never nodes/proxy (a GET there allows exec through a WebSocket)."""
+    role = the("ClusterRole")
+    granted = set()
+    for rule in role["rules"]:
+        assert rule.get("apiGroups") == [""], rule
+        assert not rule.get("resourceNames") and not rule.get("nonResourceURLs"), rule
+        for resource in rule["resources"]:
+            for verb in rule["verbs"]:
+                granted.add((resource, verb))
+    assert granted == {("nodes/metrics", "get"), ("nodes", "get")}, granted
+    binding = the("ClusterRoleBinding")
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                                  "name": role["metadata"]["name"]}
+    sa = the("ServiceAccount")
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": sa["metadata"]["name"],
+                                    "namespace": sa["metadata"]["namespace"]}]
+    for kind, items in docs().items():
+        for f, d in items:
+            assert "nodes/proxy" not in str(d), "%s grants nodes/proxy" % f
+
+
+def test_daemonset_reaches_the_kubelet_with_a_projected_token():
+    pod = the("DaemonSet")["spec"]["template"]["spec"]
+    (c,) = pod["containers"]
+    env = {e["name"]: e for e in c.get("env", [])}
+    assert env["NODE_IP"]["valueFrom"]["fieldRef"]["fieldPath"] == "status.hostIP"
+    assert pod.get("automountServiceAccountToken") is False, "the token is projected explicitly"
+    mounts = {m["mountPath"]: m for m in c["volumeMounts"]}
+    mount = mounts["/var/run/secrets/kubernetes.io/serviceaccount"]
+    assert mount["readOnly"] is True
+    (vol,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    sources = vol["projected"]["sources"]
+    tokens = [s["serviceAccountToken"] for s in sources if "serviceAccountToken" in s]
+    assert tokens and tokens[0]["path"] == "token" and tokens[0]["expirationSeconds"] <= 3607
+    cas = [s["configMap"] for s in sources if "configMap" in s]
+    assert cas and cas[0]["name"] == "kube-root-ca.crt"
+
+
 def test_kustomization_lists_every_manifest():
     k = ecolib.load_yaml("deploy/kustomization.yaml")
     for res in k["resources"]:
@@ -253,7 +293,9 @@ def _container(docs):
 def test_kustomize_base_and_each_component():
     base = kustomize([])
     c = _container(base)
-    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc", "/var/log", "/run/log"}
+    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc", "/var/log", "/run/log",
+                                                           "/var/run/secrets/kubernetes.io/serviceaccount"}
+    assert {("ClusterRole", "plegscope"), ("ClusterRoleBinding", "plegscope")} <= set(base)
     assert "hostPort" not in c["ports"][0]
     assert base[("Service", "plegscope")]["spec"]["publishNotReadyAddresses"] is True
 

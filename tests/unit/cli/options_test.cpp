@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 namespace plegscope {
 namespace {
 
@@ -144,6 +146,55 @@ TEST(CommandLine, BadJournalUnitsExit2WithOneLine) {
     EXPECT_FALSE(out.config) << c.second;
     EXPECT_EQ(out.exit_code, 2) << c.second;
     EXPECT_NE(out.message.find(c.second), std::string::npos) << out.message;
+    EXPECT_EQ(out.message.find('\n'), std::string::npos) << out.message;
+  }
+}
+
+// Issue 18: the kubelet and the runtime's metrics.
+TEST(CommandLine, KubeletEndpointDefaultsToNodeIpElseOff) {
+  ::unsetenv("NODE_IP");
+  auto off = parse({"--container-runtime-endpoint", "unix:///x.sock"});
+  ASSERT_TRUE(off.config);
+  EXPECT_EQ(off.config->kubelet_endpoint, "");
+  EXPECT_EQ(off.config->runtime_metrics_endpoint, "");
+  EXPECT_FALSE(off.config->kubelet_insecure_skip_tls_verify);
+  EXPECT_EQ(off.config->kubelet_token_file, "/var/run/secrets/kubernetes.io/serviceaccount/token");
+  EXPECT_EQ(off.config->kubelet_ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+  ::setenv("NODE_IP", "10.0.0.5", 1);
+  auto on = parse({"--container-runtime-endpoint", "unix:///x.sock"});
+  ::setenv("NODE_IP", "fd00::5", 1);
+  auto v6 = parse({"--container-runtime-endpoint", "unix:///x.sock"});
+  auto disabled = parse({"--container-runtime-endpoint", "unix:///x.sock", "--kubelet-endpoint", "off"});
+  ::unsetenv("NODE_IP");
+  ASSERT_TRUE(on.config && v6.config && disabled.config);
+  EXPECT_EQ(on.config->kubelet_endpoint, "https://10.0.0.5:10250");
+  EXPECT_EQ(v6.config->kubelet_endpoint, "https://[fd00::5]:10250");
+  EXPECT_EQ(disabled.config->kubelet_endpoint, "");
+}
+
+TEST(CommandLine, KubeletFlagsReachTheNode) {
+  auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", "--kubelet-endpoint", "https://127.0.0.1:10250",
+                    "--kubelet-token-file", "/t", "--kubelet-ca-file", "/ca", "--kubelet-insecure-skip-tls-verify",
+                    "--kubelet-version", "v1.36.1", "--runtime-metrics-endpoint", "http://127.0.0.1:1338/v1/metrics"});
+  ASSERT_TRUE(out.config) << out.message;
+  NodeOptions o = node_options(*out.config);
+  EXPECT_EQ(o.kubelet_endpoint, "https://127.0.0.1:10250");
+  EXPECT_EQ(o.kubelet_token_file, "/t");
+  EXPECT_EQ(o.kubelet_ca_file, "/ca");
+  EXPECT_TRUE(o.kubelet_insecure_skip_tls_verify);
+  EXPECT_EQ(o.kubelet_version, "v1.36.1");
+  EXPECT_EQ(o.runtime_metrics_endpoint, "http://127.0.0.1:1338/v1/metrics");
+}
+
+TEST(CommandLine, BadKubeletValuesExit2NamingTheFlag) {
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--kubelet-endpoint", "10.0.0.5:10250"},
+           {"--runtime-metrics-endpoint", "unix:///run/containerd/metrics.sock"},
+           {"--kubelet-version", "banana"}}) {
+    auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", flag.c_str(), value.c_str()});
+    EXPECT_FALSE(out.config) << flag;
+    EXPECT_EQ(out.exit_code, 2) << flag;
+    EXPECT_NE(out.message.find(flag), std::string::npos) << out.message;
     EXPECT_EQ(out.message.find('\n'), std::string::npos) << out.message;
   }
 }

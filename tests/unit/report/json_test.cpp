@@ -28,7 +28,7 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
             (std::set<std::string>{"node", "generated_at", "healthy", "health_message", "status",
                                    "summary", "causes", "relist", "runtime", "pods", "events",
                                    "node_pressure", "timeline", "forecast", "event_lag",
-                                   "journal", "journal_source"}));
+                                   "journal", "journal_source", "kubelet", "runtime_metrics"}));
   EXPECT_EQ(keys(j["causes"][0]), (std::set<std::string>{"id", "severity", "confidence", "summary",
                                                          "evidence", "remedy"}));
   EXPECT_EQ(keys(j["causes"][0]["evidence"][0]),

@@ -1,0 +1,81 @@
+// cni_slow: network setup or teardown is slow (its p99 from the runtime's
+// metrics, or the kubelet's run/stop_podsandbox p99) or a sandbox call has
+// been in flight longer than the CNI threshold, beside slow PodSandboxStatus
+// or sandbox calls: CNI holds the sandbox's lock meanwhile (kubernetes#107749).
+#include <algorithm>
+
+#include "cri/operation_names.h"
+#include "diagnoser/rule.h"
+
+namespace plegscope {
+namespace {
+
+struct Worst {
+  std::string name;
+  double seconds = 0;
+};
+
+Worst worst_of(const std::map<std::string, double>& figures) {
+  Worst w;
+  for (const auto& [name, seconds] : figures)
+    if (seconds > w.seconds) w = {name, seconds};
+  return w;
+}
+
+}  // namespace
+
+std::optional<Finding> judge_cni_slow(const Context& c) {
+  const double limit = c.t.cni_slow_seconds;
+  const RuntimeMetricsEvidence& m = c.s.runtime_metrics;
+  const KubeletEvidence& k = c.s.kubelet;
+  const Worst network = m.reachable ? worst_of(m.network_p99_seconds) : Worst{};
+  const Worst kubelet_sandbox = k.reachable ? worst_of(k.sandbox_p99_seconds) : Worst{};
+  Worst in_flight;
+  if (m.reachable)
+    for (const auto& call : m.in_flight)
+      if ((call.method == "RunPodSandbox" || call.method == "StopPodSandbox") && call.seconds > in_flight.seconds)
+        in_flight = {call.method, call.seconds};
+
+  const bool network_slow = network.seconds >= limit;
+  const bool kubelet_slow = kubelet_sandbox.seconds >= limit;
+  const bool sandbox_in_flight = in_flight.seconds >= limit;
+  if (!network_slow && !kubelet_slow && !sandbox_in_flight) return std::nullopt;
+
+  // Beside it: the sandbox calls slow too (the agent's PodSandboxStatus, or
+  // a sandbox call in the runtime or the kubelet).
+  double status_seconds = 0;
+  if (auto it = c.s.operations.find(op::kPodSandboxStatus); it != c.s.operations.end())
+    status_seconds = std::max(it->second.p99_seconds, it->second.in_flight ? it->second.oldest_in_flight_seconds : 0);
+  const bool status_slow = status_seconds >= c.t.slow_status_seconds;
+  if (!status_slow && !kubelet_slow && in_flight.seconds < c.t.hang_seconds) return std::nullopt;
+
+  // The runtime's own network figure is direct evidence; the kubelet's
+  // sandbox latency also holds image and runtime time.
+  const double confidence = network_slow ? 0.75 : sandbox_in_flight ? 0.6 : 0.5;
+  Finding f = make_finding(CauseId::kCniSlow, Severity::kWarning, confidence);
+  f.threshold_seconds = limit;
+  f.status_call_seconds = status_seconds;
+  if (network_slow) {
+    f.op = network.name;
+    f.seconds = network.seconds;
+    f.evidence.push_back({"runtime_network_p99_seconds{" + network.name + "}", network.seconds, limit});
+  } else if (kubelet_slow) {
+    f.op = kubelet_sandbox.name;
+    f.seconds = kubelet_sandbox.seconds;
+  }
+  if (kubelet_slow)
+    f.evidence.push_back(
+        {"kubelet_runtime_operations_p99_seconds{" + kubelet_sandbox.name + "}", kubelet_sandbox.seconds, limit});
+  if (in_flight.seconds > 0) {
+    f.method = in_flight.name;
+    f.call_in_flight = sandbox_in_flight;
+    if (!network_slow && !kubelet_slow) f.seconds = in_flight.seconds;
+    f.evidence.push_back({"runtime_in_flight_seconds{" + in_flight.name + "}", in_flight.seconds, limit});
+  }
+  if (status_slow)
+    f.evidence.push_back({"p99_seconds{" + std::string(op::kPodSandboxStatus) + "}", status_seconds,
+                          c.t.slow_status_seconds});
+  return f;
+}
+
+}  // namespace plegscope

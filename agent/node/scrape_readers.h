@@ -1,0 +1,108 @@
+#pragma once
+// The two readers that scrape over HTTP (issue 18): the kubelet's /metrics
+// (and, in-cluster, the Node's Ready message) and the runtime's own metrics
+// page. Each polls on its own thread, started and stopped with the Node,
+// and publishes a copy under a short lock: snapshot() never waits for a
+// scrape, and a failed scrape is evidence (reachable false), never fatal.
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "diagnoser/snapshot.h"
+#include "kubelet/kubelet_source.h"
+#include "kubelet/node_ready.h"
+#include "node/node_options.h"
+#include "runtime_metrics/runtime_metrics.h"
+
+namespace plegscope {
+
+// A thread that runs `tick` now and then every `interval` until stop().
+// Thread-safe.
+class PollThread {
+ public:
+  ~PollThread() { stop(); }
+  template <typename F>
+  void start(Duration interval, F tick) {
+    stopping_ = false;
+    thread_ = std::thread([this, interval, tick] {
+      std::unique_lock<std::mutex> lock(mu_);
+      while (!stopping_) {
+        lock.unlock();
+        tick();
+        lock.lock();
+        cv_.wait_for(lock, interval, [this] { return stopping_; });
+      }
+    });
+  }
+  void stop();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;
+  std::thread thread_;
+};
+
+// Thread-safe.
+class KubeletReader {
+ public:
+  KubeletReader(const NodeOptions& options, const Clock& clock);
+  bool enabled() const { return source_.has_value(); }
+  void start();
+  void stop();
+  // One scrape on the calling thread (tests); start() scrapes by itself.
+  void scrape_now();
+  void fetch_ready_now();
+  KubeletEvidence evidence() const;
+  // Called on the scrape thread after each successful scrape, outside the
+  // lock; set before start().
+  void on_view(std::function<void(const KubeletView&)> callback) { on_view_ = std::move(callback); }
+
+ private:
+  const Clock& clock_;
+  std::function<void(const KubeletView&)> on_view_;
+  std::optional<KubeletSource> source_;
+  std::optional<ApiServerConfig> api_;
+  std::string node_name_;
+  Duration interval_, ready_interval_;
+  mutable std::mutex mu_;
+  KubeletEvidence evidence_;  // all but the view
+  bool logged_once_ = false;
+  KubeletState state_;
+  // The kubelet's sandbox call histograms of the last minute, oldest first.
+  std::deque<std::pair<MonotonicTime, std::map<std::string, Histogram>>> sandbox_;
+  PollThread metrics_thread_, ready_thread_;
+};
+
+// Thread-safe.
+class RuntimeMetricsReader {
+ public:
+  explicit RuntimeMetricsReader(const NodeOptions& options);
+  bool enabled() const { return source_.has_value(); }
+  void start();
+  void stop();
+  void scrape_now();
+  RuntimeMetricsEvidence evidence() const;
+
+ private:
+  std::optional<RuntimeMetricsSource> source_;
+  Duration interval_;
+  mutable std::mutex mu_;
+  RuntimeMetricsEvidence evidence_;  // all but in_flight
+  bool logged_once_ = false;
+  RuntimeMetricsState state_;
+  // Network histograms of the last minute, oldest first, for a recent p99.
+  std::deque<std::pair<MonotonicTime, std::map<std::string, Histogram>>> network_;
+  PollThread thread_;
+};
+
+// p99 per operation over what changed between the oldest and newest sample;
+// an operation with no new observations has none. Pure.
+std::map<std::string, double> recent_p99(const std::map<std::string, Histogram>& oldest,
+                                         const std::map<std::string, Histogram>& newest);
+
+}  // namespace plegscope

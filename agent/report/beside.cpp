@@ -1,0 +1,228 @@
+#include "report/beside.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "report/format.h"
+#include "report/html.h"
+
+namespace plegscope {
+namespace {
+
+std::string status_text(const ScrapeOutcome& o) { return "HTTP " + std::to_string(o.http_status); }
+
+std::string with_detail(std::string words, const ScrapeOutcome& o) {
+  if (!o.detail.empty()) words += " (" + o.detail + ")";
+  return words;
+}
+
+}  // namespace
+
+std::string tls_mode_words(const std::string& tls_mode) {
+  if (tls_mode == "skip_verify") return "TLS not verified (--kubelet-insecure-skip-tls-verify)";
+  if (tls_mode == "ca_file") return "TLS verified against --kubelet-ca-file, host name or IP checked";
+  if (tls_mode == "system_ca") return "TLS verified against the system's CAs, host name or IP checked";
+  return tls_mode;
+}
+
+std::string kubelet_error_words(const Report::Kubelet& k) {
+  if (k.endpoint.empty())
+    return "off: pass --kubelet-endpoint https://NODE_IP:10250 (the DaemonSet sets NODE_IP from status.hostIP)";
+  const ScrapeOutcome& o = k.outcome;
+  switch (o.error) {
+    case ScrapeError::none: return "";
+    case ScrapeError::credentials_unreadable:
+      return with_detail("the token file could not be read: mount the ServiceAccount token (a projected volume) "
+                         "or pass --kubelet-token-file", o);
+    case ScrapeError::unreachable:
+      return with_detail("the kubelet could not be reached: check --kubelet-endpoint (NODE_IP from "
+                         "status.hostIP, port 10250) and that the agent runs with hostNetwork or can reach the node",
+                         o);
+    case ScrapeError::timeout:
+      return with_detail("the kubelet did not answer in time: it may be overloaded; its own PLEG figures are unknown",
+                         o);
+    case ScrapeError::tls_verify_failed:
+      return with_detail("the kubelet's certificate did not verify (" + tls_mode_words(k.tls_mode) +
+                             "): pass the CA that signs it with --kubelet-ca-file, or make its serving certificate "
+                             "name the node's IP (serverTLSBootstrap), or as a last resort "
+                             "--kubelet-insecure-skip-tls-verify",
+                         o);
+    case ScrapeError::tls_failed:
+      return with_detail("the TLS handshake with the kubelet failed: check --kubelet-ca-file and the endpoint's scheme",
+                         o);
+    case ScrapeError::unauthorized:
+      return "the kubelet answered " + status_text(o) +
+             " Unauthorized: it did not accept the token; enable the kubelet's webhook authentication "
+             "(authentication.webhook.enabled) and check --kubelet-token-file";
+    case ScrapeError::forbidden:
+      return "the kubelet answered " + status_text(o) +
+             " Forbidden: grant the agent's ServiceAccount get on nodes/metrics (the ClusterRole in "
+             "deploy/rbac.yaml); the kubelet's authorization mode must be Webhook";
+    case ScrapeError::not_found:
+      return "the kubelet answered " + status_text(o) + " Not Found for /metrics: check --kubelet-endpoint";
+    case ScrapeError::http_status:
+      return with_detail("the kubelet answered " + status_text(o), o);
+    case ScrapeError::too_large:
+      return "the kubelet's /metrics was larger than the agent reads (32 MiB): not read";
+    case ScrapeError::unexpected_content:
+      return with_detail("the answer at --kubelet-endpoint /metrics was not the kubelet's metrics", o);
+    case ScrapeError::bad_input: return with_detail("--kubelet-endpoint is not a usable URL", o);
+  }
+  return scrape_error_name(o.error);
+}
+
+std::string runtime_metrics_error_words(const Report::RuntimeMetrics& m) {
+  if (m.endpoint.empty())
+    return "off: turn on the runtime's metrics (containerd [metrics] address, CRI-O enable_metrics) and pass "
+           "--runtime-metrics-endpoint";
+  const ScrapeOutcome& o = m.outcome;
+  switch (o.error) {
+    case ScrapeError::none: return "";
+    case ScrapeError::unreachable:
+      return with_detail("nothing answers at --runtime-metrics-endpoint: is the runtime's metrics address on "
+                         "(containerd [metrics] address, CRI-O enable_metrics) and reachable from the agent?",
+                         o);
+    case ScrapeError::timeout: return with_detail("the runtime's metrics page did not answer in time", o);
+    case ScrapeError::not_found:
+      return "the runtime's metrics address answered " + status_text(o) +
+             ": containerd serves its metrics at /v1/metrics, CRI-O at /metrics";
+    case ScrapeError::too_large: return "the runtime's metrics page was larger than the agent reads (32 MiB)";
+    case ScrapeError::unexpected_content:
+      return with_detail("the page at --runtime-metrics-endpoint holds none of the runtime's metric families", o);
+    case ScrapeError::unauthorized:
+    case ScrapeError::forbidden:
+    case ScrapeError::http_status:
+      return with_detail("the runtime's metrics address answered " + status_text(o), o);
+    default: return with_detail(std::string("the runtime's metrics could not be read: ") + scrape_error_name(o.error), o);
+  }
+}
+
+bool beside_needs_words(const Report& r) {
+  return (!r.kubelet.reachable && !r.kubelet.error) || (!r.runtime_metrics.reachable && !r.runtime_metrics.error);
+}
+
+void word_beside(Report& r) {
+  if (!r.kubelet.reachable && !r.kubelet.error) r.kubelet.error = kubelet_error_words(r.kubelet);
+  if (!r.runtime_metrics.reachable && !r.runtime_metrics.error)
+    r.runtime_metrics.error = runtime_metrics_error_words(r.runtime_metrics);
+}
+
+namespace {
+
+std::string maybe_duration(const std::optional<double>& v) { return v ? text::duration(*v) : "n/a"; }
+
+}  // namespace
+
+void beside_text(const Report& r, std::ostream& out) {
+  const auto& k = r.kubelet;
+  out << "Kubelet beside the agent: ";
+  if (!k.reachable) {
+    out << (k.endpoint.empty() ? "" : k.endpoint + " ") << "not read: " << k.error.value_or("") << "\n";
+  } else {
+    out << k.endpoint << " (" << tls_mode_words(k.tls_mode) << ")\n";
+    out << "  version " << k.version.value_or("unknown") << ", PLEG model "
+        << (k.model.empty() ? "unknown" : k.model) << "\n";
+    out << "  relist p99: agent " << text::duration(r.relist.duration_p99_seconds) << ", kubelet "
+        << maybe_duration(k.relist_p99_seconds) << "; last seen: agent "
+        << maybe_duration(r.relist.seconds_since_last_seen) << " ago, kubelet "
+        << maybe_duration(k.last_seen_age_seconds) << " ago; kubelet relists per minute "
+        << (k.relists_per_minute ? text::number(*k.relists_per_minute) : "n/a") << "\n";
+  }
+  if (k.ready_message) out << "  Node Ready: " << *k.ready_message << "\n";
+  const auto& m = r.runtime_metrics;
+  out << "Runtime metrics: ";
+  if (!m.reachable) {
+    out << (m.endpoint.empty() ? "" : m.endpoint + " ") << "not read: " << m.error.value_or("") << "\n";
+    return;
+  }
+  out << m.endpoint << "\n";
+  if (m.in_flight.empty()) out << "  no call in flight inside the runtime\n";
+  for (const auto& call : m.in_flight)
+    out << "  in flight: " << call.method << " x" << text::number(call.count) << " for "
+        << text::duration(call.seconds) << "\n";
+}
+
+std::string kubelet_beside_chart(const Report& r) {
+  struct Group {
+    const char* label;
+    std::optional<double> agent, kubelet;
+  };
+  const Group groups[] = {
+      {"relist p99", r.relist.duration_p99_seconds, r.kubelet.relist_p99_seconds},
+      {"last seen age", r.relist.seconds_since_last_seen, r.kubelet.last_seen_age_seconds},
+  };
+  const double W = 560, H = 200, left = 110, right = 16, top = 12, bottom = 28;
+  const double pw = W - left - right;
+  const double vmin = 0.001, vmax = std::max(1.0, r.relist.threshold_seconds * 1.5);
+  auto x = [&](double v) {
+    v = std::clamp(v, vmin, vmax);
+    return left + pw * (std::log10(v) - std::log10(vmin)) / (std::log10(vmax) - std::log10(vmin));
+  };
+  std::ostringstream s;
+  s << "<svg id=\"kubelet-chart\" viewBox=\"0 0 " << W << " " << H << "\" width=\"100%\" role=\"img\">";
+  const double band = (H - top - bottom) / 2;
+  for (int i = 0; i < 2; ++i) {
+    const double y0 = top + band * i;
+    s << "<text x=\"4\" y=\"" << y0 + band / 2 << "\" font-size=\"12\">" << groups[i].label << "</text>";
+    const std::optional<double> values[] = {groups[i].agent, groups[i].kubelet};
+    const char* colors[] = {"#2b63c6", "#e08a00"};
+    const char* series[] = {"agent", "kubelet"};
+    for (int j = 0; j < 2; ++j) {
+      const double y = y0 + 8 + j * (band / 2 - 4);
+      if (!values[j]) {
+        s << "<text x=\"" << left + 4 << "\" y=\"" << y + 12 << "\" font-size=\"11\" fill=\"#777\">" << series[j]
+          << ": n/a</text>";
+        continue;
+      }
+      s << "<rect class=\"" << series[j] << "\" x=\"" << left << "\" y=\"" << y << "\" width=\""
+        << std::max(1.0, x(*values[j]) - left) << "\" height=\"" << band / 2 - 10 << "\" fill=\"" << colors[j]
+        << "\"><title>" << series[j] << " " << groups[i].label << " " << text::duration(*values[j])
+        << "</title></rect><text x=\"" << x(*values[j]) + 4 << "\" y=\"" << y + 12 << "\" font-size=\"11\">"
+        << series[j] << " " << text::duration(*values[j]) << "</text>";
+    }
+  }
+  const double tx = x(r.relist.threshold_seconds);
+  s << "<line x1=\"" << tx << "\" x2=\"" << tx << "\" y1=\"" << top << "\" y2=\"" << H - bottom
+    << "\" stroke=\"#c62828\" stroke-width=\"2\"/><text x=\"" << tx - 4 << "\" y=\"" << H - 10
+    << "\" font-size=\"11\" text-anchor=\"end\">threshold " << text::duration(r.relist.threshold_seconds)
+    << "</text></svg>";
+  return s.str();
+}
+
+std::string beside_html(const Report& r) {
+  std::ostringstream h;
+  const auto& k = r.kubelet;
+  h << "<div class=\"two\"><div><h2>Kubelet beside the agent</h2><section id=\"kubelet\">";
+  if (!k.reachable) {
+    h << "<p class=\"over\">" << html_escape((k.endpoint.empty() ? "" : k.endpoint + ": ") + k.error.value_or(""))
+      << "</p>";
+  } else {
+    h << "<p><code>" << html_escape(k.endpoint) << "</code> · " << html_escape(tls_mode_words(k.tls_mode))
+      << "<br>version " << html_escape(k.version.value_or("unknown")) << " · PLEG model "
+      << html_escape(k.model.empty() ? "unknown" : k.model) << " · kubelet relists per minute "
+      << (k.relists_per_minute ? text::number(*k.relists_per_minute) : "n/a") << "</p>";
+    h << "<div class=\"chart\">" << kubelet_beside_chart(r)
+      << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>agent<i "
+         "style=\"background:#e08a00\"></i>kubelet<i style=\"background:#c62828;height:2px\"></i>threshold</div></div>";
+  }
+  if (k.ready_message) h << "<p>Node Ready: " << html_escape(*k.ready_message) << "</p>";
+  h << "</section></div><div><h2>Runtime metrics</h2><section id=\"runtime-metrics\">";
+  const auto& m = r.runtime_metrics;
+  if (!m.reachable) {
+    h << "<p class=\"over\">" << html_escape((m.endpoint.empty() ? "" : m.endpoint + ": ") + m.error.value_or(""))
+      << "</p>";
+  } else {
+    h << "<p><code>" << html_escape(m.endpoint) << "</code></p><table><tr><th>in flight inside the runtime</th><th "
+         "class=\"n\">calls</th><th class=\"n\">for</th></tr>";
+    if (m.in_flight.empty()) h << "<tr><td colspan=\"3\">none</td></tr>";
+    for (const auto& call : m.in_flight)
+      h << "<tr><td><code>" << html_escape(call.method) << "</code></td><td class=\"n\">" << text::number(call.count)
+        << "</td><td class=\"n\">" << text::duration(call.seconds) << "</td></tr>";
+    h << "</table>";
+  }
+  h << "</section></div></div>\n";
+  return h.str();
+}
+
+}  // namespace plegscope

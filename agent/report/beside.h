@@ -1,0 +1,31 @@
+#pragma once
+// The words of the report's "kubelet" and "runtime_metrics" sections (issue
+// 18): why a reader could not read its source, with the fix, and which TLS
+// mode the kubelet scrape uses. Stateless.
+#include <ostream>
+#include <string>
+
+#include "diagnoser/report.h"
+
+namespace plegscope {
+
+// "the kubelet answered 403 Forbidden: grant the agent's ServiceAccount ..."
+std::string kubelet_error_words(const Report::Kubelet& kubelet);
+std::string runtime_metrics_error_words(const Report::RuntimeMetrics& metrics);
+// "verified against the CA file", "not verified (--kubelet-insecure-skip-tls-verify)", ...
+std::string tls_mode_words(const std::string& tls_mode);
+
+// True while a reader that could not read lacks its error's words.
+bool beside_needs_words(const Report& report);
+// Fills in kubelet.error and runtime_metrics.error where missing.
+void word_beside(Report& report);
+
+// The sections as the text and HTML reports show them: the kubelet's relist
+// beside the agent's, and the runtime's calls in flight.
+void beside_text(const Report& report, std::ostream& out);
+std::string beside_html(const Report& report);
+// One SVG chart, both series: the agent's and the kubelet's relist p99 and
+// last-seen age, on a log scale against the PLEG threshold.
+std::string kubelet_beside_chart(const Report& report);
+
+}  // namespace plegscope

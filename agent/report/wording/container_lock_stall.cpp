@@ -1,0 +1,42 @@
+// The words of container_lock_stall: another client's mutating call, stuck inside the runtime, holds a container's lock.
+#include "report/wording.h"
+
+namespace plegscope {
+
+namespace {
+
+CauseWords words_of(const Finding& f) {
+  CauseWords w;
+  w.reason = f.method + " has been in flight inside the runtime for " + text::duration(f.seconds) +
+             " (hang threshold " + text::duration(f.threshold_seconds) + ") with no call of it completing";
+  w.action = "find the container that " + f.method + " is stuck on and its shim; the runtime itself is not hung";
+  w.summary = "Another client's " + f.method + " is stuck inside the runtime: " + w.reason + ", and it holds the lock " +
+              (f.op.empty() ? std::string("the agent's calls wait") : cri_method(f.op) + " waits") + " for" +
+              (f.call_in_flight ? ", so " + cri_method(f.op) + " hangs." : ", so the agent's calls are slow.");
+  return w;
+}
+
+}  // namespace
+
+// The runbook's paragraphs are, word for word, docs/runbook.md's
+// ## container_lock_stall once the placeholders are filled with
+// runbook_command_names(). Edit both or cause_texts_test fails.
+// clang-format off
+const CauseWording container_lock_stall_wording = {
+  {"The runtime's metrics page shows the method in flight and not completing (containerd: "
+   "`grpc_server_started_total` minus `grpc_server_handled_total` for that `grpc_method`). `timeout 10 {crictl} ps "
+   "-a` hangs while `{crictl} pods` answers; `journalctl -u {service} --since -15m` names the container of the stuck "
+   "call (UpdateContainerResources from a vertical autoscaler, or StopContainer of a container whose shim is "
+   "unmounting). Look for its shim or `runc` in D state: `ps -eo pid,stat,wchan:32,cmd | awk '$2 ~ /D/'`.",
+   "Capture the runtime's goroutine dump (`kill -USR1 $(pidof {service})`): it shows the call holding the container's "
+   "lock. Then unblock that one container: kill its shim (`pkill -f 'containerd-shim.*<container-id>'` or the "
+   "conmon of CRI-O) or fix what its unmount waits on; the lock is released and the lists answer again. Stop "
+   "the client that keeps sending the call (pause the autoscaler) until then. Restart the runtime only if the "
+   "shim cannot be killed.",
+   "Treat it as runtime_hung and restart the runtime first: the stuck shim survives the restart and the next list "
+   "blocks on the same lock. Never reboot automatically."},
+  words_of,
+};
+// clang-format on
+
+}  // namespace plegscope

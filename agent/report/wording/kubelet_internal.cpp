@@ -1,0 +1,47 @@
+// The words of kubelet_internal: the kubelet's own relist has stopped while the agent's relists are fast.
+#include "report/wording.h"
+
+namespace plegscope {
+namespace {
+
+CauseWords words_of(const Finding& f) {
+  CauseWords w;
+  std::string stopped;
+  if (f.kubelet_flat_seconds && *f.kubelet_flat_seconds >= f.threshold_seconds)
+    stopped = "the kubelet's relist count has not advanced for " + text::duration(*f.kubelet_flat_seconds);
+  if (f.kubelet_last_seen_age_seconds && *f.kubelet_last_seen_age_seconds >= f.threshold_seconds)
+    stopped += (stopped.empty() ? "the kubelet's PLEG was last seen active " : " and it was last seen active ") +
+               text::duration(*f.kubelet_last_seen_age_seconds) + " ago";
+  w.reason = stopped + ", while plegscope's relists on the same runtime take " +
+             text::duration(f.agent_relist_p99_seconds) + " (p99)";
+  w.action = "the kubelet is stuck, not the runtime: dump the kubelet's goroutines, then restart the kubelet";
+  w.summary = "The kubelet's own PLEG has stopped: " + w.reason + ", so the runtime answers and the kubelet does not ask";
+  if (f.severity != Severity::kCritical)
+    w.summary += " (the kubelet reports PLEG unhealthy after " + text::duration(f.model_threshold_seconds) + ")";
+  w.summary += ".";
+  return w;
+}
+
+}  // namespace
+
+// The runbook's paragraphs are, word for word, docs/runbook.md's
+// ## kubelet_internal once the placeholders are filled with
+// runbook_command_names(). Edit both or cause_texts_test fails.
+// clang-format off
+const CauseWording kubelet_internal_wording = {
+  {"`{crictl} ps -a` answers at once while `kubectl get node {node}` says PLEG is not healthy; on the node, "
+   "`curl -s --cacert ca.crt -H \"Authorization: Bearer $TOKEN\" https://127.0.0.1:10250/metrics | grep "
+   "kubelet_pleg_relist_duration_seconds_count` twice a minute apart shows the same count, and `journalctl -u "
+   "kubelet --since -15m` shows no relist or sync activity.",
+   "Capture the kubelet's goroutines first. `/debug/pprof` on the kubelet needs `nodes/proxy`, which the agent never "
+   "has, so on the node run `kill -QUIT $(pidof kubelet)`: Go writes every goroutine's stack to the kubelet's "
+   "journal (`journalctl -u kubelet -o cat --since -2min > kubelet-goroutines.txt`) and the kubelet exits, so "
+   "systemd restarts it: this is the restart too. Where it is not restarted by systemd, `systemctl restart kubelet`. "
+   "Attach the dump to a kubelet bug report (look for the PLEG's relist goroutine blocked on a channel send).",
+   "Restart the runtime for this ({service} answers every other client, and a restart only disturbs running "
+   "pods), and never reboot the node: the kubelet's goroutine dump is the evidence."},
+  words_of,
+};
+// clang-format on
+
+}  // namespace plegscope

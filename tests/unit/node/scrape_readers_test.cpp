@@ -1,0 +1,114 @@
+// Issue 18's readers in the Node: off by default (the snapshot's sections
+// empty, no up gauge), an unreachable kubelet or runtime-metrics page
+// reported as data without blocking snapshot(), and the recent p99 of a
+// histogram that only grows.
+#include "node/scrape_readers.h"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
+
+#include "fake_clock.h"
+#include "node/node.h"
+#include "node/node_without_runtime.h"
+
+namespace plegscope {
+namespace {
+
+bool has_family(const std::vector<prometheus::MetricFamily>& families, const std::string& name) {
+  for (const auto& f : families)
+    if (f.name == name) return true;
+  return false;
+}
+
+TEST(ScrapeReaders, OffByDefault) {
+  testing::FakeClock clock;
+  Node node(testing::node_without_runtime(), clock);
+  Snapshot s = node.snapshot();
+  EXPECT_EQ(s.kubelet.endpoint, "");
+  EXPECT_FALSE(s.kubelet.reachable);
+  EXPECT_EQ(s.runtime_metrics.endpoint, "");
+  EXPECT_TRUE(s.runtime_metrics.in_flight.empty());
+  auto families = node.collect_metrics();
+  EXPECT_FALSE(has_family(families, "pleg_kubelet_up")) << "a reader left off exports no up gauge";
+  EXPECT_FALSE(has_family(families, "pleg_runtime_metrics_up"));
+}
+
+// A loopback port nothing listens on.
+int closed_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+TEST(ScrapeReaders, UnreachableSourcesAreEvidenceNotFailures) {
+  testing::FakeClock clock;
+  NodeOptions o = testing::node_without_runtime();
+  const std::string base = "http://127.0.0.1:" + std::to_string(closed_port());
+  o.kubelet_endpoint = base;
+  o.kubelet_token_file = "";
+  o.runtime_metrics_endpoint = base + "/v1/metrics";
+  KubeletReader kubelet(o, clock);
+  RuntimeMetricsReader runtime(o);
+  kubelet.scrape_now();
+  runtime.scrape_now();
+  KubeletEvidence k = kubelet.evidence();
+  EXPECT_EQ(k.endpoint, base);
+  EXPECT_FALSE(k.reachable);
+  EXPECT_EQ(k.outcome.error, ScrapeError::unreachable);
+  EXPECT_EQ(k.tls_mode, "ca_file") << "the ServiceAccount ca.crt by default";
+  RuntimeMetricsEvidence m = runtime.evidence();
+  EXPECT_FALSE(m.reachable);
+  EXPECT_EQ(m.outcome.error, ScrapeError::unreachable);
+
+  Node node(o, clock);
+  auto families = node.collect_metrics();
+  EXPECT_TRUE(has_family(families, "pleg_kubelet_up"));
+  EXPECT_TRUE(has_family(families, "pleg_runtime_metrics_up"));
+}
+
+TEST(ScrapeReaders, KubeletVersionFlagSetsTheModelWithoutAScrape) {
+  testing::FakeClock clock;
+  NodeOptions o = testing::node_without_runtime();
+  o.kubelet_endpoint = "http://127.0.0.1:1";
+  o.kubelet_version = "v1.36.0";
+  KubeletReader kubelet(o, clock);
+  KubeletEvidence k = kubelet.evidence();
+  ASSERT_TRUE(k.view.version);
+  EXPECT_EQ(k.view.version->minor, 36);
+  EXPECT_TRUE(k.view.version_overridden);
+}
+
+Histogram histogram(double le1, double le10, double inf) {
+  Histogram h;
+  h.count = inf;
+  h.buckets = {{1, le1}, {10, le10}, {std::numeric_limits<double>::infinity(), inf}};
+  return h;
+}
+
+TEST(ScrapeReaders, RecentP99IsOverWhatChangedInTheWindow) {
+  // 1000 fast operations long ago, then 10 slow ones (1 s .. 10 s) in the window.
+  std::map<std::string, Histogram> oldest = {{"set_up_pod", histogram(1000, 1000, 1000)}};
+  std::map<std::string, Histogram> newest = {{"set_up_pod", histogram(1000, 1010, 1010)},
+                                             {"tear_down_pod", histogram(5, 5, 5)}};
+  auto p99 = recent_p99(oldest, newest);
+  ASSERT_TRUE(p99.count("set_up_pod"));
+  EXPECT_GT(p99["set_up_pod"], 1.0) << "the old fast operations do not hide the recent slow ones";
+  ASSERT_TRUE(p99.count("tear_down_pod")) << "new in the window: all of it is recent";
+  EXPECT_LE(p99["tear_down_pod"], 1.0);
+  // No new observation over the window: no recent figure.
+  const auto later = oldest;
+  EXPECT_EQ(recent_p99(oldest, later).count("set_up_pod"), 0u);
+}
+
+}  // namespace
+}  // namespace plegscope
