@@ -37,17 +37,17 @@ Report with_journal() {
   r.journal_source.path = "/var/log/journal";
   r.journal_source.kubelet_unit = "kubelet.service";
   r.journal_source.runtime_units = {"containerd.service", "crio.service"};
-  r.journal = {{kNow - seconds(5), "kubelet.service", "pleg_not_healthy", kPlegLine}};
+  r.journal = {{kReportNow - seconds(5), "kubelet.service", "pleg_not_healthy", kPlegLine}};
   return r;
 }
 
-// The sample's third relist (at kNow - 18 s) failed.
+// The sample's third relist (at kReportNow - 18 s) failed.
 Report with_runtime_restart(seconds stopped_ago, seconds started_ago) {
   Report r = with_journal();
   r.journal.insert(r.journal.begin(),
-                   {{kNow - stopped_ago, "containerd.service", "unit_stopping",
+                   {{kReportNow - stopped_ago, "containerd.service", "unit_stopping",
                      "Stopping containerd.service - containerd container runtime..."},
-                    {kNow - started_ago, "containerd.service", "unit_started",
+                    {kReportNow - started_ago, "containerd.service", "unit_started",
                      "Started containerd.service - containerd container runtime."}});
   return r;
 }
@@ -65,7 +65,7 @@ TEST(JournalReport, JsonHasTheDesignFieldsAndRoundTrips) {
   Report back = report_from_json(j);
   ASSERT_EQ(back.journal.size(), 1u);
   EXPECT_EQ(back.journal[0].message, kPlegLine);
-  EXPECT_EQ(back.journal[0].time, kNow - seconds(5));
+  EXPECT_EQ(back.journal[0].time, kReportNow - seconds(5));
   EXPECT_EQ(back.journal_source.runtime_units, with_journal().journal_source.runtime_units);
   EXPECT_EQ(report_to_json(back), j);
 }
@@ -127,7 +127,7 @@ TEST(JournalReport, NoRestartNoteWhenTheRestartIsFarFromTheFailures) {
   EXPECT_EQ(render_text(far).find("restarted around"), std::string::npos);
   // The kubelet's unit restarting is not the runtime's.
   Report r = with_journal();
-  r.journal.insert(r.journal.begin(), {kNow - seconds(18), "kubelet.service", "unit_started",
+  r.journal.insert(r.journal.begin(), {kReportNow - seconds(18), "kubelet.service", "unit_started",
                                        "Started kubelet.service - kubelet."});
   EXPECT_EQ(render_text(r).find("restarted around"), std::string::npos);
   // No failed relist: nothing to explain.
@@ -140,7 +140,7 @@ TEST(JournalReport, TextShowsOnlyTheNewestMarks) {
   Report r = with_journal();
   r.journal.clear();
   for (int i = 0; i < 30; ++i)
-    r.journal.push_back({kNow - seconds(60 - i), "kubelet.service", "error_syncing_pod",
+    r.journal.push_back({kReportNow - seconds(60 - i), "kubelet.service", "error_syncing_pod",
                          "Error syncing pod number " + std::to_string(i)});
   std::string text = render_text(r);
   EXPECT_EQ(text.find("pod number 9\n"), std::string::npos) << text;

@@ -114,7 +114,7 @@ TEST(ReportJson, RoundTrips) {
     json first = report_to_json(r);
     Report back = report_from_json(first);
     EXPECT_EQ(report_to_json(back), first);
-    EXPECT_EQ(back.generated_at, kNow);
+    EXPECT_EQ(back.generated_at, kReportNow);
     EXPECT_EQ(back.causes.at(0).id, CauseId::kRuntimeHung);
     EXPECT_EQ(back.timeline.at(2).error, GrpcCode::kUnavailable);
     EXPECT_EQ(back.timeline.back().in_progress, r.timeline.back().in_progress);

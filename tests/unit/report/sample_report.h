@@ -8,12 +8,14 @@ namespace plegscope::testing {
 
 using std::chrono::seconds;
 
-inline const TimePoint kNow = TimePoint(seconds(1'790'000'000)) + std::chrono::milliseconds(250);
+// Not kNow: snapshot_builder.h has one, and both link into report_unit_tests
+// (an ODR clash the sanitizer build showed: it picked the other one).
+inline const TimePoint kReportNow = TimePoint(seconds(1'790'000'000)) + std::chrono::milliseconds(250);
 
 inline Report sample() {
   Report r;
   r.node = "worker-3";
-  r.generated_at = kNow;
+  r.generated_at = kReportNow;
   r.healthy = true;
   r.status = Status::kAtRisk;
   r.summary = "PLEG is at risk because ListContainers has been in flight for 12s: restart it.";
@@ -46,7 +48,7 @@ inline Report sample() {
   r.node_pressure.pid_max = 4194304;
   for (int i = 0; i < 5; ++i) {
     TimelineEntry e;
-    e.start = kNow - seconds(20 - i);
+    e.start = kReportNow - seconds(20 - i);
     e.duration_seconds = 0.004 + i * 0.001;
     e.list_seconds = 0.002;
     e.status_seconds = 0.001;
@@ -65,7 +67,7 @@ inline Report sample() {
 inline Report slow_relist_in_progress() {
   Report r = sample();
   TimelineEntry e;
-  e.start = kNow - seconds(42);
+  e.start = kReportNow - seconds(42);
   e.in_progress = true;
   e.duration_seconds = 42;
   e.list_seconds = 8;
