@@ -19,4 +19,9 @@
   X(kEventStorm, event_storm)                   \
   X(kPodStatusSlow, pod_status_slow)            \
   X(kReinspectBacklog, reinspect_backlog)       \
-  X(kNodePressure, node_pressure)
+  X(kNodePressure, node_pressure)               \
+  /* host evidence below the CRI (issue 17) */  \
+  X(kShimHung, shim_hung)                       \
+  X(kDefunctProcesses, defunct_processes)       \
+  X(kPidExhaustion, pid_exhaustion)             \
+  X(kRuntimeDiskSlow, runtime_disk_slow)

@@ -2,6 +2,7 @@
 // What a rule found, as typed values: no sentence. agent/report turns a
 // finding into the words the operator reads (report/wording.h), so the
 // diagnoser decides and the report speaks.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,10 @@ enum class Form {
   kNoRelistYet,
   kLateInLists,
   kLateInInspection,
+  // runtime_hung (issue 17): lists answer, one pod's calls hang
+  kStuckPod,
+  // shim_hung (issue 17): the helper of a hung per-pod call's pod is in D
+  kBehindHungCall,
 };
 
 // One pressure reading past its threshold (node_pressure).
@@ -109,6 +114,24 @@ struct Finding {
   bool failed_last = false;       // the newest relist failed too
   std::vector<PressureReading> pressure;
   std::vector<PodRef> pods;       // the pods a per-pod cause is about
+  // Host evidence (issue 17): a process, a limit, a device.
+  struct HostProcess {
+    int64_t pid = 0;
+    std::string comm;
+    std::string wchan;   // blocked tasks: where in the kernel
+    double seconds = 0;  // seen in D this long
+    int64_t count = 0;   // zombie parents: their zombies
+    std::string sandbox_id;
+  };
+  std::vector<HostProcess> processes;  // blocked helpers, or zombie parents
+  int64_t zombies = 0;
+  std::string limit_scope;  // pid_exhaustion: "runtime", "kubepods", "node_pid_max", "node_threads_max"
+  std::string limit_cgroup; // the cgroup that binds, when a cgroup does
+  int64_t current = 0, maximum = 0;
+  std::string device;       // runtime_disk_slow
+  std::string mount;
+  double latency_ms = 0;
+  double utilization = 0;
 
   std::vector<Evidence> evidence;  // the measured signals, for /diagnose
   // Evidence strong enough to be the root of other causes (interactions.h),

@@ -9,6 +9,8 @@
 
 #include "common/clock.h"
 #include "cri/operation_stats.h"
+#include "diagnoser/finding.h"
+#include "host/host_scanner.h"
 #include "node/node_pressure.h"
 #include "pleg/relist_record.h"
 
@@ -47,6 +49,26 @@ struct Snapshot {
 
   // Node.
   std::optional<NodePressure> pressure;
+
+  // Per-pod calls (issue 17): the pod behind each per-pod call in flight and
+  // behind the slowest recent ones, resolved from the pods the PLEG inspected.
+  struct PodCall {
+    std::string op;
+    double seconds = 0;       // its latency, or its age while in flight
+    bool in_flight = false;
+    TimePoint end{};          // when it ended (completed calls)
+    PodRef pod;               // uid/sandbox_id alone when the pod is not known
+  };
+  std::vector<PodCall> pod_calls;  // in flight first (oldest first), then slowest first
+
+  // Host evidence below the CRI (issue 17): the latest periodic scan;
+  // nullopt while none ran (the reader is off).
+  std::optional<host::HostEvidence> host;
+  // Zombie counts of the recent scans, oldest first (defunct_processes' growth).
+  std::vector<int64_t> zombie_history;
+  // The pods of the sandboxes the host evidence names (helpers in D, zombie
+  // parents), where the PLEG knows them.
+  std::map<std::string, PodRef> pods_by_sandbox;
 };
 
 }  // namespace plegscope

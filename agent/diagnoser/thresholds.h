@@ -28,12 +28,17 @@ struct DiagnoserThresholds {
   double slow_status_seconds = 0.5;
   // reinspect_backlog: relists in a row with pods waiting for reinspection.
   int reinspect_relists = 3;
-  // node_pressure: PSI some avg10 (percent), load per CPU, PID usage.
+  // node_pressure: PSI some avg10 (percent), load per CPU.
   double cpu_psi = 40;
   double io_psi = 25;
   double memory_psi = 10;
   double load_per_cpu = 2;
-  double pid_usage = 0.9;
+  // Host causes (issue 17).
+  int zombies = 100;              // defunct_processes: zombies on the node ...
+  int zombie_growth = 20;         // ... or this many more across the scans kept, never fewer
+  double pid_limit_usage = 0.9;   // pid_exhaustion: any limit this full
+  double disk_latency_ms = 100;   // runtime_disk_slow: ms per completed IO ...
+  double disk_utilization = 0.9;  // ... or share of the interval busy
   // causes below this confidence are not reported at all
   double min_confidence = 0.3;
 };

@@ -25,7 +25,17 @@ Node::Node(NodeOptions options, const Clock& clock)
       evented_(client_, clock, cache_, pleg_, metrics_, *registry_,
                EventedPlegOptions{5, options_.evented == EventedMode::Auto,
                                   RelistTiming{options_.relist_period, options_.relist_threshold}}),
-      pressure_(options_.proc_path) {}
+      pressure_(options_.proc_path) {
+  // Host evidence (issue 17).
+  if (options_.host_scan) {
+    host::HostScanOptions o;
+    o.proc_path = options_.proc_path;
+    o.sys_path = options_.sys_path;
+    o.runtime_root = options_.runtime_root;
+    o.clock_ticks_per_second = options_.clock_ticks_per_second;
+    host_scanner_ = std::make_unique<host::HostScanner>(std::move(o));
+  }
+}
 
 Node::~Node() { stop(); }
 
@@ -33,6 +43,7 @@ void Node::start() {
   stopping_ = false;
   consumer_ = std::thread([this] { consume_events(); });
   info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
+  if (host_scanner_) host_thread_ = std::thread([this] { host_scan_loop(); });
   pleg_.start();
   if (options_.evented != EventedMode::Off) evented_.start();
 }
@@ -49,6 +60,11 @@ void Node::stop() {
   }
   info_cv_.notify_all();
   if (info_thread_.joinable()) info_thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(host_mu_);
+  }
+  host_cv_.notify_all();
+  if (host_thread_.joinable()) host_thread_.join();
 }
 
 void Node::relist() { pleg_.relist(); }
@@ -99,6 +115,15 @@ Snapshot Node::snapshot() const {
 
   // Node evidence: one line per reader.
   s.pressure = pressure_.read();
+
+  // Per-pod calls and host evidence (issue 17): copies, no I/O.
+  s.pod_calls = pod_calls(s.operations);
+  {
+    std::lock_guard<std::mutex> lock(host_mu_);
+    s.host = host_evidence_;
+    s.zombie_history = zombie_history_;
+  }
+  if (s.host) s.pods_by_sandbox = pods_by_sandbox(*s.host);
   return s;
 }
 
@@ -172,6 +197,7 @@ std::vector<prometheus::MetricFamily> Node::collect_metrics() const {
   };
   append(tracker_.Collect());
   append(computed_families());
+  append(host_families());  // issue 17
   return families;
 }
 

@@ -24,6 +24,14 @@ struct NodeOptions {
   size_t relist_history = 600;    // relists kept for the timeline
   // Node evidence: where each reader looks (host paths, passed in).
   std::string proc_path = "/proc";
+
+  // Host evidence below the CRI (issue 17).
+  bool host_scan = true;          // off: snapshot().host stays nullopt
+  std::string sys_path = "/sys";  // --sys-path
+  std::string runtime_root;       // --runtime-root; "" = resolved from the daemons seen
+  Duration host_scan_interval = std::chrono::seconds(5);
+  Duration hang_threshold = std::chrono::seconds(10);  // a call this old triggers a scan now
+  long clock_ticks_per_second = 0;  // 0: the host's (tests: the fixture tree's)
 };
 
 struct DiagnosisOptions {

@@ -156,6 +156,7 @@ bool GenericPleg::update_cache(const RuntimePod* pod, const std::string& uid,
     cache_.remove(uid);
     return true;
   }
+  directory_.remember(*pod);  // before the calls: a hung one is named too
   InspectionCost cost;
   auto status = inspect_pod(runtime_, clock_, uid, pod->name, pod->namespace_, cost);
   record.status_calls += cost.calls;

@@ -14,6 +14,7 @@
 #include "cri/runtime_client.h"
 #include "pleg/pleg.h"
 #include "pleg/pleg_metrics.h"
+#include "pleg/pod_directory.h"
 #include "pleg/pod_status_cache.h"
 #include "pleg/relist_backoff.h"
 #include "pleg/relist_record.h"
@@ -61,6 +62,9 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   // events so far, duration up to now); nullopt between relists.
   std::optional<RelistRecord> progress() const;
   size_t pods_to_reinspect() const;
+  // The pod a per-pod CRI call was for, among the pods inspected lately
+  // (never blocks on a relist in progress).
+  std::optional<PodIdentity> find_pod(const CallTarget& target) const { return directory_.find(target); }
 
  private:
   struct PodRecord {
@@ -78,6 +82,7 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   PlegMetrics& metrics_;
   RelistObserver observer_;
   EventChannel events_;
+  PodDirectory directory_;  // own lock: read while a relist hangs
 
   std::mutex relist_mu_;  // held for a whole relist; guards the records below
   std::unordered_map<std::string, PodRecord> records_;  // events are ordered by events_by_pod
