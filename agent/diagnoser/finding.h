@@ -77,6 +77,10 @@ struct Relation {
     kLikelyRootOf,        // strong pressure: the likely root of `causes`
     kMaySlow,             // mild pressure: may be slowing `causes`
     kClearsWith,          // a backlog of the failing lists of `causes`
+    // issue 17
+    kExplainedBy,         // a pod's stuck helper (`causes`) explains this hung call
+    kExplains,            // this stuck helper explains `causes`
+    kBehind,              // the runtime's slow disk is behind `causes`
   } kind;
   std::vector<CauseId> causes;
 };

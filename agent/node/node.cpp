@@ -34,6 +34,7 @@ Node::Node(NodeOptions options, const Clock& clock)
     o.runtime_root = options_.runtime_root;
     o.clock_ticks_per_second = options_.clock_ticks_per_second;
     host_scanner_ = std::make_unique<host::HostScanner>(std::move(o));
+    seed_diskstats();
   }
 }
 

@@ -81,6 +81,7 @@ class Node {
   // Host evidence (issue 17): scans every host_scan_interval, and at once
   // when a CRI call passes the hang threshold.
   void host_scan_loop();
+  void seed_diskstats();  // NodeOptions::host_diskstats_before
   std::vector<prometheus::MetricFamily> host_families() const;
   std::map<std::string, PodRef> pods_by_sandbox(const host::HostEvidence& evidence) const;
 

@@ -4,6 +4,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "common/metric_family.h"
 #include "node/node.h"
@@ -51,6 +53,19 @@ std::vector<Snapshot::PodCall> Node::pod_calls(const std::map<std::string, Opera
     calls.push_back(std::move(call));
   }
   return calls;
+}
+
+void Node::seed_diskstats() {
+  if (options_.host_diskstats_before.empty()) return;
+  std::ifstream in(options_.host_diskstats_before);
+  std::stringstream text;
+  text << in.rdbuf();
+  auto sample = host::parse_diskstats(text.str());
+  if (!sample) {
+    spdlog::warn("host: {} is not a diskstats sample; ignored", options_.host_diskstats_before);
+    return;
+  }
+  host_scanner_->set_previous_diskstats(std::move(*sample), std::chrono::steady_clock::now() - std::chrono::seconds(10));
 }
 
 void Node::host_scan_loop() {

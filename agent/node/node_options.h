@@ -32,6 +32,9 @@ struct NodeOptions {
   Duration host_scan_interval = std::chrono::seconds(5);
   Duration hang_threshold = std::chrono::seconds(10);  // a call this old triggers a scan now
   long clock_ticks_per_second = 0;  // 0: the host's (tests: the fixture tree's)
+  // Tests: a diskstats file taken 10 s before the first scan, so one scan
+  // of a fixture tree has disk rates.
+  std::string host_diskstats_before;
 };
 
 struct DiagnosisOptions {

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "report/format.h"
+#include "report/host_sections.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -236,6 +237,7 @@ std::string render_text(const Report& r) {
   if (p.load1) out << "; load1 " << fmt("%.2f", *p.load1);
   if (p.pids) out << "; pids " << *p.pids << (p.pid_max ? "/" + std::to_string(*p.pid_max) : "");
   out << "\n";
+  host_text(r, out);  // issue 17
   return out.str();
 }
 

@@ -34,7 +34,8 @@ const CauseWording pid_exhaustion_wording = {
    "/sys/fs/cgroup/kubepods.slice/pids.current /sys/fs/cgroup/kubepods.slice/pids.max` (cgroup v1: under "
    "`/sys/fs/cgroup/pids/`). The node: `ps -eL --no-headers | wc -l` against `cat /proc/sys/kernel/pid_max "
    "/proc/sys/kernel/threads-max`. `ps -eLo ppid= | sort | uniq -c | sort -rn | head` for the parent with most "
-   "threads.",
+   "threads. Containers that fail to start with `resource temporarily unavailable` (`{crictl} ps -a`, the "
+   "runtime's log) are the sign.",
    "Find what leaks processes or threads and fix or restart that pod; set `podPidsLimit` in the kubelet "
    "configuration so one pod cannot exhaust the node. For the runtime's own cgroup raise `TasksMax` (a "
    "systemd drop-in for {service}, then `systemctl daemon-reload`); for the node raise `kernel.pid_max`.",
