@@ -150,7 +150,7 @@ def test_hung_status_call_names_its_pod():
         assert stuck, rep["runtime"]
         pod = stuck[0]
         assert pod["pod"] in ["shop/web-%d" % i for i in range(7)], pod
-        assert pod["op"] == "pod_sandbox_status" and pod["sandbox_id"] and pod["uid"], pod
+        assert pod["op"] == "podsandbox_status" and pod["sandbox_id"] and pod["uid"], pod
         assert pod["pod"] in c["summary"], (pod, c["summary"])
         html = agent.get("/diagnose?format=html")[1]
         html = html.decode() if isinstance(html, bytes) else html

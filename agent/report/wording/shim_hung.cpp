@@ -48,7 +48,7 @@ const CauseWording shim_hung_wording = {
    "Fix what the process waits on: bring the NFS server back or unmount the dead mount (`umount -f -l`), "
    "replace or fail over the stuck disk, wait for the unmount under heavy IO to finish. A process in D cannot "
    "be killed until the kernel call returns; once the storage answers, the shim finishes and the pod's calls "
-   "return. If it never returns, cordon and drain the node by hand and reboot it.",
+   "return. If it never returns, cordon and drain the node by hand: only a node restart ends it.",
    "Restart the runtime first: the stuck shim stays in D and the restarted runtime hangs on the same pod. "
    "Never `kill -9` in a loop: it cannot end a process in D."},
   words_of,

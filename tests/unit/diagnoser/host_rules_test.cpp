@@ -65,7 +65,8 @@ TEST(PodNamed, AHungUnfilteredListIsStillAHungRuntime) {
   lists.in_flight = 1;
   lists.oldest_in_flight_seconds = 12;
   lists.in_flight_calls.push_back({12, {}});
-  const Cause* c = find(b.report(), CauseId::kRuntimeHung);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->form, Form::kCallHung);
   EXPECT_EQ(c->pods.size(), 1u);  // the pod is still named
@@ -148,7 +149,8 @@ TEST(ShimHung, AnUnreadableWchanIsSaidToBeUnknown) {
   Builder b;
   b.s.host = quiet_host();
   b.s.host->processes.blocked.push_back(shim_in_d(30, "0"));
-  const Cause* c = find(b.report(), CauseId::kShimHung);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kShimHung);
   ASSERT_TRUE(c);
   EXPECT_NE(c->summary.find("unknown"), std::string::npos) << c->summary;
 }
@@ -157,7 +159,8 @@ TEST(ShimHung, APidNamespaceThatCannotDie) {
   Builder b;
   b.s.host = quiet_host();
   b.s.host->processes.blocked.push_back(shim_in_d(30, "zap_pid_ns_processes"));
-  const Cause* c = find(b.report(), CauseId::kShimHung);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kShimHung);
   ASSERT_TRUE(c);
   EXPECT_NE(c->summary.find("pid namespace"), std::string::npos) << c->summary;
 }
@@ -170,7 +173,8 @@ TEST(DefunctProcesses, AtTheThresholdNamesTheTopParentAndItsPod) {
   b.s.host->processes.zombies = 100;
   b.s.host->processes.zombie_parents.push_back({4242, "containerd-shim", 97, kSandbox});
   b.s.pods_by_sandbox[kSandbox] = web_pod();
-  const Cause* c = find(b.report(), CauseId::kDefunctProcesses);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kDefunctProcesses);
   ASSERT_TRUE(c);
   EXPECT_NE(c->summary.find("100 zombie"), std::string::npos) << c->summary;
   EXPECT_NE(c->summary.find("pid 4242"), std::string::npos) << c->summary;
@@ -202,7 +206,8 @@ TEST(PidExhaustion, TheRuntimesCgroupAt90PercentIsNamed) {
   b.s.host = quiet_host();
   b.s.host->pid_limits[0].current = 3600;
   b.s.host->pid_limits[0].ratio = 0.9;
-  const Cause* c = find(b.report(), CauseId::kPidExhaustion);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kPidExhaustion);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->limit_scope, "runtime");
   EXPECT_NE(c->summary.find("the runtime's pids cgroup"), std::string::npos) << c->summary;
@@ -223,7 +228,8 @@ TEST(PidExhaustion, TheNodesPidMaxIsNamedAsSuch) {
   b.s.host->pid_limits[1].current = 32711;
   b.s.host->pid_limits[1].max = 32768;
   b.s.host->pid_limits[1].ratio = 32711.0 / 32768;
-  const Cause* c = find(b.report(), CauseId::kPidExhaustion);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kPidExhaustion);
   ASSERT_TRUE(c);
   EXPECT_NE(c->summary.find("pid_max"), std::string::npos) << c->summary;
   EXPECT_EQ(c->severity, Severity::kCritical);
@@ -244,7 +250,8 @@ TEST(RuntimeDiskSlow, At100msPerIoBesideSlowStatusCallsIsNamedBehindThem) {
   b.s.host = quiet_host();
   b.s.host->runtime_disk.value->latency_ms = 100;
   b.s.operations[op::kPodSandboxStatus] = op_stats(0.8, 1.5);
-  const Cause* c = find(b.report(), CauseId::kRuntimeDiskSlow);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeDiskSlow);
   ASSERT_TRUE(c);
   EXPECT_NE(c->summary.find("vda1"), std::string::npos) << c->summary;
   EXPECT_NE(c->summary.find("behind pod_status_slow"), std::string::npos) << c->summary;

@@ -23,7 +23,7 @@ std::set<std::string> keys(const json& j) {
 
 Report with_stuck_pod() {
   Report r = sample();  // runtime_hung first
-  r.runtime.slowest_pods.push_back({"shop/web-0", "uid-web-0", "4c5d6e7f8a9b0c1d", "", "pod_sandbox_status", 14, true});
+  r.runtime.slowest_pods.push_back({"shop/web-0", "uid-web-0", "4c5d6e7f8a9b0c1d", "", "podsandbox_status", 14, true});
   r.runtime.slowest_pods.push_back({"shop/api-1", "uid-api-1", "aa11bb22", "app", "container_status", 0.7, false});
   HostReport& h = r.host;
   h.reachable = true;
