@@ -55,7 +55,14 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
     f.call_in_flight = true;
   }
   for (const auto* b : named) {
-    f.processes.push_back({b->pid, b->comm, b->wchan, b->seconds_in_d, 0, b->sandbox_id});
+    // One entry per process; `count` is how many of its tasks are in D.
+    auto same = std::find_if(f.processes.begin(), f.processes.end(),
+                             [&](const Finding::HostProcess& p) { return p.pid == b->pid; });
+    if (same != f.processes.end()) {
+      same->count++;
+      continue;
+    }
+    f.processes.push_back({b->pid, b->comm, b->wchan, b->seconds_in_d, 1, b->sandbox_id});
     PodRef pod = pod_of(c, b->sandbox_id);
     bool seen = false;
     for (const auto& p : f.pods) seen = seen || (p.sandbox_id == pod.sandbox_id && p.uid == pod.uid);

@@ -10,8 +10,8 @@ std::string process_words(const Finding::HostProcess& p) {
   std::string where = p.wchan.empty() || p.wchan == "0"
                           ? "at an unknown kernel function (wchan unreadable)"
                           : "in " + p.wchan + (meaning.empty() ? " (meaning unknown)" : ", usually " + meaning);
-  return p.comm + " (pid " + std::to_string(p.pid) + ") has been in D for at least " + text::duration(p.seconds) +
-         " " + where;
+  return p.comm + " (pid " + std::to_string(p.pid) + (p.count > 1 ? ", " + std::to_string(p.count) + " tasks" : "") +
+         ") has been in D for at least " + text::duration(p.seconds) + " " + where;
 }
 
 CauseWords words_of(const Finding& f) {
