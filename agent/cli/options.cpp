@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <fstream>
 #include <cstdlib>
 
 #include "common/go_duration.h"
@@ -90,13 +91,10 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   // Hidden, for fixture trees (tests/fixtures/host): their CLK_TCK, a scan
   // interval, and the diskstats sample taken 10 s before theirs.
   std::string host_scan_interval = "5s";
-  app.add_option("--host-clock-ticks", c.host_clock_ticks, "CLK_TCK of the --proc-path tree (tests)")
-      ->check(CLI::Range(0L, 100000L))
-      ->group("");
+  app.add_option("--host-clock-ticks", c.host_clock_ticks, "CLK_TCK of the --proc-path tree (tests)")->group("");
   app.add_option("--host-scan-interval", host_scan_interval, "host scan interval (5s)")->group("");
   app.add_option("--host-diskstats-before", c.host_diskstats_before,
                  "diskstats sample taken 10s before the first scan (tests)")
-      ->check(CLI::ExistingFile)
       ->group("");
   app.add_option("--node-name", c.node_name, "node name in reports ($NODE_NAME or hostname)")
       ->envname("PLEGSCOPE_NODE_NAME");
@@ -140,6 +138,11 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     c.relist_backoff_max = duration_flag("--relist-backoff-max", backoff_max, true);
     c.diagnose_duration = duration_flag("--duration", duration);
     c.host_scan_interval = duration_flag("--host-scan-interval", host_scan_interval);  // issue 17
+    if (c.host_clock_ticks < 0 || c.host_clock_ticks > 100000)
+      throw UsageError{"--host-clock-ticks: invalid value " + std::to_string(c.host_clock_ticks) +
+                       " (expected 0, the host's, or the tree's CLK_TCK such as 100)"};
+    if (!c.host_diskstats_before.empty() && !std::ifstream(c.host_diskstats_before))
+      throw UsageError{"--host-diskstats-before: cannot read \"" + c.host_diskstats_before + "\""};
     if (capacity < 1)
       throw UsageError{"--event-channel-capacity: must be at least 1, got " +
                        std::to_string(capacity)};
