@@ -156,3 +156,7 @@ def test_hung_status_call_names_its_pod():
         html = html.decode() if isinstance(html, bytes) else html
         assert 'id="stuck-pod"' in html and pod["pod"] in html.split('id="stuck-pod"')[1][:400], "stuck pod not at top"
         fake.release()
+
+
+if __name__ == "__main__":
+    harness.main(globals())
