@@ -61,6 +61,7 @@ def test_shim_in_d_on_nfs():
         assert rep["causes"][0]["id"] == "shim_hung", describe(rep)
         assert "4242" in c["summary"] and "nfs_wait_bit_killable" in c["summary"], c["summary"]
         assert "remote storage" in c["summary"], c["summary"]
+        print("  " + c["summary"])
         assert "sandbox 5f1c2a9e8b7d" in c["summary"], c["summary"]
         blocked = rep["host"]["processes"]["blocked"]
         assert {b["pid"] for b in blocked} == {4242}, blocked
@@ -109,6 +110,7 @@ def test_slow_disk_behind_slow_status_calls():
         c = check_cause_shape(rep, "runtime_disk_slow")
         assert "sdb" in c["summary"] and "250 ms" in c["summary"], c["summary"]
         assert "behind" in c["summary"], c["summary"]
+        print("  " + c["summary"])
         assert any(x["id"] == "pod_status_slow" for x in rep["causes"]), describe(rep)
         assert rep["host"]["runtime_disk"]["device"] == "sdb", rep["host"]
         assert abs(agent.metrics().get("pleg_host_runtime_disk_latency_seconds") - 0.25) < 1e-6
@@ -152,6 +154,7 @@ def test_hung_status_call_names_its_pod():
         assert pod["pod"] in ["shop/web-%d" % i for i in range(7)], pod
         assert pod["op"] == "podsandbox_status" and pod["sandbox_id"] and pod["uid"], pod
         assert pod["pod"] in c["summary"], (pod, c["summary"])
+        print("  " + c["summary"])
         html = agent.get("/diagnose?format=html")[1]
         html = html.decode() if isinstance(html, bytes) else html
         assert 'id="stuck-pod"' in html and pod["pod"] in html.split('id="stuck-pod"')[1][:400], "stuck pod not at top"
