@@ -24,11 +24,17 @@ void fill(testing::FakeRuntime& rt, int pods, int containers_per_pod) {
 }
 
 // One simulated node with its PLEG; the in-memory runtime's own filtering
-// is linear per call, so inspection-heavy figures include it.
+// is linear per call, so inspection-heavy figures include it. Every
+// container carries the runtime's timestamps, a few seconds old, so each
+// event's lag is measured as on a real node.
 struct Node {
   explicit Node(int pods, size_t channel)
       : metrics(registry), pleg(rt, clock, cache, metrics, GenericPlegOptions{channel, kGenericRelistTiming}) {
     fill(rt, pods, 2);
+    const int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            clock.now().time_since_epoch()).count();
+    for (const auto& c : rt.containers)
+      rt.times[c.id()] = {now - 3'000'000'000, now - 2'000'000'000, now - 1'000'000'000};
   }
   testing::FakeRuntime rt;
   testing::FakeClock clock;

@@ -37,6 +37,10 @@
     criErrorRatio: 0.05,
     // CRIRuntimeUnavailable: no successful relist for this long.
     runtimeUnavailableSeconds: 30,
+    // PLEGNodeClockSkew: the node's wall clock and Prometheus' disagree by
+    // more than this (the wall-clock age of the last relist against the
+    // agent's monotonic one).
+    nodeClockSkewSeconds: 60,
     // gRPC's default maximum message size, and the share that warns.
     listMessageLimitBytes: 16777216,
     listMessageWarnRatio: 0.75,
@@ -49,6 +53,7 @@
     runtimeUnavailableForSeconds: 60,
     listNearLimitForSeconds: 300,
     plegscopeDownForSeconds: 300,
+    nodeClockSkewForSeconds: 300,
 
     // The release the rules ship with (the image tag in deploy/): alerts
     // link to the runbook of that release, not to a branch that moves on.

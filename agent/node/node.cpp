@@ -197,6 +197,7 @@ std::vector<prometheus::MetricFamily> Node::collect_metrics() const {
                     std::make_move_iterator(more.end()));
   };
   append(tracker_.Collect());
+  append(pleg_.Collect());  // pleg_last_seen_age_seconds, on the monotonic clock
   append(computed_families());
   append(host_families());  // issue 17
   return families;

@@ -80,16 +80,16 @@ void GrpcRuntimeClient::shutdown() {
 
 std::optional<CallStatus> GrpcRuntimeClient::socket_problem() const {
   if (shutting_down_)
-    return CallStatus{grpc::StatusCode::CANCELLED, "plegscope is shutting down", true};
+    return CallStatus{GrpcCode::kCancelled, "plegscope is shutting down", true};
   struct stat st {};
   if (socket_path_.empty())
-    return CallStatus{grpc::StatusCode::INVALID_ARGUMENT,
+    return CallStatus{GrpcCode::kInvalidArgument,
                       "endpoint " + options_.endpoint + " is not a unix socket address", true};
   if (::stat(socket_path_.c_str(), &st) != 0)
-    return CallStatus{grpc::StatusCode::UNAVAILABLE, "socket " + socket_path_ + " does not exist",
+    return CallStatus{GrpcCode::kUnavailable, "socket " + socket_path_ + " does not exist",
                       true};
   if (!S_ISSOCK(st.st_mode))
-    return CallStatus{grpc::StatusCode::UNAVAILABLE, socket_path_ + " is not a socket", true};
+    return CallStatus{GrpcCode::kUnavailable, socket_path_ + " is not a socket", true};
   return std::nullopt;
 }
 
@@ -104,14 +104,14 @@ CallStatus GrpcRuntimeClient::tracked(const char* op, Call&& call, CallTarget ta
   auto id = begin_call(op, ctx, std::move(target));
   grpc::Status st = call(ctx);
   tracker_.end(id, st.error_code());
-  return CallStatus{st.error_code(), st.error_message()};
+  return CallStatus::from_grpc(st.error_code(), st.error_message());
 }
 
 template <typename Response, typename Call>
 CallResult<Response> GrpcRuntimeClient::unary(const char* op, Call&& call, CallTarget target) {
   CallResult<Response> result;
   if (auto problem = socket_problem()) {
-    tracker_.record(op, problem->code, 0);
+    tracker_.record(op, static_cast<int>(problem->code), 0);
     result.status = *problem;
     return result;
   }
@@ -238,7 +238,7 @@ template <typename L>
 CallResult<ListAnswer<typename L::Item>> GrpcRuntimeClient::list(
     const typename L::Filter& filter, std::atomic<bool>& stream_unimplemented) {
   if (auto problem = socket_problem()) {
-    tracker_.record(L::kOp, problem->code, 0);
+    tracker_.record(L::kOp, static_cast<int>(problem->code), 0);
     return {*problem, {}};
   }
   const bool unfiltered = is_unfiltered(filter);
@@ -246,7 +246,7 @@ CallResult<ListAnswer<typename L::Item>> GrpcRuntimeClient::list(
   // remembered and answered by the unary call from then on.
   if (!stream_unimplemented) {
     auto streamed = streamed_list<L>(filter, unfiltered);
-    if (streamed.status.code != grpc::StatusCode::UNIMPLEMENTED) return streamed;
+    if (streamed.status.code != GrpcCode::kUnimplemented) return streamed;
     stream_unimplemented = true;
   }
   // Parsed straight onto the arena the answer keeps: no copy, no per-item free.
@@ -278,7 +278,7 @@ template <typename L, typename Wire>
 CallResult<Wire> GrpcRuntimeClient::wire_list(const grpc::internal::RpcMethod& method) {
   CallResult<Wire> out;
   if (auto problem = socket_problem()) {
-    tracker_.record(L::kOp, problem->code, 0);
+    tracker_.record(L::kOp, static_cast<int>(problem->code), 0);
     out.status = *problem;
     return out;
   }
@@ -319,13 +319,13 @@ CallResult<plegscope::ContainerList> GrpcRuntimeClient::list_all_containers() {
 
 CallStatus GrpcRuntimeClient::watch_container_events(const ContainerEventHandler& handler) {
   if (auto problem = socket_problem()) {
-    tracker_.record(op::kGetContainerEvents, problem->code, 0);
+    tracker_.record(op::kGetContainerEvents, static_cast<int>(problem->code), 0);
     return *problem;
   }
   grpc::ClientContext ctx;
   {
     std::lock_guard<std::mutex> lock(event_mu_);
-    if (event_cancelled_) return CallStatus{grpc::StatusCode::CANCELLED, "event stream cancelled"};
+    if (event_cancelled_) return CallStatus{GrpcCode::kCancelled, "event stream cancelled"};
     event_ctx_ = &ctx;
   }
   TimePoint start = clock_.now();
@@ -347,8 +347,8 @@ CallStatus GrpcRuntimeClient::watch_container_events(const ContainerEventHandler
   int code = stopped_by_handler ? 0 : st.error_code();
   tracker_.record(op::kGetContainerEvents, code, to_seconds(clock_.now() - start));
   if (stopped_by_handler) return CallStatus::Ok();
-  if (st.ok()) return CallStatus{grpc::StatusCode::UNAVAILABLE, "event stream ended by the runtime"};
-  return CallStatus{st.error_code(), st.error_message()};
+  if (st.ok()) return CallStatus{GrpcCode::kUnavailable, "event stream ended by the runtime"};
+  return CallStatus::from_grpc(st.error_code(), st.error_message());
 }
 
 void GrpcRuntimeClient::cancel_event_stream() {

@@ -10,7 +10,7 @@ CallResult<Wire> as_wire_list(CallResult<Parsed> parsed) {
   if (!out.ok()) return out;
   std::string error;
   if (!to_wire_list(parsed.value, out.value, error))
-    out.status = CallStatus{static_cast<int>(GrpcCode::kInternal), error};
+    out.status = CallStatus{GrpcCode::kInternal, error};
   return out;
 }
 

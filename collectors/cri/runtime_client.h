@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/call_status.h"
 #include "common/grpc_codes.h"
 #include "cri/list_answer.h"
 #include "cri/list_wire.h"
@@ -16,26 +17,6 @@
 namespace plegscope {
 
 namespace cri = ::runtime::v1;
-
-// Outcome of one call. `code` uses gRPC's numbering (0 = OK).
-struct CallStatus {
-  int code = 0;
-  std::string message;
-  // Failed in plegscope before anything was sent (no socket): the runtime
-  // bore no load from it.
-  bool not_sent = false;
-
-  bool ok() const { return code == 0; }
-  static CallStatus Ok() { return {}; }
-};
-
-
-template <typename T>
-struct CallResult {
-  CallStatus status;
-  T value{};
-  bool ok() const { return status.ok(); }
-};
 
 // Receives runtime container events (GetContainerEvents). Return false to end the stream.
 using ContainerEventHandler = std::function<bool(const cri::ContainerEventResponse&)>;

@@ -2,19 +2,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <utility>
+
 #include "pleg/runtime_pods.h"
 
 namespace plegscope {
-namespace {
-
-constexpr int kUnimplemented = 12;
-
-TimePoint from_nanos(int64_t nanos) {
-  return TimePoint(std::chrono::duration_cast<WallClock::duration>(Duration(nanos)));
-}
-
-}  // namespace
-
 EventedPleg::EventedPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,
                          PodLifecycleEventGenerator& generic, PlegMetrics& metrics,
                          prometheus::Registry& registry, EventedPlegOptions options)
@@ -95,7 +87,7 @@ void EventedPleg::watch_events() {
     spdlog::warn("Evented PLEG: failed to get container events ({} {}), attempt {} of {}",
                  grpc_code_name(status.code), status.message, attempts,
                  options_.max_stream_retries);
-    if (status.code == kUnimplemented && options_.fall_back_on_unimplemented) {
+    if (status.code == GrpcCode::kUnimplemented && options_.fall_back_on_unimplemented) {
       fall_back("the runtime does not implement GetContainerEvents (UNIMPLEMENTED)");
       return;
     }
@@ -116,8 +108,36 @@ void EventedPleg::fall_back(const std::string& reason) {
                to_seconds(options_.generic_timing.period), reason);
 }
 
-void EventedPleg::send(PodLifecycleEvent event) {
+EventedLag EventedPleg::take_lag() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(lag_, EventedLag{});
+}
+
+void EventedPleg::send(PodLifecycleEvent event, int64_t created_at, TimePoint delivered,
+                       TimePoint cached) {
   metrics_.events(event.type).Increment();
+  const LagMeasure delivery = measure_lag(created_at, 0, delivered);
+  const LagMeasure cache = measure_lag(created_at, 0, cached);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (delivery.kind == LagMeasure::Kind::kValid && cache.kind == LagMeasure::Kind::kValid) {
+      PodLag sample{event.pod_uid, event.pod_namespace, event.pod_name,
+                    event.container_name.empty() ? event.container_id : event.container_name,
+                    event.type, delivery.lag};
+      lag_.delivery.add(sample);
+      sample.lag = cache.lag;
+      lag_.cache_update.add(sample);
+    } else {
+      lag_.delivery.add_invalid();
+      lag_.cache_update.add_invalid();
+    }
+  }
+  if (delivery.kind == LagMeasure::Kind::kValid && cache.kind == LagMeasure::Kind::kValid) {
+    metrics_.evented_delivery_lag(event.type).Observe(to_seconds(delivery.lag));
+    metrics_.event_lag(event.type).Observe(to_seconds(cache.lag));
+  } else {
+    metrics_.event_lag_invalid(event.type).Increment();
+  }
   if (!generic_.watch().try_send(std::move(event))) {
     metrics_.discard_events.Increment();
     spdlog::error("Evented PLEG: event channel is full, discarding event");
@@ -130,6 +150,7 @@ void EventedPleg::process(const cri::ContainerEventResponse& event) {
                   event.container_id());
     return;
   }
+  const TimePoint delivered = clock_.now();
   const auto& sandbox = event.pod_sandbox_status();
   PodStatus status;
   status.uid = sandbox.metadata().uid();
@@ -137,7 +158,7 @@ void EventedPleg::process(const cri::ContainerEventResponse& event) {
   status.namespace_ = sandbox.metadata().namespace_();
   status.sandboxes.push_back(sandbox);
   status.containers.assign(event.containers_statuses().begin(), event.containers_statuses().end());
-  status.timestamp = from_nanos(event.created_at());
+  status.timestamp = from_unix_nanos(event.created_at());
 
   bool send_events = false;
   if (event.container_event_type() == cri::CONTAINER_DELETED_EVENT) {
@@ -149,6 +170,8 @@ void EventedPleg::process(const cri::ContainerEventResponse& event) {
     send_events = cache_.set(status);
   }
   if (!send_events) return;
+  const TimePoint cached = clock_.now();
+  const int64_t created_at = event.created_at();
 
   PodLifecycleEvent e;
   e.pod_uid = status.uid;
@@ -161,17 +184,17 @@ void EventedPleg::process(const cri::ContainerEventResponse& event) {
   switch (event.container_event_type()) {
     case cri::CONTAINER_STARTED_EVENT:
       e.type = PodLifecycleEventType::ContainerStarted;
-      send(e);
+      send(e, created_at, delivered, cached);
       break;
     case cri::CONTAINER_STOPPED_EVENT:
       e.type = PodLifecycleEventType::ContainerDied;
-      send(e);
+      send(e, created_at, delivered, cached);
       break;
     case cri::CONTAINER_DELETED_EVENT:
       e.type = PodLifecycleEventType::ContainerDied;
-      send(e);
+      send(e, created_at, delivered, cached);
       e.type = PodLifecycleEventType::ContainerRemoved;
-      send(e);
+      send(e, created_at, delivered, cached);
       break;
     default:  // CREATED: the cache is updated, no lifecycle event (as generic)
       break;

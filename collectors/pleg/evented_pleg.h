@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "cri/runtime_client.h"
+#include "pleg/event_lag.h"
 #include "pleg/pleg.h"
 #include "pleg/pleg_metrics.h"
 #include "pleg/pod_status_cache.h"
@@ -27,6 +28,13 @@ struct EventedPlegOptions {
   bool fall_back_on_unimplemented = true;
   // The generic PLEG's own timing, restored on fall-back.
   RelistTiming generic_timing = kGenericRelistTiming;
+};
+
+// Lag of the events the stream delivered: the event's created_at to its
+// delivery, and to the cache update that made it known.
+struct EventedLag {
+  LagSummary delivery;
+  LagSummary cache_update;
 };
 
 // Thread-safe.
@@ -57,10 +65,13 @@ class EventedPleg final : public PodLifecycleEventGenerator {
   bool active() const { return active_; }
   // Why evented mode ended, empty while active or never started.
   std::string fallback_reason() const;
+  // The lag measured since the last call (the node takes it once per relist
+  // and keeps its own window); resets it.
+  EventedLag take_lag();
 
  private:
   void fall_back(const std::string& reason);
-  void send(PodLifecycleEvent event);
+  void send(PodLifecycleEvent event, int64_t created_at, TimePoint delivered, TimePoint cached);
 
   RuntimeClient& runtime_;
   const Clock& clock_;
@@ -76,6 +87,7 @@ class EventedPleg final : public PodLifecycleEventGenerator {
   std::atomic<bool> stopping_{false};
   mutable std::mutex mu_;
   std::string fallback_reason_;
+  EventedLag lag_;
   std::thread watcher_;
 };
 

@@ -1,23 +1,25 @@
 #pragma once
 // The kubelet's GenericPLEG: relist the runtime every period, compare with
 // the previous relist, emit lifecycle events, keep the pod status cache.
-#include <atomic>
+#include <prometheus/collectable.h>
+
 #include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
-#include <unordered_map>
 
 #include "common/clock.h"
 #include "cri/runtime_client.h"
 #include "pleg/pleg.h"
 #include "pleg/pleg_metrics.h"
 #include "pleg/pod_directory.h"
+#include "pleg/pod_records.h"
 #include "pleg/pod_status_cache.h"
 #include "pleg/relist_backoff.h"
 #include "pleg/relist_record.h"
+#include "pleg/relist_steps.h"
 #include "pleg/runtime_pods.h"
 
 namespace plegscope {
@@ -31,7 +33,9 @@ struct GenericPlegOptions {
 };
 
 // Thread-safe. relist() is serialised: at most one is in flight, whoever calls it.
-class GenericPleg final : public PodLifecycleEventGenerator {
+// Time: every period, threshold, interval and age is on the clock's monotonic
+// time; wall time only stamps what is exported or shown as a date.
+class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::Collectable {
  public:
   using RelistObserver = std::function<void(const RelistRecord&)>;
 
@@ -40,8 +44,9 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   ~GenericPleg() override;
 
   // Runs relist() on a thread, the next one starting one period after the
-  // previous one ended (wait.Until with sliding = true). The period is
-  // current_period(): the timing's, stretched while the runtime struggles.
+  // previous one ended (wait.Until with sliding = true), waiting on the
+  // clock. The period is current_period(): the timing's, stretched while the
+  // runtime struggles.
   void start() override;
   void stop() override;
   void update(RelistTiming timing) override;
@@ -54,8 +59,11 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   Duration current_period() const;
   // Set while the period is stretched, with a one-line reason.
   std::optional<RelistStretch> stretch() const;
-  // Start of the last successful relist; nullopt before the first.
+  // Start of the last successful relist (wall time); nullopt before the first.
   std::optional<TimePoint> last_relist_time() const;
+  // Monotonic time since the start of the last successful relist; nullopt
+  // before the first. Immune to wall-clock steps.
+  std::optional<Duration> last_seen_age() const;
   // Start of the relist in progress, if one is.
   std::optional<TimePoint> relist_in_progress_since() const;
   // The relist in progress as far as it got (lists done, status calls and
@@ -66,14 +74,29 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   // (never blocks on a relist in progress).
   std::optional<PodIdentity> find_pod(const CallTarget& target) const { return directory_.find(target); }
 
+  // pleg_last_seen_age_seconds, computed at scrape time (absent before the
+  // first successful relist).
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
  private:
-  struct PodRecord {
-    std::optional<RuntimePod> old;
-    std::optional<RuntimePod> current;  // set only while it may differ from old
-    bool seen = false;                      // in the relist in progress
-  };
-  bool update_cache(const RuntimePod* pod, const std::string& uid, RelistRecord& record);
+  // The steps of relist(), in order; relist_mu_ held.
+  RelistRecord begin_relist();
+  // Lists every sandbox and container; false, with the error recorded in
+  // `record`, counted and logged, when a list call failed.
+  bool list_pods(RelistRecord& record, CallResult<SandboxList>& sandboxes,
+                 CallResult<ContainerList>& containers);
+  void mark_seen(const RelistRecord& record);
+  void record_states(const SandboxList& sandboxes, const ContainerList& containers,
+                     RelistRecord& record);
+  void deliver(EventsByPod& events_by_pod, RelistRecord& record,
+               std::map<std::string, RuntimePod>& needs_reinspection);
+  void reinspect(RelistRecord& record, std::map<std::string, RuntimePod>& needs_reinspection);
+  void finish_relist(RelistRecord& record, GrpcCode strain);
+
+  bool inspect(const std::string& uid, const RuntimePod* pod, RelistRecord& record,
+               const std::vector<PodLifecycleEvent>* events);
   void publish_progress(const RelistRecord& record);
+  MonoTime last_relist_end_or_now() const;
   void run();
 
   RuntimeClient& runtime_;
@@ -85,16 +108,17 @@ class GenericPleg final : public PodLifecycleEventGenerator {
   PodDirectory directory_;  // own lock: read while a relist hangs
 
   std::mutex relist_mu_;  // held for a whole relist; guards the records below
-  std::unordered_map<std::string, PodRecord> records_;  // events are ordered by events_by_pod
+  PodRecords records_;
   std::map<std::string, RuntimePod> pods_to_reinspect_;
   PodGrouping grouping_;  // reused by every relist
-  std::string uid_key_;
   std::optional<GrpcCode> last_error_code_;  // of the last failed relist; none after a success
 
   mutable std::mutex state_mu_;  // short; guards timing and times
   RelistTiming timing_;
   RelistBackoff backoff_;
-  std::optional<TimePoint> relist_time_;
+  std::optional<TimePoint> relist_time_;       // wall
+  std::optional<MonoTime> relist_monotonic_;   // the same instant, monotonic
+  std::optional<MonoTime> last_relist_end_;    // monotonic; the runner's wait starts here
   std::optional<RelistRecord> in_progress_;
   size_t reinspect_count_ = 0;
 

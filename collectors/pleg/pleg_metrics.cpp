@@ -1,6 +1,7 @@
 #include "pleg/pleg_metrics.h"
 
 #include "common/grpc_codes.h"
+#include "pleg/event_lag.h"
 
 namespace plegscope {
 namespace {
@@ -71,12 +72,46 @@ PlegMetrics::PlegMetrics(prometheus::Registry& registry)
   // rate() and increase() see the first event or error.
   for (size_t i = 0; i < std::size(kAllEventTypes); ++i)
     events_by_type_[i] = &events_family_.Add({{"event_type", event_type_name(kAllEventTypes[i])}});
+  const prometheus::Histogram::BucketBoundaries lag_buckets(kLagBuckets.begin(), kLagBuckets.end());
+  auto& lag = prometheus::BuildHistogram()
+                  .Name("pleg_event_lag_seconds")
+                  .Help("Seconds from the runtime's timestamp of a change (started_at, finished_at, "
+                        "created_at) to the relist or event that made it known, by event type.")
+                  .Register(registry);
+  auto& invalid = prometheus::BuildCounter()
+                      .Name("pleg_event_lag_invalid_total")
+                      .Help("Events whose runtime timestamp is zero, in the future or before the "
+                            "container was created (a stepped clock, a runtime bug).")
+                      .Register(registry);
+  auto& delivery = prometheus::BuildHistogram()
+                       .Name("pleg_evented_delivery_lag_seconds")
+                       .Help("Evented mode: seconds from a runtime event's created_at to its "
+                             "delivery to the agent, by event type.")
+                       .Register(registry);
+  for (size_t i = 0; i < std::size(kAllEventTypes); ++i) {
+    const prometheus::Labels labels{{"event_type", event_type_name(kAllEventTypes[i])}};
+    event_lag_[i] = &lag.Add(labels, lag_buckets);
+    event_lag_invalid_[i] = &invalid.Add(labels);
+    evented_delivery_lag_[i] = &delivery.Add(labels, lag_buckets);
+  }
   for (const auto& code : grpc_error_code_names()) relist_errors(code);
   for (const char* state : {"created", "running", "exited", "unknown"}) running_containers(state);
 }
 
 prometheus::Counter& PlegMetrics::events(PodLifecycleEventType type) {
   return *events_by_type_[event_type_index(type)];
+}
+
+prometheus::Histogram& PlegMetrics::event_lag(PodLifecycleEventType type) {
+  return *event_lag_[event_type_index(type)];
+}
+
+prometheus::Counter& PlegMetrics::event_lag_invalid(PodLifecycleEventType type) {
+  return *event_lag_invalid_[event_type_index(type)];
+}
+
+prometheus::Histogram& PlegMetrics::evented_delivery_lag(PodLifecycleEventType type) {
+  return *evented_delivery_lag_[event_type_index(type)];
 }
 
 prometheus::Counter& PlegMetrics::relist_errors(const std::string& code) {

@@ -3,21 +3,17 @@
 #include "pleg/runtime_pods.h"
 
 namespace plegscope {
-namespace {
-constexpr int kNotFound = 5;  // grpc::StatusCode::NOT_FOUND
-}  // namespace
-
 CallResult<PodStatus> inspect_pod(RuntimeClient& runtime, const Clock& clock,
                                   const std::string& uid, const std::string& name,
                                   const std::string& namespace_, InspectionCost& cost) {
-  const TimePoint start = clock.now();
+  const MonoTime start = clock.monotonic();
   CallResult<PodStatus> result;
   result.value.uid = uid;
   result.value.name = name;
   result.value.namespace_ = namespace_;
-  result.value.timestamp = start;
+  result.value.timestamp = clock.now();  // wall: compared with evented created_at
   auto finish = [&](CallStatus status) {
-    cost.time += clock.now() - start;
+    cost.time += clock.monotonic() - start;
     result.status = std::move(status);
     return result;
   };
@@ -31,7 +27,7 @@ CallResult<PodStatus> inspect_pod(RuntimeClient& runtime, const Clock& clock,
     cost.calls++;
     auto status = runtime.pod_sandbox_status(sandbox.id());
     // Removed between the list and the status call: gone, not a failure.
-    if (status.status.code == kNotFound) continue;
+    if (status.status.code == GrpcCode::kNotFound) continue;
     if (!status.ok()) return finish(status.status);
     result.value.sandboxes.push_back(status.value.status());
   }
@@ -44,7 +40,7 @@ CallResult<PodStatus> inspect_pod(RuntimeClient& runtime, const Clock& clock,
   for (const auto& container : containers.value) {
     cost.calls++;
     auto status = runtime.container_status(container.id());
-    if (status.status.code == kNotFound) continue;
+    if (status.status.code == GrpcCode::kNotFound) continue;
     if (!status.ok()) return finish(status.status);
     result.value.containers.push_back(status.value.status());
   }

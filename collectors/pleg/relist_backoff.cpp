@@ -10,7 +10,7 @@ namespace plegscope {
 RelistBackoff::RelistBackoff(Duration base, Duration max) : base_(base), max_(max), period_(base) {}
 
 bool RelistBackoff::strained(const RelistOutcome& outcome) const {
-  const GrpcCode code = grpc_code(outcome.error_code);
+  const GrpcCode code = outcome.error_code;
   return outcome.duration > base_ || code == GrpcCode::kDeadlineExceeded || code == GrpcCode::kUnavailable;
 }
 
@@ -43,7 +43,7 @@ void RelistBackoff::set_base(Duration base) {
 
 std::optional<RelistStretch> RelistBackoff::stretch() const {
   if (period_ <= base_) return std::nullopt;
-  const std::string last = last_strained_.error_code != 0
+  const std::string last = last_strained_.error_code != GrpcCode::kOk
                                ? "failed with " + grpc_code_name(last_strained_.error_code)
                                : "took " + format_go_duration(last_strained_.duration);
   return RelistStretch{period_, "relist period stretched to " + format_go_duration(period_) +

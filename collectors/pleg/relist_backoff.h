@@ -8,15 +8,16 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/grpc_codes.h"
 
 namespace plegscope {
 
 // How one relist went, as far as the runtime's load is concerned.
 struct RelistOutcome {
   Duration duration{0};
-  // gRPC code of a failed list call that reached the runtime; 0 on success.
+  // Code of a failed list call that reached the runtime; kOk on success.
   // (A missing socket is not the runtime's load and is not reported here.)
-  int error_code = 0;
+  GrpcCode error_code = GrpcCode::kOk;
 };
 
 // Why the period is longer than the flag, for the gauge and /diagnose.

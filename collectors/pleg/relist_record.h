@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/grpc_codes.h"
+#include "pleg/lag_summary.h"
 #include "pleg/pleg.h"
 
 namespace plegscope {
@@ -23,7 +24,8 @@ struct PodEventCount {
 };
 
 struct RelistRecord {
-  TimePoint start{};
+  TimePoint start{};        // wall time, for the timeline
+  MonoTime monotonic_start{};  // the same instant on the monotonic clock, for durations
   Duration duration{0};     // so far, while in progress
   bool initial = false;     // the first relist: every pod is new and inspected once
   bool in_progress = false;
@@ -48,6 +50,10 @@ struct RelistRecord {
   std::optional<GrpcCode> error_code;  // when the relist failed
   std::string error_message;
   std::vector<PodEventCount> top_pods;  // most events first, at most kTopPods
+  // How late this relist saw the changes it emitted events for, from the
+  // runtime's timestamps (none on the initial relist: the agent was not
+  // watching before it). Reinspected pods' held-back events count here too.
+  LagSummary lag;
 
   static constexpr size_t kTopPods = 10;
   int total_events() const {

@@ -216,6 +216,29 @@ local f = import '../lib/format.libsonnet';
           },
         } + forOf(c.listNearLimitForSeconds),
 
+        // PLEGNotHealthy reads the node's wall clock against Prometheus'
+        // (time() - pleg_last_seen_seconds): a stepped node clock fires or
+        // hides it. The agent's monotonic age is immune; at the scrape's own
+        // timestamp the two ages are equal unless the clocks disagree, and
+        // their difference is the node clock's offset (positive: ahead).
+        {
+          alert: 'PLEGNodeClockSkew',
+          expr: |||
+            abs(
+              pleg_last_seen_age_seconds{%(sel)s}
+              - (timestamp(pleg_last_seen_age_seconds{%(sel)s}) - pleg_last_seen_seconds{%(sel)s})
+            ) > %(skew)s
+            and pleg_last_seen_seconds{%(sel)s} > 0
+          ||| % (v { skew: f.num(c.nodeClockSkewSeconds) }),
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'The clock of %s disagrees with Prometheus' % n,
+            description: 'The wall clock of node %s is {{ $value | humanizeDuration }} off Prometheus\' clock (warning above %s): the age of the last relist by time() - pleg_last_seen_seconds differs by that much from the agent\'s monotonic pleg_last_seen_age_seconds. PLEGNotHealthy, which reads the wall clock as the users asked, may fire or stay silent wrongly on this node; check NTP.'
+                         % [n, f.promDuration(c.nodeClockSkewSeconds)],
+            runbook_url: runbook('PLEGNodeClockSkew'),
+          },
+        } + forOf(c.nodeClockSkewForSeconds),
+
         // The agent is down on a node, or a node has no agent target at all
         // (needs kube-state-metrics' kube_node_info), unless it is excluded.
         {

@@ -390,6 +390,40 @@ local lib = import 'lib.libsonnet';
         ],
       },
 
+      // ------------------------------------------------------------ PLEGNodeClockSkew
+      // Relists every second; the agent's monotonic age is 1 s at every
+      // scrape. worker-1's clock agrees with Prometheus, worker-2's is exactly
+      // at the threshold ahead, worker-3's twice it ahead.
+      local K = c.nodeClockSkewSeconds;
+      local fire = 10 + c.nodeClockSkewForSeconds;
+      local n = lib.samples(fire + 20);
+      local lastSeen(offset) = '0 %d+10x%d' % [10 - 1 + offset, n];
+      local age = '_ 1x%d' % n;
+      {
+        name: 'PLEGNodeClockSkew when the node clock is off by more than %s' % pd(K),
+        interval: '10s',
+        input_series: [
+          S_('pleg_last_seen_seconds', L('10.0.0.1:9547', 'worker-1'), lastSeen(0)),
+          S_('pleg_last_seen_age_seconds', L('10.0.0.1:9547', 'worker-1'), age),
+          S_('pleg_last_seen_seconds', L('10.0.0.2:9547', 'worker-2'), lastSeen(K)),
+          S_('pleg_last_seen_age_seconds', L('10.0.0.2:9547', 'worker-2'), age),
+          S_('pleg_last_seen_seconds', L('10.0.0.3:9547', 'worker-3'), lastSeen(2 * K)),
+          S_('pleg_last_seen_age_seconds', L('10.0.0.3:9547', 'worker-3'), age),
+        ],
+        alert_rule_test: [
+          lib.silent(fire - 1, 'PLEGNodeClockSkew'),
+          lib.firing(fire, 'PLEGNodeClockSkew', [{
+            exp_labels: L('10.0.0.3:9547', 'worker-3') { severity: 'warning' },
+            exp_annotations: {
+              summary: 'The clock of worker-3 disagrees with Prometheus',
+              description: "The wall clock of node worker-3 is %s off Prometheus' clock (warning above %s): the age of the last relist by time() - pleg_last_seen_seconds differs by that much from the agent's monotonic pleg_last_seen_age_seconds. PLEGNotHealthy, which reads the wall clock as the users asked, may fire or stay silent wrongly on this node; check NTP."
+                           % [hd(2 * K), pd(K)],
+              runbook_url: runbook('PLEGNodeClockSkew'),
+            },
+          }]),
+        ],
+      },
+
       // ------------------------------------------------------------ PlegscopeDown
       // worker-1's target is down from t=70; worker-9 joined the cluster but
       // no plegscope pod is scraped there; worker-8 has none either, but its

@@ -308,6 +308,47 @@ def test_evented_auto_follows_what_the_runtime_says():
             log("    log: " + line)
 
 
+def highest_new_bucket(before, after, name):
+    """An upper bound of every sample histogram NAME gained between two
+    scrapes (inf when one fell past the last bucket), or None."""
+    def counts(m):
+        return {s.labels["le"]: s.value for s in m.find(name + "_bucket")}
+    b0, b1 = counts(before), counts(after)
+    new = max([b1[le] - b0.get(le, 0) for le in b1] or [0])
+    if new <= 0:
+        return None
+    # Buckets are cumulative: the lowest bound that gained every new sample
+    # bounds the longest relist in between.
+    return min(float(le) for le in b1 if b1[le] - b0.get(le, 0) == new)
+
+
+def check_died_lag(before):
+    """pleg_event_lag_seconds{event_type="ContainerDied"} has a new sample for
+    the container just killed: positive, and under the relist period plus the
+    relists' duration. Evented mode sees it sooner still."""
+    def died(m, suffix):
+        return m.get("pleg_event_lag_seconds" + suffix, 0, event_type="ContainerDied")
+    try:
+        after = wait_until(lambda: (lambda m: m if died(m, "_count") > died(before, "_count") else None)(
+            Ctx.agent.metrics()), MAX_DELAY + 5, "a ContainerDied lag sample")
+    except AssertionError as e:
+        soft_check(False, str(e))
+        return
+    n = died(after, "_count") - died(before, "_count")
+    lag = (died(after, "_sum") - died(before, "_sum")) / n
+    relist = highest_new_bucket(before, after, "pleg_relist_duration_seconds") or 0.0
+    log("    ContainerDied lag: %d sample(s), mean %.3fs; relists took up to %.3fs; invalid %s"
+        % (n, lag, relist, Ctx.agent.metrics().get("pleg_event_lag_invalid_total", 0, event_type="ContainerDied")))
+    soft_check(lag > 0, "ContainerDied lag %.3fs is not positive" % lag)
+    # A death just after the previous relist's lists waits out the rest of
+    # that relist, the period (sliding, from its end), then this relist up to
+    # the pod's inspection: two relists at most; 0.1 s for the runner's wake-up
+    # on a loaded machine.
+    soft_check(lag < RELIST_PERIOD + 2 * relist + 0.1,
+               "ContainerDied lag %.3fs over the relist period %.1fs plus the relists' %.3fs"
+               % (lag, RELIST_PERIOD, relist))
+
+
 @with_agent
 def test_lifecycle_events():
     ctd = Ctx.ctd
@@ -356,10 +397,12 @@ def test_lifecycle_events():
     log("  removed exited container job (%s)" % short(job))
     expect_event("ContainerRemoved", job, t, uid, "job")
 
+    lag0 = Ctx.agent.metrics()
     ctd.driver("stop-container", app, "10")
     st = ctd.container_status(app)
     log("  stopped container app (%s): runtime exit code %d" % (short(app), st["exit_code"]))
     expect_event("ContainerDied", app, st["finished_at"], uid, "app")
+    check_died_lag(lag0)
     check_exit_code(uid, app, "app", st["exit_code"])
     soft_check(st["exit_code"] == 143, "app exit code %d, expected 143 (SIGTERM)" % st["exit_code"])
     check_metrics_match("(idle running, app exited)")

@@ -24,6 +24,11 @@ class ManualClock final : public Clock {
   explicit ManualClock(TimePoint start = TimePoint(std::chrono::seconds(1'700'000'000)))
       : ns_(start.time_since_epoch().count()) {}
   TimePoint now() const override { return TimePoint(TimePoint::duration(ns_.load())); }
+  // The simulated node has one time: monotonic moves with the wall clock.
+  plegscope::MonoTime monotonic() const override {
+    return plegscope::MonoTime(
+        std::chrono::duration_cast<plegscope::MonoTime::duration>(TimePoint::duration(ns_.load())));
+  }
   void advance(Duration d) { ns_ += std::chrono::duration_cast<TimePoint::duration>(d).count(); }
 
  private:

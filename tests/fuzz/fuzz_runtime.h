@@ -88,7 +88,7 @@ class FuzzRuntime : public RuntimeClient {
     for (int i = 0; i < count && more; ++i) more = handler(next<cri::ContainerEventResponse>().value);
     auto end = next<cri::StatusResponse>();
     // A stream that ends without an error still ends: the client sees it as UNAVAILABLE.
-    return end.ok() ? CallStatus{14, "stream ended"} : end.status;
+    return end.ok() ? CallStatus{GrpcCode::kUnavailable, "stream ended"} : end.status;
   }
 
  private:
@@ -96,13 +96,13 @@ class FuzzRuntime : public RuntimeClient {
   CallResult<T> next() {
     std::string message;
     CallResult<T> r;
-    r.status.code = in_.answer(message);
+    r.status.code = grpc_code(in_.answer(message));
     if (!r.ok()) {
       r.status.message = "fuzzed error";
       return r;
     }
     // What gRPC does with an answer it cannot decode.
-    if (!r.value.ParseFromString(message)) r.status = {13, "failed to parse response"};
+    if (!r.value.ParseFromString(message)) r.status = {GrpcCode::kInternal, "failed to parse response"};
     return r;
   }
 

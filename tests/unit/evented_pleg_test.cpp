@@ -27,7 +27,7 @@ class StreamingRuntime : public testing::FakeRuntime {
   int attempts = 0;
   CallStatus watch_container_events(const ContainerEventHandler& handler) override {
     attempts++;
-    if (streams.empty()) return {14, "connection refused"};
+    if (streams.empty()) return {GrpcCode::kUnavailable, "connection refused"};
     ScriptedStream s = streams.front();
     streams.pop_front();
     for (const auto& e : s.events)
@@ -156,7 +156,7 @@ TEST_F(EventedPlegTest, FullChannelDiscardsAndMakesItUnhealthy) {
 }
 
 TEST_F(EventedPlegTest, AutoFallsBackAtOnceOnUnimplemented) {
-  runtime.streams.push_back({{}, {12, "unknown method GetContainerEvents"}});
+  runtime.streams.push_back({{}, {GrpcCode::kUnimplemented, "unknown method GetContainerEvents"}});
   auto pleg = make(/*fall_back_on_unimplemented=*/true);
   pleg->watch_events();
   EXPECT_EQ(runtime.attempts, 1);
@@ -173,9 +173,9 @@ TEST_F(EventedPlegTest, BrokenStreamIsRetriedWithARelistThenFallsBackAfterFive) 
   runtime.streams.push_back(
       {{event(cri::CONTAINER_STARTED_EVENT, "c1", "u1", 100),
         event(cri::CONTAINER_STOPPED_EVENT, "c1", "u1", 200, cri::CONTAINER_EXITED)},
-       {14, "stream broke"}});
+       {GrpcCode::kUnavailable, "stream broke"}});
   runtime.streams.push_back({{event(cri::CONTAINER_STARTED_EVENT, "c2", "u2", 300)},
-                             {14, "stream broke again"}});
+                             {GrpcCode::kUnavailable, "stream broke again"}});
   auto pleg = make(/*fall_back_on_unimplemented=*/false);
   pleg->watch_events();
   EXPECT_EQ(drain().size(), 3u) << "events from both streams delivered";
@@ -188,7 +188,7 @@ TEST_F(EventedPlegTest, BrokenStreamIsRetriedWithARelistThenFallsBackAfterFive) 
 }
 
 TEST_F(EventedPlegTest, StartSlowsTheGenericRelist) {
-  runtime.streams.push_back({{}, {12, "unimplemented"}});
+  runtime.streams.push_back({{}, {GrpcCode::kUnimplemented, "unimplemented"}});
   auto pleg = make();
   pleg->start();
   pleg->stop();

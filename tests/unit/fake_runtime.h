@@ -17,10 +17,18 @@ class FakeRuntime : public RuntimeClient {
   std::vector<cri::PodSandbox> sandboxes;
   std::vector<cri::Container> containers;
   // Error codes to answer with, per operation name (op::k...), while set.
-  std::map<std::string, int> fail;
+  std::map<std::string, GrpcCode> fail;
   // ContainerStatus fails for these container ids while set.
-  std::map<std::string, int> fail_container_status;
+  std::map<std::string, GrpcCode> fail_container_status;
   std::map<std::string, int> calls;
+  // The runtime's own timestamps (unix ns) in ContainerStatus, per container
+  // id; a sandbox's created_at in PodSandboxStatus. Absent: all zero.
+  struct Times {
+    int64_t created_at = 0;
+    int64_t started_at = 0;
+    int64_t finished_at = 0;
+  };
+  std::map<std::string, Times> times;
   std::function<void(const std::string& op)> on_call;  // e.g. advance a fake clock
   bool failures_not_sent = false;  // injected failures look like a missing socket
 
@@ -96,9 +104,11 @@ class FakeRuntime : public RuntimeClient {
         r.value.mutable_status()->set_id(id);
         *r.value.mutable_status()->mutable_metadata() = s.metadata();
         r.value.mutable_status()->set_state(s.state());
+        if (auto t = times.find(id); t != times.end())
+          r.value.mutable_status()->set_created_at(t->second.created_at);
         return r;
       }
-    if (r.ok()) r.status = {5, "sandbox " + id + " not found"};
+    if (r.ok()) r.status = {GrpcCode::kNotFound, "sandbox " + id + " not found"};
     return r;
   }
   CallResult<cri::ContainerStatusResponse> container_status(const std::string& id) override {
@@ -111,13 +121,18 @@ class FakeRuntime : public RuntimeClient {
         r.value.mutable_status()->set_id(id);
         *r.value.mutable_status()->mutable_metadata() = c.metadata();
         r.value.mutable_status()->set_state(c.state());
+        if (auto t = times.find(id); t != times.end()) {
+          r.value.mutable_status()->set_created_at(t->second.created_at);
+          r.value.mutable_status()->set_started_at(t->second.started_at);
+          r.value.mutable_status()->set_finished_at(t->second.finished_at);
+        }
         return r;
       }
-    r.status = {5, "container " + id + " not found"};
+    r.status = {GrpcCode::kNotFound, "container " + id + " not found"};
     return r;
   }
   CallStatus watch_container_events(const ContainerEventHandler&) override {
-    return status_for(op::kGetContainerEvents).ok() ? CallStatus{12, "unimplemented"}
+    return status_for(op::kGetContainerEvents).ok() ? CallStatus{GrpcCode::kUnimplemented, "unimplemented"}
                                                     : status_for(op::kGetContainerEvents);
   }
 

@@ -3,7 +3,12 @@
 #include "pleg/generic_pleg.h"
 
 #include <gtest/gtest.h>
+
 #include <algorithm>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <thread>
 #include <prometheus/registry.h>
 
 #include "fake_clock.h"
@@ -139,7 +144,7 @@ TEST_F(GenericPlegTest, FailedInspectionLosesNoEvent) {
   drain();
 
   runtime.set_state("c1", cri::CONTAINER_EXITED);
-  runtime.fail_container_status["c1"] = 4;  // DEADLINE_EXCEEDED
+  runtime.fail_container_status["c1"] = GrpcCode::kDeadlineExceeded;
   pleg->relist();
   EXPECT_TRUE(drain().empty()) << "events of a pod that failed inspection are held back";
   EXPECT_EQ(pleg->pods_to_reinspect(), 1u);
@@ -163,7 +168,7 @@ TEST_F(GenericPlegTest, FailedInspectionLosesNoEvent) {
 TEST_F(GenericPlegTest, ReinspectsPodsWithoutNewEvents) {
   runtime.add_sandbox("s1", "uid-1");
   runtime.add_container("c1", "uid-1", cri::CONTAINER_RUNNING, "s1");
-  runtime.fail_container_status["c1"] = 14;
+  runtime.fail_container_status["c1"] = GrpcCode::kUnavailable;
   pleg->relist();
   EXPECT_EQ(pleg->pods_to_reinspect(), 1u);
   EXPECT_FALSE(cache.get("uid-1").has_value());
@@ -210,7 +215,7 @@ TEST_F(GenericPlegTest, FailedListDoesNotAdvanceRelistTime) {
   pleg->relist();
   auto seen = metrics->last_seen.Value();
   clock.step(seconds(10));
-  runtime.fail[op::kListContainers] = 14;
+  runtime.fail[op::kListContainers] = GrpcCode::kUnavailable;
   pleg->relist();
   EXPECT_EQ(metrics->last_seen.Value(), seen);
   EXPECT_EQ(metrics->relist_errors("UNAVAILABLE").Value(), 1);
@@ -263,56 +268,87 @@ TEST_F(GenericPlegTest, RelistMetricsAndRecord) {
   EXPECT_EQ(metrics->relist_duration.Collect().histogram.sample_count, 2u);
 }
 
-TEST(GenericPlegRunner, StopInterruptsTheWaitBetweenRelists) {
+// The runner on a fake clock: a relist counter the observer bumps, and the
+// clock's count of waits begun, so the test knows when the runner is blocked.
+class GenericPlegRunnerTest : public ::testing::Test {
+ protected:
+  void make(RelistTiming timing) {
+    pleg = std::make_unique<GenericPleg>(runtime, clock, cache, *metrics,
+                                         GenericPlegOptions{10, timing},
+                                         [this](const RelistRecord&) {
+                                           std::lock_guard<std::mutex> lock(mu);
+                                           relists++;
+                                           cv.notify_all();
+                                         });
+  }
+  // Bounded (real time) only so a regression fails instead of hanging.
+  bool wait_for_relists(int n) {
+    std::unique_lock<std::mutex> lock(mu);
+    return cv.wait_for(lock, seconds(60), [&] { return relists >= n; });
+  }
+  int relist_count() {
+    std::lock_guard<std::mutex> lock(mu);
+    return relists;
+  }
+
   testing::FakeRuntime runtime;
-  SystemClock clock;
+  testing::FakeClock clock;
   PodStatusCache cache;
   prometheus::Registry registry;
-  PlegMetrics metrics(registry);
-  GenericPleg pleg(runtime, clock, cache, metrics,
-                   GenericPlegOptions{10, RelistTiming{hours(1), hours(2)}});
-  pleg.start();
-  // With a one-hour period, only an interruptible wait lets stop() return
-  // before ctest's timeout.
-  pleg.stop();
-  EXPECT_EQ(pleg.timing().period, hours(1));
-}
-
-}  // namespace
-}  // namespace plegscope
-
-namespace plegscope {
-namespace {
-
-// The evented fall-back shortens the period while the runner waits out a
-// 300 s one: the new period must take effect at once.
-TEST(GenericPlegRunner, AShorterPeriodTakesEffectWhileWaiting) {
-  testing::FakeRuntime runtime;
-  SystemClock clock;
-  PodStatusCache cache;
-  prometheus::Registry registry;
-  PlegMetrics metrics(registry);
+  std::unique_ptr<PlegMetrics> metrics = std::make_unique<PlegMetrics>(registry);
+  std::unique_ptr<GenericPleg> pleg;
   std::mutex mu;
   std::condition_variable cv;
   int relists = 0;
-  GenericPleg pleg(runtime, clock, cache, metrics,
-                   GenericPlegOptions{10, RelistTiming{std::chrono::hours(1), std::chrono::hours(2)}},
-                   [&](const RelistRecord&) {
-                     std::lock_guard<std::mutex> lock(mu);
-                     relists++;
-                     cv.notify_all();
-                   });
-  pleg.start();
-  std::unique_lock<std::mutex> lock(mu);
-  cv.wait(lock, [&] { return relists >= 1; });
-  lock.unlock();
-  pleg.update(RelistTiming{std::chrono::milliseconds(1), std::chrono::minutes(3)});
-  lock.lock();
-  // Bounded only so a regression fails instead of hanging until ctest's timeout.
-  bool resumed = cv.wait_for(lock, std::chrono::seconds(60), [&] { return relists >= 3; });
-  lock.unlock();
-  pleg.stop();
-  EXPECT_TRUE(resumed) << "relists kept waiting for the old one-hour period";
+};
+
+TEST_F(GenericPlegRunnerTest, StopInterruptsTheWaitBetweenRelists) {
+  make(RelistTiming{hours(1), hours(2)});
+  pleg->start();
+  ASSERT_TRUE(wait_for_relists(1));
+  ASSERT_TRUE(clock.wait_for_waits(1)) << "the runner never waited for its period";
+  // The fake clock never moves: only an interruptible wait lets stop() return.
+  std::promise<void> stopped;
+  std::thread stopper([&] {
+    pleg->stop();
+    stopped.set_value();
+  });
+  auto future = stopped.get_future();
+  const bool interrupted = future.wait_for(seconds(60)) == std::future_status::ready;
+  if (!interrupted) clock.step(hours(1));  // release a runner that ignored stop(): fail, never hang
+  stopper.join();
+  EXPECT_TRUE(interrupted) << "stop() waited for the period to end";
+  EXPECT_EQ(relist_count(), 1) << "stopping relisted or the runner did not wait for the clock";
+  EXPECT_EQ(pleg->timing().period, hours(1));
+}
+
+TEST_F(GenericPlegRunnerTest, RelistsOncePerPeriodOfTheInjectedClock) {
+  make(RelistTiming{seconds(1), minutes(3)});
+  pleg->start();
+  ASSERT_TRUE(wait_for_relists(1));
+  ASSERT_TRUE(clock.wait_for_waits(1));
+  clock.step(milliseconds(999));
+  // The runner woke, found its period not over, and waits again.
+  ASSERT_TRUE(clock.wait_for_waits(2));
+  EXPECT_EQ(relist_count(), 1) << "relisted before its period on the injected clock";
+  clock.step(milliseconds(1));
+  EXPECT_TRUE(wait_for_relists(2));
+  pleg->stop();
+  EXPECT_EQ(relist_count(), 2);
+}
+
+// The evented fall-back shortens the period while the runner waits out a
+// 300 s one: the new period must take effect at once.
+TEST_F(GenericPlegRunnerTest, AShorterPeriodTakesEffectWhileWaiting) {
+  make(RelistTiming{hours(1), hours(2)});
+  pleg->start();
+  ASSERT_TRUE(wait_for_relists(1));
+  ASSERT_TRUE(clock.wait_for_waits(1));
+  pleg->update(RelistTiming{milliseconds(1), minutes(3)});
+  ASSERT_TRUE(clock.wait_for_waits(2)) << "update() did not wake the runner";
+  clock.step(milliseconds(1));  // one new period, far from the old one-hour one
+  EXPECT_TRUE(wait_for_relists(2)) << "relists kept waiting for the old one-hour period";
+  pleg->stop();
 }
 
 }  // namespace

@@ -14,12 +14,12 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-constexpr int kDeadlineExceeded = 4;
-constexpr int kUnavailable = 14;
-constexpr int kResourceExhausted = 8;
+constexpr GrpcCode kDeadlineExceeded = GrpcCode::kDeadlineExceeded;
+constexpr GrpcCode kUnavailable = GrpcCode::kUnavailable;
+constexpr GrpcCode kResourceExhausted = GrpcCode::kResourceExhausted;
 
-RelistOutcome took(Duration d) { return {d, 0}; }
-RelistOutcome failed(int code) { return {milliseconds(5), code}; }
+RelistOutcome took(Duration d) { return {d, GrpcCode::kOk}; }
+RelistOutcome failed(GrpcCode code) { return {milliseconds(5), code}; }
 
 TEST(RelistBackoff, HealthyRelistsKeepTheBasePeriod) {
   RelistBackoff b(seconds(1), seconds(10));

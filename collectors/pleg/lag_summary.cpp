@@ -1,0 +1,48 @@
+#include "pleg/lag_summary.h"
+
+#include <algorithm>
+
+namespace plegscope {
+
+void LagSummary::add(const PodLag& sample) {
+  const double seconds = to_seconds(sample.lag);
+  size_t i = 0;
+  while (i < kLagBuckets.size() && seconds > kLagBuckets[i]) ++i;
+  buckets[i]++;
+  count++;
+  sum += sample.lag;
+  max = std::max(max, sample.lag);
+  // One entry per pod, its worst event: a crash-looping pod is one line.
+  auto same_pod = std::find_if(worst.begin(), worst.end(), [&](const PodLag& w) { return w.uid == sample.uid; });
+  if (same_pod != worst.end()) {
+    if (same_pod->lag >= sample.lag) return;
+    worst.erase(same_pod);
+  } else if (worst.size() == kWorstPods && worst.back().lag >= sample.lag) {
+    return;
+  }
+  auto at = std::find_if(worst.begin(), worst.end(), [&](const PodLag& w) { return w.lag < sample.lag; });
+  worst.insert(at, sample);
+  if (worst.size() > kWorstPods) worst.pop_back();
+}
+
+std::optional<double> lag_quantile(const std::array<uint32_t, kLagBuckets.size() + 1>& buckets,
+                                   double q) {
+  uint64_t total = 0;
+  for (uint32_t n : buckets) total += n;
+  if (total == 0) return std::nullopt;
+  const double rank = std::clamp(q, 0.0, 1.0) * static_cast<double>(total);
+  uint64_t below = 0;
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    if (buckets[i] == 0 || static_cast<double>(below + buckets[i]) < rank) {
+      below += buckets[i];
+      continue;
+    }
+    if (i == kLagBuckets.size()) return kLagBuckets.back();
+    const double lower = i == 0 ? 0.0 : kLagBuckets[i - 1];
+    const double upper = kLagBuckets[i];
+    return lower + (upper - lower) * (rank - static_cast<double>(below)) / buckets[i];
+  }
+  return kLagBuckets.back();
+}
+
+}  // namespace plegscope
