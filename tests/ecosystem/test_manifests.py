@@ -67,6 +67,10 @@ def test_daemonset():
     assert proc and proc[0]["readOnly"] is True
     assert vols[proc[0]["name"]]["hostPath"]["path"] == "/proc"
     assert "--proc-path=/host/proc" in c.get("args", []) or env.get("PLEGSCOPE_PROC_PATH", {}).get("value") == "/host/proc"
+    # Issue 17: /sys read-only at /host/sys for the cgroup PID limits and the runtime disk.
+    sys_mounts = [m for m in mounts.values() if m["mountPath"] == "/host/sys"]
+    assert len(sys_mounts) == 1 and sys_mounts[0].get("readOnly") is True, sys_mounts
+    assert "--sys-path=/host/sys" in c.get("args", []), c.get("args")
     # NODE_NAME from the downward API.
     assert env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"
     # requests and limits.
@@ -244,7 +248,7 @@ def _container(docs):
 def test_kustomize_base_and_each_component():
     base = kustomize([])
     c = _container(base)
-    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc"}
+    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc", "/host/sys"}
     assert "hostPort" not in c["ports"][0]
     assert base[("Service", "plegscope")]["spec"]["publishNotReadyAddresses"] is True
 
@@ -252,7 +256,7 @@ def test_kustomize_base_and_each_component():
     c = _container(crio)
     pod = crio[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
     paths = {v["hostPath"]["path"] for v in pod["volumes"] if "hostPath" in v}
-    assert paths == {"/run/crio", "/proc"}, "the containerd hostPath must be replaced, not kept: %s" % paths
+    assert paths == {"/run/crio", "/proc", "/sys"}, "the containerd hostPath must be replaced, not kept: %s" % paths
     env = {e["name"]: e.get("value") for e in c["env"]}
     assert env["PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT"] == "unix:///run/crio/crio.sock"
     sock_dir = os.path.dirname(env["PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT"][len("unix://"):])
