@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <fstream>
 #include <cstdlib>
 
 #include "common/go_duration.h"
@@ -105,6 +106,21 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
       ->envname("PLEGSCOPE_RELIST_BACKOFF_MAX");
   app.add_option("--proc-path", c.proc_path, "where node pressure is read (/proc)")
       ->envname("PLEGSCOPE_PROC_PATH");
+  // Host evidence (issue 17).
+  app.add_option("--sys-path", c.sys_path, "where cgroup pid limits are read (/sys; /host/sys in the DaemonSet)")
+      ->envname("PLEGSCOPE_SYS_PATH");
+  app.add_option("--runtime-root", c.runtime_root,
+                 "the runtime's data directory, whose disk latency is read (default: the running runtime's, else the "
+                 "first existing of /var/lib/containerd, /var/lib/containers/storage, /var/lib/docker)")
+      ->envname("PLEGSCOPE_RUNTIME_ROOT");
+  // Hidden, for fixture trees (tests/fixtures/host): their CLK_TCK, a scan
+  // interval, and the diskstats sample taken 10 s before theirs.
+  std::string host_scan_interval = "5s";
+  app.add_option("--host-clock-ticks", c.host_clock_ticks, "CLK_TCK of the --proc-path tree (tests)")->group("");
+  app.add_option("--host-scan-interval", host_scan_interval, "host scan interval (5s)")->group("");
+  app.add_option("--host-diskstats-before", c.host_diskstats_before,
+                 "diskstats sample taken 10s before the first scan (tests)")
+      ->group("");
   app.add_option("--node-name", c.node_name, "node name in reports ($NODE_NAME or hostname)")
       ->envname("PLEGSCOPE_NODE_NAME");
   app.add_option("--log-level", c.log_level, "trace, debug, info, warn, error")
@@ -180,6 +196,12 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     c.hang_threshold = duration_flag("--hang-threshold", hang_threshold);
     c.relist_backoff_max = duration_flag("--relist-backoff-max", backoff_max, true);
     c.diagnose_duration = duration_flag("--duration", duration);
+    c.host_scan_interval = duration_flag("--host-scan-interval", host_scan_interval);  // issue 17
+    if (c.host_clock_ticks < 0 || c.host_clock_ticks > 100000)
+      throw UsageError{"--host-clock-ticks: invalid value " + std::to_string(c.host_clock_ticks) +
+                       " (expected 0, the host's, or the tree's CLK_TCK such as 100)"};
+    if (!c.host_diskstats_before.empty() && !std::ifstream(c.host_diskstats_before))
+      throw UsageError{"--host-diskstats-before: cannot read \"" + c.host_diskstats_before + "\""};
     if (capacity < 1)
       throw UsageError{"--event-channel-capacity: must be at least 1, got " +
                        std::to_string(capacity)};
@@ -286,6 +308,13 @@ NodeOptions node_options(const Config& config) {
   o.runtime_metrics_endpoint = config.runtime_metrics_endpoint;
   o.api_server_host = config.api_server_host;
   o.api_server_port = config.api_server_port;
+  // Host evidence (issue 17).
+  o.sys_path = config.sys_path;
+  o.runtime_root = config.runtime_root;
+  o.hang_threshold = config.hang_threshold;
+  o.clock_ticks_per_second = config.host_clock_ticks;
+  o.host_scan_interval = config.host_scan_interval;
+  o.host_diskstats_before = config.host_diskstats_before;
   return o;
 }
 

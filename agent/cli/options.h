@@ -26,6 +26,12 @@ struct Config {
   Duration hang_threshold = std::chrono::seconds(10);
   Duration relist_backoff_max = std::chrono::seconds(10);  // 0: never stretch the period
   std::string proc_path = "/proc";
+  // Host evidence (issue 17).
+  std::string sys_path = "/sys";
+  std::string runtime_root;        // "" = resolved from the daemons seen
+  long host_clock_ticks = 0;       // hidden, for fixture trees: their CLK_TCK (0: the host's)
+  Duration host_scan_interval = std::chrono::seconds(5);  // hidden
+  std::string host_diskstats_before;  // hidden: fixture trees' diskstats.before
   std::string node_name;
   std::string log_level = "info";
   std::string web_config_file;

@@ -23,4 +23,9 @@
   /* issue 18: seen beside the kubelet and in the runtime's own metrics */ \
   X(kKubeletInternal, kubelet_internal)         \
   X(kContainerLockStall, container_lock_stall)  \
-  X(kCniSlow, cni_slow)
+  X(kCniSlow, cni_slow)                         \
+  /* host evidence below the CRI (issue 17) */  \
+  X(kShimHung, shim_hung)                       \
+  X(kDefunctProcesses, defunct_processes)       \
+  X(kPidExhaustion, pid_exhaustion)             \
+  X(kRuntimeDiskSlow, runtime_disk_slow)

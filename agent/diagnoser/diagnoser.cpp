@@ -22,6 +22,7 @@ std::vector<Finding> judge_findings(const Context& c, bool pleg_unhealthy) {
   relate_pressure_to_slow_calls(findings);
   relate_backlog_to_failing_lists(c, findings);
   relate_lock_stall_to_hung_calls(findings);
+  relate_host_to_calls(findings);  // issue 17
   attribute_unexplained(c, pleg_unhealthy, findings);
   rank(findings, c.t.min_confidence);
   return findings;
@@ -71,6 +72,46 @@ void fill_beside(const Snapshot& s, Report& report) {
   report.runtime_metrics.outcome = m.outcome;
   for (const auto& call : m.in_flight)
     report.runtime_metrics.in_flight.push_back({call.method, call.count, call.seconds});
+}
+
+// Issue 17: the slowest per-pod calls of the window and the host evidence.
+std::string pod_name(const PodRef& p) { return p.name.empty() ? "" : p.namespace_ + "/" + p.name; }
+
+void fill_host(const Snapshot& s, const Context& c, Report& report) {
+  constexpr size_t kSlowestPods = 10;
+  for (const auto& pc : s.pod_calls) {
+    if (!pc.in_flight && pc.end < c.window_start) continue;
+    if (report.runtime.slowest_pods.size() >= kSlowestPods) break;
+    report.runtime.slowest_pods.push_back({pod_name(pc.pod), pc.pod.uid, pc.pod.sandbox_id,
+                                           pc.pod.container_name, pc.op, pc.seconds, pc.in_flight});
+  }
+  HostReport& h = report.host;
+  if (!s.host) {
+    h.error = "host scan off or not run yet";
+    return;
+  }
+  h.reachable = true;
+  auto pod_of = [&](const std::string& sandbox) {
+    auto it = s.pods_by_sandbox.find(sandbox);
+    return it == s.pods_by_sandbox.end() ? std::string() : pod_name(it->second);
+  };
+  const auto& p = s.host->processes;
+  h.processes.helpers = static_cast<int64_t>(p.helpers.size());
+  for (const auto& b : p.blocked)
+    h.processes.blocked.push_back({b.pid, b.comm, std::string(1, b.state), b.wchan, b.seconds_in_d, b.sandbox_id,
+                                   pod_of(b.sandbox_id)});
+  h.processes.zombies = p.zombies;
+  for (const auto& z : p.zombie_parents) h.processes.zombie_parents.push_back({z.pid, z.comm, z.zombies, pod_of(z.sandbox_id)});
+  if (!p.unreadable.empty()) h.processes.error = p.unreadable;
+  for (const auto& l : s.host->pid_limits)
+    if (l.unreadable.empty()) h.pid_limits.push_back({l.scope, l.current, l.max});
+  if (const auto& d = s.host->runtime_disk.value) {
+    h.runtime_disk.device = d->device;
+    h.runtime_disk.mount = d->mount;
+    h.runtime_disk.latency_ms = d->latency_ms;
+    h.runtime_disk.utilization = d->utilization;
+  }
+  if (!s.host->runtime_disk.unreadable.empty()) h.runtime_disk.error = s.host->runtime_disk.unreadable;
 }
 
 void fill_figures(const Snapshot& s, const Context& c, Report& report) {
@@ -142,6 +183,7 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
                             s.pressure->load1,          s.pressure->pids,          s.pressure->pid_max};
   }
   fill_beside(s, report);
+  fill_host(s, c, report);  // issue 17
   for (const auto& r : s.timeline) report.timeline.push_back(timeline_entry(r));
   if (c.in_progress) report.timeline.push_back(timeline_entry(*c.in_progress));
 }

@@ -2,6 +2,7 @@
 // What a rule found, as typed values: no sentence. agent/report turns a
 // finding into the words the operator reads (report/wording.h), so the
 // diagnoser decides and the report speaks.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,6 +58,10 @@ enum class Form {
   kNoRelistYet,
   kLateInLists,
   kLateInInspection,
+  // runtime_hung (issue 17): lists answer, one pod's calls hang
+  kStuckPod,
+  // shim_hung (issue 17): the helper of a hung per-pod call's pod is in D
+  kBehindHungCall,
 };
 
 // One pressure reading past its threshold (node_pressure).
@@ -72,7 +77,10 @@ struct Relation {
     kLikelyRootOf,        // strong pressure: the likely root of `causes`
     kMaySlow,             // mild pressure: may be slowing `causes`
     kClearsWith,          // a backlog of the failing lists of `causes`
-    kExplainedBy,         // issue 18: another client's call in the runtime holds the lock (`causes`)
+    kExplainedBy,         // `causes` explains this one: another client's call holding the
+                          // runtime's lock (issue 18) or a pod's stuck helper (issue 17)
+    kExplains,            // this stuck helper explains `causes` (issue 17)
+    kBehind,              // the runtime's slow disk is behind `causes` (issue 17)
   } kind;
   std::vector<CauseId> causes;
 };
@@ -110,6 +118,24 @@ struct Finding {
   bool failed_last = false;       // the newest relist failed too
   std::vector<PressureReading> pressure;
   std::vector<PodRef> pods;       // the pods a per-pod cause is about
+  // Host evidence (issue 17): a process, a limit, a device.
+  struct HostProcess {
+    int64_t pid = 0;
+    std::string comm;
+    std::string wchan;   // blocked tasks: where in the kernel
+    double seconds = 0;  // seen in D this long
+    int64_t count = 0;   // zombie parents: their zombies
+    std::string sandbox_id;
+  };
+  std::vector<HostProcess> processes;  // blocked helpers, or zombie parents
+  int64_t zombies = 0;
+  std::string limit_scope;  // pid_exhaustion: "runtime", "kubepods", "node_pid_max", "node_threads_max"
+  std::string limit_cgroup; // the cgroup that binds, when a cgroup does
+  int64_t current = 0, maximum = 0;
+  std::string device;       // runtime_disk_slow
+  std::string mount;
+  double latency_ms = 0;
+  double utilization = 0;
 
   // Issue 18: the kubelet beside the agent and the runtime's own metrics.
   std::string method;             // a gRPC method inside the runtime, "UpdateContainerResources"

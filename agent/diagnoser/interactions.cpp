@@ -16,7 +16,8 @@ Finding* find(std::vector<Finding>& findings, CauseId id) {
 
 // Causes that make a relist long; one of them explains late relists.
 bool explains_relist_time(CauseId id) {
-  return id != CauseId::kRuntimeUnavailable && id != CauseId::kMessageTooLarge;
+  return id != CauseId::kRuntimeUnavailable && id != CauseId::kMessageTooLarge &&
+         id != CauseId::kDefunctProcesses && id != CauseId::kPidExhaustion;  // issue 17: no relist time
 }
 
 }  // namespace
@@ -72,6 +73,36 @@ void relate_lock_stall_to_hung_calls(std::vector<Finding>& findings) {
     f.confidence = std::min(f.confidence, std::round((stall->confidence - 0.05) * 100) / 100);
     f.relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kContainerLockStall}});
   }
+}
+
+void relate_host_to_calls(std::vector<Finding>& findings) {
+  Finding* shim = find(findings, CauseId::kShimHung);
+  Finding* hung = find(findings, CauseId::kRuntimeHung);
+  if (shim && hung && hung->form != Form::kStalling && hung->form != Form::kDeadlines) {
+    // The hung call is the stuck pod's: the shim is the root.
+    bool same_pod = shim->form == Form::kBehindHungCall;
+    for (const auto& a : shim->pods)
+      for (const auto& b : hung->pods) same_pod = same_pod || (!a.sandbox_id.empty() && a.sandbox_id == b.sandbox_id);
+    if (same_pod) {
+      shim->confidence = std::min(0.98, std::max(shim->confidence, hung->confidence + 0.02));
+      hung->confidence = std::max(0.0, std::min(hung->confidence, shim->confidence - 0.05));
+      hung->relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kShimHung}});
+      shim->relations.push_back({Relation::Kind::kExplains, {CauseId::kRuntimeHung}});
+    }
+  }
+  auto disk = std::find_if(findings.begin(), findings.end(),
+                           [](const Finding& f) { return f.id == CauseId::kRuntimeDiskSlow; });
+  if (disk == findings.end()) return;
+  std::vector<CauseId> behind;
+  for (const auto& f : findings)
+    if (f.id == CauseId::kRuntimeSlow || f.id == CauseId::kPodStatusSlow || f.id == CauseId::kShimHung ||
+        f.id == CauseId::kRuntimeHung)
+      behind.push_back(f.id);
+  if (behind.empty()) {
+    findings.erase(disk);  // a slow disk under fast calls is no PLEG cause
+    return;
+  }
+  disk->relations.push_back({Relation::Kind::kBehind, behind});
 }
 
 void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Finding>& findings) {

@@ -32,6 +32,11 @@ void relate_lock_stall_to_hung_calls(std::vector<Finding>& findings);
 // Relists that take several periods, an unhealthy PLEG, or a forecast always
 // come with a cause. When no rule named one, the cause is attributed from
 // where the relist time goes (list calls, or per-pod inspection).
+// Issue 17: a pod's stuck helper (shim_hung) explains the hung call of
+// runtime_hung and ranks above it; the runtime's slow disk is named only
+// beside the slow or hung calls it is behind.
+void relate_host_to_calls(std::vector<Finding>& findings);
+
 void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Finding>& findings);
 
 // Highest confidence first (cause-id order breaks ties), dropping causes

@@ -92,6 +92,58 @@ struct LagPod {
   double lag_seconds = 0;
 };
 
+// Issue 17: one per-pod call of the window, with its pod.
+struct PodCallReport {
+  std::string pod;  // "namespace/name", "" when the pod is not known
+  std::string uid;
+  std::string sandbox_id;
+  std::string container;
+  std::string op;
+  double seconds = 0;
+  bool in_flight = false;
+};
+
+// Issue 17: the host evidence below the CRI (DESIGN §6 "host").
+struct HostReport {
+  bool reachable = false;  // false: the scan is off or has not run
+  std::optional<std::string> error;
+  struct Blocked {
+    int64_t pid = 0;
+    std::string comm;
+    std::string state = "D";
+    std::string wchan;
+    double seconds = 0;
+    std::string sandbox_id;
+    std::string pod;
+  };
+  struct ZombieParent {
+    int64_t pid = 0;
+    std::string comm;
+    int64_t count = 0;
+    std::string pod;
+  };
+  struct Processes {
+    int64_t helpers = 0;
+    std::vector<Blocked> blocked;
+    int64_t zombies = 0;
+    std::vector<ZombieParent> zombie_parents;
+    std::optional<std::string> error;
+  } processes;
+  struct PidLimit {
+    std::string scope;
+    int64_t current = 0;
+    std::optional<int64_t> max;
+  };
+  std::vector<PidLimit> pid_limits;
+  struct Disk {
+    std::string device;
+    std::string mount;
+    std::optional<double> latency_ms;
+    std::optional<double> utilization;
+    std::optional<std::string> error;
+  } runtime_disk;
+};
+
 struct Report {
   std::string node;
   TimePoint generated_at{};
@@ -122,6 +174,7 @@ struct Report {
     std::string name;
     std::string version;
     std::map<std::string, OperationReport> operations;
+    std::vector<PodCallReport> slowest_pods;  // issue 17: in flight first, then slowest
   } runtime;
 
   struct Pods {
@@ -196,6 +249,7 @@ struct Report {
     std::string kubelet_unit;
     std::vector<std::string> runtime_units;
   } journal_source;
+  HostReport host;  // issue 17
 };
 
 }  // namespace plegscope

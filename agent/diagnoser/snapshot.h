@@ -12,6 +12,8 @@
 #include "diagnoser/journal_evidence.h"
 #include "http/scrape_error.h"
 #include "kubelet/kubelet_state.h"
+#include "diagnoser/finding.h"
+#include "host/host_scanner.h"
 #include "node/node_pressure.h"
 #include "pleg/relist_record.h"
 
@@ -88,6 +90,25 @@ struct Snapshot {
   // Beside the agent (issue 18): the kubelet's own PLEG and the runtime's metrics.
   KubeletEvidence kubelet;
   RuntimeMetricsEvidence runtime_metrics;
+  // Per-pod calls (issue 17): the pod behind each per-pod call in flight and
+  // behind the slowest recent ones, resolved from the pods the PLEG inspected.
+  struct PodCall {
+    std::string op;
+    double seconds = 0;       // its latency, or its age while in flight
+    bool in_flight = false;
+    TimePoint end{};          // when it ended (completed calls)
+    PodRef pod;               // uid/sandbox_id alone when the pod is not known
+  };
+  std::vector<PodCall> pod_calls;  // in flight first (oldest first), then slowest first
+
+  // Host evidence below the CRI (issue 17): the latest periodic scan;
+  // nullopt while none ran (the reader is off).
+  std::optional<host::HostEvidence> host;
+  // Zombie counts of the recent scans, oldest first (defunct_processes' growth).
+  std::vector<int64_t> zombie_history;
+  // The pods of the sandboxes the host evidence names (helpers in D, zombie
+  // parents), where the PLEG knows them.
+  std::map<std::string, PodRef> pods_by_sandbox;
 };
 
 }  // namespace plegscope

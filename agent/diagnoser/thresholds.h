@@ -28,7 +28,7 @@ struct DiagnoserThresholds {
   double slow_status_seconds = 0.5;
   // reinspect_backlog: relists in a row with pods waiting for reinspection.
   int reinspect_relists = 3;
-  // node_pressure: PSI some avg10 (percent), load per CPU, PID usage.
+  // node_pressure: PSI some avg10 (percent), load per CPU.
   double cpu_psi = 40;
   double io_psi = 25;
   double memory_psi = 10;
@@ -39,6 +39,12 @@ struct DiagnoserThresholds {
   double stuck_call_max_completions = 1;
   // cni_slow: network setup/teardown p99 or a sandbox call in flight.
   double cni_slow_seconds = 10;
+  // Host causes (issue 17).
+  int zombies = 100;              // defunct_processes: zombies on the node ...
+  int zombie_growth = 20;         // ... or this many more across the scans kept, never fewer
+  double pid_limit_usage = 0.9;   // pid_exhaustion: any limit this full
+  double disk_latency_ms = 100;   // runtime_disk_slow: ms per completed IO ...
+  double disk_utilization = 0.9;  // ... or share of the interval busy
   // causes below this confidence are not reported at all
   double min_confidence = 0.3;
 };

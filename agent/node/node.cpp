@@ -60,6 +60,16 @@ Node::Node(NodeOptions options, const Clock& clock)
       runtime_metrics_(options_) {
   if (options_.evented == EventedMode::Auto && kubelet_.enabled())
     kubelet_.on_view([this](const KubeletView& view) { follow_kubelet_model(view); });
+  // Host evidence (issue 17).
+  if (options_.host_scan) {
+    host::HostScanOptions o;
+    o.proc_path = options_.proc_path;
+    o.sys_path = options_.sys_path;
+    o.runtime_root = options_.runtime_root;
+    o.clock_ticks_per_second = options_.clock_ticks_per_second;
+    host_scanner_ = std::make_unique<host::HostScanner>(std::move(o));
+    seed_diskstats();
+  }
 }
 
 // The kubelet before 1.37 with the EventedPLEG gate relists every 300 s
@@ -81,6 +91,7 @@ void Node::start() {
   stopping_ = false;
   consumer_ = std::thread([this] { consume_events(); });
   info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
+  if (host_scanner_) host_thread_ = std::thread([this] { host_scan_loop(); });
   pleg_.start();
   // Auto beside a readable kubelet waits for its model (follow_kubelet_model).
   const bool follow_kubelet = options_.evented == EventedMode::Auto && kubelet_.enabled();
@@ -108,6 +119,11 @@ void Node::stop() {
   }
   info_cv_.notify_all();
   if (info_thread_.joinable()) info_thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(host_mu_);
+  }
+  host_cv_.notify_all();
+  if (host_thread_.joinable()) host_thread_.join();
 }
 
 void Node::relist() { pleg_.relist(); }
@@ -161,6 +177,15 @@ Snapshot Node::snapshot() const {
   s.journal = journal_evidence(journal_.status(), options_, s.timeline, s.now);
   s.kubelet = kubelet_.evidence();
   s.runtime_metrics = runtime_metrics_.evidence();
+
+  // Per-pod calls and host evidence (issue 17): copies, no I/O.
+  s.pod_calls = pod_calls(s.operations);
+  {
+    std::lock_guard<std::mutex> lock(host_mu_);
+    s.host = host_evidence_;
+    s.zombie_history = zombie_history_;
+  }
+  if (s.host) s.pods_by_sandbox = pods_by_sandbox(*s.host);
   return s;
 }
 
@@ -249,6 +274,7 @@ std::vector<prometheus::MetricFamily> Node::collect_metrics() const {
   append(tracker_.Collect());
   append(pleg_.Collect());  // pleg_last_seen_age_seconds, on the monotonic clock
   append(computed_families());
+  append(host_families());  // issue 17
   return families;
 }
 

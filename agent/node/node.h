@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -30,6 +31,7 @@
 #include "pleg/pleg_metrics.h"
 #include "pleg/pod_status_cache.h"
 #include "pleg/relist_recorder.h"
+#include "host/host_scanner.h"
 
 namespace plegscope {
 
@@ -76,6 +78,14 @@ class Node {
   void refresh_runtime_info_loop();
   RuntimeInfo runtime_info() const;
   std::vector<prometheus::MetricFamily> computed_families() const;
+  // Per-pod calls (issue 17): in flight and slowest recent, with their pods.
+  std::vector<Snapshot::PodCall> pod_calls(const std::map<std::string, OperationStats>& operations) const;
+  // Host evidence (issue 17): scans every host_scan_interval, and at once
+  // when a CRI call passes the hang threshold.
+  void host_scan_loop();
+  void seed_diskstats();  // NodeOptions::host_diskstats_before
+  std::vector<prometheus::MetricFamily> host_families() const;
+  std::map<std::string, PodRef> pods_by_sandbox(const host::HostEvidence& evidence) const;
 
   const NodeOptions options_;
   const Clock& clock_;
@@ -96,6 +106,15 @@ class Node {
   // The kubelet and the runtime's metrics (issue 18): each on its own thread.
   KubeletReader kubelet_;
   RuntimeMetricsReader runtime_metrics_;
+
+  // Host evidence (issue 17): one long-lived scanner on its own thread;
+  // snapshot() copies the latest evidence under host_mu_, never scans.
+  std::unique_ptr<host::HostScanner> host_scanner_;
+  mutable std::mutex host_mu_;
+  std::condition_variable host_cv_;
+  std::optional<host::HostEvidence> host_evidence_;
+  std::vector<int64_t> zombie_history_;  // per scan, oldest first, bounded
+  std::thread host_thread_;
 
   mutable std::mutex info_mu_;
   RuntimeInfo runtime_info_;

@@ -45,6 +45,16 @@ struct NodeOptions {
   // KUBERNETES_SERVICE_HOST and _PORT; empty: not in a cluster, no Ready message.
   std::string api_server_host;
   std::string api_server_port;
+  // Host evidence below the CRI (issue 17).
+  bool host_scan = true;          // off: snapshot().host stays nullopt
+  std::string sys_path = "/sys";  // --sys-path
+  std::string runtime_root;       // --runtime-root; "" = resolved from the daemons seen
+  Duration host_scan_interval = std::chrono::seconds(5);
+  Duration hang_threshold = std::chrono::seconds(10);  // a call this old triggers a scan now
+  long clock_ticks_per_second = 0;  // 0: the host's (tests: the fixture tree's)
+  // Tests: a diskstats file taken 10 s before the first scan, so one scan
+  // of a fixture tree has disk rates.
+  std::string host_diskstats_before;
 };
 
 struct DiagnosisOptions {

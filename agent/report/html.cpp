@@ -8,6 +8,7 @@
 #include "report/format.h"
 #include "report/journal_text.h"
 #include "report/lag_text.h"
+#include "report/host_sections.h"
 #include "report/text.h"
 #include "report/wording.h"
 
@@ -138,7 +139,10 @@ std::string render_html(const Report& r) {
   if (r.relist.events_late_by_seconds)
     h << " · <b id=\"events-late\">" << html_escape(lateness(*r.relist.events_late_by_seconds))
       << "</b>";
-  h << "</div></section>\n";
+  h << "</div>";
+  if (auto stuck = stuck_pod_line(r))  // issue 17: the pod that holds the node, first
+    h << "<div class=\"meta\" id=\"stuck-pod\"><b>Stuck pod:</b> " << html_escape(*stuck) << "</div>";
+  h << "</section>\n";
 
   // Key figures.
   auto card = [&](const std::string& k, const std::string& v, const std::string& sub) {
@@ -290,6 +294,7 @@ std::string render_html(const Report& r) {
     << "<tr><td>pids / pid_max</td><td class=\"n\">" << (p.pids ? std::to_string(*p.pids) : "n/a")
     << " / " << (p.pid_max ? std::to_string(*p.pid_max) : "n/a")
     << "</td></tr></table></div></div>\n";
+  h << host_html(r);  // issue 17
 
   h << "<footer>plegscope " << PLEGSCOPE_VERSION
     << " · JSON: <code>/diagnose</code> · text: "

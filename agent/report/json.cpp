@@ -102,8 +102,31 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Relist, period_seconds, 
                                                 duration_p50_seconds, duration_p99_seconds,
                                                 events_late_by_seconds, stretched_period_seconds,
                                                 stretch_reason, mode, evented_fallback_reason)
+// Issue 17: per-pod calls and the host section.
+static void to_json(json& j, const PodCallReport& p) {
+  j = {{"pod", p.pod}, {"uid", p.uid}, {"sandbox_id", p.sandbox_id}, {"container", p.container},
+       {"op", p.op}, {"seconds", p.seconds}, {"in_flight", p.in_flight}};
+}
+static void from_json(const json& j, PodCallReport& p) {
+  p.pod = j.value("pod", "");
+  p.uid = j.value("uid", "");
+  p.sandbox_id = j.value("sandbox_id", "");
+  p.container = j.value("container", "");
+  p.op = j.value("op", "");
+  p.seconds = j.value("seconds", 0.0);
+  p.in_flight = j.value("in_flight", false);
+}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Blocked, pid, comm, state, wchan, seconds, sandbox_id,
+                                                pod)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::ZombieParent, pid, comm, count, pod)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Processes, helpers, blocked, zombies, zombie_parents,
+                                                error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::PidLimit, scope, current, max)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Disk, device, mount, latency_ms, utilization, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport, reachable, error, processes, pid_limits, runtime_disk)
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Runtime, endpoint, name, version,
-                                                operations)
+                                                operations, slowest_pods)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pods, sandboxes, containers,
                                                 running_containers, exited_containers,
                                                 pods_to_reinspect)
@@ -219,6 +242,7 @@ json report_to_json(const Report& r) {
   j["journal_source"] = r.journal_source;
   j["kubelet"] = r.kubelet;  // issue 18
   j["runtime_metrics"] = r.runtime_metrics;
+  j["host"] = r.host;  // issue 17
   round_numbers(j);
   return j;
 }
@@ -243,6 +267,7 @@ Report report_from_json(const json& j) {
   r.timeline = j.value("timeline", r.timeline);
   r.kubelet = j.value("kubelet", r.kubelet);  // issue 18
   r.runtime_metrics = j.value("runtime_metrics", r.runtime_metrics);
+  r.host = j.value("host", r.host);  // issue 17
   if (auto forecast = j.find("forecast"); forecast != j.end() && forecast->is_object())
     r.seconds_to_unhealthy = forecast->value("seconds_to_unhealthy", r.seconds_to_unhealthy);
   r.event_lag = j.value("event_lag", r.event_lag);  // Event lag.

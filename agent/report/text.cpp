@@ -9,6 +9,7 @@
 #include "report/format.h"
 #include "report/journal_text.h"
 #include "report/lag_text.h"
+#include "report/host_sections.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -265,6 +266,7 @@ std::string render_text(const Report& r) {
     out << "  " << rfc3339(m.time) << "  " << m.unit << "  " << m.kind << "\n"
         << wrap(m.message, "      ");
   }
+  host_text(r, out);  // issue 17
   return out.str();
 }
 

@@ -54,7 +54,14 @@ std::string relation_words(const Relation& r) {
       return " No status call failed: the inspections fail in their list calls, as the relists do (see " + first +
              "), so this backlog clears when the runtime answers again.";
     case Relation::Kind::kExplainedBy:
-      return " Another client's call inside the runtime holds the lock these calls wait for (see " + first + ").";
+      if (!r.causes.empty() && r.causes.front() == CauseId::kContainerLockStall)
+        return " Another client's call inside the runtime holds the lock these calls wait for (see " + first + ").";
+      return " A pod's runtime helper is stuck in the kernel (see " + first +
+             "): that pod, not the runtime, holds the call.";
+    case Relation::Kind::kExplains: return " This is what holds " + first + ".";
+    case Relation::Kind::kBehind:
+      return " The slow disk is behind " + first +
+             (r.causes.size() > 1 ? std::string(" and ") + cause_name(r.causes.back()) : "") + ".";
   }
   return "";
 }

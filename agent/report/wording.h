@@ -67,4 +67,13 @@ Report worded(Report report);
 // and runtime logs: "list_containers" -> "ListContainers".
 std::string cri_method(const std::string& op);
 
+// Issue 17: a pod as operators name it: "default/web-0 (uid 1f2e…, sandbox
+// 4c5d…, container app)"; a pod the agent never inspected by its ids alone.
+std::string pod_words(const PodRef& pod);
+// Several pods, the first few named, "and N more".
+std::string pods_words(const std::vector<PodRef>& pods, size_t named = 3);
+// What a wchan usually means: "a disk or unmount stall", "remote storage
+// (NFS) not answering", ...; "" when unknown.
+std::string wchan_meaning(const std::string& wchan);
+
 }  // namespace plegscope

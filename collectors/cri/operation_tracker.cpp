@@ -193,4 +193,11 @@ std::vector<prometheus::MetricFamily> OperationTracker::Collect() const {
   return {in_flight, oldest};
 }
 
+double OperationTracker::oldest_in_flight_seconds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Call ids grow with time: the first tracked one is the oldest.
+  if (in_flight_.empty()) return 0;
+  return to_seconds(clock_.now() - in_flight_.begin()->second.start);
+}
+
 }  // namespace plegscope

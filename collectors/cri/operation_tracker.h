@@ -51,6 +51,9 @@ class OperationTracker : public prometheus::Collectable {
   // Just the last list size: cheap enough for every relist (stats() sorts).
   std::optional<uint64_t> last_list_bytes(const std::string& op) const;
   std::map<std::string, OperationStats> all_stats() const;
+  // Age of the oldest call in flight, event streams aside (0 when none):
+  // cheap enough to poll every second.
+  double oldest_in_flight_seconds() const;
 
   std::vector<prometheus::MetricFamily> Collect() const override;
 

@@ -14,6 +14,7 @@
 #include "cri/runtime_client.h"
 #include "pleg/pleg.h"
 #include "pleg/pleg_metrics.h"
+#include "pleg/pod_directory.h"
 #include "pleg/pod_records.h"
 #include "pleg/pod_status_cache.h"
 #include "pleg/relist_backoff.h"
@@ -69,6 +70,9 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   // events so far, duration up to now); nullopt between relists.
   std::optional<RelistRecord> progress() const;
   size_t pods_to_reinspect() const;
+  // The pod a per-pod CRI call was for, among the pods inspected lately
+  // (never blocks on a relist in progress).
+  std::optional<PodIdentity> find_pod(const CallTarget& target) const { return directory_.find(target); }
 
   // pleg_last_seen_age_seconds, computed at scrape time (absent before the
   // first successful relist).
@@ -101,6 +105,7 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   PlegMetrics& metrics_;
   RelistObserver observer_;
   EventChannel events_;
+  PodDirectory directory_;  // own lock: read while a relist hangs
 
   std::mutex relist_mu_;  // held for a whole relist; guards the records below
   PodRecords records_;

@@ -93,6 +93,22 @@ local f = import '../lib/format.libsonnet';
         s(g.timeseries('Diagnosed causes over time', g.targets([
           [q('max by (cause) (pleg_diagnosis_cause{%(sel)s})'), '{{cause}}'],
         ]), unit='percentunit', steps=[[0.5, 'orange']], min=0), 12, 8),
+
+        // Host evidence below the CRI (issue 17).
+        g.row('Host below the runtime'),
+        s(g.timeseries('Blocked runtime helpers and zombies', g.targets([
+          [q('max(pleg_host_blocked_processes{%(sel)s})'), 'helpers in D'],
+          [q('max(pleg_host_zombie_processes{%(sel)s})'), 'zombies'],
+        ]), min=0, desc='Shims, conmon or runc (or a thread of theirs) in uninterruptible sleep: see shim_hung in /diagnose for the pod and wchan. Zombies: defunct_processes names their parents.'), 8, 8),
+        s(g.timeseries('PID limits in use', g.targets([
+          [q('max by (scope) (pleg_host_pids_usage_ratio{%(sel)s})'), '{{scope}}'],
+        ]), unit='percentunit', steps=[[0.9, 'red']], lineThresholds=true, min=0,
+          desc="pids.current / pids.max of the runtime's cgroup and of kubepods, and the node's pid_max / threads-max: pid_exhaustion at 90 %."), 8, 8),
+        s(g.timeseries("Runtime root's disk", g.targets([
+          [q('max(pleg_host_runtime_disk_latency_seconds{%(sel)s})'), 'seconds per IO'],
+          [q('max(pleg_host_runtime_disk_utilization{%(sel)s})'), 'utilization'],
+        ]), min=0, steps=[[0.1, 'red']], lineThresholds=true,
+          desc='The device under the runtime root: 100 ms per IO or 90 % busy is runtime_disk_slow when calls are slow beside it.'), 8, 8),
       ],
       g.variables(c, false) + [{
         name: 'instance', label: 'Agent', type: 'query', datasource: g.DS,

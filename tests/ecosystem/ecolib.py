@@ -36,6 +36,9 @@ AGENT_METRICS = {
     "pleg_relist_period_seconds", "pleg_relist_threshold_seconds",
     "pleg_last_seen_age_seconds", "pleg_event_lag_seconds", "pleg_event_lag_invalid_total",
     "pleg_evented_delivery_lag_seconds",
+    # host evidence (issue 17)
+    "pleg_host_blocked_processes", "pleg_host_zombie_processes", "pleg_host_pids_usage_ratio",
+    "pleg_host_runtime_disk_latency_seconds", "pleg_host_runtime_disk_utilization",
 }
 # DESIGN.md section 6, from the agent's one cause list.
 CAUSE_IDS = harness.cause_ids()

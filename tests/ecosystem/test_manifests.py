@@ -76,6 +76,10 @@ def test_daemonset():
         host = vols[m[0]["name"]]["hostPath"]
         assert host["path"] == path and host.get("type", "") == "", host
     assert not any(v.get("hostPath", {}).get("path", "").startswith("/var/log/journal") for v in vols.values())
+    # Issue 17: /sys read-only at /host/sys for the cgroup PID limits and the runtime disk.
+    sys_mounts = [m for m in mounts.values() if m["mountPath"] == "/host/sys"]
+    assert len(sys_mounts) == 1 and sys_mounts[0].get("readOnly") is True, sys_mounts
+    assert "--sys-path=/host/sys" in c.get("args", []), c.get("args")
     # NODE_NAME from the downward API.
     assert env["NODE_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "spec.nodeName"
     # requests and limits.
@@ -293,8 +297,8 @@ def _container(docs):
 def test_kustomize_base_and_each_component():
     base = kustomize([])
     c = _container(base)
-    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc", "/var/log", "/run/log",
-                                                           "/var/run/secrets/kubernetes.io/serviceaccount"}
+    assert {m["mountPath"] for m in c["volumeMounts"]} == {"/run/containerd", "/host/proc", "/host/sys", "/var/log",
+                                                           "/run/log", "/var/run/secrets/kubernetes.io/serviceaccount"}
     assert {("ClusterRole", "plegscope"), ("ClusterRoleBinding", "plegscope")} <= set(base)
     assert "hostPort" not in c["ports"][0]
     assert base[("Service", "plegscope")]["spec"]["publishNotReadyAddresses"] is True
@@ -303,7 +307,7 @@ def test_kustomize_base_and_each_component():
     c = _container(crio)
     pod = crio[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
     paths = {v["hostPath"]["path"] for v in pod["volumes"] if "hostPath" in v}
-    assert paths == {"/run/crio", "/proc", "/var/log", "/run/log"}, \
+    assert paths == {"/run/crio", "/proc", "/sys", "/var/log", "/run/log"}, \
         "the containerd hostPath must be replaced, not kept: %s" % paths
     env = {e["name"]: e.get("value") for e in c["env"]}
     assert env["PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT"] == "unix:///run/crio/crio.sock"

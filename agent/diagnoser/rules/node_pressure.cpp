@@ -1,4 +1,4 @@
-// node_pressure: CPU, IO or memory pressure, or PID exhaustion. The rule
+// node_pressure: CPU, IO or memory pressure (PID limits are pid_exhaustion's). The rule
 // measures the pressure and whether calls are slow with it; whether the
 // pressure explains other causes is decided in interactions.cpp.
 #include <algorithm>
@@ -21,17 +21,10 @@ std::vector<Hit> pressure_hits(const NodePressure& p, const DiagnoserThresholds&
   auto psi = [&](Kind kind, const char* signal, const std::optional<double>& v, double threshold) {
     if (v && *v >= threshold) hits.push_back({{kind, *v}, signal, threshold, *v >= 1.5 * threshold});
   };
-  auto usage = [&](Kind kind, const char* signal, double v) {
-    if (v >= t.pid_usage) hits.push_back({{kind, v}, signal, t.pid_usage, v >= 0.97 || v >= t.pid_usage + 0.05});
-  };
   psi(Kind::kCpu, "cpu_some_avg10", p.cpu_some_avg10, t.cpu_psi);
   psi(Kind::kIo, "io_some_avg10", p.io_some_avg10, t.io_psi);
   psi(Kind::kMemory, "memory_some_avg10", p.memory_some_avg10, t.memory_psi);
   if (p.load1 && p.cpus && *p.cpus > 0) psi(Kind::kLoadPerCpu, "load1_per_cpu", *p.load1 / *p.cpus, t.load_per_cpu);
-  if (p.pids && p.pid_max && *p.pid_max > 0)
-    usage(Kind::kPidUsage, "pids_over_pid_max", static_cast<double>(*p.pids) / *p.pid_max);
-  if (p.pids && p.threads_max && *p.threads_max > 0)
-    usage(Kind::kThreadUsage, "threads_over_threads_max", static_cast<double>(*p.pids) / *p.threads_max);
   return hits;
 }
 

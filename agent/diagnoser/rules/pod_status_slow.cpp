@@ -21,6 +21,13 @@ std::optional<Finding> judge_pod_status_slow(const Context& c) {
   f.median_seconds = l.p50;
   f.threshold_seconds = threshold;
   f.call_in_flight = l.in_flight_slow;
+  // Issue 17: the pods behind the slowest status calls of the window.
+  for (const auto& pc : c.s.pod_calls) {
+    if (!is_status_op(pc.op) || pc.seconds < threshold || (!pc.in_flight && pc.end < c.window_start)) continue;
+    bool seen = false;
+    for (const auto& p : f.pods) seen = seen || (p.uid == pc.pod.uid && p.sandbox_id == pc.pod.sandbox_id);
+    if (!seen && f.pods.size() < 3) f.pods.push_back(pc.pod);
+  }
   f.evidence.push_back({"p99_seconds{" + l.op + "}", l.p99, threshold});
   f.evidence.push_back({"p50_seconds{" + l.op + "}", l.p50, threshold});
   f.evidence.push_back({"slow_status_calls_recent", static_cast<double>(l.slow), 2});

@@ -2,9 +2,32 @@
 // or list calls already ran into their deadline.
 #include <algorithm>
 
+#include "cri/operation_names.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
+namespace {
+
+// Issue 17: the pods of the per-pod calls in flight past the hang threshold,
+// and whether any call for no pod (an unfiltered list, Version) hangs too.
+std::vector<PodRef> hung_pods(const Context& c, bool& unfiltered_hung) {
+  unfiltered_hung = false;
+  for (const auto& [name, st] : c.s.operations) {
+    if (name == op::kGetContainerEvents) continue;
+    for (const auto& call : st.in_flight_calls)
+      if (call.seconds > c.t.hang_seconds && call.target.empty()) unfiltered_hung = true;
+  }
+  std::vector<PodRef> pods;
+  for (const auto& pc : c.s.pod_calls) {
+    if (!pc.in_flight || pc.seconds <= c.t.hang_seconds) continue;
+    bool seen = false;
+    for (const auto& p : pods) seen = seen || (p.uid == pc.pod.uid && p.sandbox_id == pc.pod.sandbox_id);
+    if (!seen) pods.push_back(pc.pod);
+  }
+  return pods;
+}
+
+}  // namespace
 
 std::optional<Finding> judge_runtime_hung(const Context& c) {
   const Snapshot& s = c.s;
@@ -34,6 +57,16 @@ std::optional<Finding> judge_runtime_hung(const Context& c) {
   f.op = c.hung_op;
   f.seconds = c.hung_seconds;
   f.threshold_seconds = hang;
+  // Issue 17: lists answer quickly while one pod's calls hang: a stuck pod
+  // (its shim, its storage), not a hung runtime.
+  bool unfiltered_hung = false;
+  f.pods = hung_pods(c, unfiltered_hung);
+  if (!f.pods.empty() && !unfiltered_hung && c.lists.samples > 0 && c.lists.typical < c.t.slow_list_seconds) {
+    f.form = Form::kStuckPod;
+    f.pod_count = static_cast<int>(f.pods.size());
+    f.list_seconds = c.lists.typical;
+    f.evidence.push_back({"list_typical_seconds{" + c.lists.op + "}", c.lists.typical, c.t.slow_list_seconds});
+  }
   f.evidence.push_back({"oldest_in_flight_seconds{" + c.hung_op + "}", c.hung_seconds, hang});
   f.evidence.push_back({"in_flight{" + c.hung_op + "}", static_cast<double>(st.in_flight), {}});
   if (c.in_progress)

@@ -10,6 +10,10 @@ CauseWords words_of(const Finding& f) {
              text::duration(f.median_seconds) + (f.call_in_flight ? ", one call still in flight" : "") +
              "), so every changed pod costs seconds to inspect";
   w.action = "find which pods' sandboxes or containers are slow to inspect";
+  if (!f.pods.empty()) {  // issue 17: the pods behind the slowest calls
+    w.reason += "; slowest: " + pods_words(f.pods);
+    w.action = "inspect " + pods_words(f.pods, 1) + " first";
+  }
   w.summary = "Pod status calls are slow: " + w.reason + ".";
   return w;
 }

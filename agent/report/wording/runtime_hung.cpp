@@ -19,10 +19,19 @@ CauseWords words_of(const Finding& f) {
       w.action = "capture the runtime's goroutine dump, then restart it";
       w.summary = "The runtime stopped answering: " + w.reason + ".";
       break;
+    case Form::kStuckPod:  // issue 17: one pod's calls hang, lists answer
+      w.reason = cri_method(f.op) + " for " + pods_words(f.pods) + " has been in flight for " +
+                 text::duration(f.seconds) + " (hang threshold " + text::duration(f.threshold_seconds) +
+                 ") while list calls answer in " + text::duration(f.list_seconds);
+      w.action = "look at that pod's shim and storage first; restarting the runtime is not the first remedy";
+      w.summary = "One pod is stuck, not the runtime: " + w.reason +
+                  ". Restarting the runtime does not free a shim stuck on storage.";
+      break;
     default:  // Form::kCallHung
       w.reason = cri_method(f.op) + " has been in flight for " + text::duration(f.seconds) + " (hang threshold " +
                  text::duration(f.threshold_seconds) + ")";
       w.action = "the runtime is hung; capture its goroutine dump, then restart it";
+      if (!f.pods.empty()) w.reason += ", for " + pods_words(f.pods);  // issue 17
       w.summary = "A CRI call is hung: " + w.reason + ", so the relist cannot finish.";
       break;
   }

@@ -48,7 +48,11 @@ TEST(CommandLine, BadValuesExit2WithOneLineNamingTheFlag) {
            {{"--relist-backoff-max", "-1s"}, "--relist-backoff-max"},
            {{"--relist-backoff-max", "soon"}, "--relist-backoff-max"},
            {{"--no-such-flag"}, "--no-such-flag"},
-           {{"diagnose", "--output", "yaml"}, "--output"}}) {
+           {{"diagnose", "--output", "yaml"}, "--output"},
+           // issue 17 (hidden, for fixture trees)
+           {{"--host-scan-interval", "often"}, "--host-scan-interval"},
+           {{"--host-clock-ticks", "-5"}, "--host-clock-ticks"},
+           {{"--host-diskstats-before", "/no/such/file"}, "--host-diskstats-before"}}) {
     auto out = parse(c.args);
     EXPECT_FALSE(out.config) << c.flag;
     EXPECT_EQ(out.exit_code, 2) << c.flag;
@@ -92,6 +96,24 @@ TEST(CommandLine, FlagsBecomeEachRoomsOptions) {
   EXPECT_EQ(node.evented, EventedMode::Off);
   EXPECT_EQ(node.proc_path, "/host/proc");
   EXPECT_EQ(diagnosis_options(*out.config).hang_threshold, std::chrono::seconds(5));
+}
+
+// Issue 17: the host evidence's flags reach the Node.
+TEST(CommandLine, HostFlagsBecomeNodeOptions) {
+  auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", "--sys-path", "/host/sys", "--runtime-root",
+                    "/var/lib/docker", "--hang-threshold", "4s", "--host-clock-ticks", "100",
+                    "--host-scan-interval", "2s"});
+  ASSERT_TRUE(out.config) << out.message;
+  NodeOptions node = node_options(*out.config);
+  EXPECT_EQ(node.sys_path, "/host/sys");
+  EXPECT_EQ(node.runtime_root, "/var/lib/docker");
+  EXPECT_EQ(node.hang_threshold, std::chrono::seconds(4));  // a call this old triggers a scan
+  EXPECT_EQ(node.clock_ticks_per_second, 100);
+  EXPECT_EQ(node.host_scan_interval, std::chrono::seconds(2));
+  NodeOptions defaults = node_options(*parse({"--container-runtime-endpoint", "unix:///x.sock"}).config);
+  EXPECT_EQ(defaults.sys_path, "/sys");
+  EXPECT_EQ(defaults.runtime_root, "");  // resolved from the daemons seen
+  EXPECT_EQ(defaults.host_scan_interval, std::chrono::seconds(5));
 }
 
 TEST(CommandLine, DiagnoseUrlFlagsBecomeTheClientsOptions) {

@@ -459,14 +459,18 @@ TEST(NodePressureRule, CoincidingWithSlowCallsRanksFirst) {
   EXPECT_LT(find(r, CauseId::kRuntimeSlow)->confidence, c->confidence);
 }
 
-TEST(NodePressureRule, PidExhaustion) {
+// Issue 17: PID limits are pid_exhaustion's (host_rules_test.cpp), judged
+// from the host evidence; node_pressure no longer names them.
+TEST(NodePressureRule, PidsNearPidMaxAreNotNodePressure) {
   Builder b;
   b.s.pressure->pids = 32711;
   b.s.pressure->pid_max = 32768;
+  b.s.pressure->io_some_avg10 = 30;  // IO pressure alone is what it names
   Report rep = b.report();
   const Cause* c = find(rep, CauseId::kNodePressure);
   ASSERT_TRUE(c);
-  EXPECT_TRUE(has_evidence(*c, "pids_over_pid_max"));
+  EXPECT_FALSE(has_evidence(*c, "pids_over_pid_max"));
+  EXPECT_TRUE(has_evidence(*c, "io_some_avg10"));
 }
 
 TEST(NodePressureRule, NoPsiNoCauseNoCrash) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "fake_clock.h"
 #include "node/node_without_runtime.h"
@@ -60,6 +61,42 @@ TEST(Node, ReadsNodeEvidenceFromTheGivenProcPath) {
   ASSERT_TRUE(s.pressure);
   ASSERT_TRUE(s.pressure->io_some_avg10);
   EXPECT_DOUBLE_EQ(*s.pressure->io_some_avg10, 62.35);
+}
+
+// Issue 17: the host scanner runs on the Node's own thread; snapshot()
+// copies its latest evidence and never scans itself.
+TEST(Node, HostEvidenceComesFromItsOwnThreadNotFromSnapshot) {
+  testing::FakeClock clock;
+  NodeOptions options = testing::node_without_runtime();
+  options.proc_path = PLEGSCOPE_FIXTURES_DIR "/host/zombies_300/proc";
+  options.sys_path = PLEGSCOPE_FIXTURES_DIR "/host/zombies_300/sys";
+  options.clock_ticks_per_second = 100;
+  Node node(options, clock);
+  EXPECT_FALSE(node.snapshot().host) << "no scan before start(): snapshot() does not scan";
+  node.start();
+  std::optional<host::HostEvidence> host;
+  for (int i = 0; i < 500 && !host; ++i) {  // the scan thread's first scan, at once on start
+    host = node.snapshot().host;
+    if (!host) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_TRUE(host) << "no host scan within 5 s of start()";
+  EXPECT_EQ(host->processes.zombies, 303);
+  std::set<std::string> names;
+  for (const auto& family : node.collect_metrics()) names.insert(family.name);
+  EXPECT_EQ(names.count("pleg_host_zombie_processes"), 1u);
+  EXPECT_EQ(names.count("pleg_host_blocked_processes"), 1u);
+  EXPECT_FALSE(node.snapshot().zombie_history.empty());
+  node.stop();
+}
+
+TEST(Node, HostScanOffLeavesTheSnapshotWithout) {
+  testing::FakeClock clock;
+  NodeOptions options = testing::node_without_runtime();
+  options.host_scan = false;
+  Node node(options, clock);
+  node.start();
+  EXPECT_FALSE(node.snapshot().host);
+  node.stop();
 }
 
 TEST(Node, MetricsHoldTheRegistryTheTrackerAndTheVerdict) {

@@ -28,7 +28,7 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
             (std::set<std::string>{"node", "generated_at", "healthy", "health_message", "status",
                                    "summary", "causes", "relist", "runtime", "pods", "events",
                                    "node_pressure", "timeline", "forecast", "event_lag",
-                                   "journal", "journal_source", "kubelet", "runtime_metrics"}));
+                                   "journal", "journal_source", "kubelet", "runtime_metrics", "host"}));
   EXPECT_EQ(keys(j["causes"][0]), (std::set<std::string>{"id", "severity", "confidence", "summary",
                                                          "evidence", "remedy"}));
   EXPECT_EQ(keys(j["causes"][0]["evidence"][0]),
@@ -42,7 +42,7 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
                              "in_progress_seconds", "duration_p50_seconds", "duration_p99_seconds",
                              "events_late_by_seconds", "stretched_period_seconds", "stretch_reason", "mode", "evented_fallback_reason"}));
   EXPECT_EQ(keys(j["runtime"]),
-            (std::set<std::string>{"endpoint", "name", "version", "operations"}));
+            (std::set<std::string>{"endpoint", "name", "version", "operations", "slowest_pods"}));
   EXPECT_EQ(keys(j["runtime"]["operations"]["list_containers"]),
             (std::set<std::string>{"count", "errors", "p50_seconds", "p99_seconds", "max_seconds",
                                    "in_flight", "oldest_in_flight_seconds"}));

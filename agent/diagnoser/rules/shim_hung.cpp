@@ -1,0 +1,77 @@
+// shim_hung: a pod's runtime helper (shim, conmon, runc) or one of its
+// threads has been in uninterruptible sleep (D) for at least the hang
+// threshold, or a hung per-pod call belongs to a pod whose helper is in D.
+// Whether it explains runtime_hung is decided in interactions.cpp.
+#include <algorithm>
+
+#include "diagnoser/rule.h"
+
+namespace plegscope {
+namespace {
+
+bool pod_helper(const host::BlockedTask& b) { return b.role != "daemon"; }
+
+// The pod a blocked helper serves, from its sandbox id.
+PodRef pod_of(const Context& c, const std::string& sandbox_id) {
+  if (auto it = c.s.pods_by_sandbox.find(sandbox_id); it != c.s.pods_by_sandbox.end()) return it->second;
+  PodRef p;
+  p.sandbox_id = sandbox_id;
+  return p;
+}
+
+}  // namespace
+
+std::optional<Finding> judge_shim_hung(const Context& c) {
+  if (!c.s.host) return std::nullopt;
+  const double hang = c.t.hang_seconds;
+  // Hung per-pod calls, by sandbox: a helper of theirs in D explains them
+  // however short its time in D looks (the scanner only sees it from its
+  // first scan on).
+  const Snapshot::PodCall* hung_call = nullptr;
+  std::vector<const host::BlockedTask*> behind_call, long_blocked;
+  for (const auto& b : c.s.host->processes.blocked) {
+    if (!pod_helper(b)) continue;
+    const Snapshot::PodCall* call = nullptr;
+    for (const auto& pc : c.s.pod_calls)
+      if (pc.in_flight && pc.seconds > hang && !b.sandbox_id.empty() && pc.pod.sandbox_id == b.sandbox_id) {
+        call = &pc;
+        break;
+      }
+    if (call) {
+      behind_call.push_back(&b);
+      if (!hung_call || call->seconds > hung_call->seconds) hung_call = call;
+    } else if (b.seconds_in_d >= hang) {
+      long_blocked.push_back(&b);
+    }
+  }
+  const auto& named = behind_call.empty() ? long_blocked : behind_call;
+  if (named.empty()) return std::nullopt;
+  Finding f = make_finding(CauseId::kShimHung, Severity::kCritical, hung_call ? 0.92 : 0.8,
+                           hung_call ? Form::kBehindHungCall : Form::kFound);
+  f.threshold_seconds = hang;
+  if (hung_call) {
+    f.op = hung_call->op;
+    f.seconds = hung_call->seconds;
+    f.call_in_flight = true;
+  }
+  for (const auto* b : named) {
+    // One entry per process; `count` is how many of its tasks are in D.
+    auto same = std::find_if(f.processes.begin(), f.processes.end(),
+                             [&](const Finding::HostProcess& p) { return p.pid == b->pid; });
+    if (same != f.processes.end()) {
+      same->count++;
+      continue;
+    }
+    f.processes.push_back({b->pid, b->comm, b->wchan, b->seconds_in_d, 1, b->sandbox_id});
+    PodRef pod = pod_of(c, b->sandbox_id);
+    bool seen = false;
+    for (const auto& p : f.pods) seen = seen || (p.sandbox_id == pod.sandbox_id && p.uid == pod.uid);
+    if (!seen && !b->sandbox_id.empty()) f.pods.push_back(pod);
+    f.evidence.push_back({"seconds_in_d{pid=" + std::to_string(b->pid) + "}", b->seconds_in_d, hang});
+  }
+  if (hung_call)
+    f.evidence.push_back({"oldest_in_flight_seconds{" + hung_call->op + "}", hung_call->seconds, hang});
+  return f;
+}
+
+}  // namespace plegscope

@@ -1,0 +1,145 @@
+#include "report/host_sections.h"
+
+#include <sstream>
+
+#include "report/format.h"
+#include "report/html.h"
+#include "report/wording.h"
+
+namespace plegscope {
+namespace {
+
+using text::duration;
+using text::fmt;
+
+std::string short_id(const std::string& id) { return id.size() > 12 ? id.substr(0, 12) : id; }
+
+std::string call_pod(const PodCallReport& p) {
+  std::string who = p.pod.empty() ? (p.uid.empty() ? "sandbox " + short_id(p.sandbox_id) : "uid " + p.uid) : p.pod;
+  if (!p.container.empty()) who += " container " + p.container;
+  return who;
+}
+
+std::string limit_text(const HostReport::PidLimit& l) {
+  return l.scope + " " + std::to_string(l.current) + "/" + (l.max ? std::to_string(*l.max) : "max") +
+         (l.max && *l.max > 0 ? fmt(" (%.0f%%)", 100.0 * l.current / *l.max) : "");
+}
+
+}  // namespace
+
+std::optional<std::string> stuck_pod_line(const Report& r) {
+  bool hang = false;
+  for (const auto& c : r.causes) hang = hang || c.id == CauseId::kShimHung || c.id == CauseId::kRuntimeHung;
+  if (!hang) return std::nullopt;
+  const HostReport::Blocked* helper = nullptr;
+  for (const auto& b : r.host.processes.blocked)
+    if (!b.sandbox_id.empty()) {
+      helper = &b;
+      break;
+    }
+  const PodCallReport* call = nullptr;
+  for (const auto& p : r.runtime.slowest_pods)
+    if (p.in_flight && (!call || p.seconds > call->seconds)) call = &p;
+  if (helper)
+    for (const auto& p : r.runtime.slowest_pods)
+      if (p.in_flight && p.sandbox_id == helper->sandbox_id) call = &p;
+  if (!helper && !call) return std::nullopt;
+  std::string line;
+  if (call) {
+    line = call_pod(*call) + (call->sandbox_id.empty() ? "" : " (sandbox " + short_id(call->sandbox_id) + ")") +
+           ": " + cri_method(call->op) + " in flight for " + duration(call->seconds);
+  } else {
+    line = (helper->pod.empty() ? "sandbox " + short_id(helper->sandbox_id) : helper->pod + " (sandbox " +
+                                                                                 short_id(helper->sandbox_id) + ")");
+  }
+  if (helper && (!call || call->sandbox_id == helper->sandbox_id))
+    line += (call ? "; its " : ": its ") + helper->comm + " (pid " + std::to_string(helper->pid) + ") in D" +
+            (helper->wchan.empty() || helper->wchan == "0" ? "" : " at " + helper->wchan);
+  return line;
+}
+
+void host_text(const Report& r, std::ostream& out) {
+  if (!r.runtime.slowest_pods.empty()) {
+    out << "Slowest per-pod calls:\n";
+    for (const auto& p : r.runtime.slowest_pods)
+      out << "  " << text::duration(p.seconds) << (p.in_flight ? " (in flight)" : "") << "  "
+          << cri_method(p.op) << "  " << call_pod(p)
+          << (p.sandbox_id.empty() ? "" : "  sandbox " + short_id(p.sandbox_id)) << "\n";
+  }
+  const HostReport& h = r.host;
+  out << "Host: ";
+  if (!h.reachable) {
+    out << "not read (" << h.error.value_or("unknown reason") << ")\n";
+    return;
+  }
+  if (h.processes.error) {
+    out << "processes unreadable (" << *h.processes.error << ")";
+  } else {
+    out << h.processes.helpers << " runtime processes, " << h.processes.blocked.size() << " blocked in D, "
+        << h.processes.zombies << " zombies";
+  }
+  out << "\n";
+  for (const auto& b : h.processes.blocked)
+    out << "  blocked: " << b.comm << " pid " << b.pid << " " << b.state << " "
+        << duration(b.seconds) << " at " << (b.wchan.empty() ? "?" : b.wchan)
+        << (b.pod.empty() ? "" : "  pod " + b.pod) << (b.sandbox_id.empty() ? "" : "  sandbox " + short_id(b.sandbox_id))
+        << "\n";
+  for (const auto& z : h.processes.zombie_parents)
+    out << "  zombies: " << z.count << " under " << (z.comm.empty() ? "?" : z.comm) << " pid " << z.pid
+        << (z.pod.empty() ? "" : "  pod " + z.pod) << "\n";
+  if (!h.pid_limits.empty()) {
+    out << "  pid limits:";
+    for (const auto& l : h.pid_limits) out << " " << limit_text(l) << ";";
+    out << "\n";
+  }
+  const auto& d = h.runtime_disk;
+  out << "  runtime disk: ";
+  if (!d.device.empty())
+    out << d.device << " at " << d.mount << ", "
+        << (d.latency_ms ? fmt("%.1f ms per IO", *d.latency_ms) : std::string("no rate yet"))
+        << (d.utilization ? fmt(", %.0f%% busy", *d.utilization * 100) : std::string());
+  else
+    out << "unknown";
+  if (d.error) out << " (" << *d.error << ")";
+  out << "\n";
+}
+
+std::string host_html(const Report& r) {
+  std::ostringstream h;
+  h << "<h2>Slowest per-pod calls</h2><table id=\"slowest-pods\"><tr><th>pod</th><th>sandbox</th><th>call</th>"
+       "<th class=\"n\">seconds</th></tr>";
+  if (r.runtime.slowest_pods.empty()) h << "<tr><td colspan=\"4\">no per-pod calls in the window</td></tr>";
+  for (const auto& p : r.runtime.slowest_pods)
+    h << "<tr><td>" << html_escape(call_pod(p)) << "</td><td><code>" << html_escape(short_id(p.sandbox_id))
+      << "</code></td><td>" << html_escape(cri_method(p.op)) << (p.in_flight ? " (in flight)" : "")
+      << "</td><td class=\"n\">" << duration(p.seconds) << "</td></tr>";
+  h << "</table>\n<h2>Host</h2><table id=\"host\">";
+  const HostReport& host = r.host;
+  if (!host.reachable) {
+    h << "<tr><td>not read</td><td>" << html_escape(host.error.value_or("unknown reason")) << "</td></tr></table>\n";
+    return h.str();
+  }
+  if (host.processes.error)
+    h << "<tr><td>processes</td><td>unreadable: " << html_escape(*host.processes.error) << "</td></tr>";
+  else
+    h << "<tr><td>runtime processes</td><td class=\"n\">" << host.processes.helpers << "</td></tr>"
+      << "<tr><td>zombies</td><td class=\"n\">" << host.processes.zombies << "</td></tr>";
+  for (const auto& b : host.processes.blocked)
+    h << "<tr class=\"over\"><td>blocked in D</td><td>" << html_escape(b.comm) << " pid " << b.pid << " for "
+      << duration(b.seconds) << " at <code>" << html_escape(b.wchan.empty() ? "?" : b.wchan) << "</code>"
+      << (b.pod.empty() ? "" : " · pod " + html_escape(b.pod)) << "</td></tr>";
+  for (const auto& z : host.processes.zombie_parents)
+    h << "<tr><td>zombie parent</td><td>" << html_escape(z.comm) << " pid " << z.pid << ": " << z.count
+      << (z.pod.empty() ? "" : " · pod " + html_escape(z.pod)) << "</td></tr>";
+  for (const auto& l : host.pid_limits)
+    h << "<tr><td>pid limit</td><td>" << html_escape(limit_text(l)) << "</td></tr>";
+  const auto& d = host.runtime_disk;
+  h << "<tr><td>runtime disk</td><td>"
+    << html_escape(d.device.empty() ? std::string("unknown") : d.device + " at " + d.mount)
+    << (d.latency_ms ? fmt(", %.1f ms per IO", *d.latency_ms) : std::string())
+    << (d.utilization ? fmt(", %.0f%% busy", *d.utilization * 100) : std::string())
+    << (d.error ? " (" + html_escape(*d.error) + ")" : std::string()) << "</td></tr></table>\n";
+  return h.str();
+}
+
+}  // namespace plegscope

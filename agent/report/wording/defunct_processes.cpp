@@ -1,0 +1,45 @@
+// The words of defunct_processes (issue 17): zombies piling up, by parent.
+#include "report/wording.h"
+
+namespace plegscope {
+namespace {
+
+CauseWords words_of(const Finding& f) {
+  CauseWords w;
+  w.reason = text::count(f.zombies, "zombie process is", "zombie processes are") + " on the node";
+  if (f.objects > 0) w.reason += ", " + text::count(f.objects, "more", "more") + " across the recent scans";
+  if (!f.processes.empty()) {
+    w.reason += "; most under ";
+    for (size_t i = 0; i < f.processes.size() && i < 3; ++i) {
+      const auto& p = f.processes[i];
+      w.reason += (i ? ", " : "") + (p.comm.empty() ? std::string("a parent") : p.comm) + " (pid " +
+                  std::to_string(p.pid) + ", " + std::to_string(p.count) + ")";
+    }
+  }
+  if (!f.pods.empty()) w.reason += ", of " + pods_words(f.pods);
+  w.action = "find the parent that does not reap its children and fix or restart that pod";
+  w.summary = "Zombies pile up: " + w.reason + ".";
+  return w;
+}
+
+}  // namespace
+
+// The runbook's paragraphs are, word for word, docs/runbook.md's ## defunct_processes
+// once the placeholders are filled with runbook_command_names(). Edit both
+// or the unit test cause_texts_test fails.
+// clang-format off
+const CauseWording defunct_processes_wording = {
+  {"`ps -eo stat,ppid | awk '$1 ~ /^Z/ {print $2}' | sort | uniq -c | sort -rn | head` counts zombies by parent; "
+   "`ps -o pid,comm,args -p <ppid>` names the parent; a `containerd-shim` parent's `-id` is the pod's sandbox "
+   "(`{crictl} inspectp <sandbox-id>`). `crictl stats` or the pod's `ps` for a container whose init does not "
+   "reap.",
+   "Fix the parent: a container whose PID 1 does not reap its children needs an init (`tini`, `shareProcessNamespace`, "
+   "or the runtime's `--init`); restart that pod. Zombies under a shim clear when the shim's pod is removed. "
+   "Upgrade a runtime with a known reaping bug.",
+   "Kill the zombies: they are already dead, only their parent can reap them. Do not restart the runtime for "
+   "this: the zombies belong to the pods, not to it."},
+  words_of,
+};
+// clang-format on
+
+}  // namespace plegscope

@@ -1,0 +1,37 @@
+// The words of runtime_disk_slow (issue 17): the disk under the runtime's
+// root is slow or saturated, behind slow or hung runtime calls.
+#include "report/wording.h"
+
+namespace plegscope {
+namespace {
+
+CauseWords words_of(const Finding& f) {
+  CauseWords w;
+  w.reason = "the disk under the runtime's root (" + (f.device.empty() ? std::string("unknown device") : f.device) +
+             (f.mount.empty() ? "" : ", mounted at " + f.mount) + ") takes " + text::fmt("%.0f", f.latency_ms) +
+             " ms per IO and is busy " + text::fmt("%.0f", f.utilization * 100) + "% of the time";
+  w.action = "find what saturates the runtime's disk";
+  w.summary = "The runtime's disk is slow: " + w.reason + ".";
+  return w;
+}
+
+}  // namespace
+
+// The runbook's paragraphs are, word for word, docs/runbook.md's ## runtime_disk_slow
+// once the placeholders are filled with runbook_command_names(). Edit both
+// or the unit test cause_texts_test fails.
+// clang-format off
+const CauseWording runtime_disk_slow_wording = {
+  {"`df {state_dir}` and `findmnt -T {state_dir}` name the device; `iostat -x 1 <device>` shows `r_await` / "
+   "`w_await` (ms per IO; above 100 ms is slow) and `%util`; `iotop -o` or `pidstat -d 1` shows who writes; "
+   "`cat /proc/pressure/io`. `dmesg | grep -iE 'I/O error|timeout|reset'` for a failing disk.",
+   "Move the IO off the runtime's disk: container logs and emptyDir volumes of a noisy pod, image pulls in bulk, "
+   "a backup or scan job. Give the runtime's root its own faster disk, or raise the volume's IOPS (cloud "
+   "volumes throttle at their provisioned IOPS and burst credits). Replace a failing disk.",
+   "Restart the runtime for a slow disk: it comes back to the same disk and its restart adds IO. Do not prune "
+   "images during the stall."},
+  words_of,
+};
+// clang-format on
+
+}  // namespace plegscope

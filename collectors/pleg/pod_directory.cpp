@@ -1,0 +1,63 @@
+#include "pleg/pod_directory.h"
+
+#include <algorithm>
+
+namespace plegscope {
+
+void PodDirectory::remember(const RuntimePod& pod) {
+  if (pod.uid.empty()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  forget(pod.uid);
+  Known known{pod.name, pod.namespace_, "", {}};
+  // The running sandbox, else the last listed: the one status calls go to.
+  for (const auto& s : pod.sandboxes)
+    if (known.sandbox_id.empty() || s.state == RuntimeState::Running) known.sandbox_id = s.id;
+  for (const auto& s : pod.sandboxes) {
+    ids_[s.id] = {pod.uid, "", true};
+    known.ids.push_back(s.id);
+  }
+  for (const auto& c : pod.containers) {
+    ids_[c.id] = {pod.uid, c.name, false};
+    known.ids.push_back(c.id);
+  }
+  pods_.emplace(pod.uid, std::move(known));
+  order_.push_back(pod.uid);
+  while (pods_.size() > max_pods_ && !order_.empty()) {
+    std::string oldest = order_.front();
+    forget(oldest);
+  }
+}
+
+void PodDirectory::forget(const std::string& uid) {
+  auto it = pods_.find(uid);
+  if (it == pods_.end()) return;
+  for (const auto& id : it->second.ids)
+    if (auto e = ids_.find(id); e != ids_.end() && e->second.uid == uid) ids_.erase(e);
+  pods_.erase(it);
+  order_.erase(std::remove(order_.begin(), order_.end(), uid), order_.end());
+}
+
+std::optional<PodIdentity> PodDirectory::find(const CallTarget& target) const {
+  if (target.empty() || target.id.empty()) return std::nullopt;
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string uid = target.id;
+  std::string container, sandbox;
+  if (target.kind != CallTarget::Kind::kPodUid) {
+    auto e = ids_.find(target.id);
+    if (e == ids_.end()) return std::nullopt;
+    uid = e->second.uid;
+    container = e->second.container_name;
+    if (e->second.sandbox) sandbox = target.id;
+  }
+  auto p = pods_.find(uid);
+  if (p == pods_.end()) return std::nullopt;
+  return PodIdentity{uid, p->second.name, p->second.namespace_,
+                     sandbox.empty() ? p->second.sandbox_id : sandbox, container};
+}
+
+size_t PodDirectory::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return pods_.size();
+}
+
+}  // namespace plegscope

@@ -1,0 +1,56 @@
+#pragma once
+// Which pod a per-pod CRI call was for: the identity (uid, namespace/name,
+// sandbox, container name) of every pod the relist inspected lately, by its
+// sandbox ids, container ids and uid. Filled just before a pod is inspected,
+// so a status call that hangs is already resolvable; read at snapshot time.
+#include <cstddef>
+#include <deque>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cri/operation_stats.h"
+#include "pleg/runtime_pods.h"
+
+namespace plegscope {
+
+struct PodIdentity {
+  std::string uid;
+  std::string name;
+  std::string namespace_;
+  std::string sandbox_id;      // the pod's newest sandbox, or the one asked about
+  std::string container_name;  // when the call was for one container
+};
+
+// Thread-safe; each call takes one short lock. Bounded: the pods inspected
+// longest ago are forgotten first.
+class PodDirectory {
+ public:
+  explicit PodDirectory(size_t max_pods = 4096) : max_pods_(max_pods) {}
+
+  void remember(const RuntimePod& pod);
+  std::optional<PodIdentity> find(const CallTarget& target) const;
+  size_t size() const;
+
+ private:
+  struct Known {
+    std::string name, namespace_, sandbox_id;
+    std::vector<std::string> ids;  // its sandbox and container ids, as indexed
+  };
+  struct IdEntry {
+    std::string uid;
+    std::string container_name;  // "" for a sandbox id
+    bool sandbox = false;
+  };
+  void forget(const std::string& uid);
+
+  const size_t max_pods_;
+  mutable std::mutex mu_;
+  std::unordered_map<std::string, Known> pods_;  // by uid
+  std::unordered_map<std::string, IdEntry> ids_;
+  std::deque<std::string> order_;  // uids, oldest first
+};
+
+}  // namespace plegscope

@@ -1,0 +1,300 @@
+// Issue 17: the pod behind per-pod calls, and the four host causes, each at
+// and just inside its thresholds, built by hand on the healthy Builder node.
+#include <gtest/gtest.h>
+
+#include "snapshot_builder.h"
+
+namespace plegscope::testing {
+namespace {
+
+const char* kSandbox = "4c5d6e7f8a9b0c1d2e3f4a5b6c7d8e9f";
+
+PodRef web_pod() { return {"shop", "web-0", "uid-web-0", kSandbox, ""}; }
+
+// A host scan of a quiet node: a shim per pod, nothing blocked, few zombies.
+host::HostEvidence quiet_host() {
+  host::HostEvidence h;
+  h.processes.total = 300;
+  h.processes.helpers.push_back({4242, 1, "containerd-shim", "shim", 'S', 11, 120.0, kSandbox, "", "known"});
+  h.processes.zombies = 3;
+  h.pid_limits.push_back({"runtime", "containerd", "system.slice/containerd.service", "", 400, 4000, 0.1, ""});
+  h.pid_limits.push_back({"node_pid_max", "", "", "", 1234, 4194304, 1234.0 / 4194304, ""});
+  host::RuntimeDisk d;
+  d.device = "vda1";
+  d.mount = "/";
+  d.latency_ms = 2;
+  d.utilization = 0.1;
+  d.interval_seconds = 5;
+  h.runtime_disk.value = d;
+  return h;
+}
+
+host::BlockedTask shim_in_d(double seconds, const std::string& wchan = "nfs_wait_bit_killable") {
+  return {4242, 4242, "containerd-shim", "shim", 'D', wchan, seconds, kSandbox, ""};
+}
+
+// PodSandboxStatus of web-0 in flight for `seconds`.
+void hang_status_call(Builder& b, double seconds) {
+  auto& st = b.s.operations[op::kPodSandboxStatus];
+  st.in_flight = 1;
+  st.oldest_in_flight_seconds = seconds;
+  st.in_flight_calls.push_back({seconds, {CallTarget::Kind::kSandbox, kSandbox}});
+  b.s.pod_calls.push_back({op::kPodSandboxStatus, seconds, true, {}, web_pod()});
+}
+
+// ------------------------------------------------------- the pod named
+
+TEST(PodNamed, HungStatusCallWithFastListsIsAStuckPodNotAHungRuntime) {
+  Builder b;
+  hang_status_call(b, 14);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->form, Form::kStuckPod);
+  ASSERT_EQ(c->pods.size(), 1u);
+  EXPECT_EQ(c->pods[0].name, "web-0");
+  EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("not the runtime"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("Restarting the runtime does not"), std::string::npos) << c->summary;
+}
+
+TEST(PodNamed, AHungUnfilteredListIsStillAHungRuntime) {
+  Builder b;
+  hang_status_call(b, 14);
+  auto& lists = b.s.operations[op::kListContainers];
+  lists.in_flight = 1;
+  lists.oldest_in_flight_seconds = 12;
+  lists.in_flight_calls.push_back({12, {}});
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->form, Form::kCallHung);
+  EXPECT_EQ(c->pods.size(), 1u);  // the pod is still named
+}
+
+TEST(PodNamed, JustUnderTheHangThresholdIsNoHang) {
+  Builder b;
+  hang_status_call(b, 10);  // not past 10 s
+  EXPECT_FALSE(find(b.report(), CauseId::kRuntimeHung));
+}
+
+TEST(PodNamed, SlowStatusCallsNameTheirPods) {
+  Builder b;
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.8, 1.5);
+  b.s.pod_calls.push_back({op::kPodSandboxStatus, 1.5, false, kNow - seconds(2), web_pod()});
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kPodStatusSlow);
+  ASSERT_TRUE(c);
+  ASSERT_FALSE(c->pods.empty());
+  EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
+  ASSERT_EQ(r.runtime.slowest_pods.size(), 1u);
+  EXPECT_EQ(r.runtime.slowest_pods[0].pod, "shop/web-0");
+  EXPECT_EQ(r.runtime.slowest_pods[0].sandbox_id, kSandbox);
+}
+
+// ------------------------------------------------------------ shim_hung
+
+TEST(ShimHung, AShimInDForTheHangThresholdIsNamedWithItsPodAndWchan) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(10));
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("4242"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("remote storage"), std::string::npos) << c->summary;
+  ASSERT_EQ(r.host.processes.blocked.size(), 1u);
+  EXPECT_EQ(r.host.processes.blocked[0].pod, "shop/web-0");
+}
+
+TEST(ShimHung, JustUnderTheHangThresholdAndNoHungCallIsNotNamed) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(9.9));
+  EXPECT_FALSE(find(b.report(), CauseId::kShimHung));
+}
+
+TEST(ShimHung, TheRuntimeDaemonInDIsNotAPodsShim) {
+  Builder b;
+  b.s.host = quiet_host();
+  host::BlockedTask daemon = shim_in_d(60);
+  daemon.comm = "containerd";
+  daemon.role = "daemon";
+  daemon.sandbox_id.clear();
+  b.s.host->processes.blocked.push_back(daemon);
+  EXPECT_FALSE(find(b.report(), CauseId::kShimHung));
+}
+
+TEST(ShimHung, ExplainsTheHungCallOfItsPodAndRanksAboveRuntimeHung) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(2, "ovl_sync_fs"));  // seen in D only briefly so far
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  hang_status_call(b, 30);
+  Report r = b.report();
+  ASSERT_FALSE(r.causes.empty());
+  EXPECT_EQ(r.causes.front().id, CauseId::kShimHung);
+  const Cause* shim = find(r, CauseId::kShimHung);
+  EXPECT_EQ(shim->form, Form::kBehindHungCall);
+  EXPECT_NE(shim->summary.find("disk or unmount stall"), std::string::npos) << shim->summary;
+  const Cause* hung = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(hung);
+  EXPECT_LT(hung->confidence, shim->confidence);
+  EXPECT_NE(hung->summary.find("see shim_hung"), std::string::npos) << hung->summary;
+}
+
+TEST(ShimHung, AnUnreadableWchanIsSaidToBeUnknown) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(30, "0"));
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("unknown"), std::string::npos) << c->summary;
+}
+
+TEST(ShimHung, APidNamespaceThatCannotDie) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(30, "zap_pid_ns_processes"));
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("pid namespace"), std::string::npos) << c->summary;
+}
+
+// ---------------------------------------------------- defunct_processes
+
+TEST(DefunctProcesses, AtTheThresholdNamesTheTopParentAndItsPod) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.zombies = 100;
+  b.s.host->processes.zombie_parents.push_back({4242, "containerd-shim", 97, kSandbox});
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kDefunctProcesses);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("100 zombie"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("pid 4242"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
+}
+
+TEST(DefunctProcesses, JustUnderTheThresholdAndSteadyIsNone) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.zombies = 99;
+  b.s.zombie_history = {99, 99, 98, 99};
+  EXPECT_FALSE(find(b.report(), CauseId::kDefunctProcesses));
+}
+
+TEST(DefunctProcesses, GrowingAcrossTheScansIsNamedBelowTheThreshold) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.zombies = 40;
+  b.s.zombie_history = {20, 26, 33, 40};
+  EXPECT_TRUE(find(b.report(), CauseId::kDefunctProcesses));
+  b.s.zombie_history = {21, 26, 33, 40};  // 19 more: just short of the growth threshold
+  EXPECT_FALSE(find(b.report(), CauseId::kDefunctProcesses));
+}
+
+// ------------------------------------------------------- pid_exhaustion
+
+TEST(PidExhaustion, TheRuntimesCgroupAt90PercentIsNamed) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->pid_limits[0].current = 3600;
+  b.s.host->pid_limits[0].ratio = 0.9;
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kPidExhaustion);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->limit_scope, "runtime");
+  EXPECT_NE(c->summary.find("the runtime's pids cgroup"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("3600 of 4000"), std::string::npos) << c->summary;
+}
+
+TEST(PidExhaustion, JustUnder90PercentIsNone) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->pid_limits[0].current = 3599;
+  b.s.host->pid_limits[0].ratio = 3599.0 / 4000;
+  EXPECT_FALSE(find(b.report(), CauseId::kPidExhaustion));
+}
+
+TEST(PidExhaustion, TheNodesPidMaxIsNamedAsSuch) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->pid_limits[1].current = 32711;
+  b.s.host->pid_limits[1].max = 32768;
+  b.s.host->pid_limits[1].ratio = 32711.0 / 32768;
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kPidExhaustion);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("pid_max"), std::string::npos) << c->summary;
+  EXPECT_EQ(c->severity, Severity::kCritical);
+}
+
+// ---------------------------------------------------- runtime_disk_slow
+
+TEST(RuntimeDiskSlow, NeverNamedAloneWhenCallsAreFast) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->runtime_disk.value->latency_ms = 400;
+  b.s.host->runtime_disk.value->utilization = 1.0;
+  EXPECT_FALSE(find(b.report(), CauseId::kRuntimeDiskSlow));
+}
+
+TEST(RuntimeDiskSlow, At100msPerIoBesideSlowStatusCallsIsNamedBehindThem) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->runtime_disk.value->latency_ms = 100;
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.8, 1.5);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeDiskSlow);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("vda1"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("behind pod_status_slow"), std::string::npos) << c->summary;
+}
+
+TEST(RuntimeDiskSlow, JustUnderBothThresholdsIsNone) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->runtime_disk.value->latency_ms = 99.9;
+  b.s.host->runtime_disk.value->utilization = 0.899;
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.8, 1.5);
+  EXPECT_FALSE(find(b.report(), CauseId::kRuntimeDiskSlow));
+}
+
+TEST(RuntimeDiskSlow, NinetyPercentBusyBesideSlowCallsIsNamed) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->runtime_disk.value->utilization = 0.9;
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.8, 1.5);
+  EXPECT_TRUE(find(b.report(), CauseId::kRuntimeDiskSlow));
+}
+
+// ---------------------------------------------------------- no alarm
+
+TEST(HostCauses, AQuietHostNamesNone) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.zombies = 20;
+  b.s.zombie_history = {20, 20, 20};
+  b.s.host->pid_limits[0].current = 2400;
+  b.s.host->pid_limits[0].ratio = 0.6;
+  Report r = b.report();
+  EXPECT_TRUE(r.causes.empty()) << (r.causes.empty() ? "" : r.causes.front().summary);
+  EXPECT_TRUE(r.host.reachable);
+  EXPECT_EQ(r.host.processes.zombies, 20);
+}
+
+TEST(HostCauses, NoScanIsReportedAsNotRead) {
+  Builder b;
+  Report r = b.report();
+  EXPECT_FALSE(r.host.reachable);
+  EXPECT_TRUE(r.host.error.has_value());
+}
+
+}  // namespace
+}  // namespace plegscope::testing

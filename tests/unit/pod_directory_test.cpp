@@ -1,0 +1,61 @@
+// Issue 17: which pod a per-pod CRI call was for, by sandbox id, container id
+// or pod uid, among the pods the relist inspected; bounded.
+#include "pleg/pod_directory.h"
+
+#include <gtest/gtest.h>
+
+namespace plegscope {
+namespace {
+
+RuntimePod pod(const std::string& uid, const std::string& name, const std::string& sandbox,
+               const std::string& container_id, const std::string& container_name) {
+  RuntimePod p;
+  p.uid = uid;
+  p.name = name;
+  p.namespace_ = "shop";
+  p.sandboxes.push_back({sandbox, "", RuntimeState::Running});
+  p.containers.push_back({container_id, container_name, RuntimeState::Running});
+  return p;
+}
+
+TEST(PodDirectory, FindsThePodOfEachKindOfTarget) {
+  PodDirectory d;
+  d.remember(pod("uid-1", "web-0", "sb-1", "c-1", "app"));
+  auto by_sandbox = d.find({CallTarget::Kind::kSandbox, "sb-1"});
+  ASSERT_TRUE(by_sandbox);
+  EXPECT_EQ(by_sandbox->name, "web-0");
+  EXPECT_EQ(by_sandbox->namespace_, "shop");
+  EXPECT_EQ(by_sandbox->container_name, "");
+  auto by_container = d.find({CallTarget::Kind::kContainer, "c-1"});
+  ASSERT_TRUE(by_container);
+  EXPECT_EQ(by_container->container_name, "app");
+  EXPECT_EQ(by_container->sandbox_id, "sb-1");
+  auto by_uid = d.find({CallTarget::Kind::kPodUid, "uid-1"});
+  ASSERT_TRUE(by_uid);
+  EXPECT_EQ(by_uid->sandbox_id, "sb-1");
+  EXPECT_FALSE(d.find({CallTarget::Kind::kSandbox, "sb-unknown"}));
+  EXPECT_FALSE(d.find({}));
+}
+
+TEST(PodDirectory, APodSeenAgainReplacesItsOldIds) {
+  PodDirectory d;
+  d.remember(pod("uid-1", "web-0", "sb-1", "c-1", "app"));
+  d.remember(pod("uid-1", "web-0", "sb-2", "c-2", "app"));  // recreated sandbox
+  EXPECT_FALSE(d.find({CallTarget::Kind::kSandbox, "sb-1"}));
+  EXPECT_TRUE(d.find({CallTarget::Kind::kSandbox, "sb-2"}));
+  EXPECT_EQ(d.size(), 1u);
+}
+
+TEST(PodDirectory, ForgetsTheOldestPastItsBound) {
+  PodDirectory d(2);
+  d.remember(pod("uid-1", "a", "sb-1", "c-1", "x"));
+  d.remember(pod("uid-2", "b", "sb-2", "c-2", "x"));
+  d.remember(pod("uid-3", "c", "sb-3", "c-3", "x"));
+  EXPECT_EQ(d.size(), 2u);
+  EXPECT_FALSE(d.find({CallTarget::Kind::kSandbox, "sb-1"}));
+  EXPECT_FALSE(d.find({CallTarget::Kind::kContainer, "c-1"}));
+  EXPECT_TRUE(d.find({CallTarget::Kind::kSandbox, "sb-3"}));
+}
+
+}  // namespace
+}  // namespace plegscope

@@ -1,0 +1,106 @@
+// Issue 17: the host section and the slowest per-pod calls in JSON (DESIGN
+// §6's names, both ways), text and HTML, and the stuck pod named at the top.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <set>
+
+#include "report/html.h"
+#include "report/json.h"
+#include "report/text.h"
+#include "sample_report.h"
+
+namespace plegscope::testing {
+namespace {
+
+using nlohmann::json;
+
+std::set<std::string> keys(const json& j) {
+  std::set<std::string> out;
+  for (const auto& [k, v] : j.items()) out.insert(k);
+  return out;
+}
+
+Report with_stuck_pod() {
+  Report r = sample();  // runtime_hung first
+  r.runtime.slowest_pods.push_back({"shop/web-0", "uid-web-0", "4c5d6e7f8a9b0c1d", "", "podsandbox_status", 14, true});
+  r.runtime.slowest_pods.push_back({"shop/api-1", "uid-api-1", "aa11bb22", "app", "container_status", 0.7, false});
+  HostReport& h = r.host;
+  h.reachable = true;
+  h.processes.helpers = 12;
+  h.processes.blocked.push_back({4242, "containerd-shim", "D", "nfs_wait_bit_killable", 31, "4c5d6e7f8a9b0c1d",
+                                 "shop/web-0"});
+  h.processes.zombies = 7;
+  h.processes.zombie_parents.push_back({4242, "containerd-shim", 7, "shop/web-0"});
+  h.pid_limits.push_back({"runtime", 400, 4000});
+  h.pid_limits.push_back({"kubepods", 900, std::nullopt});
+  h.runtime_disk = {"vda1", "/", 3.5, 0.2, std::nullopt};
+  return r;
+}
+
+TEST(HostReport, DesignFieldNames) {
+  json j = report_to_json(with_stuck_pod());
+  EXPECT_EQ(keys(j["host"]), (std::set<std::string>{"reachable", "error", "processes", "pid_limits", "runtime_disk"}));
+  EXPECT_EQ(keys(j["host"]["processes"]),
+            (std::set<std::string>{"helpers", "blocked", "zombies", "zombie_parents", "error"}));
+  EXPECT_EQ(keys(j["host"]["processes"]["blocked"][0]),
+            (std::set<std::string>{"pid", "comm", "state", "wchan", "seconds", "sandbox_id", "pod"}));
+  EXPECT_EQ(keys(j["host"]["processes"]["zombie_parents"][0]), (std::set<std::string>{"pid", "comm", "count", "pod"}));
+  EXPECT_EQ(keys(j["host"]["pid_limits"][0]), (std::set<std::string>{"scope", "current", "max"}));
+  EXPECT_TRUE(j["host"]["pid_limits"][1]["max"].is_null());  // no limit
+  EXPECT_EQ(keys(j["host"]["runtime_disk"]),
+            (std::set<std::string>{"device", "mount", "latency_ms", "utilization", "error"}));
+  EXPECT_EQ(keys(j["runtime"]["slowest_pods"][0]),
+            (std::set<std::string>{"pod", "uid", "sandbox_id", "container", "op", "seconds", "in_flight"}));
+}
+
+TEST(HostReport, RoundTrips) {
+  json first = report_to_json(with_stuck_pod());
+  Report back = report_from_json(first);
+  EXPECT_EQ(report_to_json(back), first);
+  EXPECT_EQ(back.host.processes.blocked.at(0).wchan, "nfs_wait_bit_killable");
+  EXPECT_EQ(back.runtime.slowest_pods.at(0).pod, "shop/web-0");
+}
+
+TEST(HostReport, AnOffScanIsPresentAndSaysWhy) {
+  Report r = sample();
+  r.host.error = "host scan off";
+  json j = report_to_json(r);
+  ASSERT_TRUE(j.contains("host"));
+  EXPECT_EQ(j["host"]["reachable"], false);
+  EXPECT_EQ(j["host"]["error"], "host scan off");
+  EXPECT_NE(render_text(r).find("Host: not read (host scan off)"), std::string::npos);
+}
+
+TEST(HostReport, TextShowsTheBlockedShimZombiesLimitsAndDisk) {
+  std::string t = render_text(with_stuck_pod());
+  EXPECT_NE(t.find("containerd-shim pid 4242 D"), std::string::npos) << t;
+  EXPECT_NE(t.find("pod shop/web-0"), std::string::npos) << t;
+  EXPECT_NE(t.find("zombies: 7 under containerd-shim"), std::string::npos) << t;
+  EXPECT_NE(t.find("runtime 400/4000 (10%)"), std::string::npos) << t;
+  EXPECT_NE(t.find("vda1 at /, 3.5 ms per IO, 20% busy"), std::string::npos) << t;
+  EXPECT_NE(t.find("PodSandboxStatus  shop/web-0"), std::string::npos) << t;
+}
+
+TEST(HostReport, HtmlNamesTheStuckPodInTheBanner) {
+  std::string h = render_html(with_stuck_pod());
+  auto banner_end = h.find("</section>");
+  auto stuck = h.find("id=\"stuck-pod\"");
+  ASSERT_NE(stuck, std::string::npos);
+  EXPECT_LT(stuck, banner_end);
+  auto line = h.substr(stuck, 300);
+  EXPECT_NE(line.find("shop/web-0"), std::string::npos) << line;
+  EXPECT_NE(line.find("pid 4242"), std::string::npos) << line;
+  EXPECT_NE(h.find("id=\"host\""), std::string::npos);
+  EXPECT_NE(h.find("id=\"slowest-pods\""), std::string::npos);
+}
+
+TEST(HostReport, NoHangCauseNoStuckPodLine) {
+  Report r = with_stuck_pod();
+  r.causes.clear();
+  r.status = Status::kHealthy;
+  EXPECT_EQ(render_html(r).find("id=\"stuck-pod\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace plegscope::testing
