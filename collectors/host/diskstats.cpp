@@ -2,21 +2,10 @@
 
 #include <algorithm>
 
+#include "host/host_files.h"
+
 namespace plegscope::host {
 namespace {
-
-bool parse_u64(std::string_view s, uint64_t& out) {
-  if (s.empty() || s.size() > 20) return false;
-  uint64_t v = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (v > (UINT64_MAX - digit) / 10) return false;
-    v = v * 10 + digit;
-  }
-  out = v;
-  return true;
-}
 
 // after - before for a kernel counter; false on a reset.
 bool counter_delta(uint64_t before, uint64_t after, uint64_t& delta) {

@@ -76,4 +76,17 @@ FileText read_small_file(const std::string& path, size_t limit) {
   return out;
 }
 
+bool parse_u64(std::string_view s, uint64_t& out) {
+  if (s.empty() || s.size() > 20) return false;
+  uint64_t v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - digit) / 10) return false;  // overflow
+    v = v * 10 + digit;
+  }
+  out = v;
+  return true;
+}
+
 }  // namespace plegscope::host

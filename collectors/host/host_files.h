@@ -3,6 +3,8 @@
 // the reason when it cannot be read, so each part of the host evidence can say
 // "unreadable: <why>" instead of failing the scan.
 #include <cstddef>
+#include <cstdint>
+#include <string_view>
 #include <string>
 
 namespace plegscope::host {
@@ -25,5 +27,9 @@ long read_into(const std::string& path, char* buffer, size_t size);
 // so the hot path spends open+read+close per process and walks two path
 // components, not four. Not for files that may need several reads.
 long read_into_at(int dir_fd, const char* relative, char* buffer, size_t size);
+
+// A decimal counter as /proc and /sys print it: digits only, no sign, no
+// overflow past 64 bits. false leaves `out` unchanged.
+bool parse_u64(std::string_view s, uint64_t& out);
 
 }  // namespace plegscope::host
