@@ -267,27 +267,88 @@ def test_versions_agree():
 
 
 def kustomize(components):
-    """`kubectl kustomize` of an overlay on deploy/ with `components`: {(kind, name): object}."""
+    """`kubectl kustomize` of an overlay on deploy/ with `components`: {(kind, name): object}.
+
+    kubectl 1.21+ (kustomize 3.7+) renders the components as they are. Older
+    kubectl (Debian 12's kubernetes-client is 1.20, kustomize 2.0.3) has no
+    Component kind: the overlay then lists each component's own patch and
+    generator files in that dialect (patchesJson6902, patchesStrategicMerge),
+    so the files under deploy/components are still rendered by kustomize and
+    checked, on the kubectl a bare Debian machine installs."""
     kubectl = harness.require_tool("kubectl")
-    overlay = tempfile.mkdtemp(prefix="plegscope-overlay-")
+    work = tempfile.mkdtemp(prefix="plegscope-overlay-")
     try:
+        if not components:
+            # The base alone straight from deploy/ (what `kubectl apply -k deploy/` reads, on any kubectl).
+            return _render(kubectl, ecolib.path("deploy"))
+        overlay = os.path.join(work, "overlay")
+        os.makedirs(overlay)
         rel = lambda p: os.path.relpath(ecolib.path(p), overlay)  # noqa: E731 - kustomize wants relative paths
-        with open(os.path.join(overlay, "kustomization.yaml"), "w") as f:
-            overlay_doc = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-                           "resources": [rel("deploy")]}
-            if components:
-                overlay_doc["components"] = [rel("deploy/components/" + c) for c in components]
-            yaml.safe_dump(overlay_doc, f)
-        # The base alone straight from deploy/ (what `kubectl apply -k deploy/` reads, on any kubectl).
-        out = subprocess.run([kubectl, "kustomize", overlay if components else ecolib.path("deploy")],
-                             capture_output=True, text=True, timeout=60)
-        if out.returncode != 0 and ("unknown field \"components\"" in out.stderr or "must be a file" in out.stderr):
-            raise harness.Skip("this kubectl's kustomize has no components (kubectl 1.21 or later needed): %s"
-                               % out.stderr.strip())
-        assert out.returncode == 0, out.stderr
-        return {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(out.stdout) if d}
+        _write_yaml(os.path.join(overlay, "kustomization.yaml"), {
+            "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+            "resources": [rel("deploy")], "components": [rel("deploy/components/" + c) for c in components]})
+        if _kustomize_has_components(kubectl):
+            return _render(kubectl, overlay)
+        return _render(kubectl, _legacy_overlay(kubectl, work, components))
     finally:
-        shutil.rmtree(overlay, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _render(kubectl, directory):
+    out = subprocess.run([kubectl, "kustomize", directory], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(out.stdout) if d}
+
+
+def _write_yaml(path, doc):
+    with open(path, "w") as f:
+        yaml.safe_dump(doc, f)
+
+
+def _kustomize_has_components(kubectl):
+    out = subprocess.run([kubectl, "version", "--client", "-o", "json"], capture_output=True, text=True, timeout=30)
+    version = json.loads(out.stdout)["clientVersion"] if out.returncode == 0 else {}
+    minor = int(re.sub(r"\D.*", "", version.get("minor", "0")) or 0)
+    return (int(version.get("major", "1")), minor) >= (1, 21)
+
+
+def _legacy_overlay(kubectl, work, components):
+    """kustomize 2.0 overlays, one per component in order (as kustomize 3.7+ applies
+    components), each applying that component's own files to the layer below."""
+    below = os.path.join(work, "deploy")
+    shutil.copytree(ecolib.path("deploy"), below)
+    base_objects = _render(kubectl, below)
+    for component in components:
+        source = os.path.join(work, "deploy", "components", component)
+        layer = os.path.join(work, "with-" + component)
+        os.makedirs(layer)
+        spec = yaml.safe_load(open(os.path.join(source, "kustomization.yaml")))
+        doc = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+               "bases": [os.path.relpath(below, layer)]}
+        for n, patch in enumerate(spec.get("patches", [])):
+            name = "patch-%d.yaml" % n
+            if "path" in patch:
+                shutil.copy(os.path.join(source, patch["path"]), os.path.join(layer, name))
+            else:
+                open(os.path.join(layer, name), "w").write(patch["patch"])
+            if isinstance(yaml.safe_load(open(os.path.join(layer, name))), list):
+                # a JSON 6902 patch; kustomize 2.0 wants its target's version and namespace
+                target = dict(patch["target"], namespace="plegscope")
+                if "version" not in target:
+                    obj = base_objects[(target["kind"], target["name"])]
+                    target["version"] = obj["apiVersion"].split("/")[-1]
+                doc.setdefault("patchesJson6902", []).append({"target": target, "path": name})
+            else:
+                doc.setdefault("patchesStrategicMerge", []).append(name)
+        for generator in spec.get("secretGenerator", []):
+            for f in generator.get("files", []):
+                shutil.copy(os.path.join(source, f), os.path.join(layer, f))
+            doc.setdefault("secretGenerator", []).append({k: v for k, v in generator.items() if k != "options"})
+            if generator.get("options", {}).get("disableNameSuffixHash"):
+                doc["generatorOptions"] = {"disableNameSuffixHash": True}
+        _write_yaml(os.path.join(layer, "kustomization.yaml"), doc)
+        below = layer
+    return below
 
 
 def _container(docs):
