@@ -11,7 +11,7 @@
 #include "http/agent_client.h"
 #include "node/diagnosis_service.h"
 #include "node/node.h"
-#include "node/runtime_socket.h"
+#include "cri/runtime_socket.h"
 #include "report/json.h"
 #include "report/text.h"
 

@@ -10,7 +10,7 @@
 #include "common/go_duration.h"
 #include "cri/grpc_runtime_client.h"
 #include "kubelet/kubelet_metrics.h"
-#include "node/runtime_socket.h"
+#include "cri/runtime_socket.h"
 
 namespace plegscope {
 

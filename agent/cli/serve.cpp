@@ -11,7 +11,7 @@
 #include "http/server.h"
 #include "node/diagnosis_service.h"
 #include "node/node.h"
-#include "node/runtime_socket.h"
+#include "cri/runtime_socket.h"
 
 namespace plegscope {
 

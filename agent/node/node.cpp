@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/metric_family.h"
-#include "node/runtime_socket.h"
+#include "cri/runtime_socket.h"
 
 namespace plegscope {
 namespace {

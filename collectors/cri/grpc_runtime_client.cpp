@@ -2,9 +2,9 @@
 
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/client_unary_call.h>
-#include <sys/stat.h>
 
 #include "cri/kubernetes_labels.h"
+#include "cri/runtime_socket.h"
 
 namespace plegscope {
 namespace {
@@ -81,15 +81,17 @@ void GrpcRuntimeClient::shutdown() {
 std::optional<CallStatus> GrpcRuntimeClient::socket_problem() const {
   if (shutting_down_)
     return CallStatus{GrpcCode::kCancelled, "plegscope is shutting down", true};
-  struct stat st {};
-  if (socket_path_.empty())
-    return CallStatus{GrpcCode::kInvalidArgument,
-                      "endpoint " + options_.endpoint + " is not a unix socket address", true};
-  if (::stat(socket_path_.c_str(), &st) != 0)
-    return CallStatus{GrpcCode::kUnavailable, "socket " + socket_path_ + " does not exist",
-                      true};
-  if (!S_ISSOCK(st.st_mode))
-    return CallStatus{GrpcCode::kUnavailable, socket_path_ + " is not a socket", true};
+  switch (socket_state_at(socket_path_)) {
+    case SocketState::kNotAUnixPath:
+      return CallStatus{GrpcCode::kInvalidArgument,
+                        "endpoint " + options_.endpoint + " is not a unix socket address", true};
+    case SocketState::kMissing:
+      return CallStatus{GrpcCode::kUnavailable, "socket " + socket_path_ + " does not exist", true};
+    case SocketState::kNotASocket:
+      return CallStatus{GrpcCode::kUnavailable, socket_path_ + " is not a socket", true};
+    case SocketState::kSocket:
+      break;
+  }
   return std::nullopt;
 }
 

@@ -14,7 +14,7 @@
 
 #include "fake_clock.h"
 #include "node/node_without_runtime.h"
-#include "node/runtime_socket.h"
+#include "cri/runtime_socket.h"
 
 namespace plegscope {
 namespace {
