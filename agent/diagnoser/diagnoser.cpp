@@ -205,6 +205,16 @@ void fill_journal(const Snapshot& s, Report& report) {
     report.journal.push_back({j.marks[i].time, j.marks[i].unit, j.marks[i].kind, j.marks[i].message});
 }
 
+// At risk takes a forecast or a cause that is at least a warning. An
+// info-level cause (node pressure while every call and relist is still fast:
+// a busy batch node) is listed on a healthy node, never paged on.
+bool at_risk(const Report& report) {
+  if (report.seconds_to_unhealthy) return true;
+  for (const Cause& c : report.causes)
+    if (c.severity != Severity::kInfo) return true;
+  return false;
+}
+
 }  // namespace
 
 Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
@@ -219,7 +229,7 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   // on its own: judge_findings attributes one when no rule named it.
   for (Finding& f : judge_findings(c, !s.healthy || report.seconds_to_unhealthy.has_value()))
     report.causes.emplace_back(std::move(f));
-  report.status = !s.healthy ? Status::kUnhealthy : report.causes.empty() ? Status::kHealthy : Status::kAtRisk;
+  report.status = !s.healthy ? Status::kUnhealthy : at_risk(report) ? Status::kAtRisk : Status::kHealthy;
   fill_figures(s, c, report);
   fill_journal(s, report);
   report.event_lag = event_lag_over(s.timeline);  // Event lag.

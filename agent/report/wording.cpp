@@ -80,7 +80,8 @@ std::string summary_of(const Report& r) {
     return "PLEG is healthy: relists take " + text::duration(r.relist.duration_p50_seconds) + " (p99 " +
            text::duration(r.relist.duration_p99_seconds) + ") against a " +
            text::duration(r.relist.threshold_seconds) + " threshold" +
-           (lag.empty() && r.causes.empty() ? "; nothing to do." : "." + lag);
+           (lag.empty() && r.causes.empty() ? "; nothing to do." : "." + lag) +
+           (r.causes.empty() ? "" : " Worth knowing: " + r.causes.front().reason + ".");
   }
   std::string state = r.status == Status::kUnhealthy ? "not healthy" : "at risk";
   if (r.status == Status::kAtRisk && r.seconds_to_unhealthy)
