@@ -9,7 +9,9 @@ CauseWords words_of(const Finding& f) {
   w.reason = "the runtime holds " + std::to_string(f.objects) + " sandboxes and containers (" +
              std::to_string(f.exited) + " exited) and every relist lists them all (" +
              text::duration(f.list_seconds) + ")";
-  w.action = "remove exited containers and fix whatever piles them up";
+  w.action = f.mostly_exited ? "remove exited containers and fix whatever piles them up"
+                             : "spread the pods over more nodes (lower maxPods here): they are running, "
+                               "not leftovers";
   w.summary = "Relist cost is dominated by object count: " + w.reason + ".";
   return w;
 }

@@ -314,6 +314,29 @@ TEST(TooManyContainers, AtTheThresholdAndMostlyExited) {
   EXPECT_TRUE(has_evidence(*c, "exited_share"));
 }
 
+// 300 pods x 4 running containers listed in 13 ms: a big node, not a cause.
+TEST(TooManyContainers, ManyRunningWithFastListsIsNoCause) {
+  Builder b;
+  RelistRecord r = relist(0.015, 0.013, 0.0);
+  r.sandboxes = 300;
+  r.containers = r.running_containers = 1200;
+  b.relists(20, r);
+  EXPECT_FALSE(find(b.report(), CauseId::kTooManyContainers));
+}
+
+TEST(TooManyContainers, ManyRunningWithSlowListsIsACause) {
+  Builder b;
+  RelistRecord r = relist(0.7, 0.7, 0.0);
+  r.sandboxes = 1000;
+  r.containers = r.running_containers = 4000;
+  b.relists(20, r);
+  const Cause* c = find(b.report(), CauseId::kTooManyContainers);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->exited, 0);
+  EXPECT_EQ(c->action.find("exited"), std::string::npos) << c->action;
+  EXPECT_NE(c->action.find("maxPods"), std::string::npos) << c->action;
+}
+
 // ------------------------------------------------------------- event_storm
 
 
