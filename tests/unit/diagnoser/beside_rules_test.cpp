@@ -207,5 +207,42 @@ TEST(CniSlow, SandboxCallInFlightPastTheThreshold) {
   EXPECT_NE(c->summary.find("StopPodSandbox"), std::string::npos) << c->summary;
 }
 
+// CRI-O: its network_setup_pod summary's p99, as the reader keeps it.
+TEST(CniSlow, CrioNetworkSetupBesideSlowListPodSandbox) {
+  Builder b;
+  network_p99(b, "network_setup_pod", 14);
+  b.s.runtime_metrics.kind = "crio";
+  b.s.operations[op::kListPodSandbox] = op_stats(0.8, 1.5);
+  const Report r = b.report();
+  const Cause* c = find(r, CauseId::kCniSlow);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(has_evidence(*c, "runtime_network_p99_seconds{network_setup_pod}"));
+  EXPECT_TRUE(has_evidence(*c, "p99_seconds{list_podsandbox}"));
+  EXPECT_NE(c->summary.find("network_setup_pod takes 14 s"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("ListPodSandbox at 1.5 s"), std::string::npos) << c->summary;
+}
+
+TEST(CniSlow, SlowSandboxCallsBesideFastNetworkAreNotCni) {
+  Builder b;
+  network_p99(b, "set_up_pod", 0.3);
+  network_p99(b, "tear_down_pod", 0.2);
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.9, 2.0);
+  b.s.operations[op::kListPodSandbox] = op_stats(0.8, 1.5);
+  EXPECT_EQ(find(b.report(), CauseId::kCniSlow), nullptr);
+}
+
+TEST(CniSlow, ExplainsTheSlowPodSandboxStatusItHolds) {
+  Builder b;
+  network_p99(b, "set_up_pod", 10);  // containerd's highest finite bucket: every setup took longer
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.9, 2.0);
+  const Report r = b.report();
+  ASSERT_FALSE(r.causes.empty());
+  EXPECT_EQ(r.causes.front().id, CauseId::kCniSlow);
+  if (const Cause* status = find(r, CauseId::kPodStatusSlow)) {
+    EXPECT_LT(status->confidence, r.causes.front().confidence);
+    EXPECT_NE(status->summary.find("network plugin holds the sandbox's lock"), std::string::npos) << status->summary;
+  }
+}
+
 }  // namespace
 }  // namespace plegscope::testing
