@@ -50,7 +50,7 @@ def test_containerd_slow_cni_beside_slow_sandbox_status_is_cni_slow():
                                 "runtime_network_p99_seconds{tear_down_pod}"} and network, figures
         assert all(v == 10 for v in network.values()), figures
         assert figures["p99_seconds{podsandbox_status}"] >= 0.5, figures
-        assert "network set_up_pod takes 10 s" in c["summary"] or "network tear_down_pod takes 10 s" in c["summary"], \
+        assert "network set_up_pod takes 10s" in c["summary"] or "network tear_down_pod takes 10s" in c["summary"], \
             c["summary"]
         assert "PodSandboxStatus at" in c["summary"], c["summary"]
         ids = [x["id"] for x in rep["causes"]]
@@ -68,7 +68,7 @@ def test_crio_slow_network_setup_beside_slow_sandbox_status_is_cni_slow():
         c = rep["causes"][0]
         figures = evidence(c)
         assert abs(figures["runtime_network_p99_seconds{network_setup_pod}"] - 14.19) < 0.01, figures
-        assert "network network_setup_pod takes 14.2 s" in c["summary"], c["summary"]
+        assert "network network_setup_pod takes 14.2s" in c["summary"], c["summary"]
         assert rep["runtime_metrics"]["reachable"] is True
         no_mutating_call(fake)
         print("  " + c["summary"])

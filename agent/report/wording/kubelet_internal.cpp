@@ -10,10 +10,10 @@ std::string journal_words(const Finding& f) {
   std::string words = "the kubelet's journal says \"PLEG is not healthy\" " +
                       text::count(f.journal_marks, "time", "times") + " (";
   if (f.journal_marks > 1 && f.journal_first_mark)
-    words += "first at " + text::rfc3339(*f.journal_first_mark) + ", last at ";
+    words += "first at " + rfc3339(*f.journal_first_mark) + ", last at ";
   else
     words += "at ";
-  words += text::rfc3339(*f.journal_last_mark);
+  words += rfc3339(*f.journal_last_mark);
   if (!f.journal_last_message.empty()) words += ": \"" + f.journal_last_message + "\"";
   return words + ")";
 }

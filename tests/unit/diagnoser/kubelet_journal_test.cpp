@@ -109,11 +109,11 @@ TEST(KubeletInternalJournal, UnreadableKubeletLinesAndFastRelistsNameItLower) {
   EXPECT_NEAR(evidence(c, "agent_relist_p99_seconds")->value, 0.005, 1e-9);
   EXPECT_EQ(evidence(c, "kubelet_last_seen_age_seconds"), nullptr);  // not measured: not claimed
   // Exactly what was measured: the lines' count and times, the agent's p99, and what could not be read.
-  EXPECT_NE(c.summary.find("2 times (first at " + text::rfc3339(kNow - seconds(40)) + ", last at " +
-                           text::rfc3339(kNow - seconds(10))),
+  EXPECT_NE(c.summary.find("2 times (first at " + rfc3339(kNow - seconds(40)) + ", last at " +
+                           rfc3339(kNow - seconds(10))),
             std::string::npos)
       << c.summary;
-  EXPECT_NE(c.summary.find("take 5 ms (p99)"), std::string::npos) << c.summary;
+  EXPECT_NE(c.summary.find("take 5ms (p99)"), std::string::npos) << c.summary;
   EXPECT_NE(c.summary.find("could not be read"), std::string::npos) << c.summary;
 }
 
