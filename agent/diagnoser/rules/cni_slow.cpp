@@ -48,7 +48,10 @@ std::optional<Finding> judge_cni_slow(const Context& c) {
         in_flight = {call.method, call.seconds};
 
   const bool network_slow = network.seconds >= limit;
-  const bool kubelet_slow = kubelet_sandbox.seconds >= limit;
+  // The kubelet's sandbox latency also holds the runtime's own time: where
+  // the runtime's network figures are read and fast, it is not CNI.
+  const bool network_fast = m.reachable && !m.network_p99_seconds.empty() && !network_slow;
+  const bool kubelet_slow = kubelet_sandbox.seconds >= limit && !network_fast;
   const bool sandbox_in_flight = in_flight.seconds >= limit;
   if (!network_slow && !kubelet_slow && !sandbox_in_flight) return std::nullopt;
 

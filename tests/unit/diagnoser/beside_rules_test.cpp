@@ -198,6 +198,14 @@ TEST(CniSlow, FromTheKubeletsSandboxLatency) {
   EXPECT_TRUE(has_evidence(*c, "kubelet_runtime_operations_p99_seconds{run_podsandbox}"));
 }
 
+TEST(CniSlow, TheKubeletsSlowSandboxCallsBesideTheRuntimesFastNetworkAreNotCni) {
+  Builder b;
+  kubelet(b, 0.5, 0.5);
+  b.s.kubelet.sandbox_p99_seconds["run_podsandbox"] = 25;
+  network_p99(b, "set_up_pod", 0.4);
+  EXPECT_EQ(find(b.report(), CauseId::kCniSlow), nullptr);
+}
+
 TEST(CniSlow, SandboxCallInFlightPastTheThreshold) {
   Builder b;
   runtime_in_flight(b, "StopPodSandbox", 12);
