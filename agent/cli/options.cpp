@@ -158,6 +158,13 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   app.add_option("--kubelet-version", c.kubelet_version,
                  "which kubelet's PLEG model to follow when its kubernetes_build_info cannot be read, e.g. v1.35.4")
       ->envname("PLEGSCOPE_KUBELET_VERSION");
+  // The API server is found from KUBERNETES_SERVICE_HOST/_PORT, as client-go's in-cluster config does.
+  app.add_option("--api-server-token-file", c.api_server_token_file,
+                 "bearer token for the API server's get nodes/<node> (the ServiceAccount token)")
+      ->envname("PLEGSCOPE_API_SERVER_TOKEN_FILE");
+  app.add_option("--api-server-ca-file", c.api_server_ca_file,
+                 "CA that signs the API server's certificate (the ServiceAccount ca.crt)")
+      ->envname("PLEGSCOPE_API_SERVER_CA_FILE");
   app.add_option("--runtime-metrics-endpoint", runtime_metrics_endpoint,
                  "the runtime's own metrics page (containerd [metrics] address + /v1/metrics, CRI-O enable_metrics); "
                  "off (default) disables")
@@ -308,6 +315,8 @@ NodeOptions node_options(const Config& config) {
   o.runtime_metrics_endpoint = config.runtime_metrics_endpoint;
   o.api_server_host = config.api_server_host;
   o.api_server_port = config.api_server_port;
+  o.api_server_token_file = config.api_server_token_file;
+  o.api_server_ca_file = config.api_server_ca_file;
   // Host evidence (issue 17).
   o.sys_path = config.sys_path;
   o.runtime_root = config.runtime_root;

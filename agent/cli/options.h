@@ -53,6 +53,8 @@ struct Config {
   std::string runtime_metrics_endpoint;
   std::string api_server_host;  // $KUBERNETES_SERVICE_HOST, for the Node's Ready message
   std::string api_server_port;
+  std::string api_server_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string api_server_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
 
   // diagnose
   Duration diagnose_duration = std::chrono::seconds(10);

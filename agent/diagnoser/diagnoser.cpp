@@ -22,6 +22,7 @@ std::vector<Finding> judge_findings(const Context& c, bool pleg_unhealthy) {
   relate_pressure_to_slow_calls(findings);
   relate_backlog_to_failing_lists(c, findings);
   relate_lock_stall_to_hung_calls(findings);
+  relate_cni_to_sandbox_status(findings);
   relate_host_to_calls(findings);  // issue 17
   attribute_unexplained(c, pleg_unhealthy, findings);
   rank(findings, c.t.min_confidence);
@@ -65,6 +66,7 @@ void fill_beside(const Snapshot& s, Report& report) {
     report.kubelet.seconds_since_relist_advanced = v.seconds_since_relist_advanced;
   }
   report.kubelet.ready_message = k.ready_message;
+  report.kubelet.ready_outcome = k.ready_outcome;
 
   const RuntimeMetricsEvidence& m = s.runtime_metrics;
   report.runtime_metrics.endpoint = m.endpoint;

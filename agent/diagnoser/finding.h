@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "diagnoser/causes.h"
 
 namespace plegscope {
@@ -62,6 +63,9 @@ enum class Form {
   kStuckPod,
   // shim_hung (issue 17): the helper of a hung per-pod call's pod is in D
   kBehindHungCall,
+  // kubelet_internal: the kubelet's metrics unreadable; named from its
+  // journal's "PLEG is not healthy" lines beside the agent's fast relists
+  kFromJournal,
 };
 
 // One pressure reading past its threshold (node_pressure).
@@ -144,6 +148,10 @@ struct Finding {
   std::optional<double> kubelet_flat_seconds;  // since the kubelet's relist count last moved
   double agent_relist_p99_seconds = 0;
   double model_threshold_seconds = 0;  // the kubelet's PLEG threshold in its model
+  // The kubelet's own "PLEG is not healthy" journal lines in the window.
+  int journal_marks = 0;
+  std::optional<TimePoint> journal_first_mark, journal_last_mark;
+  std::string journal_last_message;
 
   std::vector<Evidence> evidence;  // the measured signals, for /diagnose
   // Evidence strong enough to be the root of other causes (interactions.h),

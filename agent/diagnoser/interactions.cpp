@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cri/operation_names.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
@@ -73,6 +74,15 @@ void relate_lock_stall_to_hung_calls(std::vector<Finding>& findings) {
     f.confidence = std::min(f.confidence, std::round((stall->confidence - 0.05) * 100) / 100);
     f.relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kContainerLockStall}});
   }
+}
+
+void relate_cni_to_sandbox_status(std::vector<Finding>& findings) {
+  Finding* cni = find(findings, CauseId::kCniSlow);
+  Finding* status = find(findings, CauseId::kPodStatusSlow);
+  if (!cni || !status || cni->status_call_seconds <= 0 || status->op != op::kPodSandboxStatus) return;
+  cni->confidence = std::min(0.98, std::max(cni->confidence, status->confidence + 0.05));
+  status->confidence = std::min(status->confidence, std::round((cni->confidence - 0.05) * 100) / 100);
+  status->relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kCniSlow}});
 }
 
 void relate_host_to_calls(std::vector<Finding>& findings) {

@@ -29,6 +29,11 @@ void relate_backlog_to_failing_lists(const Context& c, std::vector<Finding>& fin
 // runtime_slow and pod_status_slow, which stay named and say so.
 void relate_lock_stall_to_hung_calls(std::vector<Finding>& findings);
 
+// Issue 18: slow CNI named beside slow PodSandboxStatus calls holds the
+// sandbox's lock those calls wait for: pod_status_slow about
+// PodSandboxStatus ranks below cni_slow, stays named, and says so.
+void relate_cni_to_sandbox_status(std::vector<Finding>& findings);
+
 // Relists that take several periods, an unhealthy PLEG, or a forecast always
 // come with a cause. When no rule named one, the cause is attributed from
 // where the relist time goes (list calls, or per-pod inspection).

@@ -16,14 +16,20 @@ bool is_runtime_restart(const JournalMarkRecord& mark, const JournalEvidence& jo
 
 void summarize_journal_window(JournalEvidence& journal, TimePoint window_start) {
   journal.pleg_not_healthy_marks = 0;
+  journal.first_pleg_not_healthy.reset();
   journal.last_pleg_not_healthy.reset();
+  journal.last_pleg_not_healthy_message.clear();
   journal.runtime_restart_marks = 0;
   journal.last_runtime_restart.reset();
   for (const auto& mark : journal.marks) {
     if (mark.time < window_start) continue;
     if (mark.kind == "pleg_not_healthy" && mark.unit == journal.kubelet_unit) {
       journal.pleg_not_healthy_marks++;
-      journal.last_pleg_not_healthy = std::max(journal.last_pleg_not_healthy.value_or(mark.time), mark.time);
+      journal.first_pleg_not_healthy = std::min(journal.first_pleg_not_healthy.value_or(mark.time), mark.time);
+      if (!journal.last_pleg_not_healthy || mark.time >= *journal.last_pleg_not_healthy) {
+        journal.last_pleg_not_healthy = mark.time;
+        journal.last_pleg_not_healthy_message = mark.message;
+      }
     }
     if (is_runtime_restart(mark, journal)) {
       journal.runtime_restart_marks++;

@@ -28,7 +28,9 @@ struct JournalEvidence {
 
   // Over the window (see summarize_journal_window): for the rules.
   int pleg_not_healthy_marks = 0;  // the kubelet said "PLEG is not healthy"
+  std::optional<TimePoint> first_pleg_not_healthy;
   std::optional<TimePoint> last_pleg_not_healthy;
+  std::string last_pleg_not_healthy_message;  // the newest such line, as the kubelet wrote it
   int runtime_restart_marks = 0;   // the runtime's unit started, stopped or failed
   std::optional<TimePoint> last_runtime_restart;
 };

@@ -212,6 +212,8 @@ struct Report {
     std::optional<double> last_seen_age_seconds, relist_p99_seconds, relists_per_minute;
     std::optional<double> seconds_since_relist_advanced;
     std::optional<std::string> ready_message;
+    std::optional<ScrapeOutcome> ready_outcome;  // nullopt: not in-cluster, not read
+    std::optional<std::string> ready_error;      // words, filled in by agent/report
   } kubelet;
 
   struct InFlightMethod {

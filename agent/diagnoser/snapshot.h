@@ -29,6 +29,7 @@ struct KubeletEvidence {
   ScrapeOutcome outcome;   // why not, when it did not
   KubeletView view;        // what the samples so far say
   std::optional<std::string> ready_message;  // the Node's Ready condition, in-cluster only
+  std::optional<ScrapeOutcome> ready_outcome;  // the last get nodes/<node>; nullopt: not in-cluster
   // The kubelet's run_podsandbox / stop_podsandbox p99 over the last minute.
   std::map<std::string, double> sandbox_p99_seconds;
 };

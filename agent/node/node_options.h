@@ -45,6 +45,8 @@ struct NodeOptions {
   // KUBERNETES_SERVICE_HOST and _PORT; empty: not in a cluster, no Ready message.
   std::string api_server_host;
   std::string api_server_port;
+  std::string api_server_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+  std::string api_server_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
   // Host evidence below the CRI (issue 17).
   bool host_scan = true;          // off: snapshot().host stays nullopt
   std::string sys_path = "/sys";  // --sys-path

@@ -28,6 +28,13 @@ KubeletReader::KubeletReader(const NodeOptions& options, const Clock& clock)
       node_name_(options.node_name),
       interval_(options.scrape_interval),
       ready_interval_(options.node_ready_interval) {
+  // The Ready message comes from the API server, not the kubelet: read it
+  // whether or not --kubelet-endpoint is on.
+  api_ = in_cluster_api_server(options.api_server_host, options.api_server_port);
+  if (api_) {
+    api_->token_file = options.api_server_token_file;
+    api_->ca_file = options.api_server_ca_file;
+  }
   if (options.kubelet_endpoint.empty()) return;
   KubeletSourceConfig config;
   config.base_url = options.kubelet_endpoint;
@@ -40,12 +47,10 @@ KubeletReader::KubeletReader(const NodeOptions& options, const Clock& clock)
   evidence_.outcome.error = ScrapeError::none;
   if (!options.kubelet_version.empty())
     if (auto version = parse_kubelet_version(options.kubelet_version)) state_.set_version_override(*version);
-  api_ = in_cluster_api_server(options.api_server_host, options.api_server_port);
 }
 
 void KubeletReader::start() {
-  if (!source_) return;
-  metrics_thread_.start(interval_, [this] { scrape_now(); });
+  if (source_) metrics_thread_.start(interval_, [this] { scrape_now(); });
   if (api_ && !node_name_.empty()) ready_thread_.start(ready_interval_, [this] { fetch_ready_now(); });
 }
 
@@ -90,6 +95,14 @@ void KubeletReader::fetch_ready_now() {
   if (!api_) return;
   NodeReadyFetch fetch = fetch_node_ready(*api_, node_name_);
   std::lock_guard<std::mutex> lock(mu_);
+  const bool changed = !evidence_.ready_outcome || evidence_.ready_outcome->error != fetch.outcome.error;
+  if (changed)
+    spdlog::log(fetch.outcome.ok() ? spdlog::level::info : spdlog::level::warn, "API server at {}: node {}: {} {}",
+                api_->base_url, node_name_, fetch.outcome.ok() ? "Ready condition read" :
+                scrape_error_name(fetch.outcome.error), fetch.outcome.detail);
+  evidence_.ready_outcome = fetch.outcome;
+  // A message from an earlier fetch would read as current: none is shown.
+  evidence_.ready_message.reset();
   if (fetch.ready) evidence_.ready_message = fetch.ready->message;
 }
 

@@ -72,6 +72,34 @@ std::string kubelet_error_words(const Report::Kubelet& k) {
   return scrape_error_name(o.error);
 }
 
+std::string ready_error_words(const ScrapeOutcome& o) {
+  const std::string what = "the Node's Ready condition (get nodes/<node> from the API server) was not read: ";
+  switch (o.error) {
+    case ScrapeError::none: return "";
+    case ScrapeError::credentials_unreadable:
+      return with_detail(what + "the ServiceAccount token could not be read: mount it (a projected volume) or pass "
+                                "--api-server-token-file", o);
+    case ScrapeError::unauthorized:
+      return what + "the API server answered " + status_text(o) +
+             " Unauthorized: it did not accept the token (expired, or from another cluster); check "
+             "--api-server-token-file";
+    case ScrapeError::forbidden:
+      return what + "the API server answered " + status_text(o) +
+             " Forbidden: grant the agent's ServiceAccount get on nodes (the ClusterRole in deploy/rbac.yaml)";
+    case ScrapeError::not_found:
+      return what + "the API server answered " + status_text(o) +
+             " Not Found: --node-name does not name a Node of this cluster";
+    case ScrapeError::tls_verify_failed:
+    case ScrapeError::tls_failed:
+      return with_detail(what + "the API server's certificate did not verify against --api-server-ca-file", o);
+    case ScrapeError::unreachable:
+    case ScrapeError::timeout:
+      return with_detail(what + "the API server (KUBERNETES_SERVICE_HOST and _PORT) did not answer", o);
+    case ScrapeError::bad_input: return with_detail(what + "--node-name is not a Node name", o);
+    default: return with_detail(what + scrape_error_name(o.error), o);
+  }
+}
+
 std::string runtime_metrics_error_words(const Report::RuntimeMetrics& m) {
   if (m.endpoint.empty())
     return "off: turn on the runtime's metrics (containerd [metrics] address, CRI-O enable_metrics) and pass "
@@ -98,12 +126,22 @@ std::string runtime_metrics_error_words(const Report::RuntimeMetrics& m) {
   }
 }
 
+namespace {
+
+bool ready_needs_words(const Report::Kubelet& k) {
+  return k.ready_outcome && !k.ready_outcome->ok() && !k.ready_error;
+}
+
+}  // namespace
+
 bool beside_needs_words(const Report& r) {
-  return (!r.kubelet.reachable && !r.kubelet.error) || (!r.runtime_metrics.reachable && !r.runtime_metrics.error);
+  return (!r.kubelet.reachable && !r.kubelet.error) || ready_needs_words(r.kubelet) ||
+         (!r.runtime_metrics.reachable && !r.runtime_metrics.error);
 }
 
 void word_beside(Report& r) {
   if (!r.kubelet.reachable && !r.kubelet.error) r.kubelet.error = kubelet_error_words(r.kubelet);
+  if (ready_needs_words(r.kubelet)) r.kubelet.ready_error = ready_error_words(*r.kubelet.ready_outcome);
   if (!r.runtime_metrics.reachable && !r.runtime_metrics.error)
     r.runtime_metrics.error = runtime_metrics_error_words(r.runtime_metrics);
 }
@@ -130,6 +168,7 @@ void beside_text(const Report& r, std::ostream& out) {
         << (k.relists_per_minute ? text::number(*k.relists_per_minute) : "n/a") << "\n";
   }
   if (k.ready_message) out << "  Node Ready: " << *k.ready_message << "\n";
+  if (k.ready_error) out << "  Node Ready: " << *k.ready_error << "\n";
   const auto& m = r.runtime_metrics;
   out << "Runtime metrics: ";
   if (!m.reachable) {
@@ -206,7 +245,8 @@ std::string beside_html(const Report& r) {
       << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>agent<i "
          "style=\"background:#e08a00\"></i>kubelet<i style=\"background:#c62828;height:2px\"></i>threshold</div></div>";
   }
-  if (k.ready_message) h << "<p>Node Ready: " << html_escape(*k.ready_message) << "</p>";
+  if (k.ready_message) h << "<p id=\"node-ready\">Node Ready: " << html_escape(*k.ready_message) << "</p>";
+  if (k.ready_error) h << "<p id=\"node-ready\" class=\"over\">Node Ready: " << html_escape(*k.ready_error) << "</p>";
   h << "</section></div><div><h2>Runtime metrics</h2><section id=\"runtime-metrics\">";
   const auto& m = r.runtime_metrics;
   if (!m.reachable) {

@@ -11,6 +11,8 @@ namespace plegscope {
 
 // "the kubelet answered 403 Forbidden: grant the agent's ServiceAccount ..."
 std::string kubelet_error_words(const Report::Kubelet& kubelet);
+// The words, with its fix, of a failed get nodes/<node> (the Ready message).
+std::string ready_error_words(const ScrapeOutcome& outcome);
 std::string runtime_metrics_error_words(const Report::RuntimeMetrics& metrics);
 // "verified against the CA file", "not verified (--kubelet-insecure-skip-tls-verify)", ...
 std::string tls_mode_words(const std::string& tls_mode);

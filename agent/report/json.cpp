@@ -168,7 +168,8 @@ static void to_json(json& j, const Report::Kubelet& k) {
        {"last_seen_age_seconds", k.last_seen_age_seconds},
        {"relist_p99_seconds", k.relist_p99_seconds},
        {"relists_per_minute", k.relists_per_minute},
-       {"ready_message", k.ready_message}};
+       {"ready_message", k.ready_message},
+       {"ready_error", k.ready_error}};
 }
 static void from_json(const json& j, Report::Kubelet& k) {
   k.endpoint = j.value("endpoint", k.endpoint);
@@ -181,6 +182,7 @@ static void from_json(const json& j, Report::Kubelet& k) {
   k.relist_p99_seconds = j.value("relist_p99_seconds", k.relist_p99_seconds);
   k.relists_per_minute = j.value("relists_per_minute", k.relists_per_minute);
   k.ready_message = j.value("ready_message", k.ready_message);
+  k.ready_error = j.value("ready_error", k.ready_error);
 }
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::InFlightMethod, method, count, seconds)
 static void to_json(json& j, const Report::RuntimeMetrics& m) {

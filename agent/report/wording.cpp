@@ -56,6 +56,8 @@ std::string relation_words(const Relation& r) {
     case Relation::Kind::kExplainedBy:
       if (!r.causes.empty() && r.causes.front() == CauseId::kContainerLockStall)
         return " Another client's call inside the runtime holds the lock these calls wait for (see " + first + ").";
+      if (!r.causes.empty() && r.causes.front() == CauseId::kCniSlow)
+        return " The network plugin holds the sandbox's lock these calls wait for (see " + first + ").";
       return " A pod's runtime helper is stuck in the kernel (see " + first +
              "): that pod, not the runtime, holds the call.";
     case Relation::Kind::kExplains: return " This is what holds " + first + ".";

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "http/scrape_get.h"
+
 namespace plegscope {
 
 const char* kubelet_tls_mode(const KubeletSourceConfig& config) {
@@ -13,27 +15,21 @@ KubeletSource::KubeletSource(KubeletSourceConfig config) : config_(std::move(con
 
 KubeletScrape KubeletSource::scrape() const {
   KubeletScrape out;
-  HttpRequestOptions options;
-  options.ca_file = config_.ca_file;
-  options.insecure_skip_verify = config_.insecure_skip_verify;
-  options.connect_timeout = config_.connect_timeout;
-  options.total_timeout = config_.total_timeout;
-  options.max_body_bytes = config_.max_body_bytes;
-  if (!config_.token_file.empty()) {
-    std::string error;
-    if (!read_token_file(config_.token_file, options.bearer_token, error)) {
-      out.outcome.error = ScrapeError::credentials_unreadable;
-      out.outcome.detail = error;
-      return out;
-    }
-  }
-  std::string url = config_.base_url;
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  HttpResult result = http_get(url + "/metrics", options);
-  out.body_bytes = result.body.size();
-  out.outcome = outcome_of(result);
+  ScrapeRequest request;
+  request.url = config_.base_url;
+  while (!request.url.empty() && request.url.back() == '/') request.url.pop_back();
+  request.url += "/metrics";
+  request.token_file = config_.token_file;
+  request.ca_file = config_.ca_file;
+  request.insecure_skip_verify = config_.insecure_skip_verify;
+  request.connect_timeout = config_.connect_timeout;
+  request.total_timeout = config_.total_timeout;
+  request.max_body_bytes = config_.max_body_bytes;
+  ScrapeResponse response = scrape_get(request);
+  out.body_bytes = response.body.size();
+  out.outcome = response.outcome;
   if (!out.outcome.ok()) return out;
-  out.sample = parse_kubelet_metrics(result.body);
+  out.sample = parse_kubelet_metrics(response.body);
   if (out.sample.families_found == 0) {
     out.outcome.error = ScrapeError::unexpected_content;
     out.outcome.detail = out.sample.parse_error.empty() ? "no kubelet metric family" : out.sample.parse_error;

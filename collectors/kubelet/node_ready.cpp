@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "http/scrape_get.h"
+
 namespace plegscope {
 namespace {
 
@@ -61,25 +63,19 @@ NodeReadyFetch fetch_node_ready(const ApiServerConfig& api, const std::string& n
     out.outcome.detail = "node name is not a DNS subdomain";
     return out;
   }
-  HttpRequestOptions options;
-  options.ca_file = api.ca_file;
-  options.connect_timeout = api.connect_timeout;
-  options.total_timeout = api.total_timeout;
-  options.max_body_bytes = api.max_body_bytes;
-  options.headers.push_back("Accept: application/json");
-  if (!api.token_file.empty()) {
-    std::string error;
-    if (!read_token_file(api.token_file, options.bearer_token, error)) {
-      out.outcome.error = ScrapeError::credentials_unreadable;
-      out.outcome.detail = error;
-      return out;
-    }
-  }
-  HttpResult result = http_get(api.base_url + "/api/v1/nodes/" + node_name, options);
-  out.outcome = outcome_of(result);
+  ScrapeRequest request;
+  request.url = api.base_url + "/api/v1/nodes/" + node_name;
+  request.token_file = api.token_file;
+  request.ca_file = api.ca_file;
+  request.connect_timeout = api.connect_timeout;
+  request.total_timeout = api.total_timeout;
+  request.max_body_bytes = api.max_body_bytes;
+  request.headers.push_back("Accept: application/json");
+  ScrapeResponse response = scrape_get(request);
+  out.outcome = response.outcome;
   if (!out.outcome.ok()) return out;
   std::string error;
-  out.ready = parse_node_ready(result.body, &error);
+  out.ready = parse_node_ready(response.body, &error);
   if (!out.ready) {
     out.outcome.error = ScrapeError::unexpected_content;
     out.outcome.detail = error;

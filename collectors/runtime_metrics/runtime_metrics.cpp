@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "http/scrape_get.h"
+
 namespace plegscope {
 namespace {
 
@@ -184,26 +186,20 @@ RuntimeMetricsSource::RuntimeMetricsSource(RuntimeMetricsSourceConfig config) : 
 
 RuntimeMetricsScrape RuntimeMetricsSource::scrape() const {
   RuntimeMetricsScrape out;
-  HttpRequestOptions options;
-  options.ca_file = config_.ca_file;
-  options.client_cert_file = config_.client_cert_file;
-  options.client_key_file = config_.client_key_file;
-  options.insecure_skip_verify = config_.insecure_skip_verify;
-  options.connect_timeout = config_.connect_timeout;
-  options.total_timeout = config_.total_timeout;
-  options.max_body_bytes = config_.max_body_bytes;
-  if (!config_.token_file.empty()) {
-    std::string error;
-    if (!read_token_file(config_.token_file, options.bearer_token, error)) {
-      out.outcome.error = ScrapeError::credentials_unreadable;
-      out.outcome.detail = error;
-      return out;
-    }
-  }
-  HttpResult result = http_get(config_.url, options);
-  out.outcome = outcome_of(result);
+  ScrapeRequest request;
+  request.url = config_.url;
+  request.token_file = config_.token_file;
+  request.ca_file = config_.ca_file;
+  request.client_cert_file = config_.client_cert_file;
+  request.client_key_file = config_.client_key_file;
+  request.insecure_skip_verify = config_.insecure_skip_verify;
+  request.connect_timeout = config_.connect_timeout;
+  request.total_timeout = config_.total_timeout;
+  request.max_body_bytes = config_.max_body_bytes;
+  ScrapeResponse response = scrape_get(request);
+  out.outcome = response.outcome;
   if (!out.outcome.ok()) return out;
-  out.sample = parse_runtime_metrics(result.body);
+  out.sample = parse_runtime_metrics(response.body);
   if (out.sample.families_found == 0) {
     out.outcome.error = ScrapeError::unexpected_content;
     out.outcome.detail = out.sample.parse_error.empty() ? "no runtime metric family" : out.sample.parse_error;

@@ -4,7 +4,10 @@ fake runtime healthy or hung. The kubelet's relist frozen while the
 runtime answers names kubelet_internal; the runtime hung too names
 runtime_hung instead; a kubelet that cannot be read (403, garbage, 50 MiB,
 slow drip, unreachable) is reported in the "kubelet" section, bounded, with
-no cause invented. UpdateContainerResources in flight inside the runtime
+no cause invented. In-cluster, the Node's Ready condition from a fake API
+server (get nodes/<node>) carries the kubelet's own "PLEG is not healthy"
+sentence into every format; a 403 or a 401 there is reported with its fix,
+never fatal, and no cause comes from it. UpdateContainerResources in flight inside the runtime
 while ListContainers hangs names container_lock_stall first; nothing in
 flight leaves runtime_hung."""
 
@@ -17,6 +20,7 @@ import harness
 from harness import Agent, FakeCri, require_tool, wait_until
 
 from diag_common import describe, fixture, report, wait_top_cause
+from fake_apiserver import PLEG_MESSAGE, READY_MESSAGE, FakeApiServer
 from fake_kubelet import FakeKubelet, FakeRuntimeMetrics
 
 FLAGS = ["--hang-threshold", "3s", "--relist-period", "1s", "--node-name", "worker-3"]
@@ -125,6 +129,67 @@ def test_wrong_token_is_401_with_its_fix():
                   proc_path=fixture("healthy"), log_level="info") as agent:
         wait_until(lambda: "401" in (kubelet_section(agent)["error"] or ""), 20, "a 401")
         assert "webhook" in kubelet_section(agent)["error"]
+
+
+def api_agent(d, api, fake, token="t0k3n"):
+    """The agent in-cluster beside `api`, the kubelet's metrics off, no journal."""
+    flags = FLAGS + ["--api-server-ca-file", api.ca_file, "--api-server-token-file", token_file(d, token),
+                     "--journal-path", os.path.join(d, "no-journal")]
+    return Agent(fake.endpoint, flags, proc_path=fixture("healthy"), log_level="info", env=api.env())
+
+
+def ready_section(agent):
+    """Once the Ready fetch has been judged: the kubelet section."""
+    return wait_until(lambda: (lambda k: k if k["ready_message"] is not None or k["ready_error"] is not None
+                               else None)(kubelet_section(agent)), 20, "the Node's Ready condition read")
+
+
+def test_node_ready_message_in_all_three_formats_and_no_cause_from_it():
+    require_tool("openssl")
+    with tempfile.TemporaryDirectory() as d, FakeApiServer(d, node="worker-3") as api, \
+            FakeCri("diag_healthy", log_level="warn") as fake, api_agent(d, api, fake) as agent:
+        k = ready_section(agent)
+        assert k["ready_message"] == PLEG_MESSAGE and k["ready_error"] is None, k
+        path, auth, accept = api.requests[-1]
+        assert path == "/api/v1/nodes/worker-3" and auth == "Bearer t0k3n" and "application/json" in accept, \
+            api.requests[-1]
+        wait_until(lambda: report(agent)["healthy"], 20, "a first relist")
+        rep = report(agent)
+        assert rep["causes"] == [], describe(rep)  # the kubelet's words, not a measurement
+        text = agent.get("/diagnose?format=text")[1]
+        assert "Node Ready: " + PLEG_MESSAGE in text, text
+        html = agent.get("/diagnose?format=html")[1]
+        assert '<p id="node-ready">Node Ready: ' + PLEG_MESSAGE + "</p>" in html, html[-3000:]
+
+
+def test_node_ready_true_is_the_ready_message():
+    require_tool("openssl")
+    with tempfile.TemporaryDirectory() as d, FakeApiServer(d, node="worker-3", mode="ready") as api, \
+            FakeCri("diag_healthy", log_level="warn") as fake, api_agent(d, api, fake) as agent:
+        k = ready_section(agent)
+        assert k["ready_message"] == READY_MESSAGE and k["ready_error"] is None, k
+        wait_until(lambda: report(agent)["healthy"], 20, "a first relist")
+        assert report(agent)["causes"] == [], describe(report(agent))
+
+
+def test_node_ready_forbidden_and_unauthorized_are_reported_with_their_fix():
+    require_tool("openssl")
+    for mode, token, words in (("forbidden", "t0k3n", ["HTTP 403 Forbidden", "get on nodes", "deploy/rbac.yaml"]),
+                               ("not_ready", "wrong", ["HTTP 401 Unauthorized", "--api-server-token-file"])):
+        with tempfile.TemporaryDirectory() as d, FakeApiServer(d, node="worker-3", mode=mode) as api, \
+                FakeCri("diag_healthy", log_level="warn") as fake, api_agent(d, api, fake, token) as agent:
+            k = ready_section(agent)
+            assert k["ready_message"] is None, k
+            assert all(w in k["ready_error"] for w in words), k["ready_error"]
+            wait_until(lambda: report(agent)["healthy"], 20, "a first relist")
+            rep = report(agent)
+            assert rep["causes"] == [], describe(rep)
+            text = " ".join(agent.get("/diagnose?format=text")[1].split())
+            assert "Node Ready: the Node's Ready condition" in text and words[0] in text, text
+            html = agent.get("/diagnose?format=html")[1]
+            assert words[0] in html and 'id="node-ready" class="over"' in html
+            assert agent.proc.alive()
+            print("  %s: %s" % (mode, k["ready_error"]))
 
 
 def test_update_in_flight_while_list_hangs_is_container_lock_stall():

@@ -182,15 +182,67 @@ class FakeKubelet:
         self.server.server_close()
 
 
-class FakeRuntimeMetrics:
-    """containerd's metrics page over plain HTTP, with a settable in-flight
-    count of UpdateContainerResources and ListContainers."""
+# Prometheus's default buckets, which containerd's go-metrics timers use.
+DEFAULT_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 
-    def __init__(self):
+
+class FakeRuntimeMetrics:
+    """A runtime's own metrics page over plain HTTP, scripted by attributes a
+    test changes while it serves:
+
+        update_in_flight, list_in_flight   containerd's gRPC calls in flight
+        cni_seconds     each network setup/teardown takes this long (None: no
+                        network figures); two of each per second since start
+        flavor          "containerd": grpc_server_* and the CRI plugin's
+                        network_plugin_operations histogram (its real name,
+                        ..._duration_seconds_seconds); "crio": CRI-O's
+                        operations_latency summary (operation="network_setup_pod",
+                        "network_stop_pod") and no gRPC families
+    """
+
+    def __init__(self, flavor="containerd", cni_seconds=None):
         self.update_in_flight = 0
         self.list_in_flight = 0
+        self.flavor = flavor
+        self.cni_seconds = cni_seconds
+        self.requests = 0
+        self._start = time.time()
+
+    def _operations(self):
+        return int((time.time() - self._start) * 2) + 10
+
+    def _containerd_network(self):
+        name = "containerd_cri_network_plugin_operations_duration_seconds_seconds"
+        lines = ["# HELP %s cumulative latency of network plugin operations" % name, "# TYPE %s histogram" % name]
+        n = self._operations()
+        for op in ("set_up_pod", "tear_down_pod"):
+            for le in DEFAULT_BUCKETS:
+                lines.append('%s_bucket{operation_type="%s",le="%g"} %d' % (name, op, le,
+                                                                            n if self.cni_seconds <= le else 0))
+            lines.append('%s_bucket{operation_type="%s",le="+Inf"} %d' % (name, op, n))
+            lines.append('%s_sum{operation_type="%s"} %g' % (name, op, n * self.cni_seconds))
+            lines.append('%s_count{operation_type="%s"} %d' % (name, op, n))
+        return lines
+
+    def _crio_page(self):
+        name = "container_runtime_crio_operations_latency_seconds_total"
+        lines = ["# HELP %s Latency of a CRI-O operation." % name, "# TYPE %s summary" % name]
+        n = self._operations()
+        ops = [("RunPodSandbox", 0.4), ("PodSandboxStatus", 0.002), ("ListPodSandbox", 0.001)]
+        if self.cni_seconds is not None:
+            ops += [("network_setup_pod", self.cni_seconds), ("network_stop_pod", self.cni_seconds * 0.8)]
+        for op, seconds in ops:
+            for q, f in (("0.5", 0.9), ("0.9", 1.0), ("0.99", 1.1)):
+                lines.append('%s{operation="%s",quantile="%s"} %g' % (name, op, q, seconds * f))
+            lines.append('%s_sum{operation="%s"} %g' % (name, op, n * seconds))
+            lines.append('%s_count{operation="%s"} %d' % (name, op, n))
+        lines.append("# TYPE container_runtime_crio_processes_defunct gauge")
+        lines.append("container_runtime_crio_processes_defunct 0")
+        return "\n".join(lines) + "\n"
 
     def page(self):
+        if self.flavor == "crio":
+            return self._crio_page()
         lines = ["# TYPE grpc_server_started_total counter"]
         for method, flight in (("UpdateContainerResources", self.update_in_flight),
                                ("ListContainers", self.list_in_flight), ("Version", 0)):
@@ -199,6 +251,8 @@ class FakeRuntimeMetrics:
         for method in ("UpdateContainerResources", "ListContainers", "Version"):
             lines.append('grpc_server_handled_total{grpc_code="OK",grpc_method="%s",grpc_service="runtime.v1.RuntimeService",grpc_type="unary"} 100' % method)
         lines.append('containerd_build_info_total{revision="x",version="v1.7.20"} 1')
+        if self.cni_seconds is not None:
+            lines += self._containerd_network()
         return "\n".join(lines) + "\n"
 
     def __enter__(self):
@@ -209,6 +263,7 @@ class FakeRuntimeMetrics:
                 pass
 
             def do_GET(self):
+                fake.requests += 1
                 data = fake.page().encode()
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(data)))

@@ -1,7 +1,11 @@
 // cni_slow: network setup or teardown is slow (its p99 from the runtime's
-// metrics, or the kubelet's run/stop_podsandbox p99) or a sandbox call has
-// been in flight longer than the CNI threshold, beside slow PodSandboxStatus
-// or sandbox calls: CNI holds the sandbox's lock meanwhile (kubernetes#107749).
+// metrics: containerd's network plugin histogram, CRI-O's network_setup_pod /
+// network_stop_pod summaries; or the kubelet's run/stop_podsandbox p99) or a
+// sandbox call has been in flight longer than the CNI threshold, beside slow
+// sandbox calls: the agent's PodSandboxStatus or ListPodSandbox, or the
+// runtime's or the kubelet's own sandbox calls. CNI holds the sandbox's lock
+// meanwhile (kubernetes#107749). Slow CNI beside fast sandbox calls harms no
+// PLEG and is not named; neither are slow sandbox calls beside fast CNI.
 #include <algorithm>
 
 #include "cri/operation_names.h"
@@ -22,6 +26,13 @@ Worst worst_of(const std::map<std::string, double>& figures) {
   return w;
 }
 
+// The agent's own calls of `op`: their p99, or the age of one in flight if longer.
+double agent_call_seconds(const Context& c, const char* op) {
+  auto it = c.s.operations.find(op);
+  if (it == c.s.operations.end()) return 0;
+  return std::max(it->second.p99_seconds, it->second.in_flight ? it->second.oldest_in_flight_seconds : 0);
+}
+
 }  // namespace
 
 std::optional<Finding> judge_cni_slow(const Context& c) {
@@ -37,24 +48,28 @@ std::optional<Finding> judge_cni_slow(const Context& c) {
         in_flight = {call.method, call.seconds};
 
   const bool network_slow = network.seconds >= limit;
-  const bool kubelet_slow = kubelet_sandbox.seconds >= limit;
+  // The kubelet's sandbox latency also holds the runtime's own time: where
+  // the runtime's network figures are read and fast, it is not CNI.
+  const bool network_fast = m.reachable && !m.network_p99_seconds.empty() && !network_slow;
+  const bool kubelet_slow = kubelet_sandbox.seconds >= limit && !network_fast;
   const bool sandbox_in_flight = in_flight.seconds >= limit;
   if (!network_slow && !kubelet_slow && !sandbox_in_flight) return std::nullopt;
 
-  // Beside it: the sandbox calls slow too (the agent's PodSandboxStatus, or
-  // a sandbox call in the runtime or the kubelet).
-  double status_seconds = 0;
-  if (auto it = c.s.operations.find(op::kPodSandboxStatus); it != c.s.operations.end())
-    status_seconds = std::max(it->second.p99_seconds, it->second.in_flight ? it->second.oldest_in_flight_seconds : 0);
+  // Beside it: the sandbox calls slow too (the agent's PodSandboxStatus or
+  // ListPodSandbox, or a sandbox call in the runtime or the kubelet).
+  const double status_seconds = agent_call_seconds(c, op::kPodSandboxStatus);
+  const double list_seconds = agent_call_seconds(c, op::kListPodSandbox);
   const bool status_slow = status_seconds >= c.t.slow_status_seconds;
-  if (!status_slow && !kubelet_slow && in_flight.seconds < c.t.hang_seconds) return std::nullopt;
+  const bool list_slow = list_seconds >= c.t.slow_list_seconds;
+  if (!status_slow && !list_slow && !kubelet_slow && in_flight.seconds < c.t.hang_seconds) return std::nullopt;
 
   // The runtime's own network figure is direct evidence; the kubelet's
   // sandbox latency also holds image and runtime time.
   const double confidence = network_slow ? 0.75 : sandbox_in_flight ? 0.6 : 0.5;
   Finding f = make_finding(CauseId::kCniSlow, Severity::kWarning, confidence);
   f.threshold_seconds = limit;
-  f.status_call_seconds = status_seconds;
+  if (status_slow) f.status_call_seconds = status_seconds;
+  if (list_slow) f.list_seconds = list_seconds;
   if (network_slow) {
     f.op = network.name;
     f.seconds = network.seconds;
@@ -75,6 +90,9 @@ std::optional<Finding> judge_cni_slow(const Context& c) {
   if (status_slow)
     f.evidence.push_back({"p99_seconds{" + std::string(op::kPodSandboxStatus) + "}", status_seconds,
                           c.t.slow_status_seconds});
+  if (list_slow)
+    f.evidence.push_back({"p99_seconds{" + std::string(op::kListPodSandbox) + "}", list_seconds,
+                          c.t.slow_list_seconds});
   return f;
 }
 

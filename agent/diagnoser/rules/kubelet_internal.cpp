@@ -1,17 +1,95 @@
 // kubelet_internal: the kubelet's own relist has stopped (its relist count
 // flat, or its last-seen timestamp aging) while the agent's relists against
 // the same runtime complete in their normal time: the runtime answers, the
-// kubelet does not ask (kubernetes#72482).
+// kubelet does not ask (kubernetes#72482). The kubelet's journal lines
+// ("PLEG is not healthy") are cited beside its metrics; where its metrics
+// cannot be read, those lines beside the agent's fast relists name the cause
+// at a lower confidence. Lines are evidence only, never an action.
 #include <algorithm>
 
 #include "common/quantile.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
+namespace {
+
+// Below the confidence of a measured kubelet relist: the kubelet's words
+// and the agent's own relists, without the kubelet's figures.
+constexpr double kFromJournalConfidence = 0.45;
+
+// The agent's own relists on the same runtime are normal now: recent,
+// quick, none hung. nullopt otherwise; else their p99 over the window.
+std::optional<double> agent_relists_fast(const Context& c) {
+  const Snapshot& s = c.s;
+  if (c.hung() || !c.last_ok || !s.last_seen) return std::nullopt;
+  if (to_seconds(s.now - *s.last_seen) > c.t.hang_seconds + c.period_seconds()) return std::nullopt;
+  if (c.in_progress && to_seconds(c.in_progress->duration) >= c.t.hang_seconds) return std::nullopt;
+  std::vector<double> durations;
+  for (const RelistRecord* r : c.window_ok) durations.push_back(to_seconds(r->duration));
+  const double p99 = quantile(durations, 0.99);
+  if (p99 >= c.t.hang_seconds) return std::nullopt;
+  return p99;
+}
+
+// Every relist the agent ran since `from` succeeded within the hang
+// threshold, with no gap longer than that between them: the runtime
+// answered throughout the time the kubelet's lines speak of.
+bool agent_relisted_throughout(const Context& c, TimePoint from) {
+  const double max_gap = c.t.hang_seconds + c.period_seconds();
+  TimePoint previous_end = from;
+  bool any = false;
+  for (const RelistRecord& r : c.s.timeline) {
+    const TimePoint end = r.start + r.duration;
+    if (end < from) continue;
+    if (r.error_code || to_seconds(r.duration) >= c.t.hang_seconds) return false;
+    if (to_seconds(r.start - previous_end) > max_gap) return false;
+    previous_end = std::max(previous_end, end);
+    any = true;
+  }
+  return any;
+}
+
+void cite_journal(const JournalEvidence& j, TimePoint now, Finding& f) {
+  if (j.pleg_not_healthy_marks == 0 || !j.last_pleg_not_healthy) return;
+  f.journal_marks = j.pleg_not_healthy_marks;
+  f.journal_first_mark = j.first_pleg_not_healthy;
+  f.journal_last_mark = j.last_pleg_not_healthy;
+  f.journal_last_message = j.last_pleg_not_healthy_message;
+  f.evidence.push_back({"kubelet_journal_pleg_not_healthy_lines", double(j.pleg_not_healthy_marks), std::nullopt});
+  f.evidence.push_back({"kubelet_journal_seconds_since_pleg_not_healthy",
+                        std::max(0.0, to_seconds(now - *j.last_pleg_not_healthy)), std::nullopt});
+}
+
+// The kubelet's metrics could not be read: its journal says PLEG is not
+// healthy while the agent relisted fast throughout, and the runtime did
+// not restart meanwhile (a restart explains the kubelet's words).
+std::optional<Finding> from_journal(const Context& c) {
+  const JournalEvidence& j = c.s.journal;
+  if (j.pleg_not_healthy_marks == 0 || !j.last_pleg_not_healthy || j.runtime_restart_marks > 0) return std::nullopt;
+  const std::optional<double> agent_p99 = agent_relists_fast(c);
+  if (!agent_p99) return std::nullopt;
+  // The kubelet's line covers its threshold before it; as much of that as
+  // the agent's timeline holds must show the runtime answering.
+  const double threshold = c.s.kubelet.view.model.relist_threshold_seconds;
+  TimePoint from = *j.last_pleg_not_healthy - std::chrono::duration_cast<Duration>(
+                                                  std::chrono::duration<double>(threshold));
+  if (!c.s.timeline.empty()) from = std::max(from, c.s.timeline.front().start);
+  if (!agent_relisted_throughout(c, from)) return std::nullopt;
+
+  Finding f = make_finding(CauseId::kKubeletInternal, Severity::kWarning, kFromJournalConfidence, Form::kFromJournal);
+  f.endpoint = c.s.kubelet.endpoint;
+  f.model_threshold_seconds = threshold;
+  f.agent_relist_p99_seconds = *agent_p99;
+  cite_journal(j, c.s.now, f);
+  f.evidence.push_back({"agent_relist_p99_seconds", *agent_p99, c.t.hang_seconds});
+  return f;
+}
+
+}  // namespace
 
 std::optional<Finding> judge_kubelet_internal(const Context& c) {
   const KubeletEvidence& k = c.s.kubelet;
-  if (!k.reachable) return std::nullopt;
+  if (!k.reachable) return from_journal(c);
   const KubeletView& v = k.view;
   // The kubelet relists once per period of its model (300 s with the legacy
   // EventedPLEG gate): a count flat for a period plus the hang threshold has
@@ -27,16 +105,10 @@ std::optional<Finding> judge_kubelet_internal(const Context& c) {
   const double stalled = std::max(flat.value_or(0), age.value_or(0));
   if (stalled < stall_after) return std::nullopt;
 
-  // The agent's relists on the same runtime must be normal: recent, quick,
-  // and no call hung. Otherwise the runtime is the suspect (runtime_hung, ...).
-  const Snapshot& s = c.s;
-  if (c.hung() || !c.last_ok || !s.last_seen) return std::nullopt;
-  if (to_seconds(s.now - *s.last_seen) > c.t.hang_seconds + c.period_seconds()) return std::nullopt;
-  if (c.in_progress && to_seconds(c.in_progress->duration) >= c.t.hang_seconds) return std::nullopt;
-  std::vector<double> durations;
-  for (const RelistRecord* r : c.window_ok) durations.push_back(to_seconds(r->duration));
-  const double agent_p99 = quantile(durations, 0.99);
-  if (agent_p99 >= c.t.hang_seconds) return std::nullopt;
+  // The agent's relists on the same runtime must be normal. Otherwise the
+  // runtime is the suspect (runtime_hung, ...).
+  const std::optional<double> agent_p99 = agent_relists_fast(c);
+  if (!agent_p99) return std::nullopt;
 
   const double threshold = v.model.relist_threshold_seconds;
   const double reach = std::clamp((stalled - stall_after) / std::max(1.0, threshold - stall_after), 0.0, 1.0);
@@ -48,10 +120,11 @@ std::optional<Finding> judge_kubelet_internal(const Context& c) {
   f.model_threshold_seconds = threshold;
   f.kubelet_last_seen_age_seconds = age;
   f.kubelet_flat_seconds = flat;
-  f.agent_relist_p99_seconds = agent_p99;
+  f.agent_relist_p99_seconds = *agent_p99;
   if (age) f.evidence.push_back({"kubelet_last_seen_age_seconds", *age, stall_after});
   if (flat) f.evidence.push_back({"kubelet_seconds_since_relist_count_advanced", *flat, stall_after});
-  f.evidence.push_back({"agent_relist_p99_seconds", agent_p99, c.t.hang_seconds});
+  f.evidence.push_back({"agent_relist_p99_seconds", *agent_p99, c.t.hang_seconds});
+  cite_journal(c.s.journal, c.s.now, f);
   return f;
 }
 

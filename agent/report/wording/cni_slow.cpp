@@ -15,6 +15,9 @@ CauseWords words_of(const Finding& f) {
                text::duration(f.threshold_seconds) + ")";
   if (!f.op.empty() && !f.method.empty() && f.call_in_flight) w.reason += " and " + f.method + " is in flight";
   if (f.status_call_seconds > 0) w.reason += ", with PodSandboxStatus at " + text::duration(f.status_call_seconds);
+  if (f.list_seconds > 0)
+    w.reason += (f.status_call_seconds > 0 ? " and ListPodSandbox at " : ", with ListPodSandbox at ") +
+                text::duration(f.list_seconds);
   w.action = "look at the CNI plugin's log and the IP allocator; the runtime holds the sandbox's lock meanwhile";
   w.summary = "Network setup or teardown is slow: " + w.reason + ".";
   return w;

@@ -4,7 +4,36 @@
 namespace plegscope {
 namespace {
 
+// "the kubelet's journal says \"PLEG is not healthy\" 3 times (first at ..., last at ...: \"...\")"
+std::string journal_words(const Finding& f) {
+  if (f.journal_marks == 0 || !f.journal_last_mark) return "";
+  std::string words = "the kubelet's journal says \"PLEG is not healthy\" " +
+                      text::count(f.journal_marks, "time", "times") + " (";
+  if (f.journal_marks > 1 && f.journal_first_mark)
+    words += "first at " + rfc3339(*f.journal_first_mark) + ", last at ";
+  else
+    words += "at ";
+  words += rfc3339(*f.journal_last_mark);
+  if (!f.journal_last_message.empty()) words += ": \"" + f.journal_last_message + "\"";
+  return words + ")";
+}
+
+CauseWords from_journal(const Finding& f) {
+  CauseWords w;
+  const std::string metrics = f.endpoint.empty()
+                                  ? "the kubelet's metrics are not read (--kubelet-endpoint is off)"
+                                  : "the kubelet's metrics at " + f.endpoint + " could not be read (see the kubelet section)";
+  w.reason = journal_words(f) + ", while plegscope's relists on the same runtime take " +
+             text::duration(f.agent_relist_p99_seconds) + " (p99) and never stopped meanwhile; " + metrics +
+             ", so the kubelet's own relist was not measured";
+  w.action = "the kubelet is likely stuck, not the runtime: read its metrics to confirm (RBAC get nodes/metrics), "
+             "dump the kubelet's goroutines, then restart the kubelet";
+  w.summary = "The kubelet says its PLEG is not healthy while the runtime answers plegscope: " + w.reason + ".";
+  return w;
+}
+
 CauseWords words_of(const Finding& f) {
+  if (f.form == Form::kFromJournal) return from_journal(f);
   CauseWords w;
   std::string stopped;
   if (f.kubelet_flat_seconds && *f.kubelet_flat_seconds >= f.threshold_seconds)
@@ -14,6 +43,8 @@ CauseWords words_of(const Finding& f) {
                text::duration(*f.kubelet_last_seen_age_seconds) + " ago";
   w.reason = stopped + ", while plegscope's relists on the same runtime take " +
              text::duration(f.agent_relist_p99_seconds) + " (p99)";
+  const std::string journal = journal_words(f);
+  if (!journal.empty()) w.reason += "; " + journal;
   w.action = "the kubelet is stuck, not the runtime: dump the kubelet's goroutines, then restart the kubelet";
   w.summary = "The kubelet's own PLEG has stopped: " + w.reason + ", so the runtime answers and the kubelet does not ask";
   if (f.severity != Severity::kCritical)
@@ -23,7 +54,6 @@ CauseWords words_of(const Finding& f) {
 }
 
 }  // namespace
-
 // The runbook's paragraphs are, word for word, docs/runbook.md's
 // ## kubelet_internal once the placeholders are filled with
 // runbook_command_names(). Edit both or cause_texts_test fails.

@@ -208,6 +208,23 @@ TEST(CommandLine, KubeletFlagsReachTheNode) {
   EXPECT_EQ(o.runtime_metrics_endpoint, "http://127.0.0.1:1338/v1/metrics");
 }
 
+TEST(CommandLine, ApiServerFlagsAndEnvironmentReachTheNode) {
+  ::setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1", 1);
+  ::setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+  auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", "--api-server-token-file", "/api-token",
+                    "--api-server-ca-file", "/api-ca"});
+  auto defaults = parse({"--container-runtime-endpoint", "unix:///x.sock"});
+  ::unsetenv("KUBERNETES_SERVICE_HOST");
+  ::unsetenv("KUBERNETES_SERVICE_PORT");
+  ASSERT_TRUE(out.config && defaults.config) << out.message;
+  NodeOptions o = node_options(*out.config);
+  EXPECT_EQ(o.api_server_host, "10.96.0.1");
+  EXPECT_EQ(o.api_server_port, "443");
+  EXPECT_EQ(o.api_server_token_file, "/api-token");
+  EXPECT_EQ(o.api_server_ca_file, "/api-ca");
+  EXPECT_EQ(node_options(*defaults.config).api_server_ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+}
+
 TEST(CommandLine, BadKubeletValuesExit2NamingTheFlag) {
   for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
            {"--kubelet-endpoint", "10.0.0.5:10250"},

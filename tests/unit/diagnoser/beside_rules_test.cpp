@@ -198,6 +198,14 @@ TEST(CniSlow, FromTheKubeletsSandboxLatency) {
   EXPECT_TRUE(has_evidence(*c, "kubelet_runtime_operations_p99_seconds{run_podsandbox}"));
 }
 
+TEST(CniSlow, TheKubeletsSlowSandboxCallsBesideTheRuntimesFastNetworkAreNotCni) {
+  Builder b;
+  kubelet(b, 0.5, 0.5);
+  b.s.kubelet.sandbox_p99_seconds["run_podsandbox"] = 25;
+  network_p99(b, "set_up_pod", 0.4);
+  EXPECT_EQ(find(b.report(), CauseId::kCniSlow), nullptr);
+}
+
 TEST(CniSlow, SandboxCallInFlightPastTheThreshold) {
   Builder b;
   runtime_in_flight(b, "StopPodSandbox", 12);
@@ -205,6 +213,43 @@ TEST(CniSlow, SandboxCallInFlightPastTheThreshold) {
   const Cause* c = find(r, CauseId::kCniSlow);
   ASSERT_NE(c, nullptr);
   EXPECT_NE(c->summary.find("StopPodSandbox"), std::string::npos) << c->summary;
+}
+
+// CRI-O: its network_setup_pod summary's p99, as the reader keeps it.
+TEST(CniSlow, CrioNetworkSetupBesideSlowListPodSandbox) {
+  Builder b;
+  network_p99(b, "network_setup_pod", 14);
+  b.s.runtime_metrics.kind = "crio";
+  b.s.operations[op::kListPodSandbox] = op_stats(0.8, 1.5);
+  const Report r = b.report();
+  const Cause* c = find(r, CauseId::kCniSlow);
+  ASSERT_NE(c, nullptr);
+  EXPECT_TRUE(has_evidence(*c, "runtime_network_p99_seconds{network_setup_pod}"));
+  EXPECT_TRUE(has_evidence(*c, "p99_seconds{list_podsandbox}"));
+  EXPECT_NE(c->summary.find("network_setup_pod takes 14s"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("ListPodSandbox at 1.5s"), std::string::npos) << c->summary;
+}
+
+TEST(CniSlow, SlowSandboxCallsBesideFastNetworkAreNotCni) {
+  Builder b;
+  network_p99(b, "set_up_pod", 0.3);
+  network_p99(b, "tear_down_pod", 0.2);
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.9, 2.0);
+  b.s.operations[op::kListPodSandbox] = op_stats(0.8, 1.5);
+  EXPECT_EQ(find(b.report(), CauseId::kCniSlow), nullptr);
+}
+
+TEST(CniSlow, ExplainsTheSlowPodSandboxStatusItHolds) {
+  Builder b;
+  network_p99(b, "set_up_pod", 10);  // containerd's highest finite bucket: every setup took longer
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.9, 2.0);
+  const Report r = b.report();
+  ASSERT_FALSE(r.causes.empty());
+  EXPECT_EQ(r.causes.front().id, CauseId::kCniSlow);
+  const Cause* status = find(r, CauseId::kPodStatusSlow);
+  ASSERT_NE(status, nullptr);  // still named: PodSandboxStatus is slow
+  EXPECT_LT(status->confidence, r.causes.front().confidence);
+  EXPECT_NE(status->summary.find("network plugin holds the sandbox's lock"), std::string::npos) << status->summary;
 }
 
 }  // namespace

@@ -62,9 +62,19 @@ TEST(JournalEvidence, NoMarksNoCounts) {
 }
 
 // Marks are evidence only: the kubelet's words reach the report, but no
-// cause is named from them on a node whose relists are fast and healthy.
+// cause is named from them on a node whose relists are fast and whose
+// kubelet's metrics show its relist running (kubelet_journal_test.cpp has
+// the lines beside an unreadable or stuck kubelet).
 TEST(JournalEvidence, DiagnoseCarriesTheNewestMarksAndNamesNoCauseFromThem) {
   testing::Builder b;
+  b.relists(60, testing::relist());
+  b.s.kubelet.endpoint = "https://10.0.0.5:10250";
+  b.s.kubelet.reachable = true;
+  b.s.kubelet.view.samples = 12;
+  b.s.kubelet.view.sample_age_seconds = 0;
+  b.s.kubelet.view.relist_count = 5000;
+  b.s.kubelet.view.seconds_since_relist_advanced = 0.5;
+  b.s.kubelet.view.last_seen_age_seconds = 0.8;
   b.s.journal = journal();
   for (int i = 0; i < 150; ++i)
     b.s.journal.marks.push_back({testing::kNow - seconds(150 - i), "kubelet.service",

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "report/beside.h"
 #include "report/html.h"
@@ -44,9 +45,10 @@ TEST(ReportBeside, SectionsHaveTheDesignFields) {
   EXPECT_EQ(keys(j["kubelet"]),
             (std::set<std::string>{"endpoint", "reachable", "error", "version", "model", "tls_mode",
                                    "last_seen_age_seconds", "relist_p99_seconds", "relists_per_minute",
-                                   "ready_message"}));
+                                   "ready_message", "ready_error"}));
   EXPECT_TRUE(j["kubelet"]["error"].is_null());
   EXPECT_TRUE(j["kubelet"]["ready_message"].is_null());
+  EXPECT_TRUE(j["kubelet"]["ready_error"].is_null());
   EXPECT_EQ(keys(j["runtime_metrics"]), (std::set<std::string>{"endpoint", "reachable", "error", "in_flight"}));
   EXPECT_EQ(keys(j["runtime_metrics"]["in_flight"][0]), (std::set<std::string>{"method", "count", "seconds"}));
   EXPECT_EQ(j["runtime_metrics"]["in_flight"][0]["method"], "UpdateContainerResources");
@@ -62,6 +64,30 @@ TEST(ReportBeside, RoundTrips) {
   EXPECT_EQ(back.kubelet.endpoint, "https://10.0.0.5:10250");
   EXPECT_EQ(back.runtime_metrics.in_flight.at(0).seconds, 42);
   EXPECT_NE(back.kubelet.error.value_or("").find("nodes/metrics"), std::string::npos);
+}
+
+// get nodes/<node> refused: the words name the fix, the text and HTML show
+// them, and JSON carries them back.
+TEST(ReportBeside, ReadyFetchErrorsAreWordedWithTheirFix) {
+  Report r = with_kubelet();
+  r.kubelet.ready_outcome = ScrapeOutcome{ScrapeError::forbidden, 403, ""};
+  json j = report_to_json(r);
+  const std::string words = j["kubelet"]["ready_error"].get<std::string>();
+  EXPECT_NE(words.find("HTTP 403 Forbidden"), std::string::npos) << words;
+  EXPECT_NE(words.find("get on nodes (the ClusterRole in deploy/rbac.yaml)"), std::string::npos) << words;
+  EXPECT_TRUE(j["kubelet"]["ready_message"].is_null());
+  EXPECT_EQ(report_to_json(report_from_json(j)), j);
+  EXPECT_NE(ready_error_words({ScrapeError::unauthorized, 401, ""}).find("--api-server-token-file"),
+            std::string::npos);
+  Report worded = r;
+  word_beside(worded);
+  std::ostringstream text;
+  beside_text(worded, text);
+  EXPECT_NE(text.str().find("Node Ready: the Node's Ready condition"), std::string::npos) << text.str();
+  EXPECT_NE(beside_html(worded).find("HTTP 403 Forbidden"), std::string::npos);
+  r.kubelet.ready_outcome = ScrapeOutcome{};  // read
+  r.kubelet.ready_message = "kubelet is posting ready status";
+  EXPECT_TRUE(report_to_json(r)["kubelet"]["ready_error"].is_null());
 }
 
 TEST(ReportBeside, OffSourcesArePresentWithTheReason) {

@@ -1,0 +1,32 @@
+#include "http/scrape_get.h"
+
+#include <utility>
+
+namespace plegscope {
+
+ScrapeResponse scrape_get(const ScrapeRequest& request) {
+  ScrapeResponse out;
+  HttpRequestOptions options;
+  options.ca_file = request.ca_file;
+  options.client_cert_file = request.client_cert_file;
+  options.client_key_file = request.client_key_file;
+  options.insecure_skip_verify = request.insecure_skip_verify;
+  options.connect_timeout = request.connect_timeout;
+  options.total_timeout = request.total_timeout;
+  options.max_body_bytes = request.max_body_bytes;
+  options.headers = request.headers;
+  if (!request.token_file.empty()) {
+    std::string error;
+    if (!read_token_file(request.token_file, options.bearer_token, error)) {
+      out.outcome.error = ScrapeError::credentials_unreadable;
+      out.outcome.detail = error;
+      return out;
+    }
+  }
+  HttpResult result = http_get(request.url, options);
+  out.outcome = outcome_of(result);
+  out.body = std::move(result.body);
+  return out;
+}
+
+}  // namespace plegscope
