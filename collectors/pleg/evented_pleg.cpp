@@ -144,6 +144,22 @@ void EventedPleg::send(PodLifecycleEvent event, int64_t created_at, TimePoint de
   }
 }
 
+void EventedPleg::count_invalid(cri::ContainerEventType type) {
+  PodLifecycleEventType pleg_type;
+  switch (type) {
+    case cri::CONTAINER_STARTED_EVENT: pleg_type = PodLifecycleEventType::ContainerStarted; break;
+    case cri::CONTAINER_STOPPED_EVENT:
+    case cri::CONTAINER_DELETED_EVENT: pleg_type = PodLifecycleEventType::ContainerDied; break;
+    default: return;  // CREATED makes no lifecycle event, so no lag either
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    lag_.delivery.add_invalid();
+    lag_.cache_update.add_invalid();
+  }
+  metrics_.event_lag_invalid(pleg_type).Increment();
+}
+
 void EventedPleg::process(const cri::ContainerEventResponse& event) {
   if (!event.has_pod_sandbox_status() || !event.pod_sandbox_status().has_metadata()) {
     spdlog::error("Evented PLEG: event for container {} has no pod sandbox status; ignored",
@@ -169,9 +185,15 @@ void EventedPleg::process(const cri::ContainerEventResponse& event) {
     // Only an observation newer than the cached one produces events.
     send_events = cache_.set(status);
   }
-  if (!send_events) return;
-  const TimePoint cached = clock_.now();
   const int64_t created_at = event.created_at();
+  if (!send_events) {
+    // A zero created_at is older than anything cached, so the cache ignores
+    // it: counted here, or a runtime sending no timestamps would look like
+    // one sending nothing.
+    if (created_at <= 0) count_invalid(event.container_event_type());
+    return;
+  }
+  const TimePoint cached = clock_.now();
 
   PodLifecycleEvent e;
   e.pod_uid = status.uid;

@@ -30,13 +30,6 @@ struct EventedPlegOptions {
   RelistTiming generic_timing = kGenericRelistTiming;
 };
 
-// Lag of the events the stream delivered: the event's created_at to its
-// delivery, and to the cache update that made it known.
-struct EventedLag {
-  LagSummary delivery;
-  LagSummary cache_update;
-};
-
 // Thread-safe.
 class EventedPleg final : public PodLifecycleEventGenerator {
  public:
@@ -71,6 +64,8 @@ class EventedPleg final : public PodLifecycleEventGenerator {
 
  private:
   void fall_back(const std::string& reason);
+  // An event whose created_at is unusable and that made no lifecycle event.
+  void count_invalid(cri::ContainerEventType type);
   void send(PodLifecycleEvent event, int64_t created_at, TimePoint delivered, TimePoint cached);
 
   RuntimeClient& runtime_;
