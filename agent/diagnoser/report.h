@@ -239,7 +239,7 @@ struct Report {
     int64_t invalid = 0;  // timestamps missing, in the future or before creation
     std::vector<LagPod> worst_pods;  // largest lag first
     // Evented mode: a stream event's created_at to its delivery and to the
-    // cache update, over the node's kEventedLagWindow; count 0 in generic mode.
+    // cache update, over the last kEventedLagWindow (10 min); count 0 in generic mode.
     struct Figures {
       int64_t count = 0;
       double p50_seconds = 0;

@@ -171,7 +171,7 @@ Snapshot Node::snapshot() const {
   // The counter itself, not the ring buffer's sum: discards older than the
   // timeline still count.
   s.events_discarded_total = static_cast<uint64_t>(metrics_.discard_events.Value());
-  s.evented_lag = evented_lag_window();
+  s.evented_lag = evented_.lag_over(kEventedLagWindow);
 
   // Node evidence: one line per reader.
   s.pressure = pressure_.read();
@@ -197,33 +197,7 @@ std::vector<PodLifecycleEvent> Node::events() const { return event_log_.snapshot
 // Blocks until an event comes or stop() closes the channel: no wake-ups on
 // an idle node.
 void Node::consume_events() {
-  while (auto event = pleg_.watch().receive()) {
-    event_log_.add(std::move(*event));
-    take_evented_lag();
-  }
-}
-
-void Node::take_evented_lag() {
-  EventedLag taken = evented_.take_lag();
-  const MonoTime now = clock_.monotonic();
-  std::lock_guard<std::mutex> lock(evented_lag_mu_);
-  while (!evented_lag_.empty() && now - evented_lag_.front().first > kEventedLagWindow)
-    evented_lag_.pop_front();
-  if (taken.empty()) return;
-  // Events of the same second share an entry: bounded in a storm.
-  if (!evented_lag_.empty() && now - evented_lag_.back().first < std::chrono::seconds(1))
-    evented_lag_.back().second.merge(taken);
-  else
-    evented_lag_.emplace_back(now, std::move(taken));
-}
-
-EventedLag Node::evented_lag_window() const {
-  const MonoTime now = clock_.monotonic();
-  EventedLag out;
-  std::lock_guard<std::mutex> lock(evented_lag_mu_);
-  for (const auto& [at, lag] : evented_lag_)
-    if (now - at <= kEventedLagWindow) out.merge(lag);
-  return out;
+  while (auto event = pleg_.watch().receive()) event_log_.add(std::move(*event));
 }
 
 void Node::on_relist(const RelistRecord& relist) {
@@ -231,7 +205,6 @@ void Node::on_relist(const RelistRecord& relist) {
   if (auto bytes = tracker_.last_list_bytes(op::kListContainers)) record.list_bytes = *bytes;
   recorder_.add(std::move(record));
   relist_count_++;
-  take_evented_lag();
   const bool failed = relist.error_code.has_value();
   std::lock_guard<std::mutex> lock(info_mu_);
   // After the first success and after every recovery: the runtime may have

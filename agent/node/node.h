@@ -12,7 +12,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,9 +34,6 @@
 #include "host/host_scanner.h"
 
 namespace plegscope {
-
-// How far back /diagnose's evented lag looks.
-inline constexpr Duration kEventedLagWindow = std::chrono::minutes(10);
 
 // Thread-safe.
 class Node {
@@ -78,9 +74,7 @@ class Node {
   };
 
   void on_relist(const RelistRecord& record);
-  // Moves the evented PLEG's lag since the last call into the window.
-  void take_evented_lag();
-  EventedLag evented_lag_window() const;
+
   void consume_events();
   void refresh_runtime_info_loop();
   RuntimeInfo runtime_info() const;
@@ -136,11 +130,6 @@ class Node {
   // kubelet shows the EventedPLEG gate before 1.37 (issue 18, item 7).
   void follow_kubelet_model(const KubeletView& view);
   std::atomic<bool> evented_started_{false};
-
-  // Evented lag (issue 19): one entry per second that had events, at most
-  // kEventedLagWindow old, taken from evented_ after every event and relist.
-  mutable std::mutex evented_lag_mu_;
-  std::deque<std::pair<MonoTime, EventedLag>> evented_lag_;
 
   std::atomic<uint64_t> relist_count_{0};
   std::atomic<bool> stopping_{false};

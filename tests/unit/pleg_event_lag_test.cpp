@@ -202,12 +202,13 @@ TEST_F(PlegEventLagTest, EventedDeliveryLagIsRecordedApart) {
   EXPECT_DOUBLE_EQ(lag(T::ContainerDied).sample_sum, 0.04);
   EXPECT_EQ(metrics.evented_delivery_lag(T::ContainerStarted).Collect().histogram.sample_count, 0u);
 
-  EventedLag taken = evented.take_lag();
+  EventedLag taken = evented.lag_over(kEventedLagWindow);
   ASSERT_EQ(taken.delivery.count, 1);
   EXPECT_EQ(taken.delivery.worst.at(0).name, "web");
   EXPECT_EQ(taken.delivery.worst.at(0).container, "app");
   EXPECT_EQ(taken.cache_update.count, 1);
-  EXPECT_EQ(evented.take_lag().delivery.count, 0) << "taken once";
+  clock.step(kEventedLagWindow + seconds(1));
+  EXPECT_EQ(evented.lag_over(kEventedLagWindow).delivery.count, 0) << "older than the window";
 
   // A runtime whose clock runs ahead: counted apart, never a negative lag.
   e.set_container_event_type(cri::CONTAINER_STARTED_EVENT);
@@ -216,7 +217,8 @@ TEST_F(PlegEventLagTest, EventedDeliveryLagIsRecordedApart) {
   evented.process(e);
   EXPECT_EQ(invalid(T::ContainerStarted), 1);
   EXPECT_EQ(lag(T::ContainerStarted).sample_count, 0u);
-  EXPECT_EQ(evented.take_lag().delivery.invalid, 1);
+  EXPECT_EQ(evented.lag_over(seconds(1)).delivery.invalid, 1);
+  EXPECT_EQ(evented.lag_over(seconds(1)).delivery.count, 0);
 }
 
 // A runtime that sends no timestamp: the cache ignores a created_at of 0 for
@@ -243,7 +245,7 @@ TEST_F(PlegEventLagTest, EventedZeroCreatedAtIsCountedInvalidOnceWhetherOrNotThe
   evented.process(event("new", 0));    // unknown pod: cached, a lifecycle event
   EXPECT_EQ(invalid(T::ContainerDied), 2);
   EXPECT_EQ(metrics.evented_delivery_lag(T::ContainerDied).Collect().histogram.sample_count, 1u);
-  EventedLag taken = evented.take_lag();
+  EventedLag taken = evented.lag_over(kEventedLagWindow);
   EXPECT_EQ(taken.delivery.count, 1);
   EXPECT_EQ(taken.delivery.invalid, 2);
   EXPECT_EQ(taken.cache_update.invalid, 2);
