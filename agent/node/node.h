@@ -74,7 +74,6 @@ class Node {
   };
 
   void on_relist(const RelistRecord& record);
-
   void consume_events();
   void refresh_runtime_info_loop();
   RuntimeInfo runtime_info() const;
