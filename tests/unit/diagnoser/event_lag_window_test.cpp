@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "diagnoser/event_lag_window.h"
+#include "report/html.h"
 #include "report/lag_text.h"
+#include "report/text.h"
 #include "snapshot_builder.h"
 
 namespace plegscope {
@@ -141,6 +143,11 @@ TEST(EventLagWindow, EventedLagIsReportedApartAndNamedWhenEventsArriveLate) {
   EXPECT_TRUE(evented_lag_is_material(harm));
   EXPECT_NE(harm.summary.find("Runtime events arrive "), std::string::npos) << harm.summary;
   EXPECT_NE(harm.summary.find("late (p99 over 10 events"), std::string::npos) << harm.summary;
+  const std::string text = render_text(harm);
+  EXPECT_NE(text.find("evented: delivery p50"), std::string::npos) << text;
+  EXPECT_NE(text.find("runtime events arrive"), std::string::npos) << text;
+  const std::string html = render_html(harm);
+  EXPECT_NE(html.find("<tr id=\"evented-lag\"><td colspan=\"2\" class=\"over\">evented: delivery"), std::string::npos);
 
   // Generic mode with nothing from a stream: figures at 0, no line.
   Builder generic;
