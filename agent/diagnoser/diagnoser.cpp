@@ -235,6 +235,7 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   fill_figures(s, c, report);
   fill_journal(s, report);
   report.event_lag = event_lag_over(s.timeline);  // Event lag.
+  report.event_lag.evented = evented_lag_figures(s.evented_lag);
   return report;
 }
 

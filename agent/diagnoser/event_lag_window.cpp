@@ -5,6 +5,19 @@
 
 namespace plegscope {
 
+namespace {
+
+Report::EventLag::Figures figures_of(const LagSummary& s) {
+  return {s.count, lag_quantile(s.buckets, 0.5).value_or(0), lag_quantile(s.buckets, 0.99).value_or(0),
+          s.invalid};
+}
+
+}  // namespace
+
+Report::EventLag::Evented evented_lag_figures(const EventedLag& lag) {
+  return {figures_of(lag.delivery), figures_of(lag.cache_update)};
+}
+
 Report::EventLag event_lag_over(const std::vector<RelistRecord>& timeline) {
   Report::EventLag out;
   std::array<uint32_t, kLagBuckets.size() + 1> buckets{};

@@ -15,4 +15,7 @@ namespace plegscope {
 inline constexpr size_t kWorstLagPods = 10;
 Report::EventLag event_lag_over(const std::vector<RelistRecord>& timeline);
 
+// Evented mode's figures from the node's window (Snapshot::evented_lag).
+Report::EventLag::Evented evented_lag_figures(const EventedLag& lag);
+
 }  // namespace plegscope

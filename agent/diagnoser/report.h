@@ -240,6 +240,18 @@ struct Report {
     int64_t events = 0;   // measured in the window; 0: p50/p99 mean nothing
     int64_t invalid = 0;  // timestamps missing, in the future or before creation
     std::vector<LagPod> worst_pods;  // largest lag first
+    // Evented mode: a stream event's created_at to its delivery and to the
+    // cache update, over the last kEventedLagWindow (10 min); count 0 in generic mode.
+    struct Figures {
+      int64_t count = 0;
+      double p50_seconds = 0;
+      double p99_seconds = 0;
+      int64_t invalid = 0;
+    };
+    struct Evented {
+      Figures delivery;
+      Figures cache_update;
+    } evented;
   } event_lag;
 
   // Journal: the newest marks, oldest first, and whether there is a journal.

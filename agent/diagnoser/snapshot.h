@@ -81,6 +81,10 @@ struct Snapshot {
   std::optional<RelistRecord> in_progress;  // the relist running now, as far as it got
   size_t pods_to_reinspect = 0;
   uint64_t events_discarded_total = 0;
+  // Evented mode: the stream's lag over the last kEventedLagWindow
+  // (EventedPleg::lag_over; empty in generic mode), apart from the relists'
+  // lag in the timeline.
+  EventedLag evented_lag;
 
   // Node.
   std::optional<NodePressure> pressure;

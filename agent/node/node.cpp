@@ -171,6 +171,7 @@ Snapshot Node::snapshot() const {
   // The counter itself, not the ring buffer's sum: discards older than the
   // timeline still count.
   s.events_discarded_total = static_cast<uint64_t>(metrics_.discard_events.Value());
+  s.evented_lag = evented_.lag_over(kEventedLagWindow);
 
   // Node evidence: one line per reader.
   s.pressure = pressure_.read();

@@ -266,6 +266,9 @@ std::string render_html(const Report& r) {
     << (lag_is_material(r) ? " class=\"over\"" : "") << ">" << html_escape(lag_figures(r));
   if (auto harm = lag_harm(r)) h << ": " << html_escape(*harm);
   h << "</td></tr>";
+  if (auto evented = evented_lag_text(r))
+    h << "<tr id=\"evented-lag\"><td colspan=\"2\"" << (evented_lag_is_material(r) ? " class=\"over\"" : "")
+      << ">" << html_escape(*evented) << "</td></tr>";
   for (const auto& pod : r.event_lag.worst_pods)
     h << "<tr><td>" << html_escape(pod.namespace_) << "/" << html_escape(pod.name)
       << (pod.container.empty() ? "" : " (" + html_escape(pod.container) + ")") << " "

@@ -145,8 +145,11 @@ static void from_json(const json& j, LagPod& p) {
   p.event_type = j.value("event_type", "");
   p.lag_seconds = j.value("lag_seconds", 0.0);
 }
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::EventLag::Figures, count, p50_seconds,
+                                                p99_seconds, invalid)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::EventLag::Evented, delivery, cache_update)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::EventLag, p50_seconds, p99_seconds, events,
-                                                invalid, worst_pods)
+                                                invalid, worst_pods, evented)
 
 // Journal marks and their source.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JournalEntry, time, unit, kind, message)

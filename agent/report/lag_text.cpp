@@ -21,8 +21,19 @@ bool lag_is_material(const Report& r) {
          lag.p99_seconds >= kMaterialLagPeriods * r.relist.period_seconds;
 }
 
+bool evented_lag_is_material(const Report& r) {
+  const auto& d = r.event_lag.evented.delivery;
+  return d.count >= kMaterialLagEvents && d.p99_seconds >= kMaterialEventedLagSeconds;
+}
+
 std::optional<std::string> lag_harm(const Report& r) {
-  if (!lag_is_material(r)) return std::nullopt;
+  if (!lag_is_material(r)) {
+    if (!evented_lag_is_material(r)) return std::nullopt;
+    const auto& d = r.event_lag.evented.delivery;
+    return "runtime events arrive " + text::duration(d.p99_seconds) + " late (p99 over " +
+           text::count(static_cast<long>(d.count), "event", "events") + ", p50 " +
+           text::duration(d.p50_seconds) + ")";
+  }
   const auto& lag = r.event_lag;
   const std::string type = lag.worst_pods.empty() ? "" : lag.worst_pods.front().event_type;
   return changes_seen(type) + " " + text::duration(lag.p99_seconds) + " late (p99 over " +
@@ -40,6 +51,25 @@ std::string lag_figures(const Report& r) {
   return "p50 " + text::duration(lag.p50_seconds) + ", p99 " + text::duration(lag.p99_seconds) + " over " +
          text::count(static_cast<long>(lag.events), "event", "events") + " (runtime timestamp to the relist that saw it)" +
          invalid;
+}
+
+namespace {
+
+std::string figures_text(const Report::EventLag::Figures& f) {
+  std::string out = f.count == 0 ? "no event" : "p50 " + text::duration(f.p50_seconds) + ", p99 " +
+                                                    text::duration(f.p99_seconds) + " over " +
+                                                    text::count(static_cast<long>(f.count), "event", "events");
+  if (f.invalid > 0) out += " (" + text::count(static_cast<long>(f.invalid), "timestamp", "timestamps") + " unusable)";
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> evented_lag_text(const Report& r) {
+  const auto& e = r.event_lag.evented;
+  if (r.relist.mode != "evented" && e.delivery.count + e.delivery.invalid == 0) return std::nullopt;
+  return "evented: delivery " + figures_text(e.delivery) + "; cache update " + figures_text(e.cache_update) +
+         " (the event's created_at to the agent)";
 }
 
 std::string lag_pod(const LagPod& p) {

@@ -234,6 +234,7 @@ std::string render_text(const Report& r) {
   }
   // Event lag.
   out << hanging_wrap("Event lag: " + lag_figures(r), "", "  ");
+  if (auto evented = evented_lag_text(r)) out << hanging_wrap(*evented, "  ", "    ");
   if (auto harm = lag_harm(r)) out << "  " << *harm << "\n";
   if (!r.event_lag.worst_pods.empty()) {
     std::string worst = "worst:";

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "pleg/runtime_pods.h"
@@ -108,9 +109,21 @@ void EventedPleg::fall_back(const std::string& reason) {
                to_seconds(options_.generic_timing.period), reason);
 }
 
-EventedLag EventedPleg::take_lag() {
+EventedLag& EventedPleg::lag_now() {
+  const MonoTime now = clock_.monotonic();
+  while (!lag_window_.empty() && now - lag_window_.front().first > kEventedLagWindow) lag_window_.pop_front();
+  if (lag_window_.empty() || now - lag_window_.back().first >= std::chrono::seconds(1))
+    lag_window_.emplace_back(now, EventedLag{});
+  return lag_window_.back().second;
+}
+
+EventedLag EventedPleg::lag_over(Duration window) const {
+  const MonoTime now = clock_.monotonic();
+  EventedLag out;
   std::lock_guard<std::mutex> lock(mu_);
-  return std::exchange(lag_, EventedLag{});
+  for (const auto& [at, lag] : lag_window_)
+    if (now - at <= std::min(window, kEventedLagWindow)) out.merge(lag);
+  return out;
 }
 
 void EventedPleg::send(PodLifecycleEvent event, int64_t created_at, TimePoint delivered,
@@ -120,16 +133,17 @@ void EventedPleg::send(PodLifecycleEvent event, int64_t created_at, TimePoint de
   const LagMeasure cache = measure_lag(created_at, 0, cached);
   {
     std::lock_guard<std::mutex> lock(mu_);
+    EventedLag& lag = lag_now();
     if (delivery.kind == LagMeasure::Kind::kValid && cache.kind == LagMeasure::Kind::kValid) {
       PodLag sample{event.pod_uid, event.pod_namespace, event.pod_name,
                     event.container_name.empty() ? event.container_id : event.container_name,
                     event.type, delivery.lag};
-      lag_.delivery.add(sample);
+      lag.delivery.add(sample);
       sample.lag = cache.lag;
-      lag_.cache_update.add(sample);
+      lag.cache_update.add(sample);
     } else {
-      lag_.delivery.add_invalid();
-      lag_.cache_update.add_invalid();
+      lag.delivery.add_invalid();
+      lag.cache_update.add_invalid();
     }
   }
   if (delivery.kind == LagMeasure::Kind::kValid && cache.kind == LagMeasure::Kind::kValid) {
@@ -142,6 +156,23 @@ void EventedPleg::send(PodLifecycleEvent event, int64_t created_at, TimePoint de
     metrics_.discard_events.Increment();
     spdlog::error("Evented PLEG: event channel is full, discarding event");
   }
+}
+
+void EventedPleg::count_invalid(cri::ContainerEventType type) {
+  PodLifecycleEventType pleg_type;
+  switch (type) {
+    case cri::CONTAINER_STARTED_EVENT: pleg_type = PodLifecycleEventType::ContainerStarted; break;
+    case cri::CONTAINER_STOPPED_EVENT:
+    case cri::CONTAINER_DELETED_EVENT: pleg_type = PodLifecycleEventType::ContainerDied; break;
+    default: return;  // CREATED makes no lifecycle event, so no lag either
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    EventedLag& lag = lag_now();
+    lag.delivery.add_invalid();
+    lag.cache_update.add_invalid();
+  }
+  metrics_.event_lag_invalid(pleg_type).Increment();
 }
 
 void EventedPleg::process(const cri::ContainerEventResponse& event) {
@@ -169,9 +200,15 @@ void EventedPleg::process(const cri::ContainerEventResponse& event) {
     // Only an observation newer than the cached one produces events.
     send_events = cache_.set(status);
   }
-  if (!send_events) return;
-  const TimePoint cached = clock_.now();
   const int64_t created_at = event.created_at();
+  if (!send_events) {
+    // A zero created_at is older than anything cached, so the cache ignores
+    // it: counted here, or a runtime sending no timestamps would look like
+    // one sending nothing.
+    if (created_at <= 0) count_invalid(event.container_event_type());
+    return;
+  }
+  const TimePoint cached = clock_.now();
 
   PodLifecycleEvent e;
   e.pod_uid = status.uid;

@@ -8,6 +8,7 @@
 #include <prometheus/registry.h>
 
 #include <atomic>
+#include <deque>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -21,6 +22,9 @@
 
 namespace plegscope {
 
+// How far back the stream's lag is kept (/diagnose's event_lag.evented).
+inline constexpr Duration kEventedLagWindow = std::chrono::minutes(10);
+
 struct EventedPlegOptions {
   // The kubelet gives up on the stream after this many failed attempts.
   int max_stream_retries = 5;
@@ -28,13 +32,6 @@ struct EventedPlegOptions {
   bool fall_back_on_unimplemented = true;
   // The generic PLEG's own timing, restored on fall-back.
   RelistTiming generic_timing = kGenericRelistTiming;
-};
-
-// Lag of the events the stream delivered: the event's created_at to its
-// delivery, and to the cache update that made it known.
-struct EventedLag {
-  LagSummary delivery;
-  LagSummary cache_update;
 };
 
 // Thread-safe.
@@ -65,12 +62,16 @@ class EventedPleg final : public PodLifecycleEventGenerator {
   bool active() const { return active_; }
   // Why evented mode ended, empty while active or never started.
   std::string fallback_reason() const;
-  // The lag measured since the last call (the node takes it once per relist
-  // and keeps its own window); resets it.
-  EventedLag take_lag();
+  // The lag of the events delivered over the last `window` (at most
+  // kEventedLagWindow back: older seconds are dropped).
+  EventedLag lag_over(Duration window) const;
 
  private:
   void fall_back(const std::string& reason);
+  // An event whose created_at is unusable and that made no lifecycle event.
+  void count_invalid(cri::ContainerEventType type);
+  // Adds to the current second's entry of lag_window_; mu_ held.
+  EventedLag& lag_now();
   void send(PodLifecycleEvent event, int64_t created_at, TimePoint delivered, TimePoint cached);
 
   RuntimeClient& runtime_;
@@ -87,7 +88,9 @@ class EventedPleg final : public PodLifecycleEventGenerator {
   std::atomic<bool> stopping_{false};
   mutable std::mutex mu_;
   std::string fallback_reason_;
-  EventedLag lag_;
+  // One entry per second that had events, oldest first, none older than
+  // kEventedLagWindow: bounded whatever the storm.
+  std::deque<std::pair<MonoTime, EventedLag>> lag_window_;
   std::thread watcher_;
 };
 

@@ -12,6 +12,19 @@ void LagSummary::add(const PodLag& sample) {
   count++;
   sum += sample.lag;
   max = std::max(max, sample.lag);
+  keep_worst(sample);
+}
+
+void LagSummary::merge(const LagSummary& other) {
+  for (size_t i = 0; i < buckets.size(); ++i) buckets[i] += other.buckets[i];
+  count += other.count;
+  invalid += other.invalid;
+  sum += other.sum;
+  max = std::max(max, other.max);
+  for (const PodLag& p : other.worst) keep_worst(p);
+}
+
+void LagSummary::keep_worst(const PodLag& sample) {
   // One entry per pod, its worst event: a crash-looping pod is one line.
   auto same_pod = std::find_if(worst.begin(), worst.end(), [&](const PodLag& w) { return w.uid == sample.uid; });
   if (same_pod != worst.end()) {

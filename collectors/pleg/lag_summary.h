@@ -43,6 +43,26 @@ struct LagSummary {
 
   void add(const PodLag& sample);
   void add_invalid() { invalid++; }
+  // Adds another summary's counts and worst pods, as if its samples had been
+  // added here.
+  void merge(const LagSummary& other);
+
+ private:
+  void keep_worst(const PodLag& sample);
+};
+
+// Evented mode's lag: the event's created_at to its delivery to the agent,
+// and to the cache update that made it known.
+struct EventedLag {
+  LagSummary delivery;
+  LagSummary cache_update;
+  bool empty() const {
+    return delivery.count + delivery.invalid + cache_update.count + cache_update.invalid == 0;
+  }
+  void merge(const EventedLag& other) {
+    delivery.merge(other.delivery);
+    cache_update.merge(other.cache_update);
+  }
 };
 
 // The q-quantile (0..1) over summed bucket counts, linear inside a bucket as

@@ -104,5 +104,56 @@ def test_evented_off_never_subscribes():
         assert fake.counts().get("GetContainerEvents", 0) == 0
 
 
+def evented_scenario(name, events=None):
+    """The `evented` scenario (3 pods crash-looping, an event a second) with
+    the stream's created_at shifted as `events` says."""
+    scenario = json.load(open(harness.scenario_path("evented")))
+    scenario["name"] = name
+    if events:
+        scenario["phases"][0]["events"] = events
+    return scenario
+
+
+def test_evented_lag_is_small_and_reported_apart_from_the_relists():
+    """The stream's events carry the fake runtime's created_at (its clock is
+    this machine's): delivery within a fraction of a second, the cache update
+    after it, and none of it in the relists' lag (no relist ran since the
+    first)."""
+    with FakeCri(evented_scenario("evented_lag")) as fake, Agent(fake.endpoint, ["--evented-pleg", "true"]) as agent:
+        wait_until(lambda: agent.metrics().get("pleg_evented_mode") == 1, 10, "evented mode on")
+        wait_until(lambda: agent.get_json("/diagnose")["event_lag"]["evented"]["delivery"]["count"] >= 3, 15,
+                   "three events delivered by the stream")
+        report = agent.get_json("/diagnose")
+        lag = report["event_lag"]
+        delivery, cache = lag["evented"]["delivery"], lag["evented"]["cache_update"]
+        print("evented lag: delivery %s, cache update %s; relists' lag %s events" % (delivery, cache, lag["events"]))
+        assert relists(agent) == 1, "only the first relist: the generic period is 300s"
+        assert lag["events"] == 0, "the initial relist measures nothing; stream events are apart"
+        assert 0 <= delivery["p99_seconds"] < 1, delivery
+        assert cache["count"] == delivery["count"] and cache["p50_seconds"] >= delivery["p50_seconds"] * 0.99, lag
+        assert delivery["invalid"] == 0, delivery
+        m = agent.metrics()
+        assert m.sum("pleg_evented_delivery_lag_seconds_count") >= 3
+        assert m.sum("pleg_event_lag_invalid_total") == 0
+        text = agent.get("/diagnose?format=text")[1]
+        assert "evented: delivery p50" in text, text
+        assert "arrive" not in report["summary"], report["summary"]
+
+
+def test_evented_timestamps_in_the_future_or_zero_are_counted_invalid():
+    for name, events in (("evented_ahead", {"created_at_ahead": "30s"}), ("evented_zero", {"created_at_zero": True})):
+        with FakeCri(evented_scenario(name, events)) as fake, Agent(fake.endpoint, ["--evented-pleg", "true"]) as agent:
+            wait_until(lambda: agent.metrics().get("pleg_evented_mode") == 1, 10, "evented mode on")
+            # /diagnose is made at most once per relist or per second: wait on it.
+            evented = wait_until(lambda: (lambda e: e if e["delivery"]["invalid"] >= 3 else None)(
+                agent.get_json("/diagnose")["event_lag"]["evented"]), 15, "%s: three events counted invalid" % name)
+            print("%s: %s" % (name, evented))
+            assert evented["delivery"]["count"] == 0 and evented["cache_update"]["count"] == 0, evented
+            m = agent.metrics()
+            assert m.sum("pleg_event_lag_invalid_total") >= 3, name
+            assert m.sum("pleg_evented_delivery_lag_seconds_count") == 0, name
+            assert m.sum("pleg_event_lag_seconds_count") == 0, "%s: no bucket for a bad timestamp" % name
+
+
 if __name__ == "__main__":
     harness.main(globals())

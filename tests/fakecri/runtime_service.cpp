@@ -198,6 +198,11 @@ grpc::Status RuntimeService::GetContainerEvents(grpc::ServerContext* ctx, const 
       if (faults_.is_shutdown()) return kShuttingDown;
       auto event = sub->next(std::chrono::milliseconds(50));
       if (!event) continue;
+      if (plan.events.created_at_zero) {
+        event->set_created_at(0);
+      } else if (plan.events.created_at_ahead.count() > 0) {
+        event->set_created_at(event->created_at() + plan.events.created_at_ahead.count());
+      }
       if (!writer->Write(*event)) return kCancelled;
       if (plan.events.garbage) {
         for (const auto& junk : garbage_after(*event))

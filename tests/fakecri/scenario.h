@@ -55,6 +55,10 @@ struct EventStreamSpec {
   // pod_sandbox_status, with an unknown event type, with a sandbox status
   // lacking metadata, and stale (older, with the opposite type).
   bool garbage = false;
+  // A runtime whose clock runs ahead (created_at later than now) or that
+  // sends no timestamp (created_at 0): each event's created_at as sent.
+  Duration created_at_ahead{0};
+  bool created_at_zero = false;
 };
 
 struct PhaseSpec {

@@ -188,7 +188,11 @@ void parse_behaviour(const json& j, const std::string& path, PhaseSpec& phase) {
   }
   if (j.contains("events")) {
     const json& e = j["events"];
-    check_keys(e, path + ".events", {"break_after", "code", "garbage"});
+    check_keys(e, path + ".events", {"break_after", "code", "garbage", "created_at_ahead", "created_at_zero"});
+    if (e.contains("created_at_ahead"))
+      phase.events.created_at_ahead = get_duration(e["created_at_ahead"], path + ".events.created_at_ahead");
+    if (e.contains("created_at_zero"))
+      phase.events.created_at_zero = get_bool(e["created_at_zero"], path + ".events.created_at_zero");
     if (e.contains("garbage")) phase.events.garbage = get_bool(e["garbage"], path + ".events.garbage");
     if (e.contains("break_after")) phase.events.break_after = static_cast<int>(get_int(e["break_after"], path + ".events.break_after", 0, 1'000'000'000));
     if (e.contains("code")) phase.events.break_code = get_code(e["code"], path + ".events.code");

@@ -202,12 +202,13 @@ TEST_F(PlegEventLagTest, EventedDeliveryLagIsRecordedApart) {
   EXPECT_DOUBLE_EQ(lag(T::ContainerDied).sample_sum, 0.04);
   EXPECT_EQ(metrics.evented_delivery_lag(T::ContainerStarted).Collect().histogram.sample_count, 0u);
 
-  EventedLag taken = evented.take_lag();
+  EventedLag taken = evented.lag_over(kEventedLagWindow);
   ASSERT_EQ(taken.delivery.count, 1);
   EXPECT_EQ(taken.delivery.worst.at(0).name, "web");
   EXPECT_EQ(taken.delivery.worst.at(0).container, "app");
   EXPECT_EQ(taken.cache_update.count, 1);
-  EXPECT_EQ(evented.take_lag().delivery.count, 0) << "taken once";
+  clock.step(kEventedLagWindow + seconds(1));
+  EXPECT_EQ(evented.lag_over(kEventedLagWindow).delivery.count, 0) << "older than the window";
 
   // A runtime whose clock runs ahead: counted apart, never a negative lag.
   e.set_container_event_type(cri::CONTAINER_STARTED_EVENT);
@@ -216,7 +217,57 @@ TEST_F(PlegEventLagTest, EventedDeliveryLagIsRecordedApart) {
   evented.process(e);
   EXPECT_EQ(invalid(T::ContainerStarted), 1);
   EXPECT_EQ(lag(T::ContainerStarted).sample_count, 0u);
-  EXPECT_EQ(evented.take_lag().delivery.invalid, 1);
+  EXPECT_EQ(evented.lag_over(seconds(1)).delivery.invalid, 1);
+  EXPECT_EQ(evented.lag_over(seconds(1)).delivery.count, 0);
+}
+
+// A runtime that sends no timestamp: the cache ignores a created_at of 0 for
+// a pod it knows (older than what it holds), yet the event is still counted
+// invalid, once, and never lands in a bucket.
+TEST_F(PlegEventLagTest, EventedZeroCreatedAtIsCountedInvalidOnceWhetherOrNotTheCacheTakesIt) {
+  EventedPleg evented(runtime, clock, cache, pleg, metrics, registry, EventedPlegOptions{});
+  auto event = [&](const std::string& uid, int64_t created_at) {
+    cri::ContainerEventResponse e;
+    e.set_container_id("c-" + uid);
+    e.set_container_event_type(cri::CONTAINER_STOPPED_EVENT);
+    e.set_created_at(created_at);
+    auto* sandbox = e.mutable_pod_sandbox_status();
+    sandbox->set_id("s-" + uid);
+    sandbox->mutable_metadata()->set_uid(uid);
+    sandbox->mutable_metadata()->set_name("pod-" + uid);
+    auto* c = e.add_containers_statuses();
+    c->set_id("c-" + uid);
+    c->set_state(cri::CONTAINER_EXITED);
+    return e;
+  };
+  evented.process(event("known", nanos(clock.now() - milliseconds(5))));  // cached
+  evented.process(event("known", 0));  // older than the cache: no lifecycle event
+  evented.process(event("new", 0));    // unknown pod: cached, a lifecycle event
+  EXPECT_EQ(invalid(T::ContainerDied), 2);
+  EXPECT_EQ(metrics.evented_delivery_lag(T::ContainerDied).Collect().histogram.sample_count, 1u);
+  EventedLag taken = evented.lag_over(kEventedLagWindow);
+  EXPECT_EQ(taken.delivery.count, 1);
+  EXPECT_EQ(taken.delivery.invalid, 2);
+  EXPECT_EQ(taken.cache_update.invalid, 2);
+}
+
+TEST(LagSummary, MergeEqualsAddingEverySampleToOne) {
+  LagSummary a, b, all;
+  for (int i = 0; i < 8; ++i) {
+    PodLag p{"uid-" + std::to_string(i), "ns", "pod", "c", T::ContainerDied, milliseconds(300 * i)};
+    (i % 2 ? a : b).add(p);
+    all.add(p);
+  }
+  b.add_invalid();
+  all.add_invalid();
+  a.merge(b);
+  EXPECT_EQ(a.buckets, all.buckets);
+  EXPECT_EQ(a.count, all.count);
+  EXPECT_EQ(a.invalid, all.invalid);
+  EXPECT_EQ(a.sum, all.sum);
+  EXPECT_EQ(a.max, all.max);
+  ASSERT_EQ(a.worst.size(), all.worst.size());
+  for (size_t i = 0; i < a.worst.size(); ++i) EXPECT_EQ(a.worst[i].uid, all.worst[i].uid);
 }
 
 TEST(LagSummary, KeepsTheWorstPodsOncePerPodAndBoundsThem) {

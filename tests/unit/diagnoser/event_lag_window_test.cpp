@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "diagnoser/event_lag_window.h"
+#include "report/html.h"
 #include "report/lag_text.h"
+#include "report/text.h"
 #include "snapshot_builder.h"
 
 namespace plegscope {
@@ -109,6 +111,49 @@ TEST(EventLagWindow, DiagnoseReportsItAndTheSummaryNamesItOnlyWhenMaterial) {
   Report one = worded(diagnose(few.s, DiagnoserThresholds{}));
   EXPECT_FALSE(lag_is_material(one));
   EXPECT_EQ(one.summary.find("seen"), std::string::npos) << one.summary;
+}
+
+// Evented mode (issue 19): the stream's delivery and cache-update lag are
+// reported apart from the relists' lag, as figures over the node's window;
+// the summary names them only when events arrive a second or more late.
+TEST(EventLagWindow, EventedLagIsReportedApartAndNamedWhenEventsArriveLate) {
+  Builder evented;
+  evented.s.evented_mode = true;
+  for (int i = 0; i < 10; ++i) {
+    evented.s.evented_lag.delivery.add(died("e" + std::to_string(i), 0.004));
+    evented.s.evented_lag.cache_update.add(died("e" + std::to_string(i), 0.006));
+  }
+  evented.s.evented_lag.delivery.add_invalid();
+  Report fast = worded(diagnose(evented.s, DiagnoserThresholds{}));
+  EXPECT_EQ(fast.event_lag.events, 0) << "no relist saw these: the relists' lag is apart";
+  EXPECT_EQ(fast.event_lag.evented.delivery.count, 10);
+  EXPECT_EQ(fast.event_lag.evented.delivery.invalid, 1);
+  EXPECT_LE(fast.event_lag.evented.delivery.p99_seconds, 0.01);
+  EXPECT_GE(fast.event_lag.evented.cache_update.p50_seconds, fast.event_lag.evented.delivery.p50_seconds);
+  EXPECT_FALSE(evented_lag_is_material(fast));
+  EXPECT_EQ(fast.summary.find("late"), std::string::npos) << fast.summary;
+  ASSERT_TRUE(evented_lag_text(fast));
+  EXPECT_NE(evented_lag_text(fast)->find("delivery p50"), std::string::npos) << *evented_lag_text(fast);
+
+  // A stream that delivers events seconds after the runtime made them.
+  Builder late;
+  late.s.evented_mode = true;
+  for (int i = 0; i < 10; ++i) late.s.evented_lag.delivery.add(died("l" + std::to_string(i), 4));
+  Report harm = worded(diagnose(late.s, DiagnoserThresholds{}));
+  EXPECT_TRUE(evented_lag_is_material(harm));
+  EXPECT_NE(harm.summary.find("Runtime events arrive "), std::string::npos) << harm.summary;
+  EXPECT_NE(harm.summary.find("late (p99 over 10 events"), std::string::npos) << harm.summary;
+  const std::string text = render_text(harm);
+  EXPECT_NE(text.find("evented: delivery p50"), std::string::npos) << text;
+  EXPECT_NE(text.find("runtime events arrive"), std::string::npos) << text;
+  const std::string html = render_html(harm);
+  EXPECT_NE(html.find("<tr id=\"evented-lag\"><td colspan=\"2\" class=\"over\">evented: delivery"), std::string::npos);
+
+  // Generic mode with nothing from a stream: figures at 0, no line.
+  Builder generic;
+  Report plain = worded(diagnose(generic.s, DiagnoserThresholds{}));
+  EXPECT_EQ(plain.event_lag.evented.delivery.count, 0);
+  EXPECT_FALSE(evented_lag_text(plain));
 }
 
 }  // namespace

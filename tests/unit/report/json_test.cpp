@@ -69,6 +69,14 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
   EXPECT_EQ(j["timeline"][1]["in_progress"], false);
   EXPECT_EQ(j["timeline"][2]["error"], "UNAVAILABLE");
   EXPECT_EQ(keys(j["forecast"]), (std::set<std::string>{"seconds_to_unhealthy"}));
+  // Issue 19: event lag, and evented mode's apart (present with count 0 in
+  // generic mode: a section is never missing).
+  EXPECT_EQ(keys(j["event_lag"]),
+            (std::set<std::string>{"p50_seconds", "p99_seconds", "events", "invalid", "worst_pods", "evented"}));
+  EXPECT_EQ(keys(j["event_lag"]["evented"]), (std::set<std::string>{"delivery", "cache_update"}));
+  EXPECT_EQ(keys(j["event_lag"]["evented"]["delivery"]),
+            (std::set<std::string>{"count", "p50_seconds", "p99_seconds", "invalid"}));
+  EXPECT_EQ(keys(j["event_lag"]["evented"]["cache_update"]), keys(j["event_lag"]["evented"]["delivery"]));
   EXPECT_EQ(j["generated_at"], "2026-09-21T14:13:20.250Z");
   EXPECT_EQ(j["status"], "at_risk");
   EXPECT_EQ(j["causes"][0]["id"], "runtime_hung");
