@@ -185,7 +185,10 @@ Snapshot Node::snapshot() const {
     s.host = host_evidence_;
     s.zombie_history = zombie_history_;
   }
-  if (s.host) s.pods_by_sandbox = pods_by_sandbox(*s.host);
+  if (s.host) {
+    s.pods_by_sandbox = pods_by_sandbox(*s.host);
+    s.shim_pods = shim_pods(*s.host);
+  }
   return s;
 }
 
