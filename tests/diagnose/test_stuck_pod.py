@@ -9,8 +9,10 @@ import re
 import harness
 from harness import Agent, FakeCri, wait_until
 
-from diag_common import check_cause_shape, describe, report
+from diag_common import check_cause_shape, describe, fixture, report
 
+# An idle node's /proc (tests/fixtures/proc/healthy), so the verdict depends
+# on the runtime, not on what else this machine runs.
 FLAGS = ["--hang-threshold", "2s", "--node-name", "worker-3"]
 
 
@@ -90,7 +92,7 @@ def released(fake, agent):
 def test_ledger_4_status_hangs():
     """12 pods payments/ledger-N; pod 4's PodSandboxStatus hangs."""
     with FakeCri("diag_one_pod_stuck", log_level="warn", hold="steady") as fake, \
-            Agent(fake.endpoint, FLAGS, log_level="info") as agent:
+            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
         steady(agent)
         fake.phase("stuck", hold=True)
         rep = hung_cause(agent)
@@ -102,7 +104,7 @@ def test_another_node_another_pod_container_status_hangs():
     """A node no code was tuned on: 17 pods billing/invoice-N with two
     containers each; pod 11's ContainerStatus hangs."""
     with FakeCri("diag_one_pod_stuck_variant", log_level="warn", hold="steady") as fake, \
-            Agent(fake.endpoint, FLAGS, log_level="info") as agent:
+            Agent(fake.endpoint, FLAGS, proc_path=fixture("healthy"), log_level="info") as agent:
         steady(agent)
         fake.phase("stuck", hold=True)
         rep = hung_cause(agent)
