@@ -17,6 +17,7 @@
 #include "pleg/event_lag.h"
 #include "pleg/pleg.h"
 #include "pleg/pleg_metrics.h"
+#include "pleg/pod_directory.h"
 #include "pleg/pod_status_cache.h"
 
 namespace plegscope {
@@ -28,6 +29,9 @@ struct EventedPlegOptions {
   bool fall_back_on_unimplemented = true;
   // The generic PLEG's own timing, restored on fall-back.
   RelistTiming generic_timing = kGenericRelistTiming;
+  // The generic PLEG's pod directory, told of the pods the events name, so a
+  // pod created between two (300 s apart) relists is known too. May be null.
+  PodDirectory* directory = nullptr;
 };
 
 // Lag of the events the stream delivered: the event's created_at to its
@@ -71,6 +75,7 @@ class EventedPleg final : public PodLifecycleEventGenerator {
 
  private:
   void fall_back(const std::string& reason);
+  void remember(const cri::ContainerEventResponse& event, const PodStatus& status);
   void send(PodLifecycleEvent event, int64_t created_at, TimePoint delivered, TimePoint cached);
 
   RuntimeClient& runtime_;
