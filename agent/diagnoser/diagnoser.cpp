@@ -9,6 +9,7 @@
 #include "diagnoser/forecast.h"
 #include "diagnoser/interactions.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/shim_list.h"
 
 namespace plegscope {
 namespace {
@@ -104,6 +105,7 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
                                    pod_of(b.sandbox_id)});
   h.processes.zombies = p.zombies;
   for (const auto& z : p.zombie_parents) h.processes.zombie_parents.push_back({z.pid, z.comm, z.zombies, pod_of(z.sandbox_id)});
+  fill_shims(s, h.processes);
   if (!p.unreadable.empty()) h.processes.error = p.unreadable;
   for (const auto& l : s.host->pid_limits)
     if (l.unreadable.empty()) h.pid_limits.push_back({l.scope, l.current, l.max});

@@ -122,11 +122,26 @@ struct HostReport {
     int64_t count = 0;
     std::string pod;
   };
+  // A runtime shim (containerd-shim*) or conmon and the pod it serves. An
+  // empty pod: no pod the runtime lists now has its sandbox (a leaked shim),
+  // or its command line was not read yet (sandbox_id empty too).
+  struct Shim {
+    int64_t pid = 0;
+    std::string comm;
+    std::string state;               // "S", "D", ... as in <proc>/<pid>/stat
+    std::optional<double> seconds;   // its age; null without <proc>/uptime
+    std::string sandbox_id;
+    std::string container_id;        // conmon's -c; "" for a shim
+    std::string pod;                 // "namespace/name" or ""
+  };
   struct Processes {
     int64_t helpers = 0;
     std::vector<Blocked> blocked;
     int64_t zombies = 0;
     std::vector<ZombieParent> zombie_parents;
+    // Unmapped first, then by pod and pid; bounded, shims_total is the true count.
+    std::vector<Shim> shims;
+    int64_t shims_total = 0;
     std::optional<std::string> error;
   } processes;
   struct PidLimit {

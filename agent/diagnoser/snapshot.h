@@ -114,6 +114,9 @@ struct Snapshot {
   // The pods of the sandboxes the host evidence names (helpers in D, zombie
   // parents), where the PLEG knows them.
   std::map<std::string, PodRef> pods_by_sandbox;
+  // The pod each shim or conmon (by pid) serves, among the pods the runtime
+  // lists now; a helper missing here is unmapped.
+  std::map<int64_t, PodRef> shim_pods;
 };
 
 }  // namespace plegscope

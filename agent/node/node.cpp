@@ -53,7 +53,8 @@ Node::Node(NodeOptions options, const Clock& clock)
             [this](const RelistRecord& r) { on_relist(r); }),
       evented_(client_, clock, cache_, pleg_, metrics_, *registry_,
                EventedPlegOptions{5, options_.evented == EventedMode::Auto,
-                                  RelistTiming{options_.relist_period, options_.relist_threshold}}),
+                                  RelistTiming{options_.relist_period, options_.relist_threshold},
+                                  &pleg_.directory()}),
       pressure_(options_.proc_path),
       journal_(journal_options(options_), clock),
       kubelet_(options_, clock),
@@ -186,7 +187,10 @@ Snapshot Node::snapshot() const {
     s.host = host_evidence_;
     s.zombie_history = zombie_history_;
   }
-  if (s.host) s.pods_by_sandbox = pods_by_sandbox(*s.host);
+  if (s.host) {
+    s.pods_by_sandbox = pods_by_sandbox(*s.host);
+    s.shim_pods = shim_pods(*s.host);
+  }
   return s;
 }
 

@@ -104,6 +104,29 @@ std::map<std::string, PodRef> Node::pods_by_sandbox(const host::HostEvidence& ev
   return pods;
 }
 
+// A shim names its sandbox, a conmon its container (CRI-O's infra container
+// has the sandbox's id). Only pods the runtime still lists count: a helper
+// of a pod gone from the lists is left unmapped, which is what a leak looks like.
+std::map<int64_t, PodRef> Node::shim_pods(const host::HostEvidence& evidence) const {
+  std::map<int64_t, PodRef> pods;
+  for (const auto& h : evidence.processes.helpers) {
+    CallTarget target;
+    if (h.role == "shim" && !h.sandbox_id.empty())
+      target = {CallTarget::Kind::kSandbox, h.sandbox_id};
+    else if (h.role == "conmon" && !h.container_id.empty())
+      target = {CallTarget::Kind::kContainer, h.container_id};
+    else
+      continue;
+    auto found = pleg_.find_pod(target);
+    if (found && found->listed) {
+      PodRef p = pod_ref(target, found);
+      p.container_name.clear();  // the helper serves the pod, not one container
+      pods[h.pid] = std::move(p);
+    }
+  }
+  return pods;
+}
+
 std::vector<prometheus::MetricFamily> Node::host_families() const {
   std::optional<host::HostEvidence> h;
   {

@@ -25,6 +25,42 @@ std::string limit_text(const HostReport::PidLimit& l) {
          (l.max && *l.max > 0 ? fmt(" (%.0f%%)", 100.0 * l.current / *l.max) : "");
 }
 
+constexpr size_t kUnmappedShown = 20;
+
+// "3 shims, each mapped to its pod" / "5 shims, 3 mapped to their pods, 2 unmapped".
+// The list holds the unmapped first, so a cut list misses only mapped ones,
+// unless it is unmapped to its end.
+std::string shims_summary(const HostReport::Processes& p) {
+  size_t unmapped = 0;
+  for (const auto& s : p.shims) unmapped += s.pod.empty();
+  const bool cut = static_cast<int64_t>(p.shims.size()) < p.shims_total;
+  std::string line = std::to_string(p.shims_total) + (p.shims_total == 1 ? " shim" : " shims");
+  if (p.shims_total == 0) return line;
+  if (cut && unmapped == p.shims.size()) return line + ", at least " + std::to_string(unmapped) + " unmapped";
+  const int64_t mapped = p.shims_total - static_cast<int64_t>(unmapped);
+  if (unmapped == 0)
+    line += p.shims_total == 1 ? ", mapped to its pod" : ", each mapped to its pod";
+  else
+    line += ", " + std::to_string(mapped) + " mapped to " + (mapped == 1 ? "its pod" : "their pods") + ", " +
+            std::to_string(unmapped) + " unmapped";
+  if (cut) line += " (" + std::to_string(p.shims.size()) + " listed)";
+  return line;
+}
+
+// Why a shim has no pod: its sandbox is not one the runtime lists (a leak),
+// or its command line was not read (yet).
+std::string unmapped_shim(const HostReport::Shim& s) {
+  std::string line = s.comm + " pid " + std::to_string(s.pid) + " " + s.state +
+                     (s.seconds ? ", up " + duration(*s.seconds) : std::string());
+  if (!s.sandbox_id.empty())
+    line += ": sandbox " + short_id(s.sandbox_id) + " is not one the runtime lists (a leaked shim?)";
+  else if (!s.container_id.empty())
+    line += ": container " + short_id(s.container_id) + " is not one the runtime lists (a leaked conmon?)";
+  else
+    line += ": its sandbox is not known (command line not read)";
+  return line;
+}
+
 }  // namespace
 
 std::optional<std::string> stuck_pod_line(const Report& r) {
@@ -87,6 +123,13 @@ void host_text(const Report& r, std::ostream& out) {
   for (const auto& z : h.processes.zombie_parents)
     out << "  zombies: " << z.count << " under " << (z.comm.empty() ? "?" : z.comm) << " pid " << z.pid
         << (z.pod.empty() ? "" : "  pod " + z.pod) << "\n";
+  if (!h.processes.error) {
+    out << "  shims: " << shims_summary(h.processes) << "\n";
+    size_t shown = 0;
+    for (const auto& s : h.processes.shims)
+      if (s.pod.empty() && shown++ < kUnmappedShown) out << "    unmapped: " << unmapped_shim(s) << "\n";
+    if (shown > kUnmappedShown) out << "    ... and " << shown - kUnmappedShown << " more unmapped\n";
+  }
   if (!h.pid_limits.empty()) {
     out << "  pid limits:";
     for (const auto& l : h.pid_limits) out << " " << limit_text(l) << ";";
@@ -131,6 +174,13 @@ std::string host_html(const Report& r) {
   for (const auto& z : host.processes.zombie_parents)
     h << "<tr><td>zombie parent</td><td>" << html_escape(z.comm) << " pid " << z.pid << ": " << z.count
       << (z.pod.empty() ? "" : " · pod " + html_escape(z.pod)) << "</td></tr>";
+  if (!host.processes.error) {
+    h << "<tr><td>shims</td><td>" << html_escape(shims_summary(host.processes)) << "</td></tr>";
+    size_t shown = 0;
+    for (const auto& s : host.processes.shims)
+      if (s.pod.empty() && shown++ < kUnmappedShown)
+        h << "<tr class=\"over\"><td>unmapped shim</td><td>" << html_escape(unmapped_shim(s)) << "</td></tr>";
+  }
   for (const auto& l : host.pid_limits)
     h << "<tr><td>pid limit</td><td>" << html_escape(limit_text(l)) << "</td></tr>";
   const auto& d = host.runtime_disk;

@@ -119,8 +119,10 @@ static void from_json(const json& j, PodCallReport& p) {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Blocked, pid, comm, state, wchan, seconds, sandbox_id,
                                                 pod)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::ZombieParent, pid, comm, count, pod)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Shim, pid, comm, state, seconds, sandbox_id, container_id,
+                                                pod)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Processes, helpers, blocked, zombies, zombie_parents,
-                                                error)
+                                                shims, shims_total, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::PidLimit, scope, current, max)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Disk, device, mount, latency_ms, utilization, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport, reachable, error, processes, pid_limits, runtime_disk)

@@ -175,6 +175,25 @@ void EventedPleg::count_invalid(cri::ContainerEventType type) {
   metrics_.event_lag_invalid(pleg_type).Increment();
 }
 
+// The pod as the event shows it, for the directory that names pods (its
+// sandbox and containers by id); gone from it once its sandbox is deleted.
+void EventedPleg::remember(const cri::ContainerEventResponse& event, const PodStatus& status) {
+  const auto& sandbox = event.pod_sandbox_status();
+  if (event.container_event_type() == cri::CONTAINER_DELETED_EVENT && sandbox.id() == event.container_id()) {
+    options_.directory->unlist(status.uid);
+    return;
+  }
+  RuntimePod pod;
+  pod.uid = status.uid;
+  pod.name = status.name;
+  pod.namespace_ = status.namespace_;
+  pod.sandboxes.push_back({sandbox.id(), "", from_cri(sandbox.state())});
+  for (const auto& c : event.containers_statuses())
+    if (!(event.container_event_type() == cri::CONTAINER_DELETED_EVENT && c.id() == event.container_id()))
+      pod.containers.push_back({c.id(), c.metadata().name(), from_cri(c.state())});
+  options_.directory->remember(pod);
+}
+
 void EventedPleg::process(const cri::ContainerEventResponse& event) {
   if (!event.has_pod_sandbox_status() || !event.pod_sandbox_status().has_metadata()) {
     spdlog::error("Evented PLEG: event for container {} has no pod sandbox status; ignored",
@@ -200,6 +219,8 @@ void EventedPleg::process(const cri::ContainerEventResponse& event) {
     // Only an observation newer than the cached one produces events.
     send_events = cache_.set(status);
   }
+  // Only what the cache took: a stale event must not bring a deleted pod back.
+  if (options_.directory && send_events) remember(event, status);
   const int64_t created_at = event.created_at();
   if (!send_events) {
     // A zero created_at is older than anything cached, so the cache ignores

@@ -18,6 +18,7 @@
 #include "pleg/event_lag.h"
 #include "pleg/pleg.h"
 #include "pleg/pleg_metrics.h"
+#include "pleg/pod_directory.h"
 #include "pleg/pod_status_cache.h"
 
 namespace plegscope {
@@ -32,6 +33,9 @@ struct EventedPlegOptions {
   bool fall_back_on_unimplemented = true;
   // The generic PLEG's own timing, restored on fall-back.
   RelistTiming generic_timing = kGenericRelistTiming;
+  // The generic PLEG's pod directory, told of the pods the events name, so a
+  // pod created between two (300 s apart) relists is known too. May be null.
+  PodDirectory* directory = nullptr;
 };
 
 // Thread-safe.
@@ -72,6 +76,7 @@ class EventedPleg final : public PodLifecycleEventGenerator {
   void count_invalid(cri::ContainerEventType type);
   // Adds to the current second's entry of lag_window_; mu_ held.
   EventedLag& lag_now();
+  void remember(const cri::ContainerEventResponse& event, const PodStatus& status);
   void send(PodLifecycleEvent event, int64_t created_at, TimePoint delivered, TimePoint cached);
 
   RuntimeClient& runtime_;

@@ -223,7 +223,10 @@ bool GenericPleg::inspect(const std::string& uid, const RuntimePod* pod, RelistR
   // The initial relist finds containers that changed before the agent
   // watched: their age is not a lag.
   const bool measure = events != nullptr && !record.initial;
-  if (pod != nullptr) directory_.remember(*pod);  // before the calls: a hung one is named too
+  if (pod != nullptr)
+    directory_.remember(*pod);  // before the calls: a hung one is named too
+  else
+    directory_.unlist(uid);  // gone from the lists: a helper still serving it is a leak
   bool ok = update_cache(runtime_, clock_, cache_, uid, pod, record, [&](const PodStatus& status) {
     if (measure) record_lag(*events, status, clock_.now(), metrics_, record.lag);
   });

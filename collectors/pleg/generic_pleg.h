@@ -73,6 +73,8 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   // The pod a per-pod CRI call was for, among the pods inspected lately
   // (never blocks on a relist in progress).
   std::optional<PodIdentity> find_pod(const CallTarget& target) const { return directory_.find(target); }
+  // The directory find_pod reads; the evented PLEG adds the pods its events name.
+  PodDirectory& directory() { return directory_; }
 
   // pleg_last_seen_age_seconds, computed at scrape time (absent before the
   // first successful relist).

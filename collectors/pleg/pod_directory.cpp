@@ -8,7 +8,7 @@ void PodDirectory::remember(const RuntimePod& pod) {
   if (pod.uid.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
   forget(pod.uid);
-  Known known{pod.name, pod.namespace_, "", {}};
+  Known known{pod.name, pod.namespace_, "", {}, true};
   // The running sandbox, else the last listed: the one status calls go to.
   for (const auto& s : pod.sandboxes)
     if (known.sandbox_id.empty() || s.state == RuntimeState::Running) known.sandbox_id = s.id;
@@ -26,6 +26,11 @@ void PodDirectory::remember(const RuntimePod& pod) {
     std::string oldest = order_.front();
     forget(oldest);
   }
+}
+
+void PodDirectory::unlist(const std::string& uid) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = pods_.find(uid); it != pods_.end()) it->second.listed = false;
 }
 
 void PodDirectory::forget(const std::string& uid) {
@@ -52,7 +57,7 @@ std::optional<PodIdentity> PodDirectory::find(const CallTarget& target) const {
   auto p = pods_.find(uid);
   if (p == pods_.end()) return std::nullopt;
   return PodIdentity{uid, p->second.name, p->second.namespace_,
-                     sandbox.empty() ? p->second.sandbox_id : sandbox, container};
+                     sandbox.empty() ? p->second.sandbox_id : sandbox, container, p->second.listed};
 }
 
 size_t PodDirectory::size() const {

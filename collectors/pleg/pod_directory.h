@@ -22,6 +22,9 @@ struct PodIdentity {
   std::string namespace_;
   std::string sandbox_id;      // the pod's newest sandbox, or the one asked about
   std::string container_name;  // when the call was for one container
+  // False once the relist found the pod gone from the runtime's lists: its
+  // identity still names calls made before, but nothing of it should run.
+  bool listed = true;
 };
 
 // Thread-safe; each call takes one short lock. Bounded: the pods inspected
@@ -31,6 +34,8 @@ class PodDirectory {
   explicit PodDirectory(size_t max_pods = 4096) : max_pods_(max_pods) {}
 
   void remember(const RuntimePod& pod);
+  // The relist no longer finds the pod: it stays findable, with listed false.
+  void unlist(const std::string& uid);
   std::optional<PodIdentity> find(const CallTarget& target) const;
   size_t size() const;
 
@@ -38,6 +43,7 @@ class PodDirectory {
   struct Known {
     std::string name, namespace_, sandbox_id;
     std::vector<std::string> ids;  // its sandbox and container ids, as indexed
+    bool listed = true;
   };
   struct IdEntry {
     std::string uid;

@@ -43,6 +43,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cgroups  # noqa: E402
+import shim_check  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
@@ -54,7 +55,9 @@ MAX_DELAY = RELIST_PERIOD + 1.0
 WORKLOAD = oci_image.WORKLOAD_IMAGE
 
 
-AGENT_FLAGS = ["--relist-period", "1s", "--evented-pleg", "auto"]
+# The host scan (issue 17) reads this machine's real /proc and /sys: the
+# shims of the private containerd are real processes.
+AGENT_FLAGS = ["--relist-period", "1s", "--evented-pleg", "auto", "--proc-path", "/proc", "--sys-path", "/sys"]
 
 
 class Ctx:
@@ -529,6 +532,54 @@ def test_lifecycle_events():
     evs = [e for e in Ctx.watcher.events if e.get("pod_uid") == uid]
     soft_check(all(e["container_id"] in (sid, app, job, idle) for e in evs),
                "events for pod web name unknown container ids")
+
+
+@with_agent
+def test_shims_mapped_to_their_sandboxes():
+    """Issue 17: three pods (one with a container too); for every READY
+    sandbox the runtime lists, /diagnose host.processes.shims has a live
+    containerd-shim with that sandbox id and the pod's namespace/name, and no
+    shim of this containerd is unmapped."""
+    ctd = Ctx.ctd
+    pods = [run_pod("shim-%d" % i) for i in range(3)]
+    for (uid, sid, t), i in zip(pods, range(3)):
+        expect_event("ContainerStarted", sid, t, uid, "sandbox(shim-%d)" % i)
+    app, t = start_container(pods[0][1], "app", "-1")
+    expect_event("ContainerStarted", app, t, pods[0][0], "app")
+    ours = {sid for _, sid, _ in pods}
+    last = {}
+
+    def mapped():
+        ready = [s for s in ctd.list()["sandboxes"] if s["state"] == "ready"]
+        rep, err = diagnose_causes()
+        if rep is None:
+            last["why"] = [err]
+            return None
+        last["why"] = shim_check.problems(rep, ready, ctd.sock)
+        last["rep"], last["ready"] = rep, ready
+        return not last["why"] and rep
+    try:
+        rep = wait_until(mapped, 30, "every sandbox's shim mapped in /diagnose host.processes.shims", interval=0.5)
+    except AssertionError as e:
+        raise AssertionError("%s: %s" % (e, "; ".join(last.get("why", []))))
+    shims = rep["host"]["processes"]["shims"]
+    real = shim_check.our_shims(ctd.sock)
+    log("  %d READY sandbox(es) listed, %d shim(s) of this containerd, host.processes.shims_total %d:"
+        % (len(last["ready"]), len(real), rep["host"]["processes"]["shims_total"]))
+    for s in shims:
+        if s["pid"] in real:
+            log("    pid %d %s %s up %ss sandbox %s -> %s" % (s["pid"], s["comm"], s["state"], s["seconds"],
+                                                            short(s["sandbox_id"]), s["pod"] or "UNMAPPED"))
+    assert ours <= {s["sandbox_id"] for s in shims}, "a pod of this test has no shim listed"
+    text = Ctx.agent.get("/diagnose?format=text")[1]
+    line = [l.strip() for l in text.splitlines() if l.strip().startswith("shims:")]
+    log("  text report: %s" % (line[0] if line else "no shims line"))
+    assert line, "the text report has no shims line"
+    ctd.driver("remove-container", app)
+    for _, sid, _ in pods:
+        ctd.driver("stop-pod", sid)
+        ctd.driver("remove-pod", sid)
+    log("  removed pods shim-0..2")
 
 
 def diagnose_causes():

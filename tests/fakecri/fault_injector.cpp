@@ -87,6 +87,11 @@ FaultInjector::WaitEnd FaultInjector::sleep(Duration d, const CancelledFn& cance
   return wait(d, 0, /*end_on_release=*/false, cancelled);
 }
 
+bool FaultInjector::hangs(const HangSpec& spec, const TargetFn& target) {
+  if (spec.pods.every_call()) return true;
+  return spec.pods.selects(target ? target() : std::nullopt);
+}
+
 double FaultInjector::uniform() {
   std::lock_guard<std::mutex> lock(mu_);
   return std::uniform_real_distribution<double>(0.0, 1.0)(rng_);
@@ -101,9 +106,9 @@ Duration FaultInjector::draw_latency(const LatencySpec& spec) {
 std::optional<grpc::Status> FaultInjector::pick_error(const std::vector<ErrorSpec>& specs, const TargetFn& target) {
   std::optional<std::optional<int>> ordinal;  // computed at most once
   for (const auto& spec : specs) {
-    if (spec.pods >= 0) {
+    if (!spec.pods.every_call()) {
       if (!ordinal) ordinal = target ? target() : std::nullopt;
-      if (!*ordinal || **ordinal >= spec.pods) continue;
+      if (!spec.pods.selects(*ordinal)) continue;
     }
     if (spec.rate >= 1.0 || uniform() < spec.rate) return grpc::Status(spec.code, spec.message);
   }

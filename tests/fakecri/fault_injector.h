@@ -41,6 +41,8 @@ class FaultInjector {
   void shutdown();
 
   Plan plan(Op op) const;  // a disarmed (released) phase yields no hang
+  // Whether a call aimed at `target` suffers `spec` (its pod selector).
+  static bool hangs(const HangSpec& spec, const TargetFn& target);
   WaitEnd hang(const HangSpec& spec, uint64_t generation, const CancelledFn& cancelled);
   WaitEnd sleep(Duration d, const CancelledFn& cancelled);
   Duration draw_latency(const LatencySpec& spec);  // fixed + uniform jitter

@@ -193,6 +193,36 @@ TEST_F(FakeCriTest, HangUntilReleasedThenHealthyForTheRestOfThePhase) {
   EXPECT_EQ(list_containers(&r, nullptr, milliseconds(300)).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
 }
 
+TEST_F(FakeCriTest, AHangAimedAtOnePodLeavesTheOthersAndTheListsAnswering) {
+  start(R"({"node": {"pods": 6}, "phases": [{"name": "stuck", "hangs": {"PodSandboxStatus": {"pods": [4]}}}]})");
+  std::vector<std::string> sandboxes;  // by ordinal
+  for (const auto& pod : rt_->node().pods()) sandboxes.push_back(pod.sandbox_ids.at(0));
+  ASSERT_EQ(sandboxes.size(), 6u);
+  auto status_of = [&](int ordinal, milliseconds deadline) {
+    cri::PodSandboxStatusRequest req;
+    req.set_pod_sandbox_id(sandboxes[ordinal]);
+    cri::PodSandboxStatusResponse resp;
+    auto c = ctx(deadline);
+    return stub_->PodSandboxStatus(c.get(), req, &resp).error_code();
+  };
+  auto hung = std::async(std::launch::async, [&] { return status_of(4, milliseconds(30000)); });
+  for (int i = 0; i < 200 && rt_->faults().hanging() == 0; ++i) std::this_thread::sleep_for(milliseconds(10));
+  ASSERT_EQ(rt_->faults().hanging(), 1u);
+  // While pod 4's call hangs, the same call for every other pod and the lists answer.
+  for (int ordinal : {0, 1, 2, 3, 5}) EXPECT_EQ(status_of(ordinal, milliseconds(2000)), grpc::StatusCode::OK) << ordinal;
+  cri::ListContainersResponse containers;
+  EXPECT_TRUE(list_containers(&containers, nullptr, milliseconds(2000)).ok());
+  cri::ListPodSandboxResponse listed;
+  auto c = ctx(milliseconds(2000));
+  EXPECT_TRUE(stub_->ListPodSandbox(c.get(), cri::ListPodSandboxRequest(), &listed).ok());
+  EXPECT_EQ(listed.items_size(), 6);
+  EXPECT_EQ(hung.wait_for(milliseconds(100)), std::future_status::timeout);
+  EXPECT_EQ(rt_->faults().hanging(), 1u);
+  EXPECT_EQ(rt_->faults().release(), 1u);
+  EXPECT_EQ(hung.get(), grpc::StatusCode::OK);
+  EXPECT_EQ(status_of(4, milliseconds(2000)), grpc::StatusCode::OK);  // released: disarmed for the phase
+}
+
 TEST_F(FakeCriTest, HangWithDurationAndClientDeadline) {
   start(R"({"node": {"pods": 1}, "phases": [{"hangs": {"ListPodSandbox": {"duration": "300ms"}}}]})");
   auto t0 = Steady::now();

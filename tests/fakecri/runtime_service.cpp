@@ -74,7 +74,7 @@ grpc::Status RuntimeService::serve(Op op, grpc::ServerContext* ctx, bool filtere
     if (end == FaultInjector::WaitEnd::Shutdown) return kShuttingDown;
     return std::nullopt;
   };
-  if (plan.behaviour.hang) {
+  if (plan.behaviour.hang && FaultInjector::hangs(*plan.behaviour.hang, target)) {
     if (auto s = interrupted(faults_.hang(*plan.behaviour.hang, plan.generation, cancelled))) return call.finish(*s);
   }
   const LatencySpec& latency = plan.behaviour.latency;

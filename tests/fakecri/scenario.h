@@ -22,15 +22,32 @@ struct LatencySpec {
   bool active() const { return fixed.count() || jitter.count() || per_item.count(); }
 };
 
+// Which pods' calls a fault aims at, by ordinal: `"pods": K` is the first K
+// pods, `"pods": [4, 7]` exactly those. A call aimed at no pod (an
+// unfiltered list, Version) is never selected by a selector.
+struct PodSelector {
+  int first = -1;             // >= 0: ordinals < first
+  std::vector<int> ordinals;  // else, when not empty: exactly these
+  bool every_call() const { return first < 0 && ordinals.empty(); }
+  bool selects(std::optional<int> ordinal) const {
+    if (!ordinal) return false;
+    if (first >= 0) return *ordinal < first;
+    for (int o : ordinals)
+      if (o == *ordinal) return true;
+    return false;
+  }
+};
+
 struct ErrorSpec {
   grpc::StatusCode code = grpc::StatusCode::UNKNOWN;
   double rate = 1.0;  // probability per call
-  int pods = -1;      // >= 0: only calls aimed at pods with ordinal < pods
+  PodSelector pods;   // every call when empty
   std::string message;
 };
 
 struct HangSpec {
   std::optional<Duration> duration;  // nullopt: until released (or phase end)
+  PodSelector pods;                  // every call when empty; else only those aimed at these pods
 };
 
 struct OpBehaviour {

@@ -112,13 +112,26 @@ LatencySpec parse_latency(const json& j, const std::string& path) {
   return spec;
 }
 
+// "pods": K (the first K pods) or [ordinal, ...] (exactly those).
+PodSelector parse_pods(const json& j, const std::string& path) {
+  PodSelector pods;
+  if (j.is_array()) {
+    if (j.empty()) fail(path, "an empty list selects no pod (omit \"pods\" for every call)");
+    for (size_t i = 0; i < j.size(); ++i)
+      pods.ordinals.push_back(static_cast<int>(get_int(j[i], path + "[" + std::to_string(i) + "]", 0, 1'000'000)));
+  } else {
+    pods.first = static_cast<int>(get_int(j, path, 0, 1'000'000));
+  }
+  return pods;
+}
+
 ErrorSpec parse_error(const json& j, const std::string& path) {
   check_keys(j, path, {"code", "rate", "pods", "message"});
   if (!j.contains("code")) fail(path + ".code", "missing");
   ErrorSpec spec;
   spec.code = get_code(j["code"], path + ".code");
   if (j.contains("rate")) spec.rate = get_number(j["rate"], path + ".rate", 0.0, 1.0);
-  if (j.contains("pods")) spec.pods = static_cast<int>(get_int(j["pods"], path + ".pods", 0, 1'000'000));
+  if (j.contains("pods")) spec.pods = parse_pods(j["pods"], path + ".pods");
   spec.message = j.contains("message") ? get_string(j["message"], path + ".message")
                                        : std::string("fakecri: injected ") + status_code_name(spec.code);
   return spec;
@@ -137,9 +150,10 @@ std::vector<ErrorSpec> parse_errors(const json& j, const std::string& path) {
 std::optional<HangSpec> parse_hang(const json& j, const std::string& path) {
   if (j.is_null() || (j.is_boolean() && !j.get<bool>())) return std::nullopt;
   if (j.is_boolean()) return HangSpec{};
-  check_keys(j, path, {"duration"});
+  check_keys(j, path, {"duration", "pods"});
   HangSpec spec;
   if (j.contains("duration")) spec.duration = get_duration(j["duration"], path + ".duration");
+  if (j.contains("pods")) spec.pods = parse_pods(j["pods"], path + ".pods");
   return spec;
 }
 

@@ -59,7 +59,7 @@ TEST(ScenarioLoader, DefaultsMergeIntoPhasesAndSpecificKeysWin) {
   EXPECT_TRUE(b.ops[index(Op::ListContainers)].hang.has_value());
   EXPECT_FALSE(b.ops[index(Op::ListContainers)].hang->duration.has_value());
   ASSERT_EQ(b.ops[index(Op::ContainerStatus)].errors.size(), 1u);
-  EXPECT_EQ(b.ops[index(Op::ContainerStatus)].errors[0].pods, 2);
+  EXPECT_EQ(b.ops[index(Op::ContainerStatus)].errors[0].pods.first, 2);
   EXPECT_EQ(b.ops[index(Op::ContainerStatus)].errors[0].code, grpc::StatusCode::UNKNOWN);
   EXPECT_FALSE(b.socket_up);
   EXPECT_EQ(b.pad_bytes, 100u);
@@ -80,6 +80,33 @@ TEST(ScenarioLoader, ErrorsNameThePath) {
   EXPECT_NE(error_of(R"({"phases": [{"socket": "sideways"}]})").find("phases[0].socket"), std::string::npos);
   EXPECT_NE(error_of("{nope").find("invalid JSON"), std::string::npos);
   EXPECT_NE(error_of(R"({"loop": true, "phases": [{"name": "a"}]})").find("duration: missing"), std::string::npos);
+}
+
+TEST(ScenarioLoader, AHangOrAnErrorAimsAtTheFirstKPodsOrAtListedOrdinals) {
+  Scenario s = parse_scenario(R"({"phases": [{
+    "hangs": {"PodSandboxStatus": {"pods": [4]}, "ContainerStatus": {"pods": [1, 7], "duration": "5m"},
+              "ListContainers": true},
+    "errors": {"ListPodSandbox": {"code": "UNKNOWN", "pods": 3}, "PodSandboxStatus": {"code": "UNKNOWN", "pods": [2]}}}]})");
+  const auto& ops = s.phases[0].ops;
+  const PodSelector& four = ops[index(Op::PodSandboxStatus)].hang->pods;
+  EXPECT_TRUE(four.selects(4));
+  for (int other : {0, 3, 5, 40}) EXPECT_FALSE(four.selects(other)) << other;
+  EXPECT_FALSE(four.selects(std::nullopt));  // an unfiltered list aims at no pod
+  const auto& cs = *ops[index(Op::ContainerStatus)].hang;
+  EXPECT_TRUE(cs.pods.selects(1) && cs.pods.selects(7) && !cs.pods.selects(4));
+  EXPECT_EQ(cs.duration, std::chrono::minutes(5));
+  EXPECT_TRUE(ops[index(Op::ListContainers)].hang->pods.every_call());  // `true` keeps hanging every call
+  const PodSelector& first3 = ops[index(Op::ListPodSandbox)].errors[0].pods;
+  EXPECT_TRUE(first3.selects(2) && !first3.selects(3));
+  EXPECT_TRUE(ops[index(Op::PodSandboxStatus)].errors[0].pods.selects(2));
+  EXPECT_FALSE(ops[index(Op::PodSandboxStatus)].errors[0].pods.selects(1));
+
+  EXPECT_NE(error_of(R"({"phases": [{"hangs": {"PodSandboxStatus": {"pods": []}}}]})")
+                .find("phases[0].hangs.PodSandboxStatus.pods: an empty list selects no pod"), std::string::npos);
+  EXPECT_NE(error_of(R"({"phases": [{"hangs": {"PodSandboxStatus": {"pods": ["4"]}}}]})")
+                .find("phases[0].hangs.PodSandboxStatus.pods[0]: expected an integer"), std::string::npos);
+  EXPECT_NE(error_of(R"({"phases": [{"hangs": {"PodSandboxStatus": {"pod": [4]}}}]})")
+                .find("hangs.PodSandboxStatus.pod: unknown key"), std::string::npos);
 }
 
 TEST(ScenarioLoader, EveryShippedScenarioLoads) {

@@ -2,7 +2,8 @@
 // answers from the input (fuzz_runtime.h): ContainerEventResponse streams
 // with missing sandbox status, unknown event types, stale timestamps and
 // ids that match nothing, streams that break (each break is followed by a
-// catch-up relist, answered from the input too), and the fall-back.
+// catch-up relist, answered from the input too), and the fall-back. The
+// events also feed the generic PLEG's pod directory, as on the Node.
 #include "fuzz_quiet.h"
 #include "fuzz_node.h"
 #include "pleg/evented_pleg.h"
@@ -18,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   GenericPleg generic(runtime, clock, cache, metrics, GenericPlegOptions{8, kGenericRelistTiming});
   // The first input byte picks `auto` (UNIMPLEMENTED ends evented mode) or `true`.
   EventedPleg evented(runtime, clock, cache, generic, metrics, registry,
-                      EventedPlegOptions{3, input.byte() % 2 == 0, kGenericRelistTiming});
+                      EventedPlegOptions{3, input.byte() % 2 == 0, kGenericRelistTiming, &generic.directory()});
   generic.relist();
   evented.watch_events();  // returns once it has fallen back
   if (evented.fallback_reason().empty()) __builtin_trap();

@@ -76,7 +76,7 @@ class EventedPlegTest : public ::testing::Test {
   std::unique_ptr<EventedPleg> make(bool fall_back_on_unimplemented = true) {
     return std::make_unique<EventedPleg>(
         runtime, clock, cache, generic, metrics, registry,
-        EventedPlegOptions{5, fall_back_on_unimplemented, kGenericRelistTiming});
+        EventedPlegOptions{5, fall_back_on_unimplemented, kGenericRelistTiming, &directory});
   }
   std::vector<std::pair<T, std::string>> drain() {
     std::vector<std::pair<T, std::string>> out;
@@ -95,6 +95,7 @@ class EventedPlegTest : public ::testing::Test {
   RecordingGeneric generic;
   prometheus::Registry registry;
   PlegMetrics metrics;
+  PodDirectory directory;
 };
 
 TEST_F(EventedPlegTest, TurnsRuntimeEventsIntoLifecycleEvents) {
@@ -114,6 +115,27 @@ TEST_F(EventedPlegTest, TurnsRuntimeEventsIntoLifecycleEvents) {
   EXPECT_EQ(drain(), (std::vector<std::pair<T, std::string>>{{T::ContainerDied, "c1"},
                                                               {T::ContainerRemoved, "c1"}}));
   EXPECT_EQ(metrics.events(T::ContainerDied).Value(), 2);
+}
+
+// Issue 17: a pod created between two generic relists (300 s apart in
+// evented mode) is named from its events; its sandbox deleted, it is no
+// longer listed.
+TEST_F(EventedPlegTest, EventsTellTheDirectoryWhichPodsAreListed) {
+  auto pleg = make();
+  pleg->process(event(cri::CONTAINER_STARTED_EVENT, "c1", "u1", 100));
+  auto by_sandbox = directory.find({CallTarget::Kind::kSandbox, "sandbox-u1"});
+  ASSERT_TRUE(by_sandbox);
+  EXPECT_EQ(by_sandbox->name, "pod-u1");
+  EXPECT_EQ(by_sandbox->namespace_, "ns");
+  EXPECT_TRUE(by_sandbox->listed);
+  auto by_container = directory.find({CallTarget::Kind::kContainer, "c1"});
+  ASSERT_TRUE(by_container);
+  EXPECT_EQ(by_container->container_name, "app");
+  EXPECT_EQ(by_container->sandbox_id, "sandbox-u1");
+
+  pleg->process(event(cri::CONTAINER_DELETED_EVENT, "sandbox-u1", "u1", 300, cri::CONTAINER_EXITED));
+  ASSERT_TRUE(directory.find({CallTarget::Kind::kSandbox, "sandbox-u1"}));
+  EXPECT_FALSE(directory.find({CallTarget::Kind::kSandbox, "sandbox-u1"})->listed);
 }
 
 TEST_F(EventedPlegTest, AnObservationOlderThanTheCacheIsIgnored) {

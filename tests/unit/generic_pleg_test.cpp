@@ -136,6 +136,22 @@ TEST_F(GenericPlegTest, SandboxTransitionsAreEventsToo) {
   EXPECT_FALSE(cache.get("uid-1").has_value()) << "a pod gone from the runtime leaves the cache";
 }
 
+// Issue 17: a pod gone from the lists keeps its name for calls made before,
+// but is no longer "listed": a shim still serving its sandbox is a leak.
+TEST_F(GenericPlegTest, APodGoneFromTheListsIsFoundButNotListed) {
+  runtime.add_sandbox("s1", "uid-1");
+  pleg->relist();
+  auto found = pleg->find_pod({CallTarget::Kind::kSandbox, "s1"});
+  ASSERT_TRUE(found);
+  EXPECT_TRUE(found->listed);
+  runtime.remove("s1");
+  pleg->relist();
+  found = pleg->find_pod({CallTarget::Kind::kSandbox, "s1"});
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->uid, "uid-1");
+  EXPECT_FALSE(found->listed);
+}
+
 TEST_F(GenericPlegTest, FailedInspectionLosesNoEvent) {
   runtime.add_sandbox("s1", "uid-1");
   runtime.add_container("c1", "uid-1", cri::CONTAINER_RUNNING, "s1");

@@ -57,5 +57,20 @@ TEST(PodDirectory, ForgetsTheOldestPastItsBound) {
   EXPECT_TRUE(d.find({CallTarget::Kind::kSandbox, "sb-3"}));
 }
 
+TEST(PodDirectory, APodGoneFromTheListsStaysFindableButNotListed) {
+  PodDirectory d;
+  d.remember(pod("uid-1", "web-0", "sb-1", "c-1", "app"));
+  EXPECT_TRUE(d.find({CallTarget::Kind::kSandbox, "sb-1"})->listed);
+  d.unlist("uid-1");
+  auto gone = d.find({CallTarget::Kind::kSandbox, "sb-1"});
+  ASSERT_TRUE(gone);  // a call made before still has a name
+  EXPECT_EQ(gone->name, "web-0");
+  EXPECT_FALSE(gone->listed);
+  d.remember(pod("uid-1", "web-0", "sb-2", "c-2", "app"));  // listed again
+  EXPECT_TRUE(d.find({CallTarget::Kind::kSandbox, "sb-2"})->listed);
+  d.unlist("uid-unknown");  // no effect, no crash
+  EXPECT_EQ(d.size(), 1u);
+}
+
 }  // namespace
 }  // namespace plegscope

@@ -32,6 +32,10 @@ Report with_stuck_pod() {
                                  "shop/web-0"});
   h.processes.zombies = 7;
   h.processes.zombie_parents.push_back({4242, "containerd-shim", 7, "shop/web-0"});
+  h.processes.shims.push_back({777, "containerd-shim", "S", 7200, "deadbeefcafe0001", "", ""});  // leaked
+  h.processes.shims.push_back({4242, "containerd-shim", "D", 3600, "4c5d6e7f8a9b0c1d", "", "shop/web-0"});
+  h.processes.shims.push_back({4300, "conmon", "S", std::nullopt, "aa11bb22", "cc33dd44", "shop/api-1"});
+  h.processes.shims_total = 3;
   h.pid_limits.push_back({"runtime", 400, 4000});
   h.pid_limits.push_back({"kubepods", 900, std::nullopt});
   h.runtime_disk = {"vda1", "/", 3.5, 0.2, std::nullopt};
@@ -42,7 +46,10 @@ TEST(HostReport, DesignFieldNames) {
   json j = report_to_json(with_stuck_pod());
   EXPECT_EQ(keys(j["host"]), (std::set<std::string>{"reachable", "error", "processes", "pid_limits", "runtime_disk"}));
   EXPECT_EQ(keys(j["host"]["processes"]),
-            (std::set<std::string>{"helpers", "blocked", "zombies", "zombie_parents", "error"}));
+            (std::set<std::string>{"helpers", "blocked", "zombies", "zombie_parents", "shims", "shims_total", "error"}));
+  EXPECT_EQ(keys(j["host"]["processes"]["shims"][0]),
+            (std::set<std::string>{"pid", "comm", "state", "seconds", "sandbox_id", "container_id", "pod"}));
+  EXPECT_TRUE(j["host"]["processes"]["shims"][2]["seconds"].is_null());  // no uptime: no age, not 0
   EXPECT_EQ(keys(j["host"]["processes"]["blocked"][0]),
             (std::set<std::string>{"pid", "comm", "state", "wchan", "seconds", "sandbox_id", "pod"}));
   EXPECT_EQ(keys(j["host"]["processes"]["zombie_parents"][0]), (std::set<std::string>{"pid", "comm", "count", "pod"}));
@@ -60,6 +67,52 @@ TEST(HostReport, RoundTrips) {
   EXPECT_EQ(report_to_json(back), first);
   EXPECT_EQ(back.host.processes.blocked.at(0).wchan, "nfs_wait_bit_killable");
   EXPECT_EQ(back.runtime.slowest_pods.at(0).pod, "shop/web-0");
+  ASSERT_EQ(back.host.processes.shims.size(), 3u);
+  EXPECT_EQ(back.host.processes.shims_total, 3);
+  EXPECT_EQ(back.host.processes.shims[1].pod, "shop/web-0");
+  EXPECT_EQ(back.host.processes.shims[2].container_id, "cc33dd44");
+  EXPECT_FALSE(back.host.processes.shims[2].seconds);
+}
+
+TEST(HostReport, AnOlderReportWithoutShimsStillReads) {
+  json j = report_to_json(with_stuck_pod());
+  j["host"]["processes"].erase("shims");
+  j["host"]["processes"].erase("shims_total");
+  Report back = report_from_json(j);
+  EXPECT_TRUE(back.host.processes.shims.empty());
+  EXPECT_EQ(back.host.processes.shims_total, 0);
+}
+
+TEST(HostReport, TextCountsTheMappedShimsAndListsTheUnmapped) {
+  Report r = with_stuck_pod();
+  std::string t = render_text(r);
+  EXPECT_NE(t.find("shims: 3 shims, 2 mapped to their pods, 1 unmapped"), std::string::npos) << t;
+  EXPECT_NE(t.find("unmapped: containerd-shim pid 777 S, up 2h0m"), std::string::npos) << t;
+  EXPECT_NE(t.find("sandbox deadbeefcafe is not one the runtime lists"), std::string::npos) << t;
+  EXPECT_EQ(t.find("unmapped: containerd-shim pid 4242"), std::string::npos) << t;  // mapped: not listed alone
+  r.host.processes.shims.erase(r.host.processes.shims.begin());
+  r.host.processes.shims_total = 2;
+  t = render_text(r);
+  EXPECT_NE(t.find("shims: 2 shims, each mapped to its pod"), std::string::npos) << t;
+  EXPECT_EQ(t.find("unmapped"), std::string::npos) << t;
+}
+
+TEST(HostReport, ACutShimListSaysHowManyItShows) {
+  Report r = with_stuck_pod();
+  r.host.processes.shims_total = 600;  // 3 listed of 600: the 597 cut are mapped (unmapped come first)
+  std::string t = render_text(r);
+  EXPECT_NE(t.find("600 shims, 599 mapped to their pods, 1 unmapped (3 listed)"), std::string::npos) << t;
+  r.host.processes.shims.resize(1);  // a list unmapped to its end: the rest is not known
+  t = render_text(r);
+  EXPECT_NE(t.find("600 shims, at least 1 unmapped"), std::string::npos) << t;
+}
+
+TEST(HostReport, HtmlShowsTheShimsAndTheUnmappedOne) {
+  std::string h = render_html(with_stuck_pod());
+  EXPECT_NE(h.find("3 shims, 2 mapped to their pods, 1 unmapped"), std::string::npos);
+  auto row = h.find("unmapped shim");
+  ASSERT_NE(row, std::string::npos);
+  EXPECT_NE(h.substr(row, 200).find("pid 777"), std::string::npos) << h.substr(row, 200);
 }
 
 TEST(HostReport, AnOffScanIsPresentAndSaysWhy) {
