@@ -84,7 +84,8 @@ TEST(KubeletInternalJournal, StuckKubeletCitesItsOwnLines) {
 TEST(KubeletInternalJournal, StuckKubeletWithoutLinesCitesNone) {
   Builder b = relisting_node();
   stuck_kubelet(b);
-  const Cause* c = find(b.report(), CauseId::kKubeletInternal);
+  Report rep = b.report();  // the cause points into it
+  const Cause* c = find(rep, CauseId::kKubeletInternal);
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->journal_marks, 0);
   EXPECT_EQ(evidence(*c, "kubelet_journal_pleg_not_healthy_lines"), nullptr);
@@ -120,7 +121,8 @@ TEST(KubeletInternalJournal, UnreadableKubeletLinesAndFastRelistsNameItLower) {
 TEST(KubeletInternalJournal, KubeletMetricsOffSaysSo) {
   Builder b = relisting_node();
   pleg_lines(b, {10});
-  const Cause* c = find(b.report(), CauseId::kKubeletInternal);
+  Report rep = b.report();  // the cause points into it
+  const Cause* c = find(rep, CauseId::kKubeletInternal);
   ASSERT_NE(c, nullptr);
   EXPECT_NE(c->summary.find("--kubelet-endpoint is off"), std::string::npos) << c->summary;
 }

@@ -330,7 +330,8 @@ TEST(TooManyContainers, ManyRunningWithSlowListsIsACause) {
   r.sandboxes = 1000;
   r.containers = r.running_containers = 4000;
   b.relists(20, r);
-  const Cause* c = find(b.report(), CauseId::kTooManyContainers);
+  Report rep = b.report();  // the cause points into it
+  const Cause* c = find(rep, CauseId::kTooManyContainers);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->exited, 0);
   EXPECT_EQ(c->action.find("exited"), std::string::npos) << c->action;
