@@ -3,6 +3,16 @@
 #include <algorithm>
 
 namespace plegscope {
+namespace {
+
+// A runtime's timestamp decades in the past is a valid (if absurd) lag; two
+// of them must not overflow the sum.
+Duration saturating_add(Duration a, Duration b) {
+  if (b > Duration::zero() && a > Duration::max() - b) return Duration::max();
+  return a + b;
+}
+
+}  // namespace
 
 void LagSummary::add(const PodLag& sample) {
   const double seconds = to_seconds(sample.lag);
@@ -10,7 +20,7 @@ void LagSummary::add(const PodLag& sample) {
   while (i < kLagBuckets.size() && seconds > kLagBuckets[i]) ++i;
   buckets[i]++;
   count++;
-  sum += sample.lag;
+  sum = saturating_add(sum, sample.lag);
   max = std::max(max, sample.lag);
   keep_worst(sample);
 }
@@ -19,7 +29,7 @@ void LagSummary::merge(const LagSummary& other) {
   for (size_t i = 0; i < buckets.size(); ++i) buckets[i] += other.buckets[i];
   count += other.count;
   invalid += other.invalid;
-  sum += other.sum;
+  sum = saturating_add(sum, other.sum);
   max = std::max(max, other.max);
   for (const PodLag& p : other.worst) keep_worst(p);
 }

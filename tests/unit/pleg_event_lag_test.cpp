@@ -270,6 +270,20 @@ TEST(LagSummary, MergeEqualsAddingEverySampleToOne) {
   for (size_t i = 0; i < a.worst.size(); ++i) EXPECT_EQ(a.worst[i].uid, all.worst[i].uid);
 }
 
+// Found by fuzz_evented: two events created in 1970 by a runtime's clock.
+TEST(LagSummary, CenturiesOfLagSaturateTheSumInsteadOfOverflowing) {
+  LagSummary a, b;
+  const Duration centuries = Duration::max() / 5 * 4;
+  a.add({"uid-1", "ns", "pod", "c", T::ContainerDied, centuries});
+  a.add({"uid-2", "ns", "pod", "c", T::ContainerDied, centuries});
+  EXPECT_EQ(a.sum, Duration::max());
+  EXPECT_EQ(a.count, 2);
+  b.add({"uid-3", "ns", "pod", "c", T::ContainerDied, centuries});
+  a.merge(b);
+  EXPECT_EQ(a.sum, Duration::max());
+  EXPECT_EQ(a.max, centuries);
+}
+
 TEST(LagSummary, KeepsTheWorstPodsOncePerPodAndBoundsThem) {
   LagSummary s;
   for (int i = 0; i < 20; ++i)
