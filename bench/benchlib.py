@@ -25,13 +25,24 @@ def cpu_seconds(pid):
 
 def memory_mib(pid):
     """(VmRSS, VmHWM) of a process, MiB."""
+    values = _status_mib(pid)
+    return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
+
+
+def anon_mib(pid):
+    """RssAnon of a process, MiB: its RSS without the pages of its binary and
+    shared libraries, so a new library shows apart from heap growth."""
+    return _status_mib(pid).get("RssAnon", 0.0)
+
+
+def _status_mib(pid):
     values = {}
     with open("/proc/%d/status" % pid) as f:
         for line in f:
             key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
+            if key in ("VmRSS", "VmHWM", "RssAnon"):
                 values[key] = int(rest.split()[0]) / 1024.0
-    return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
+    return values
 
 
 def fd_count(pid):
@@ -43,7 +54,8 @@ def footprint(pid):
     """The agent's footprint at one moment: RSS and peak RSS (MiB), open fds, CPU seconds.
     scripts/bench and scripts/soak both read it here."""
     rss, hwm = memory_mib(pid)
-    return {"rss_mib": rss, "peak_rss_mib": hwm, "fds": fd_count(pid), "cpu_seconds": cpu_seconds(pid)}
+    return {"rss_mib": rss, "rss_anon_mib": anon_mib(pid), "peak_rss_mib": hwm, "fds": fd_count(pid),
+            "cpu_seconds": cpu_seconds(pid)}
 
 
 def node_scenario(name, pods, containers_per_pod, churn_pods, extra_phases=(), container_events=False):
@@ -121,7 +133,7 @@ def relist_window(probe, seconds):
         "cpu_ms_per_relist": 1000 * (b["cpu"] - a["cpu"]) / relists,
         "calls_per_relist": (b["calls"] - a["calls"]) / relists,
         "calls_by_method": by_method,
-        "rss_mib": rss, "peak_rss_mib": hwm,
+        "rss_mib": rss, "rss_anon_mib": anon_mib(probe.agent.proc.pid), "peak_rss_mib": hwm,
         "durations_ms": durations,
     }
 
