@@ -331,15 +331,12 @@ class WebhookReceiver:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = harness.LoopbackServer(Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.port
         return self
 
     def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
         return False
 
     def notifications(self):

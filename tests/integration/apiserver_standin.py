@@ -24,6 +24,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
+import harness  # tests/lib, on the path of every test that imports this
+
 
 def pod(name, node, port, namespace="plegscope", phase="Running", labels=None):
     """A pod object as the API server lists it; `port` is where its agent
@@ -82,16 +84,12 @@ class ApiServerStandIn:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = harness.LoopbackServer(Handler)
+        self.url = "http://127.0.0.1:%d" % self.server.port
         return self
 
     def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
         return False
 
     def log(self):

@@ -26,15 +26,6 @@ using plegscope::testing::unit_entry;
 using plegscope::testing::write_journal;
 using namespace std::chrono_literals;
 
-#define REQUIRE_JOURNAL_REMOTE()                                                           \
-  do {                                                                                     \
-    if (plegscope::testing::journal_remote_path().empty()) {                               \
-      if (plegscope::testing::under_ci()) FAIL() << "systemd-journal-remote is missing";   \
-      GTEST_SKIP()                                                                         \
-          << "systemd-journal-remote is missing (apt-get install systemd-journal-remote)"; \
-    }                                                                                      \
-  } while (0)
-
 constexpr auto kWait = 20s;  // bounds a failure only
 
 const std::string kPlegLine =

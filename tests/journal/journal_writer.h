@@ -34,6 +34,17 @@ inline bool under_ci() {
   return !(v.empty() || v == "0" || v == "false" || v == "FALSE" || v == "False");
 }
 
+// A GoogleTest's first line where it needs the tool (the test includes gtest):
+// skipped, or failed under CI, when it is missing.
+#define REQUIRE_JOURNAL_REMOTE()                                                           \
+  do {                                                                                     \
+    if (plegscope::testing::journal_remote_path().empty()) {                               \
+      if (plegscope::testing::under_ci()) FAIL() << "systemd-journal-remote is missing";   \
+      GTEST_SKIP()                                                                         \
+          << "systemd-journal-remote is missing (apt-get install systemd-journal-remote)"; \
+    }                                                                                      \
+  } while (0)
+
 // Export format: FIELD=value lines, or for a value holding a newline or
 // any byte below 0x20 (binary), FIELD\n<64-bit little-endian size><bytes>\n;
 // an empty line ends the entry.

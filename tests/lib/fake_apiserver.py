@@ -14,10 +14,9 @@ accept, 403 when RBAC lacks `get nodes`, 404 for another node).
 
 import http.server
 import json
-import ssl
-import threading
 
-from fake_kubelet import _Server, make_certificate
+import harness
+from fake_kubelet import make_certificate
 
 # The kubelet's own words when its PLEG health check fails (runtime_state.go).
 PLEG_MESSAGE = "PLEG is not healthy: pleg was last seen active 3m5.2s ago; threshold is 3m0s"
@@ -101,15 +100,9 @@ class FakeApiServer:
                     return self._send(404, status_object(404, "NotFound", 'nodes "%s" not found' % name))
                 return self._send(200, node_object(name, ready=fake.mode == "ready"))
 
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(self.cert_file, self.key_file)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = harness.LoopbackServer(Handler, self.cert_file, self.key_file)
+        self.port = self.server.port
         return self
 
     def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()

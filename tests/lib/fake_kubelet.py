@@ -21,12 +21,11 @@ runs:
 
 import http.server
 import os
-import socketserver
-import ssl
 import subprocess
 import threading
 import time
 
+import harness
 import kubelet_exposition
 
 HUGE_BYTES = 50 << 20
@@ -42,11 +41,6 @@ def make_certificate(directory, san="IP:127.0.0.1,DNS:localhost"):
                     "subjectAltName=" + san,
                     "-keyout", key, "-out", cert], check=True, capture_output=True)
     return cert, key
-
-
-class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-    allow_reuse_address = True
 
 
 class FakeKubelet:
@@ -164,22 +158,13 @@ class FakeKubelet:
                     return
                 return self._send(500, "unknown mode\n")
 
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-        context.load_cert_chain(self.cert_file, self.key_file)
-        if self.client_ca:
-            context.verify_mode = ssl.CERT_REQUIRED
-            context.load_verify_locations(self.client_ca)
-        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
-        self.port = self.server.server_address[1]
+        self.server = harness.LoopbackServer(Handler, self.cert_file, self.key_file, self.client_ca)
+        self.port = self.server.port
         self.url = "https://127.0.0.1:%d" % self.port
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
         return self
 
     def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()
 
 
 # Prometheus's default buckets, which containerd's go-metrics timers use.
@@ -270,12 +255,9 @@ class FakeRuntimeMetrics:
                 self.end_headers()
                 self.wfile.write(data)
 
-        self.server = _Server(("127.0.0.1", 0), Handler)
-        self.url = "http://127.0.0.1:%d/v1/metrics" % self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+        self.server = harness.LoopbackServer(Handler)
+        self.url = "http://127.0.0.1:%d/v1/metrics" % self.server.port
         return self
 
     def __exit__(self, *exc):
-        self.server.shutdown()
-        self.server.server_close()
+        self.server.stop()

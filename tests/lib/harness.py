@@ -29,6 +29,7 @@ skipped outside CI; else 0.
 
 import collections
 import ctypes
+import http.server
 import json
 import math
 import os
@@ -36,9 +37,11 @@ import re
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import urllib.error
@@ -164,6 +167,30 @@ _live = []           # every Process still possibly running
 _test_procs = []     # processes started by the current test (for stderr dumps)
 _log_dir = None
 _proc_seq = [0]
+
+
+class LoopbackServer:
+    """An HTTP server on a free loopback port, serving on its own thread;
+    HTTPS with `cert`/`key`, client certificates required when `client_ca`
+    is set. The stand-ins for the kubelet, the API server and webhooks."""
+
+    def __init__(self, handler, cert=None, key=None, client_ca=None):
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        if cert:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(cert, key)
+            if client_ca:
+                context.verify_mode = ssl.CERT_REQUIRED
+                context.load_verify_locations(client_ca)
+            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def _log_directory():

@@ -65,7 +65,9 @@ TEST(EventLagWindow, WorstPodsAreOneLinePerPodLargestFirstAndBounded) {
   int loops = 0;
   for (size_t i = 0; i < lag.worst_pods.size(); ++i) {
     loops += lag.worst_pods[i].uid == "loop";
-    if (i > 0) EXPECT_GE(lag.worst_pods[i - 1].lag_seconds, lag.worst_pods[i].lag_seconds);
+    if (i > 0) {
+      EXPECT_GE(lag.worst_pods[i - 1].lag_seconds, lag.worst_pods[i].lag_seconds);
+    }
   }
   EXPECT_EQ(loops, 1);
 }

@@ -437,7 +437,7 @@ TEST(ReinspectBacklog, BesideFailingListsItIsTheirConsequence) {
 
 TEST(ReinspectBacklog, FailingStatusCallsKeepItsOwnRank) {
   Builder b = backlog_beside_failing_lists();
-  b.s.operations[op::kContainerStatus].recent.push_back({kNow - seconds(2), 0.001, GrpcCode::kUnknown});
+  b.s.operations[op::kContainerStatus].recent.push_back({kNow - seconds(2), 0.001, GrpcCode::kUnknown, {}});
   Report r = b.report();
   const Cause* backlog = find(r, CauseId::kReinspectBacklog);
   ASSERT_TRUE(backlog);

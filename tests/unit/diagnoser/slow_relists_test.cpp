@@ -13,7 +13,7 @@ using namespace plegscope::testing;
 OperationStats calls(int n, double seconds, double every) {
   OperationStats s;
   s.count = static_cast<uint64_t>(n);
-  for (int i = 0; i < n; ++i) s.recent.push_back({kNow - secs(every * (n - 1 - i)), seconds, GrpcCode::kOk});
+  for (int i = 0; i < n; ++i) s.recent.push_back({kNow - secs(every * (n - 1 - i)), seconds, GrpcCode::kOk, {}});
   s.p50_seconds = s.p99_seconds = s.max_seconds = seconds;
   return s;
 }

@@ -41,7 +41,7 @@ inline OperationStats op_stats(double p50, double p99, uint64_t count = 100) {
   const size_t n = std::min<uint64_t>(count, 100);
   for (size_t i = 0; i < n; ++i)
     s.recent.push_back({kNow - secs(20.0 * static_cast<double>(n - i) / static_cast<double>(n)), i < 2 ? p99 : p50,
-                        GrpcCode::kOk});
+                        GrpcCode::kOk, {}});
   return s;
 }
 

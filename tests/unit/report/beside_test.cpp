@@ -18,12 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-std::set<std::string> keys(const json& j) {
-  std::set<std::string> out;
-  for (const auto& [k, v] : j.items()) out.insert(k);
-  return out;
-}
-
 Report with_kubelet() {
   Report r = sample();
   r.kubelet.endpoint = "https://10.0.0.5:10250";

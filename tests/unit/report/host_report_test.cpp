@@ -15,12 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-std::set<std::string> keys(const json& j) {
-  std::set<std::string> out;
-  for (const auto& [k, v] : j.items()) out.insert(k);
-  return out;
-}
-
 Report with_stuck_pod() {
   Report r = sample();  // runtime_hung first
   r.runtime.slowest_pods.push_back({"shop/web-0", "uid-web-0", "4c5d6e7f8a9b0c1d", "", "podsandbox_status", 14, true});

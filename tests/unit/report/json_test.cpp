@@ -16,12 +16,6 @@ namespace {
 using namespace plegscope::testing;
 using nlohmann::json;
 
-std::set<std::string> keys(const json& j) {
-  std::set<std::string> out;
-  for (const auto& [k, v] : j.items()) out.insert(k);
-  return out;
-}
-
 TEST(ReportJson, ExactlyTheDesignFieldNames) {
   json j = report_to_json(sample());
   EXPECT_EQ(keys(j),

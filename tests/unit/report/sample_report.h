@@ -2,6 +2,11 @@
 // One report for the renderers' tests: at risk with a hung ListContainers,
 // five completed relists (the third failed) and, optionally, the relist in
 // progress as the timeline's last entry.
+#include <nlohmann/json.hpp>
+
+#include <set>
+#include <string>
+
 #include "diagnoser/report.h"
 
 namespace plegscope::testing {
@@ -32,7 +37,7 @@ inline Report sample() {
   r.relist.in_progress_seconds = 12.5;
   r.relist.duration_p50_seconds = 0.004;
   r.relist.duration_p99_seconds = 0.07;
-  r.runtime = {"unix:///run/containerd/containerd.sock", "containerd", "1.6.20", {}};
+  r.runtime = {"unix:///run/containerd/containerd.sock", "containerd", "1.6.20", {}, {}};
   OperationReport op;
   op.count = 15;
   op.in_flight = 1;
@@ -83,6 +88,13 @@ inline Report slow_relist_in_progress() {
   r.relist.in_progress_seconds = 42;
   r.relist.events_late_by_seconds = 9.6;
   return r;
+}
+
+// The keys of a JSON object, to compare a rendered object's fields with a list.
+inline std::set<std::string> keys(const nlohmann::json& j) {
+  std::set<std::string> out;
+  for (const auto& [k, v] : j.items()) out.insert(k);
+  return out;
 }
 
 }  // namespace plegscope::testing
