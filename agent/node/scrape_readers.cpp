@@ -37,7 +37,7 @@ KubeletReader::KubeletReader(const NodeOptions& options, const Clock& clock)
   }
   if (options.kubelet_endpoint.empty()) return;
   KubeletSourceConfig config;
-  config.base_url = options.kubelet_endpoint;
+  config.url = options.kubelet_endpoint;
   config.token_file = options.kubelet_token_file;
   config.ca_file = options.kubelet_ca_file;
   config.insecure_skip_verify = options.kubelet_insecure_skip_tls_verify;

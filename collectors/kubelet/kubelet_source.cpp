@@ -2,8 +2,6 @@
 
 #include <utility>
 
-#include "http/scrape_get.h"
-
 namespace plegscope {
 
 const char* kubelet_tls_mode(const KubeletSourceConfig& config) {
@@ -15,16 +13,9 @@ KubeletSource::KubeletSource(KubeletSourceConfig config) : config_(std::move(con
 
 KubeletScrape KubeletSource::scrape() const {
   KubeletScrape out;
-  ScrapeRequest request;
-  request.url = config_.base_url;
+  ScrapeRequest request = config_;
   while (!request.url.empty() && request.url.back() == '/') request.url.pop_back();
   request.url += "/metrics";
-  request.token_file = config_.token_file;
-  request.ca_file = config_.ca_file;
-  request.insecure_skip_verify = config_.insecure_skip_verify;
-  request.connect_timeout = config_.connect_timeout;
-  request.total_timeout = config_.total_timeout;
-  request.max_body_bytes = config_.max_body_bytes;
   ScrapeResponse response = scrape_get(request);
   out.body_bytes = response.body.size();
   out.outcome = response.outcome;

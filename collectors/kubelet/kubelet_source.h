@@ -2,23 +2,14 @@
 // Fetches the kubelet's /metrics (the adapter at the edge; the parse is
 // parse_kubelet_metrics). The token file is read on every scrape: a
 // projected ServiceAccount token rotates under the agent.
-#include <chrono>
-#include <string>
-
 #include "http/scrape_error.h"
+#include "http/scrape_get.h"
 #include "kubelet/kubelet_metrics.h"
 
 namespace plegscope {
 
-struct KubeletSourceConfig {
-  std::string base_url;    // "https://10.0.0.5:10250"; "/metrics" is appended
-  std::string token_file;  // empty: no Authorization header
-  std::string ca_file;     // empty: the system's store
-  bool insecure_skip_verify = false;
-  std::chrono::milliseconds connect_timeout{2000};
-  std::chrono::milliseconds total_timeout{5000};
-  size_t max_body_bytes = 32u << 20;  // a kubelet exposition is a few MiB at most
-};
+// url is the kubelet's base URL, "https://10.0.0.5:10250": "/metrics" is appended.
+using KubeletSourceConfig = ScrapeRequest;
 
 // "skip_verify", "ca_file" or "system_ca", for the report's "which mode" line.
 const char* kubelet_tls_mode(const KubeletSourceConfig& config);

@@ -186,17 +186,7 @@ RuntimeMetricsSource::RuntimeMetricsSource(RuntimeMetricsSourceConfig config) : 
 
 RuntimeMetricsScrape RuntimeMetricsSource::scrape() const {
   RuntimeMetricsScrape out;
-  ScrapeRequest request;
-  request.url = config_.url;
-  request.token_file = config_.token_file;
-  request.ca_file = config_.ca_file;
-  request.client_cert_file = config_.client_cert_file;
-  request.client_key_file = config_.client_key_file;
-  request.insecure_skip_verify = config_.insecure_skip_verify;
-  request.connect_timeout = config_.connect_timeout;
-  request.total_timeout = config_.total_timeout;
-  request.max_body_bytes = config_.max_body_bytes;
-  ScrapeResponse response = scrape_get(request);
+  ScrapeResponse response = scrape_get(config_);
   out.outcome = response.outcome;
   if (!out.outcome.ok()) return out;
   out.sample = parse_runtime_metrics(response.body);

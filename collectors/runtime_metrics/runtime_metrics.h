@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "http/scrape_error.h"
+#include "http/scrape_get.h"
 #include "prom_text/histogram.h"
 
 namespace plegscope {
@@ -88,17 +89,9 @@ class RuntimeMetricsState {
   std::map<std::pair<std::string, std::string>, Tracked> tracked_;
 };
 
-struct RuntimeMetricsSourceConfig {
-  std::string url;  // the whole URL: containerd "http://127.0.0.1:1338/v1/metrics"
-  std::string token_file;
-  std::string ca_file;
-  std::string client_cert_file;  // CRI-O's metrics can require mutual TLS
-  std::string client_key_file;
-  bool insecure_skip_verify = false;
-  std::chrono::milliseconds connect_timeout{2000};
-  std::chrono::milliseconds total_timeout{5000};
-  size_t max_body_bytes = 32u << 20;
-};
+// url is the whole URL: containerd "http://127.0.0.1:1338/v1/metrics"; CRI-O's
+// metrics can require mutual TLS (client_cert_file, client_key_file).
+using RuntimeMetricsSourceConfig = ScrapeRequest;
 
 struct RuntimeMetricsScrape {
   ScrapeOutcome outcome;

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   std::string line;
   if (kind == "kubelet" && argc >= 5) {
     KubeletSourceConfig config;
-    config.base_url = argv[2];
+    config.url = argv[2];
     config.token_file = argv[3];
     config.ca_file = argv[4];
     config.insecure_skip_verify = argc > 5 && std::string(argv[5]) == "insecure";
