@@ -29,7 +29,7 @@ skipped outside CI; else 0.
 
 import collections
 import ctypes
-import http.server
+from http.server import ThreadingHTTPServer  # not `import http`: http() below is ours
 import json
 import math
 import os
@@ -175,7 +175,7 @@ class LoopbackServer:
     is set. The stand-ins for the kubelet, the API server and webhooks."""
 
     def __init__(self, handler, cert=None, key=None, client_ca=None):
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.server.daemon_threads = True
         if cert:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
