@@ -24,24 +24,16 @@ def cpu_seconds(pid):
 
 
 def memory_mib(pid):
-    """(VmRSS, VmHWM) of a process, MiB."""
-    values = _status_mib(pid)
-    return values.get("VmRSS", 0.0), values.get("VmHWM", 0.0)
-
-
-def anon_mib(pid):
-    """RssAnon of a process, MiB: its RSS without the pages of its binary and
-    shared libraries, so a new library shows apart from heap growth."""
-    return _status_mib(pid).get("RssAnon", 0.0)
-
-
-def _status_mib(pid):
-    values = {}
+    """{"rss_mib", "rss_anon_mib", "peak_rss_mib"} of a process (VmRSS, RssAnon,
+    VmHWM), MiB. RssAnon leaves out the pages of the binary and its shared
+    libraries, so a new library shows apart from heap growth."""
+    names = {"VmRSS": "rss_mib", "RssAnon": "rss_anon_mib", "VmHWM": "peak_rss_mib"}
+    values = dict.fromkeys(names.values(), 0.0)
     with open("/proc/%d/status" % pid) as f:
         for line in f:
             key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM", "RssAnon"):
-                values[key] = int(rest.split()[0]) / 1024.0
+            if key in names:
+                values[names[key]] = int(rest.split()[0]) / 1024.0
     return values
 
 
@@ -53,9 +45,7 @@ def fd_count(pid):
 def footprint(pid):
     """The agent's footprint at one moment: RSS and peak RSS (MiB), open fds, CPU seconds.
     scripts/bench and scripts/soak both read it here."""
-    rss, hwm = memory_mib(pid)
-    return {"rss_mib": rss, "rss_anon_mib": anon_mib(pid), "peak_rss_mib": hwm, "fds": fd_count(pid),
-            "cpu_seconds": cpu_seconds(pid)}
+    return dict(memory_mib(pid), fds=fd_count(pid), cpu_seconds=cpu_seconds(pid))
 
 
 def node_scenario(name, pods, containers_per_pod, churn_pods, extra_phases=(), container_events=False):
@@ -125,7 +115,6 @@ def relist_window(probe, seconds):
     if relists <= 0:
         raise RuntimeError("no relist in %ss" % seconds)
     by_method = {k: b["counts"].get(k, 0) - a["counts"].get(k, 0) for k in b["counts"]}
-    rss, hwm = memory_mib(probe.agent.proc.pid)
     return {
         "relists": relists,
         "mean_ms": 1000 * (b["relist_sum"] - a["relist_sum"]) / relists,
@@ -133,7 +122,7 @@ def relist_window(probe, seconds):
         "cpu_ms_per_relist": 1000 * (b["cpu"] - a["cpu"]) / relists,
         "calls_per_relist": (b["calls"] - a["calls"]) / relists,
         "calls_by_method": by_method,
-        "rss_mib": rss, "rss_anon_mib": anon_mib(probe.agent.proc.pid), "peak_rss_mib": hwm,
+        **memory_mib(probe.agent.proc.pid),
         "durations_ms": durations,
     }
 
@@ -148,7 +137,7 @@ def rate_window(probe, seconds):
             "cpu_ms_per_minute": 1000 * (b["cpu"] - a["cpu"]) / minutes,
             "calls_per_minute": (b["calls"] - a["calls"]) / minutes,
             "calls_by_method": {k: b["counts"].get(k, 0) - a["counts"].get(k, 0) for k in b["counts"]},
-            "rss_mib": memory_mib(probe.agent.proc.pid)[0]}
+            "rss_mib": memory_mib(probe.agent.proc.pid)["rss_mib"]}
 
 
 def _unix(rfc3339):

@@ -113,7 +113,7 @@ def measure(window, floor_iterations, agent_flags, configs=CONFIGS):
                         "cpu_seconds": c1 - c0, "seconds": t1 - t0,
                         "kubelet_scrapes": kubelet.requests - k0, "runtime_metrics_scrapes": runtime_metrics.requests - r0,
                         "kubelet_up": m.get("pleg_kubelet_up"), "runtime_metrics_up": m.get("pleg_runtime_metrics_up"),
-                        "rss_mib": benchlib.memory_mib(pid)[0],
+                        "rss_mib": benchlib.memory_mib(pid)["rss_mib"],
                     }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
