@@ -11,9 +11,28 @@
 #include "http/server.h"
 #include "node/diagnosis_service.h"
 #include "node/node.h"
+#include "node/verdict_transitions.h"
+#include "report/transition_record.h"
 #include "cri/runtime_socket.h"
 
 namespace plegscope {
+
+namespace {
+
+// How often the verdict is looked at for a change of status: the service
+// shares each diagnosis with the scrapes, so this costs at most one diagnosis
+// every 2 s, and a transition is logged within 2 s of the verdict changing.
+constexpr Duration kVerdictWatchInterval = std::chrono::seconds(2);
+
+// One line, written whole and flushed: stdout is what log pipelines keep.
+void log_transition(const VerdictTransition& t, const Diagnosis& d) {
+  std::string line = transition_record(d.report, t.previous, t.suppressed, PLEGSCOPE_VERSION).dump();
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  std::fflush(stdout);
+}
+
+}  // namespace
 
 int serve(const Config& config) {
   // Signals are taken by sigwait() below, never by an arbitrary thread.
@@ -51,10 +70,13 @@ int serve(const Config& config) {
     spdlog::warn("no CRI socket at {} yet; relisting keeps trying every {}s",
                  config.runtime_endpoint, to_seconds(config.relist_period));
   node.start();
+  VerdictWatch verdicts(diagnosis, clock, kVerdictWatchInterval, log_transition);
+  verdicts.start();
 
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
+  verdicts.stop();
   node.stop();
   http.stop();
   spdlog::info("stopped");

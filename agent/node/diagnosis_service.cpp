@@ -13,6 +13,15 @@ DiagnoserThresholds thresholds_from(const DiagnosisOptions& options) {
 
 }  // namespace
 
+bool Diagnosis::has_verdict() const {
+  if (report.relist.seconds_since_last_seen) return true;  // a relist succeeded
+  for (const TimelineEntry& relist : report.timeline)
+    if (relist.error && !relist.in_progress) return true;  // or failed
+  for (const Cause& cause : report.causes)
+    if (cause.severity == Severity::kCritical) return true;  // a call hung past the threshold meanwhile
+  return false;
+}
+
 DiagnosisService::DiagnosisService(const Node& node, DiagnosisOptions options)
     : node_(node), options_(options), thresholds_(thresholds_from(options)) {}
 

@@ -32,6 +32,13 @@ struct Diagnosis {
   std::map<CauseId, double> confidences;  // every cause id, 0 when absent
   TimePoint made_at{};                    // the snapshot's time
   uint64_t relists = 0;                   // relists completed before the snapshot
+
+  // Whether this is a verdict to act on or record. Until a relist has
+  // succeeded or failed, the kubelet's rule says "pleg has yet to be
+  // successful" (unhealthy) and the causes are guesses from node pressure:
+  // a starting agent must not log or publish that as a fault. A critical
+  // cause meanwhile (a call hung past the threshold) is a verdict.
+  bool has_verdict() const;
 };
 
 // Thread-safe.

@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "diagnoser/culprit.h"
 #include "report/format.h"
 #include "report/wording.h"
 
@@ -233,6 +234,21 @@ void check_number_ranges(const json& j, const std::string& where) {
 
 }  // namespace
 
+json culprit_json(const Culprit& c) {
+  json j = json::object();
+  if (!c.op.empty()) j["operation"] = c.op;
+  if (!c.pod.empty()) j["pod"] = c.pod;
+  if (!c.container.empty()) j["container"] = c.container;
+  if (!c.sandbox_id.empty()) j["sandbox_id"] = c.sandbox_id;
+  if (c.pid != 0) {
+    j["pid"] = c.pid;
+    j["comm"] = c.comm;
+    if (!c.wchan.empty()) j["wchan"] = c.wchan;
+  }
+  if (!j.empty() && c.seconds > 0) j["seconds"] = c.seconds;
+  return j;
+}
+
 json report_to_json(const Report& r) {
   if (needs_words(r)) return report_to_json(worded(r));
   json j = {
@@ -250,6 +266,10 @@ json report_to_json(const Report& r) {
   j["kubelet"] = r.kubelet;  // issue 18
   j["runtime_metrics"] = r.runtime_metrics;
   j["host"] = r.host;  // issue 17
+  for (size_t i = 0; i < r.causes.size(); ++i) {
+    if (json culprit = culprit_json(culprit_of(r.causes[i])); !culprit.empty())
+      j["causes"][i]["culprit"] = std::move(culprit);
+  }
   round_numbers(j);
   return j;
 }

@@ -4,6 +4,7 @@
 // Report to render it locally.
 #include <nlohmann/json.hpp>
 
+#include "diagnoser/culprit.h"
 #include "diagnoser/report.h"
 
 namespace plegscope {
@@ -15,5 +16,8 @@ nlohmann::json report_to_json(const Report& report);
 // cause id or gRPC code this build does not know. Missing optional fields
 // keep the Report's defaults.
 Report report_from_json(const nlohmann::json& json);
+// A cause's culprit (diagnoser/culprit.h) as each cause's "culprit" object:
+// only the fields it has; an empty object when it names nothing.
+nlohmann::json culprit_json(const Culprit& culprit);
 
 }  // namespace plegscope

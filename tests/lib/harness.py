@@ -210,16 +210,25 @@ def _die_with_parent():
 
 
 class Process:
-    """A child in its own session; stdout+stderr go to a log file kept for dumps."""
+    """A child in its own session; stdout+stderr go to a log file kept for dumps.
 
-    def __init__(self, name, args, env=None):
+    separate_stdout: stdout goes to its own file (stdout_path) instead, for
+    tests of what a program writes there.
+    """
+
+    def __init__(self, name, args, env=None, separate_stdout=False):
         self.name = name
         self.args = list(args)
         _proc_seq[0] += 1
         self.log_path = os.path.join(_log_directory(), "%s-%d.log" % (name, _proc_seq[0]))
         self._log = open(self.log_path, "wb")
+        self.stdout_path = None
+        stdout = self._log
+        if separate_stdout:
+            self.stdout_path = os.path.join(_log_directory(), "%s-%d.stdout" % (name, _proc_seq[0]))
+            stdout = self._stdout = open(self.stdout_path, "wb")
         self.popen = subprocess.Popen(
-            self.args, stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT,
+            self.args, stdin=subprocess.DEVNULL, stdout=stdout, stderr=self._log if separate_stdout else subprocess.STDOUT,
             start_new_session=True, preexec_fn=_die_with_parent, env=env)
         self.pid = self.popen.pid
         _live.append(self)
@@ -260,6 +269,8 @@ class Process:
             self.popen.wait(timeout=5)
         if not self._log.closed:
             self._log.close()
+        if self.stdout_path and not self._stdout.closed:
+            self._stdout.close()
         if self in _live:
             _live.remove(self)
         return self.popen.returncode
@@ -506,7 +517,7 @@ class Agent:
     """
 
     def __init__(self, endpoint, extra_flags=(), proc_path=None, log_level="debug", wait_ready=True,
-                 start_timeout=15.0, env=None):
+                 start_timeout=15.0, env=None, separate_stdout=False):
         self.endpoint = endpoint
         self.extra_flags = list(extra_flags)
         self.proc_path = proc_path
@@ -514,6 +525,7 @@ class Agent:
         self.wait_ready = wait_ready
         self.start_timeout = start_timeout
         self.env = env
+        self.separate_stdout = separate_stdout
         self.proc = None
 
     def command(self):
@@ -532,7 +544,7 @@ class Agent:
                 del env[key]  # flags only: no surprise configuration from the caller's environment
         env.update(self.env or {})
         try:
-            self.proc = Process("plegscope", self.command(), env=env)
+            self.proc = Process("plegscope", self.command(), env=env, separate_stdout=self.separate_stdout)
             if self.wait_ready:
                 def serving():
                     if not self.proc.alive():
@@ -552,6 +564,12 @@ class Agent:
 
     def url(self, path):
         return self.base_url + path
+
+    def stdout_lines(self):
+        """The lines the agent wrote on stdout so far (separate_stdout=True), complete lines only."""
+        with open(self.proc.stdout_path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+        return text.split("\n")[:-1]
 
     def get(self, path, method="GET", timeout=5.0):
         """(status, body) of an HTTP request to the agent."""
