@@ -12,9 +12,9 @@
 //        "mounts": [{"container_path", "host_path", "readonly"}],
 //        "privileged", "readonly_rootfs", "no_new_privs", "drop_capabilities": [],
 //        "add_capabilities": [], "run_as_user", "run_as_group",
-//        "supplemental_groups": [], "seccomp": "RuntimeDefault"|"Unconfined"}
-//       (the container shares the host's PID namespace when its sandbox was
-//       made with host-pid, as the kubelet asks for hostPID: true)
+//        "supplemental_groups": [], "seccomp": "RuntimeDefault"|"Unconfined",
+//        "host_pid": false}
+//       (host_pid: the pod's hostPID, for a sandbox made with host-pid)
 //       (what the kubelet makes of a pod spec's container and securityContext)
 //   start-container ID | stop-container ID [TIMEOUT_S] | remove-container ID
 //   stop-pod ID | remove-pod ID
@@ -253,10 +253,20 @@ int main(int argc, char** argv) {
     const auto& md = sresp.status().metadata();
     runtime::v1::CreateContainerRequest req;
     req.set_pod_sandbox_id(sandbox);
-    // hostPID as the kubelet does it: the sandbox's mode, and the container's
-    // (NODE) when the sandbox has the host's PID namespace.
-    const auto sandbox_pid = sresp.status().linux().namespaces().options().pid();
-    *req.mutable_sandbox_config() = sandbox_config(md.name(), md.uid(), md.namespace_(), sandbox_pid);
+    // hostPID as the kubelet asks for it: NODE in the sandbox's config and
+    // the container's (create-container-spec's "host_pid").
+    bool host_pid = false;
+    nlohmann::json spec;
+    if (cmd == "create-container-spec") {
+      spec = nlohmann::json::parse(args[2], nullptr, false);
+      if (spec.is_discarded() || !spec.is_object()) {
+        std::fprintf(stderr, "cri-driver: create-container-spec: JSON: not an object\n");
+        return 2;
+      }
+      host_pid = spec.value("host_pid", false);
+    }
+    const auto pid_mode = host_pid ? runtime::v1::NODE : runtime::v1::POD;
+    *req.mutable_sandbox_config() = sandbox_config(md.name(), md.uid(), md.namespace_(), pid_mode);
     auto* cfg = req.mutable_config();
     std::string name;
     if (cmd == "create-container") {
@@ -265,11 +275,6 @@ int main(int argc, char** argv) {
       cfg->add_command(args[4]);
       for (size_t i = 5; i < args.size(); ++i) cfg->add_args(args[i]);
     } else {
-      nlohmann::json spec = nlohmann::json::parse(args[2], nullptr, false);
-      if (spec.is_discarded() || !spec.is_object()) {
-        std::fprintf(stderr, "cri-driver: create-container-spec: JSON: not an object\n");
-        return 2;
-      }
       if (!apply_spec(spec, cfg)) return 2;
       name = cfg->metadata().name();
     }
@@ -281,7 +286,7 @@ int main(int argc, char** argv) {
     (*cfg->mutable_labels())["io.kubernetes.pod.uid"] = md.uid();
     auto* nso = cfg->mutable_linux()->mutable_security_context()->mutable_namespace_options();
     nso->set_network(runtime::v1::NODE);
-    nso->set_pid(sandbox_pid == runtime::v1::NODE ? runtime::v1::NODE : runtime::v1::CONTAINER);
+    nso->set_pid(host_pid ? runtime::v1::NODE : runtime::v1::CONTAINER);
     nso->set_ipc(runtime::v1::POD);
     runtime::v1::CreateContainerResponse resp;
     Ctx c;

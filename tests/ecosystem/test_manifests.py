@@ -521,5 +521,36 @@ def test_networkpolicy_admits_only_prometheus_and_the_api_server_to_the_agent():
     assert not blocks[0]["cidr"].endswith("/0"), blocks
 
 
+
+def test_policy_exceptions_cover_exactly_the_daemonsets_host_paths():
+    """The Kyverno and Gatekeeper recipes admit the hostPaths the DaemonSet
+    mounts (base and the crio component), read-only, in its namespace, and
+    no other path: a path added to the DaemonSet without its exception
+    fails here, not at admission on the fleet."""
+    mounted = set()
+    for components in ([], ["crio"]):
+        pod = kustomize(components)[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
+        (c,) = pod["containers"]
+        read_only = {m["name"] for m in c["volumeMounts"] if m.get("readOnly")}
+        for v in pod["volumes"]:
+            if "hostPath" in v:
+                assert v["name"] in read_only, v
+                mounted.add(v["hostPath"]["path"])
+    gk = {d["kind"]: d for d in ecolib.load_yaml_all("deploy/policy-exceptions/gatekeeper.yaml")}
+    allowed = gk["K8sPSPHostFilesystem"]["spec"]["parameters"]["allowedHostPaths"]
+    assert all(a["readOnly"] is True for a in allowed), allowed
+    assert {a["pathPrefix"] for a in allowed} == mounted, ({a["pathPrefix"] for a in allowed}, mounted)
+    for d in gk.values():
+        assert d["spec"]["match"]["namespaces"] == ["plegscope"], d["spec"]["match"]
+    assert "hostPath" in gk["K8sPSPVolumeTypes"]["spec"]["parameters"]["volumes"]
+    (kyverno,) = ecolib.load_yaml_all("deploy/policy-exceptions/kyverno.yaml")
+    assert kyverno["kind"] == "PolicyException" and kyverno["metadata"]["namespace"] == "plegscope"
+    (resources,) = [m["resources"] for m in kyverno["spec"]["match"]["any"]]
+    assert resources["namespaces"] == ["plegscope"] and "DaemonSet" in resources["kinds"], resources
+    policies = {e["policyName"] for e in kyverno["spec"]["exceptions"]}
+    assert policies == {"disallow-host-path", "restrict-volume-types"}, policies
+    print("host paths excepted, read-only: %s" % sorted(mounted))
+
+
 if __name__ == "__main__":
     harness.main(globals())

@@ -244,7 +244,7 @@ echo "token=$(cat %(token)s/token 2>&1)"
 """
 
 
-def run_probe(ctd, sandbox, spec, name, tmp, uid, gid, groups, runtime_pid, cgroup):
+def run_probe(ctd, sandbox, spec, name, tmp, uid, gid, groups, runtime_pid, cgroup, host_pid=False):
     """Runs PROBE in the image with `spec`'s mounts and security settings as
     uid:gid with supplemental `groups`; returns its answers as a dict."""
     out = os.path.join(tmp, "probe-" + name)
@@ -253,7 +253,7 @@ def run_probe(ctd, sandbox, spec, name, tmp, uid, gid, groups, runtime_pid, cgro
     probe = dict(spec, name="probe-" + name, args=[],
                  command=["/bin/sh", "-c", PROBE % {"pid": runtime_pid, "cgroup": cgroup, "token": TOKEN_PATH}],
                  mounts=spec["mounts"] + [{"container_path": "/out", "host_path": out, "readonly": False}],
-                 run_as_user=uid, run_as_group=gid, supplemental_groups=groups)
+                 run_as_user=uid, run_as_group=gid, supplemental_groups=groups, host_pid=host_pid)
     cid = ctd.driver("create-container-spec", sandbox, json.dumps(probe))
     ctd.driver("start-container", cid)
     harness.wait_until(lambda: ctd.container_status(cid)["state"] == "exited", 60, "probe %s to finish" % name)
@@ -415,7 +415,8 @@ def measure_privileges(ctd, sandbox, spec, tmp, psc, journal_gid):
     bare = run_probe(ctd, sandbox, spec, "no-groups", tmp, uid, uid, [], runtime_pid, cgroup)
     root = run_probe(ctd, sandbox, spec, "uid0", tmp, 0, 0, [], runtime_pid, cgroup)
     host_pid_sandbox = ctd.driver("run-pod", "plegscope-hostpid", str(uuid.uuid4()), "plegscope", "host-pid")
-    host_pid = run_probe(ctd, host_pid_sandbox, spec, "hostpid", tmp, uid, gid, groups, runtime_pid, cgroup)
+    host_pid = run_probe(ctd, host_pid_sandbox, spec, "hostpid", tmp, uid, gid, groups, runtime_pid, cgroup,
+                         host_pid=True)
 
     # group 0 reaches the root:root 0660 socket; without it, nothing does
     assert own["uid"] == str(uid) and own["socket"] == "writable", own
