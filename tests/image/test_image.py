@@ -399,6 +399,8 @@ def test_image_runs_as_the_daemonset():
                 json.loads(harness.http(base + "/diagnose")[1])["host"]), 30, "shims in the host section")
             print("host section from the container: %s" % json.dumps(host)[:600])
             assert host["processes"]["shims_total"] >= 1 and not host["processes"].get("error"), host
+            # each shim's sandbox id comes from its cmdline, read as the DaemonSet's uid
+            assert {sh["sandbox_id"] for sh in host["processes"]["shims"]} >= {sandbox}, host["processes"]["shims"]
 
             measure_privileges(ctd, sandbox, spec, tmp, psc, journal_gid)
     finally:
@@ -439,17 +441,21 @@ def measure_privileges(ctd, sandbox, spec, tmp, psc, journal_gid):
     # with hostPID the container's own /proc is the host's; /host/proc shows the same
     assert abs(int(host_pid["own_proc_pids"]) - int(host_pid["host_proc_pids"])) <= 5, host_pid
     assert abs(int(host_pid["host_proc_pids"]) - int(own["host_proc_pids"])) <= max(20, int(own["host_proc_pids"]) // 10)
-    # What only ptrace rights (CAP_SYS_PTRACE) or CAP_SYS_ADMIN give, which
-    # uid 0 with every capability dropped has no more than uid 65532:
-    # the runtime's wchan reads 0, its kernel stack and fds are refused.
+    # What only ptrace rights over the runtime (CAP_SYS_PTRACE) or
+    # CAP_SYS_ADMIN give: uid 0 with every capability dropped has them no
+    # more than uid 65532. The runtime's wchan reads 0, its kernel stack is
+    # refused, with or without hostPID.
     for answers in (own, root, host_pid):
         assert answers["runtime_wchan"] == "0", answers
         assert "Permission denied" in answers["runtime_stack"], answers
-        assert "Permission denied" in answers["runtime_fd"], answers
+    # What uid 0 adds: listing a root process's open files (fd/, owned by
+    # root, 0500), which the agent never reads.
+    assert "Permission denied" in own["runtime_fd"] and "Permission denied" in host_pid["runtime_fd"], own
+    assert root["runtime_fd"].isdigit(), root
     print("measured: /host/proc lists %s processes without hostPID (own /proc %s), %s with it (own /proc %s); "
-          "runtime wchan %r as uid %d, %r as uid 0" % (own["host_proc_pids"], own["own_proc_pids"],
-                                                      host_pid["host_proc_pids"], host_pid["own_proc_pids"],
-                                                      own["runtime_wchan"], uid, root["runtime_wchan"]))
+          "runtime wchan %r as uid %d, %r as uid 0; fd/ %r as uid %d, %r as uid 0"
+          % (own["host_proc_pids"], own["own_proc_pids"], host_pid["host_proc_pids"], host_pid["own_proc_pids"],
+             own["runtime_wchan"], uid, root["runtime_wchan"], own["runtime_fd"][:40], uid, root["runtime_fd"]))
 
 
 if __name__ == "__main__":
