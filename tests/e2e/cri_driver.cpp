@@ -4,14 +4,17 @@
 //
 // Usage: cri-driver [--endpoint unix:///path.sock] [--timeout SECONDS] COMMAND ...
 //   version                                   runtime name and version
-//   run-pod NAME UID [NAMESPACE]              host-network sandbox -> prints id
+//   run-pod NAME UID [NAMESPACE] [host-pid]   host-network sandbox -> prints id
+//                                             (host-pid: the pod's hostPID: true)
 //   create-container SANDBOX NAME IMAGE CMD...  -> prints container id
 //   create-container-spec SANDBOX JSON        -> prints container id; JSON:
 //       {"name", "image", "command": [], "args": [], "envs": {K: V},
 //        "mounts": [{"container_path", "host_path", "readonly"}],
 //        "privileged", "readonly_rootfs", "no_new_privs", "drop_capabilities": [],
 //        "add_capabilities": [], "run_as_user", "run_as_group",
-//        "seccomp": "RuntimeDefault"|"Unconfined"}
+//        "supplemental_groups": [], "seccomp": "RuntimeDefault"|"Unconfined",
+//        "host_pid": false}
+//       (host_pid: the pod's hostPID, for a sandbox made with host-pid)
 //       (what the kubelet makes of a pod spec's container and securityContext)
 //   start-container ID | stop-container ID [TIMEOUT_S] | remove-container ID
 //   stop-pod ID | remove-pod ID
@@ -114,7 +117,8 @@ const char* container_state(runtime::v1::ContainerState s) {
 }
 
 runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std::string& uid,
-                                             const std::string& ns) {
+                                             const std::string& ns,
+                                             runtime::v1::NamespaceMode pid = runtime::v1::POD) {
   runtime::v1::PodSandboxConfig cfg;
   auto* md = cfg.mutable_metadata();
   md->set_name(name);
@@ -130,7 +134,7 @@ runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std:
   (*cfg.mutable_labels())["plegscope.e2e"] = "true";
   auto* nso = cfg.mutable_linux()->mutable_security_context()->mutable_namespace_options();
   nso->set_network(runtime::v1::NODE);
-  nso->set_pid(runtime::v1::POD);
+  nso->set_pid(pid);
   nso->set_ipc(runtime::v1::POD);
   if (const char* parent = std::getenv("CRI_CGROUP_PARENT")) cfg.mutable_linux()->set_cgroup_parent(parent);
   return cfg;
@@ -165,6 +169,8 @@ bool apply_spec(const nlohmann::json& spec, runtime::v1::ContainerConfig* cfg) {
       sc->mutable_capabilities()->add_add_capabilities(c.get<std::string>());
     if (spec.contains("run_as_user")) sc->mutable_run_as_user()->set_value(spec["run_as_user"].get<int64_t>());
     if (spec.contains("run_as_group")) sc->mutable_run_as_group()->set_value(spec["run_as_group"].get<int64_t>());
+    for (const auto& g : spec.value("supplemental_groups", nlohmann::json::array()))
+      sc->add_supplemental_groups(g.get<int64_t>());
     const std::string seccomp = spec.value("seccomp", "");
     if (seccomp == "RuntimeDefault")
       sc->mutable_seccomp()->set_profile_type(runtime::v1::SecurityProfile::RuntimeDefault);
@@ -221,7 +227,9 @@ int main(int argc, char** argv) {
   if (cmd == "run-pod") {
     if (!need(2)) return usage();
     runtime::v1::RunPodSandboxRequest req;
-    *req.mutable_config() = sandbox_config(args[1], args[2], need(3) ? args[3] : "plegscope-e2e");
+    if (need(4) && args[4] != "host-pid") return usage();
+    *req.mutable_config() = sandbox_config(args[1], args[2], need(3) ? args[3] : "plegscope-e2e",
+                                           need(4) ? runtime::v1::NODE : runtime::v1::POD);
     runtime::v1::RunPodSandboxResponse resp;
     Ctx c;
     auto s = rt->RunPodSandbox(&c.ctx, req, &resp);
@@ -245,7 +253,20 @@ int main(int argc, char** argv) {
     const auto& md = sresp.status().metadata();
     runtime::v1::CreateContainerRequest req;
     req.set_pod_sandbox_id(sandbox);
-    *req.mutable_sandbox_config() = sandbox_config(md.name(), md.uid(), md.namespace_());
+    // hostPID as the kubelet asks for it: NODE in the sandbox's config and
+    // the container's (create-container-spec's "host_pid").
+    bool host_pid = false;
+    nlohmann::json spec;
+    if (cmd == "create-container-spec") {
+      spec = nlohmann::json::parse(args[2], nullptr, false);
+      if (spec.is_discarded() || !spec.is_object()) {
+        std::fprintf(stderr, "cri-driver: create-container-spec: JSON: not an object\n");
+        return 2;
+      }
+      host_pid = spec.value("host_pid", false);
+    }
+    const auto pid_mode = host_pid ? runtime::v1::NODE : runtime::v1::POD;
+    *req.mutable_sandbox_config() = sandbox_config(md.name(), md.uid(), md.namespace_(), pid_mode);
     auto* cfg = req.mutable_config();
     std::string name;
     if (cmd == "create-container") {
@@ -254,11 +275,6 @@ int main(int argc, char** argv) {
       cfg->add_command(args[4]);
       for (size_t i = 5; i < args.size(); ++i) cfg->add_args(args[i]);
     } else {
-      nlohmann::json spec = nlohmann::json::parse(args[2], nullptr, false);
-      if (spec.is_discarded() || !spec.is_object()) {
-        std::fprintf(stderr, "cri-driver: create-container-spec: JSON: not an object\n");
-        return 2;
-      }
       if (!apply_spec(spec, cfg)) return 2;
       name = cfg->metadata().name();
     }
@@ -270,7 +286,7 @@ int main(int argc, char** argv) {
     (*cfg->mutable_labels())["io.kubernetes.pod.uid"] = md.uid();
     auto* nso = cfg->mutable_linux()->mutable_security_context()->mutable_namespace_options();
     nso->set_network(runtime::v1::NODE);
-    nso->set_pid(runtime::v1::CONTAINER);
+    nso->set_pid(host_pid ? runtime::v1::NODE : runtime::v1::CONTAINER);
     nso->set_ipc(runtime::v1::POD);
     runtime::v1::CreateContainerResponse resp;
     Ctx c;

@@ -2,7 +2,11 @@
 PrometheusRules come from mixin/ (test_mixin.py); the
 Dockerfile is multi-stage on Debian slim and builds with CMake; kustomize
 renders the base alone and with each component (crio, host-port,
-web-auth, and all three), each doing what it says; the requests sit above
+web-auth, and all three; kube-prometheus-stack's release label only on the
+PodMonitor and the PrometheusRule, kube-prometheus' Role for prometheus-k8s),
+each doing what it says; the NetworkPolicy selects the agent's pods and
+admits only Prometheus and the API server's addresses; the pod runs as a
+non-root uid on Linux nodes of the image's architectures; the requests sit above
 the benchmark's RSS; the DaemonSet's node exclusion is the one the mixin's
 PlegscopeDown honours; the image tag, the mixin's version and CMake's
 project version agree."""
@@ -239,11 +243,37 @@ def test_node_exclusion_matches_the_mixin():
     mixin's excludedNodesSelector names (kube-state-metrics' label_<name>)."""
     pod = the("DaemonSet")["spec"]["template"]["spec"]
     (term,) = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    (expr,) = term["matchExpressions"]
-    assert expr["operator"] == "NotIn", expr
+    (expr,) = [e for e in term["matchExpressions"] if e["operator"] == "NotIn"]
     ksm_label = "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", expr["key"])
     selector = _jsonnet_config()["excludedNodesSelector"]
     assert selector == '%s="%s"' % (ksm_label, expr["values"][0]), (selector, expr)
+
+
+def test_daemonset_linux_nodes_of_the_image_architectures():
+    """os and arch in the one nodeSelectorTerm that holds the exclusion:
+    terms are ORed, so a second term would let excluded nodes back in."""
+    pod = the("DaemonSet")["spec"]["template"]["spec"]
+    (term,) = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+    exprs = {e["key"]: e for e in term["matchExpressions"]}
+    assert exprs["kubernetes.io/os"]["operator"] == "In" and exprs["kubernetes.io/os"]["values"] == ["linux"]
+    assert exprs["kubernetes.io/arch"]["operator"] == "In"
+    assert sorted(exprs["kubernetes.io/arch"]["values"]) == ["amd64", "arm64"], exprs["kubernetes.io/arch"]
+    assert exprs["plegscope.io/exclude"]["operator"] == "NotIn"
+    assert "nodeSelector" not in pod, "a nodeSelector would duplicate the affinity"
+
+
+def test_daemonset_runs_as_non_root_with_the_socket_and_journal_groups():
+    """Not root (what Kyverno's and Gatekeeper's baselines enforce); group 0
+    for the root:root 0660 socket; adm (4) for the journal's ACL. The image's
+    USER agrees, so the image alone is not root either."""
+    pod = the("DaemonSet")["spec"]["template"]["spec"]
+    psc = pod["securityContext"]
+    sc = pod["containers"][0]["securityContext"]
+    assert psc["runAsNonRoot"] is True and psc["runAsUser"] > 0 and "runAsUser" not in sc, (psc, sc)
+    groups = [psc.get("runAsGroup")] + psc.get("supplementalGroups", [])
+    assert 0 in groups and 4 in groups, groups
+    user = re.findall(r"^USER\s+(\S+)", open(ecolib.path("deploy/Dockerfile")).read(), re.M)
+    assert user and user[-1] == "%d:%d" % (psc["runAsUser"], psc["runAsGroup"]), user
 
 
 def test_versions_agree():
@@ -260,7 +290,8 @@ def test_versions_agree():
     for platform in krew["spec"]["platforms"]:
         assert "v%s/" % cmake in platform["uri"], platform["uri"]
         assert os.access(ecolib.path("plugins", platform["bin"]), os.X_OK), platform["bin"]
-        assert [f["from"] for f in platform["files"]] == [platform["bin"]], platform["files"]
+        assert [f["from"] for f in platform["files"]] in ([platform["bin"]], [platform["bin"], "LICENSE"]), \
+            platform["files"]
     for rel in ("alerts/plegscope.rules.yml", "deploy/prometheusrule.yaml"):
         urls = set(re.findall(r"runbook_url: (\S+)#", open(ecolib.path(rel)).read()))
         assert urls == {config["runbookURL"]}, (rel, urls)
@@ -325,6 +356,9 @@ def _legacy_overlay(kubectl, work, components):
         spec = yaml.safe_load(open(os.path.join(source, "kustomization.yaml")))
         doc = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                "bases": [os.path.relpath(below, layer)]}
+        for f in spec.get("resources", []):
+            shutil.copy(os.path.join(source, f), os.path.join(layer, f))
+            doc.setdefault("resources", []).append(f)
         for n, patch in enumerate(spec.get("patches", [])):
             name = "patch-%d.yaml" % n
             if "path" in patch:
@@ -332,12 +366,16 @@ def _legacy_overlay(kubectl, work, components):
             else:
                 open(os.path.join(layer, name), "w").write(patch["patch"])
             if isinstance(yaml.safe_load(open(os.path.join(layer, name))), list):
-                # a JSON 6902 patch; kustomize 2.0 wants its target's version and namespace
-                target = dict(patch["target"], namespace="plegscope")
-                if "version" not in target:
-                    obj = base_objects[(target["kind"], target["name"])]
-                    target["version"] = obj["apiVersion"].split("/")[-1]
-                doc.setdefault("patchesJson6902", []).append({"target": target, "path": name})
+                # a JSON 6902 patch; kustomize 2.0 wants one exact target per
+                # object, with its version and namespace (kustomize 3.7+ reads
+                # kind and name as regular expressions)
+                for kind, obj_name in sorted(base_objects):
+                    if not re.fullmatch(patch["target"]["kind"], kind) or \
+                            not re.fullmatch(patch["target"].get("name", ".*"), obj_name):
+                        continue
+                    target = dict(patch["target"], kind=kind, name=obj_name, namespace="plegscope")
+                    target["version"] = base_objects[(kind, obj_name)]["apiVersion"].split("/")[-1]
+                    doc.setdefault("patchesJson6902", []).append({"target": target, "path": name})
             else:
                 doc.setdefault("patchesStrategicMerge", []).append(name)
         for generator in spec.get("secretGenerator", []):
@@ -385,6 +423,133 @@ def test_kustomize_base_and_each_component():
     assert {m["mountPath"] for m in c["volumeMounts"]} >= {"/run/crio", "/etc/plegscope/web", "/etc/plegscope/tls"}
     print("rendered: base %d objects, crio %d, host-port %d, all three %d"
           % (len(base), len(crio), len(hp), len(everything)))
+
+
+
+def _labels_everywhere(docs):
+    """{(kind, name, field path): labels} of every label map in every object:
+    metadata, selectors, pod templates, NetworkPolicy selectors."""
+    out = {}
+    for (kind, name), d in docs.items():
+        out[(kind, name, "metadata.labels")] = d["metadata"].get("labels", {})
+        spec = d.get("spec", {})
+        if isinstance(spec.get("selector"), dict):
+            out[(kind, name, "spec.selector")] = spec["selector"].get("matchLabels", spec["selector"])
+        if "template" in spec:
+            out[(kind, name, "spec.template.metadata.labels")] = spec["template"]["metadata"].get("labels", {})
+        if "podSelector" in spec:
+            out[(kind, name, "spec.podSelector")] = spec["podSelector"].get("matchLabels", {})
+    return out
+
+
+def test_kube_prometheus_stack_component_labels_only_what_the_chart_selects():
+    """The chart's Prometheus selects PodMonitors and PrometheusRules by
+    `release`: exactly those carry it; the DaemonSet's immutable selector,
+    its pod template, the Service's selector and every other object are as
+    the base renders them. The release name is written once."""
+    base = kustomize([])
+    stack = kustomize(["kube-prometheus-stack"])
+    spec = ecolib.load_yaml("deploy/components/kube-prometheus-stack/kustomization.yaml")
+    values = [op["value"] for p in spec["patches"] for op in yaml.safe_load(p["patch"])
+              if op["path"] == "/metadata/labels/release"]
+    assert values == ["kube-prometheus-stack"], values
+    assert set(stack) == set(base)
+    labelled = set()
+    before, after = _labels_everywhere(base), _labels_everywhere(stack)
+    for where, labels in after.items():
+        if "release" in labels:
+            labelled.add(where)
+            assert labels == dict(before[where], release=values[0]), (where, labels)
+        else:
+            assert labels == before[where], (where, labels)
+    assert labelled == {(k, n, "metadata.labels") for k, n in base if k in ("PodMonitor", "PrometheusRule")}, labelled
+    assert {k for k, _, _ in labelled} == {"PodMonitor", "PrometheusRule"}, labelled
+    for key in base:
+        if key[0] not in ("PodMonitor", "PrometheusRule"):
+            assert stack[key] == base[key], key
+    print("release=%s on: %s" % (values[0], sorted("%s/%s" % (k, n) for k, n, _ in labelled)))
+
+
+def test_kube_prometheus_component_grants_prometheus_k8s_discovery_in_the_namespace():
+    """kube-prometheus' prometheus-k8s gets what its
+    prometheus-roleSpecificNamespaces gives it elsewhere (get/list/watch
+    pods, services, endpoints), in plegscope only, and nothing else changes."""
+    base = kustomize([])
+    kp = kustomize(["kube-prometheus"])
+    assert set(kp) - set(base) == {("Role", "prometheus-k8s"), ("RoleBinding", "prometheus-k8s")}, set(kp) - set(base)
+    for key in base:
+        assert kp[key] == base[key], key
+    role, binding = kp[("Role", "prometheus-k8s")], kp[("RoleBinding", "prometheus-k8s")]
+    namespace = base[("DaemonSet", "plegscope")]["metadata"]["namespace"]
+    assert role["metadata"]["namespace"] == binding["metadata"]["namespace"] == namespace
+    granted = {(g, r, v) for rule in role["rules"] for g in rule["apiGroups"] for r in rule["resources"]
+               for v in rule["verbs"]}
+    assert granted == {("", r, v) for r in ("pods", "services", "endpoints") for v in ("get", "list", "watch")}, granted
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "prometheus-k8s"}
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "prometheus-k8s", "namespace": "monitoring"}]
+    # the PodMonitor it must discover is in that namespace
+    assert base[("PodMonitor", "plegscope")]["spec"]["namespaceSelector"]["matchNames"] == [namespace]
+
+
+def test_networkpolicy_admits_only_prometheus_and_the_api_server_to_the_agent():
+    base = kustomize([])
+    ds = base[("DaemonSet", "plegscope")]
+    pod_labels = ds["spec"]["template"]["metadata"]["labels"]
+    policies = [d for (k, _), d in base.items() if k == "NetworkPolicy"]
+    (np,) = policies
+    assert np["metadata"]["namespace"] == ds["metadata"]["namespace"]
+    # selects the agent's pods (matchLabels only: nothing else narrows it)
+    assert set(np["spec"]["podSelector"]) == {"matchLabels"}
+    assert np["spec"]["podSelector"]["matchLabels"].items() <= pod_labels.items()
+    assert np["spec"]["policyTypes"] == ["Ingress"]
+    ports = {p["name"]: p["containerPort"] for p in ds["spec"]["template"]["spec"]["containers"][0]["ports"]}
+    peers = []
+    for rule in np["spec"]["ingress"]:
+        # every rule names the agent's port, never "any port"
+        assert rule.get("ports"), rule
+        for p in rule["ports"]:
+            assert ports.get(p["port"], p["port"]) == 9547 and p.get("protocol", "TCP") == "TCP", p
+        assert rule.get("from"), "a rule without `from` admits everyone: %s" % rule
+        peers += rule["from"]
+    prometheus = [p for p in peers if "podSelector" in p]
+    blocks = [p["ipBlock"] for p in peers if "ipBlock" in p]
+    assert len(prometheus) == 1 and len(blocks) == 1 and len(peers) == 2, peers
+    # Prometheus pods (prometheus-operator labels each one so) in the monitoring namespace only
+    assert prometheus[0]["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}
+    assert prometheus[0]["podSelector"] == {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}
+    # the API server's addresses: one block, not the whole internet
+    assert not blocks[0]["cidr"].endswith("/0"), blocks
+
+
+
+def test_policy_exceptions_cover_exactly_the_daemonsets_host_paths():
+    """The Kyverno and Gatekeeper recipes admit the hostPaths the DaemonSet
+    mounts (base and the crio component), read-only, in its namespace, and
+    no other path: a path added to the DaemonSet without its exception
+    fails here, not at admission on the fleet."""
+    mounted = set()
+    for components in ([], ["crio"]):
+        pod = kustomize(components)[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
+        (c,) = pod["containers"]
+        read_only = {m["name"] for m in c["volumeMounts"] if m.get("readOnly")}
+        for v in pod["volumes"]:
+            if "hostPath" in v:
+                assert v["name"] in read_only, v
+                mounted.add(v["hostPath"]["path"])
+    gk = {d["kind"]: d for d in ecolib.load_yaml_all("deploy/policy-exceptions/gatekeeper.yaml")}
+    allowed = gk["K8sPSPHostFilesystem"]["spec"]["parameters"]["allowedHostPaths"]
+    assert all(a["readOnly"] is True for a in allowed), allowed
+    assert {a["pathPrefix"] for a in allowed} == mounted, ({a["pathPrefix"] for a in allowed}, mounted)
+    for d in gk.values():
+        assert d["spec"]["match"]["namespaces"] == ["plegscope"], d["spec"]["match"]
+    assert "hostPath" in gk["K8sPSPVolumeTypes"]["spec"]["parameters"]["volumes"]
+    (kyverno,) = ecolib.load_yaml_all("deploy/policy-exceptions/kyverno.yaml")
+    assert kyverno["kind"] == "PolicyException" and kyverno["metadata"]["namespace"] == "plegscope"
+    (resources,) = [m["resources"] for m in kyverno["spec"]["match"]["any"]]
+    assert resources["namespaces"] == ["plegscope"] and "DaemonSet" in resources["kinds"], resources
+    policies = {e["policyName"] for e in kyverno["spec"]["exceptions"]}
+    assert policies == {"disallow-host-path", "restrict-volume-types"}, policies
+    print("host paths excepted, read-only: %s" % sorted(mounted))
 
 
 if __name__ == "__main__":

@@ -6,24 +6,41 @@ PLEGSCOPE_IMAGE_WORK=DIR keeps its base image between runs,
 PLEGSCOPE_IMAGE_ARCHIVE=FILE uses an archive it wrote before instead.
 The image is imported into a private containerd (tests/e2e's fixture) and
 started through CRI with the container of deploy/daemonset.yaml, translated
-the way the kubelet translates a pod spec: its args and env (NODE_NAME from
-the downward API), read-only root filesystem, every capability dropped, no
-privilege escalation, uid/gid 0, RuntimeDefault seccomp, the runtime's
-socket directory mounted read-only and the host's /proc at /host/proc.
+the way the kubelet translates a pod spec: its args and env (NODE_NAME and
+NODE_IP from the downward API), read-only root filesystem, every capability
+dropped, no privilege escalation, its uid, group and supplemental groups,
+RuntimeDefault seccomp, every hostPath read-only as the DaemonSet mounts it
+and the projected token (mode 0444, root-owned, as the kubelet writes it).
 
 Where this differs from a cluster (no kubelet, no CNI): the pod uses the
 host network, the socket directory is the fixture's (it holds
-containerd.sock, as /run/containerd does), and --listen-address gets a free
-port instead of 9547 so parallel runs do not collide.
+containerd.sock, root:root 0660 in a 0711 directory, as /run/containerd
+does), --listen-address gets a free port instead of 9547 so parallel runs do
+not collide, and --kubelet-endpoint names a stand-in kubelet (HTTPS, bearer
+token checked) on a free loopback port instead of $NODE_IP:10250. The
+journal is a private one with journald's modes and systemd's tmpfiles ACL
+as measured on Debian 12 (root:systemd-journal, 2755 directory and 0640
+file, group adm readable through the ACL).
 
-Asserted: the agent in the container relists that containerd, sees the
-test's other pod and container, serves /metrics and /diagnose, and its
-node_pressure comes from the /proc mounted at /host/proc (PSI, load and
-task count as the kernel reports them there; the same container without
-that mount reports none)."""
+Asserted: the agent in the container, not root, relists that containerd,
+sees the test's other pod and container, serves /metrics and /diagnose,
+reads the journal and scrapes the kubelet with the token; its node_pressure
+comes from the /proc mounted at /host/proc (PSI, load and task count as the
+kernel reports them there; the same container without that mount reports
+none), and its host section finds the runtime's shims there.
+
+Then each line of README "Privileges, and why": probe containers (the image's
+/bin/sh, the DaemonSet's security settings and mounts, plus a writable /out
+for the answers) measure what that identity reads, as uid 65532 with the
+DaemonSet's groups, with no group 0 and no journal group, and as uid 0 with
+every capability dropped (the old setting), in a pod without hostPID and in
+one with it."""
+import contextlib
+import grp
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -33,6 +50,7 @@ import uuid
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import containerd_fixture  # noqa: E402
+import fake_kubelet  # noqa: E402  (tests/lib)
 import harness  # noqa: E402
 import journal_export  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
@@ -40,6 +58,9 @@ import yaml  # noqa: E402
 
 ROOT = harness.source_dir()
 NODE = "image-node"
+NODE_IP = "127.0.0.1"  # status.hostIP: the pod runs on the host network here
+TOKEN = "image-test-token"
+TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 
 
 def require(condition, why):
@@ -58,26 +79,32 @@ def daemonset_container():
     return pod, container
 
 
-def container_spec(pod, c, host_paths, port):
+def container_spec(pod, c, host_paths, port, kubelet_url):
     """The CRI ContainerConfig the kubelet would build from the DaemonSet's
-    container (as cri-driver create-container-spec JSON)."""
+    container (as cri-driver create-container-spec JSON). host_paths maps a
+    hostPath to the test's stand-in, and "projected:NAME" to the directory
+    holding what the kubelet would project for volume NAME."""
     env = {}
     for e in c.get("env", []):
         if "value" in e:
             env[e["name"]] = e["value"]
         elif e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "spec.nodeName":
             env[e["name"]] = NODE
+        elif e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "status.hostIP":
+            env[e["name"]] = NODE_IP
         else:
-            raise AssertionError("env %s: the test knows value and fieldRef spec.nodeName only" % e)
+            raise AssertionError("env %s: the test knows value and the fieldRefs spec.nodeName, status.hostIP" % e)
     args = []
     for a in c.get("args", []):
         if a.startswith("--listen-address="):
             a = "--listen-address=127.0.0.1:%d" % port  # host network here: a free port
         args.append(a)
+    args.append("--kubelet-endpoint=" + kubelet_url)  # instead of https://$NODE_IP:10250
     volumes = {v["name"]: v for v in pod["volumes"]}
     mounts = []
     for m in c["volumeMounts"]:
-        host = volumes[m["name"]]["hostPath"]["path"]
+        volume = volumes[m["name"]]
+        host = volume["hostPath"]["path"] if "hostPath" in volume else "projected:" + m["name"]
         mounts.append({"container_path": m["mountPath"], "host_path": host_paths.get(host, host),
                        "readonly": bool(m.get("readOnly"))})
     sc, psc = c["securityContext"], pod.get("securityContext", {})
@@ -93,6 +120,11 @@ def container_spec(pod, c, host_paths, port):
         value = sc.get(key, psc.get(key))
         if value is not None:
             spec[field] = value
+    if psc.get("supplementalGroups"):
+        spec["supplemental_groups"] = psc["supplementalGroups"]
+    if sc.get("runAsNonRoot", psc.get("runAsNonRoot")):
+        # the kubelet refuses to start the container otherwise
+        assert spec.get("run_as_user", 0) != 0, "runAsNonRoot with uid 0"
     seccomp = sc.get("seccompProfile", psc.get("seccompProfile", {})).get("type")
     if seccomp:
         spec["seccomp"] = seccomp
@@ -139,6 +171,98 @@ def start_agent(ctd, sandbox, spec):
     return cid, base
 
 
+# posix_acl_xattr (linux/posix_acl_xattr.h): version 2, then (tag, perm, id).
+_ACL_USER_OBJ, _ACL_GROUP_OBJ, _ACL_GROUP, _ACL_MASK, _ACL_OTHER = 0x01, 0x04, 0x08, 0x10, 0x20
+_ACL_NO_ID = 0xFFFFFFFF
+ADM_GID = 4  # adm: fixed by Debian's base-passwd, named by systemd's tmpfiles ACL
+
+
+def _acl(owner, group, adm, other):
+    entries = [(_ACL_USER_OBJ, owner, _ACL_NO_ID), (_ACL_GROUP_OBJ, group, _ACL_NO_ID), (_ACL_GROUP, adm, ADM_GID),
+               (_ACL_MASK, group | adm, _ACL_NO_ID), (_ACL_OTHER, other, _ACL_NO_ID)]
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+
+
+def journal_as_on_a_node(var_log):
+    """The journal's owner, modes and ACL as journald and systemd's
+    tmpfiles.d/systemd.conf leave them (measured on Debian 12):
+    /var/log/journal root:systemd-journal 2755 with group:adm:r-x, also as
+    its default ACL; journal files root:systemd-journal 0640, adm reading
+    them through the inherited ACL. Returns systemd-journal's gid."""
+    try:
+        journal_gid = grp.getgrnam("systemd-journal").gr_gid
+    except KeyError:
+        journal_gid = 999  # allocated per machine (Debian's is dynamic); any gid outside the DaemonSet's
+    directory = os.path.join(var_log, "journal")
+    os.chown(directory, 0, journal_gid)
+    os.chmod(directory, 0o2755)
+    for name in ("system.posix_acl_access", "system.posix_acl_default"):
+        os.setxattr(directory, name, _acl(7, 5, 5, 5))
+    for f in os.listdir(directory):
+        os.chown(os.path.join(directory, f), 0, journal_gid)
+        os.chmod(os.path.join(directory, f), 0o640)
+        os.setxattr(os.path.join(directory, f), "system.posix_acl_access", _acl(6, 4, 4, 0))
+    return journal_gid
+
+
+def projected_token(directory, ca_file):
+    """What the kubelet writes for the DaemonSet's projected volume: the
+    token and ca.crt, root-owned, mode 0444 (its defaultMode)."""
+    os.makedirs(directory)
+    with open(os.path.join(directory, "token"), "w") as f:
+        f.write(TOKEN)
+    shutil.copy(ca_file, os.path.join(directory, "ca.crt"))
+    for name in ("token", "ca.crt"):
+        os.chown(os.path.join(directory, name), 0, 0)
+        os.chmod(os.path.join(directory, name), 0o444)
+    return directory
+
+
+# What a probe container reads, as one key=value per line in /out/answers.
+# /proc/PID/stat's third field is the state ("containerd" has no space).
+PROBE = r"""
+h=/host/proc; p=%(pid)d
+count() { n=0; for d in "$1"/[0-9]*; do n=$((n+1)); done; echo $n; }
+{
+echo "uid=$(id -u)"
+echo "groups=$(id -G)"
+echo "host_proc_pids=$(count $h)"
+echo "own_proc_pids=$(count /proc)"
+echo "runtime_listed=$(test -d $h/$p && echo yes || echo no)"
+echo "runtime_state=$(cut -d' ' -f3 $h/$p/stat 2>&1)"
+echo "runtime_comm=$(cat $h/$p/comm 2>&1)"
+echo "runtime_wchan=$(cat $h/$p/wchan 2>&1)"
+echo "runtime_cmdline=$(tr '\0' ' ' <$h/$p/cmdline 2>&1 | cut -c1-40)"
+echo "runtime_stack=$(head -n1 $h/$p/stack 2>&1)"
+echo "runtime_fd=$(ls $h/$p/fd 2>&1 | head -n1)"
+echo "host_mountinfo_lines=$(wc -l <$h/1/mountinfo 2>&1)"
+echo "cgroup_pids_current=$(cat /host/sys/fs/cgroup/%(cgroup)s/pids.current 2>&1)"
+echo "socket=$(test -w /run/containerd/containerd.sock && echo writable || echo denied)"
+echo "journal=$(head -c 8 /var/log/journal/system.journal 2>&1)"
+echo "token=$(cat %(token)s/token 2>&1)"
+} >/out/answers 2>&1
+"""
+
+
+def run_probe(ctd, sandbox, spec, name, tmp, uid, gid, groups, runtime_pid, cgroup, host_pid=False):
+    """Runs PROBE in the image with `spec`'s mounts and security settings as
+    uid:gid with supplemental `groups`; returns its answers as a dict."""
+    out = os.path.join(tmp, "probe-" + name)
+    os.makedirs(out)
+    os.chmod(out, 0o777)
+    probe = dict(spec, name="probe-" + name, args=[],
+                 command=["/bin/sh", "-c", PROBE % {"pid": runtime_pid, "cgroup": cgroup, "token": TOKEN_PATH}],
+                 mounts=spec["mounts"] + [{"container_path": "/out", "host_path": out, "readonly": False}],
+                 run_as_user=uid, run_as_group=gid, supplemental_groups=groups, host_pid=host_pid)
+    cid = ctd.driver("create-container-spec", sandbox, json.dumps(probe))
+    ctd.driver("start-container", cid)
+    harness.wait_until(lambda: ctd.container_status(cid)["state"] == "exited", 60, "probe %s to finish" % name)
+    with open(os.path.join(out, "answers")) as f:
+        answers = dict(line.split("=", 1) for line in f.read().splitlines() if "=" in line)
+    print("probe %-10s %s" % (name, json.dumps(answers)))
+    return answers
+
+
 def test_image_runs_as_the_daemonset():
     require(os.geteuid() == 0, "not root (debootstrap, buildah, containerd)")
     for tool in ("debootstrap", "buildah"):
@@ -150,7 +274,8 @@ def test_image_runs_as_the_daemonset():
     try:
         tarball = os.path.join(tmp, "plegscope-oci.tar")
         build_image(tarball)
-        with containerd_fixture.Containerd(harness.build_dir()) as ctd:
+        with contextlib.ExitStack() as stack:
+            ctd = stack.enter_context(containerd_fixture.Containerd(harness.build_dir()))
             for tb in oci_image.build_e2e_images(os.path.join(tmp, "e2e-images")).values():
                 ctd.import_image(tb)
             ctd.import_image(tarball)
@@ -175,8 +300,18 @@ def test_image_runs_as_the_daemonset():
             os.makedirs(run_log)
             journal_export.write_journal(os.path.join(var_log, "journal", "system.journal"), [
                 journal_export.unit_entry(time.time(), "kubelet.service", journal_export.KUBELET_PLEG_LINE)])
-            spec = container_spec(pod, c, {"/run/containerd": socket_dir, "/var/log": var_log, "/run/log": run_log},
-                                  harness.free_port())
+            journal_gid = journal_as_on_a_node(var_log)
+            # The runtime's socket as containerd leaves it, in a directory like /run/containerd.
+            sock = os.stat(ctd.sock)
+            print("socket %s: uid %d gid %d mode %o; directory mode %o" % (
+                ctd.sock, sock.st_uid, sock.st_gid, sock.st_mode & 0o7777, os.stat(socket_dir).st_mode & 0o7777))
+            assert (sock.st_uid, sock.st_gid, sock.st_mode & 0o777) == (0, 0, 0o660), sock
+            assert os.stat(socket_dir).st_mode & 0o777 == 0o711
+            kubelet = stack.enter_context(fake_kubelet.FakeKubelet(tmp, token=TOKEN))
+            token_dir = projected_token(os.path.join(tmp, "kube-api-access"), kubelet.ca_file)
+            spec = container_spec(pod, c, {"/run/containerd": socket_dir, "/var/log": var_log, "/run/log": run_log,
+                                           "projected:kube-api-access": token_dir},
+                                  harness.free_port(), kubelet.url)
             print("container config from deploy/daemonset.yaml: %s" % json.dumps(spec))
             agent_uid = str(uuid.uuid4())
             sandbox = ctd.driver("run-pod", "plegscope-" + agent_uid[:5], agent_uid, "plegscope")
@@ -192,7 +327,12 @@ def test_image_runs_as_the_daemonset():
                 status["NoNewPrivs"].strip(), status["Seccomp"].strip()))
             assert int(status["CapEff"], 16) == 0 and int(status["CapBnd"], 16) == 0, status["CapEff"]
             assert status["NoNewPrivs"].strip() == "1" and status["Seccomp"].strip() == "2"
-            assert status["Uid"].split()[0] == "0"
+            psc = pod["securityContext"]
+            assert status["Uid"].split()[0] == str(psc["runAsUser"]) != "0", status["Uid"]
+            assert status["Gid"].split()[0] == str(psc["runAsGroup"]), status["Gid"]
+            assert set(status["Groups"].split()) >= {str(g) for g in psc["supplementalGroups"]}, status["Groups"]
+            print("agent process: Uid %s Gid %s Groups %s" % (status["Uid"].split()[0], status["Gid"].split()[0],
+                                                             status["Groups"].strip()))
             mountinfo = open("/proc/%d/mountinfo" % min(pids)).read().splitlines()
             options = {line.split()[4]: line.split()[5].split(",") for line in mountinfo}
             for path in ("/", "/run/containerd", "/host/proc", "/var/log", "/run/log"):
@@ -204,6 +344,10 @@ def test_image_runs_as_the_daemonset():
                 return m if m.get("pleg_relist_duration_seconds_count", 0) >= 3 else None
             m = harness.wait_until(relisted, 30, "relists in the container")
             assert m.get("pleg_healthy") == 1
+            # the projected token, read as that uid, accepted by the kubelet stand-in
+            m = harness.wait_until(lambda: (lambda m: m if m.get("pleg_kubelet_up") == 1 else None)(
+                harness.parse_metrics(harness.http(base + "/metrics")[1])), 30, "pleg_kubelet_up 1")
+            assert kubelet.requests > 0
             info = m.find("plegscope_build_info")
             assert info and info[0].labels["runtime_name"] == "containerd", info
             print("/metrics: %d samples, pleg_healthy 1, runtime %s %s" % (
@@ -249,8 +393,69 @@ def test_image_runs_as_the_daemonset():
             bare_pressure = json.loads(harness.http(bare_base + "/diagnose")[1])["node_pressure"]
             print("without the /host/proc mount: node_pressure %s" % json.dumps(bare_pressure))
             assert all(v is None for v in bare_pressure.values()), bare_pressure
+
+            # The host section: the runtime's shims found in /host/proc, without hostPID.
+            host = harness.wait_until(lambda: (lambda h: h if h["processes"].get("shims_total") else None)(
+                json.loads(harness.http(base + "/diagnose")[1])["host"]), 30, "shims in the host section")
+            print("host section from the container: %s" % json.dumps(host)[:600])
+            assert host["processes"]["shims_total"] >= 1 and not host["processes"].get("error"), host
+            # each shim's sandbox id comes from its cmdline, read as the DaemonSet's uid
+            assert {sh["sandbox_id"] for sh in host["processes"]["shims"]} >= {sandbox}, host["processes"]["shims"]
+
+            measure_privileges(ctd, sandbox, spec, tmp, psc, journal_gid)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def measure_privileges(ctd, sandbox, spec, tmp, psc, journal_gid):
+    """Each line of README "Privileges, and why", as the DaemonSet's identity
+    and without what each setting adds."""
+    runtime_pid = ctd.proc.pid  # containerd, root with every capability, as on a node
+    cgroup = ("pids" if os.path.isdir("/sys/fs/cgroup/pids") else "") + ctd.cgroup_parent
+    uid, gid, groups = psc["runAsUser"], psc["runAsGroup"], psc["supplementalGroups"]
+    own = run_probe(ctd, sandbox, spec, "daemonset", tmp, uid, gid, groups, runtime_pid, cgroup)
+    bare = run_probe(ctd, sandbox, spec, "no-groups", tmp, uid, uid, [], runtime_pid, cgroup)
+    root = run_probe(ctd, sandbox, spec, "uid0", tmp, 0, 0, [], runtime_pid, cgroup)
+    host_pid_sandbox = ctd.driver("run-pod", "plegscope-hostpid", str(uuid.uuid4()), "plegscope", "host-pid")
+    host_pid = run_probe(ctd, host_pid_sandbox, spec, "hostpid", tmp, uid, gid, groups, runtime_pid, cgroup,
+                         host_pid=True)
+
+    # group 0 reaches the root:root 0660 socket; without it, nothing does
+    assert own["uid"] == str(uid) and own["socket"] == "writable", own
+    assert bare["socket"] == "denied", bare
+    # the journal (root:systemd-journal 0640) through the adm ACL, not through systemd-journal's gid
+    assert journal_gid not in groups and own["journal"] == "LPKSHHRH", own
+    assert "Permission denied" in bare["journal"], bare
+    # the projected token is 0444: any uid reads it
+    assert own["token"] == bare["token"] == TOKEN, (own["token"], bare["token"])
+    # /host/sys: cgroup files are world-readable
+    assert own["cgroup_pids_current"].isdigit(), own
+    # /host/proc without hostPID: every host process, the runtime's included;
+    # the container's own /proc only its own
+    for answers in (own, bare, root, host_pid):
+        assert answers["runtime_listed"] == "yes" and answers["runtime_comm"] == "containerd", answers
+        assert answers["runtime_state"] in ("R", "S", "D"), answers
+        assert answers["runtime_cmdline"].startswith("containerd"), answers
+        assert answers["host_mountinfo_lines"].isdigit(), answers
+    assert int(own["own_proc_pids"]) < 10 < int(own["host_proc_pids"]), own
+    # with hostPID the container's own /proc is the host's; /host/proc shows the same
+    assert abs(int(host_pid["own_proc_pids"]) - int(host_pid["host_proc_pids"])) <= 5, host_pid
+    assert abs(int(host_pid["host_proc_pids"]) - int(own["host_proc_pids"])) <= max(20, int(own["host_proc_pids"]) // 10)
+    # What only ptrace rights over the runtime (CAP_SYS_PTRACE) or
+    # CAP_SYS_ADMIN give: uid 0 with every capability dropped has them no
+    # more than uid 65532. The runtime's wchan reads 0, its kernel stack is
+    # refused, with or without hostPID.
+    for answers in (own, root, host_pid):
+        assert answers["runtime_wchan"] == "0", answers
+        assert "Permission denied" in answers["runtime_stack"], answers
+    # What uid 0 adds: listing a root process's open files (fd/, owned by
+    # root, 0500), which the agent never reads.
+    assert "Permission denied" in own["runtime_fd"] and "Permission denied" in host_pid["runtime_fd"], own
+    assert root["runtime_fd"].isdigit(), root
+    print("measured: /host/proc lists %s processes without hostPID (own /proc %s), %s with it (own /proc %s); "
+          "runtime wchan %r as uid %d, %r as uid 0; fd/ %r as uid %d, %r as uid 0"
+          % (own["host_proc_pids"], own["own_proc_pids"], host_pid["host_proc_pids"], host_pid["own_proc_pids"],
+             own["runtime_wchan"], uid, root["runtime_wchan"], own["runtime_fd"][:40], uid, root["runtime_fd"]))
 
 
 if __name__ == "__main__":
