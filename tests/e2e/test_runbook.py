@@ -48,7 +48,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
-from containerd_fixture import Containerd, skip_reason  # noqa: E402
+from containerd_fixture import Containerd, DriverError, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, log  # noqa: E402
 
 RUNBOOK = os.path.join(harness.source_dir(), "docs", "runbook.md")
@@ -301,13 +301,21 @@ def test_commands_return_within_their_bounds_on_a_frozen_containerd():
 def test_commands_succeed_once_containerd_answers():
     start()
     problems = []
-    harness.wait_until(lambda: Ctx.ctd._run_driver(["version"], timeout=5).returncode == 0, 30, "containerd answering")
+    harness.wait_until(answers, 30, "containerd answering")
     for cmd in Ctx.commands:
         if runnable(cmd):
             rc, seconds, out = run(cmd)
             Ctx.answering[cmd.line] = (rc, seconds, out)
             check_outcome(cmd, rc, seconds, cmd.up, "answering", problems)
     assert not problems, "\n".join(problems)
+
+
+def answers():
+    try:
+        Ctx.ctd.driver("version", timeout=5)
+        return True
+    except DriverError:
+        return False
 
 
 def output_of(fragment):
@@ -355,15 +363,32 @@ def test_killing_the_shim_found_by_sandbox_id():
                        "the shim gone")
 
 
-def test_cleanup():
+def teardown():
     stop_vfork_parent()
     if Ctx.zombie is not None:
         Ctx.zombie.wait()
-    if Ctx.ctd is not None:
-        Ctx.ctd.cleanup()
+    ctd, Ctx.ctd = Ctx.ctd, None
+    if ctd is not None:
+        ctd.cleanup()
     if Ctx.scratch:
         shutil.rmtree(Ctx.scratch, ignore_errors=True)
+    return ctd
+
+
+def test_zz_teardown_leaves_nothing():
+    """The helpers made here and the private containerd are gone."""
+    if Ctx.ctd is None:
+        raise harness.Skip("containerd was not started")
+    made = [p.pid for p in (Ctx.vfork, Ctx.zombie)] + [Ctx.shim, Ctx.ctd.proc.pid]
+    ctd = teardown()
+    for pid in made:
+        assert not os.path.exists("/proc/%d" % pid), "pid %d left" % pid
+    assert not os.path.exists(ctd.tmp), "%s left" % ctd.tmp
+    assert not os.path.exists(Ctx.scratch), "%s left" % Ctx.scratch
 
 
 if __name__ == "__main__":
-    harness.main(globals())
+    try:
+        harness.main(globals())
+    finally:  # if the teardown test did not run (a selection, an interrupt)
+        teardown()

@@ -127,7 +127,7 @@ std::vector<std::string> after_edit(const std::string& from, const std::string& 
 // paragraph, a paragraph gone, a section renamed.
 TEST(CauseTexts, ARunbookEditedAloneIsCaught) {
   auto problems =
-      after_edit("Remove exited containers: `crictl ps", "Delete exited containers: `crictl ps");
+      after_edit("Remove exited containers a slice at a time", "Delete exited containers a slice at a time");
   ASSERT_EQ(problems.size(), 1u) << joined(problems);
   EXPECT_EQ(problems[0].rfind("message_too_large: **Fix.** says", 0), 0u) << problems[0];
 
@@ -180,7 +180,7 @@ TEST(CauseTexts, EveryRemedyHasACommandAndNeverAdvisesAReboot) {
 TEST(CauseTexts, RemedyNamesTheNodesOwnRuntime) {
   const std::string crio =
       remedy(CauseId::kRuntimeHung, node("unix:///var/run/crio/crio.sock", "cri-o"));
-  EXPECT_NE(crio.find("timeout 10 crictl --runtime-endpoint unix:///var/run/crio/crio.sock ps -a"),
+  EXPECT_NE(crio.find("crictl --timeout 10s --runtime-endpoint unix:///var/run/crio/crio.sock ps -a -q"),
             std::string::npos)
       << crio;
   EXPECT_NE(crio.find("systemctl restart crio"), std::string::npos) << crio;
