@@ -23,12 +23,13 @@ running and one exited container. Then:
     the shim's pid (the fixture finds it by the shim's `-id` argument), a
     thread in D (a vfork parent, made here) in `threads D`, zombies by parent,
     the exited container (and not the running one) in the cleanup's id list.
-  * commands that change the node: `kill -USR1` of the runtime is run on the
-    private containerd while frozen (its stack dump must appear in its log once
-    resumed); `kill -KILL <shim-pid>` is run last on the private pod's shim,
-    which must then be gone. `systemctl show` stands in the runbook for the
-    runtime's pid: the private containerd is no systemd unit, so its pid is
-    substituted for that command substitution.
+  * commands that change the node: the runtime's goroutine dump is asked for
+    while containerd is frozen (its dump must appear in its log once resumed):
+    the runbook has systemd send SIGUSR1 to the unit's main process; the
+    private containerd is no unit, so `kill -USR1 <its pid>` stands in for
+    that `systemctl kill` (the one substitution of a command, not a value).
+    `kill -KILL <shim-pid>` is run last on the private pod's shim, which must
+    then be gone, and containerd must see the pod's running container exit.
   * crictl commands need crictl, which Debian 12 does not package: where it is
     missing they are checked for a `--timeout` of at most their stated bound
     and for syntax (`bash -n`) only, and the test says how many were not run.
@@ -58,7 +59,7 @@ SETUP = re.compile(r"^(set -o \w+|export \w+=\S+|\w+=\S.*|\w+\(\) \{.*\})$")
 FOREIGN_PROC_READ = re.compile(r'"/proc/[0-9]+/(?:task/[0-9]+/)?(cmdline|environ)"')
 POD_NAME = "web-1"
 POD_NAMESPACE = "plegscope-e2e"  # what cri-driver run-pod sets
-SYSTEMD_PID = "$(timeout 5 systemctl show -p MainPID --value containerd)"
+SYSTEMD_KILL = "systemctl kill --kill-who=main -s USR1 containerd"
 VFORK_C = r"""
 #include <signal.h>
 #include <unistd.h>
@@ -126,7 +127,7 @@ class Ctx:
 
 def substitutions():
     c = Ctx.ctd
-    return [(SYSTEMD_PID, str(c.proc.pid)),
+    return [(SYSTEMD_KILL, "kill -USR1 %d" % c.proc.pid),
             ("/run/containerd/io.containerd.runtime.v2.task", os.path.join(c.state, "io.containerd.runtime.v2.task")),
             ("/run/containerd/containerd.sock", c.sock),
             ("<pod-name>", POD_NAME), ("<namespace>", POD_NAMESPACE),
@@ -146,10 +147,6 @@ def script(cmd):
 
 def runs_crictl(cmd):
     return re.search(r"(^|[|;(\s])crictl\s", cmd.text) is not None
-
-
-def changes_node(cmd):
-    return cmd.text.startswith("kill ")
 
 
 def run(cmd, trace_path=None):
@@ -361,6 +358,8 @@ def test_killing_the_shim_found_by_sandbox_id():
     assert not problems, "\n".join(problems)
     harness.wait_until(lambda: not os.path.exists("/proc/%d" % Ctx.shim) or proc_state(Ctx.shim) == "Z", 10,
                        "the shim gone")
+    harness.wait_until(lambda: Ctx.ctd.container_status(Ctx.cid_running)["state"] == "exited", 30,
+                       "containerd to see the container of the killed shim exit")
 
 
 def teardown():

@@ -64,11 +64,11 @@ const CauseWording kubelet_internal_wording = {
    "kubelet_pleg_relist_duration_seconds_count` twice a minute apart shows the same count, and `timeout 20 "
    "journalctl -u kubelet --since -15m` shows no relist or sync activity.",
    "Capture the kubelet's goroutines first. `/debug/pprof` on the kubelet needs `nodes/proxy`, which the agent "
-   "never has, so on the node run `kill -QUIT $(timeout 5 systemctl show -p MainPID --value kubelet)`: Go "
-   "writes every goroutine's stack to the kubelet's journal (`timeout 20 journalctl -u kubelet -o cat --since "
-   "-2min > kubelet-goroutines.txt`) and the kubelet exits, so systemd restarts it: this is the restart too. "
-   "Where it is not restarted by systemd, `systemctl restart kubelet`. Attach the dump to a kubelet bug report "
-   "(look for the PLEG's relist goroutine blocked on a channel send).",
+   "never has, so on the node run `timeout 10 systemctl kill --kill-who=main -s QUIT kubelet`: Go writes every "
+   "goroutine's stack to the kubelet's journal (`timeout 20 journalctl -u kubelet -o cat --since -2min > "
+   "kubelet-goroutines.txt`) and the kubelet exits, so systemd restarts it: this is the restart too. Where it "
+   "is not restarted by systemd, `systemctl restart kubelet`. Attach the dump to a kubelet bug report (look for "
+   "the PLEG's relist goroutine blocked on a channel send).",
    "Restart the runtime for this ({service} answers every other client, and a restart only disturbs running "
    "pods), and never reboot the node: the kubelet's goroutine dump is the evidence."},
   words_of,
