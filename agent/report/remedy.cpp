@@ -7,6 +7,10 @@
 namespace plegscope {
 namespace {
 
+// crictl's own per-call deadline. Its default, 2 s, makes a merely slow list
+// fail like a hung one; 10 s is the agent's default hang threshold.
+constexpr const char* kCrictl = "crictl --timeout 10s";
+
 // The runtime's service name for commands: containerd, crio or cri-docker.
 std::string runtime_service(std::string name, const std::string& endpoint) {
   std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return std::tolower(ch); });
@@ -35,7 +39,8 @@ std::string state_dir(const std::string& service) {
 CommandNames command_names(const Report& r) {
   const std::string& endpoint = r.runtime.endpoint;
   CommandNames names;
-  names.crictl = "crictl --runtime-endpoint " + (endpoint.empty() ? std::string("<endpoint>") : endpoint);
+  names.crictl =
+      std::string(kCrictl) + " --runtime-endpoint " + (endpoint.empty() ? std::string("<endpoint>") : endpoint);
   names.socket = endpoint.rfind("unix://", 0) == 0 ? endpoint.substr(7) : endpoint;
   if (names.socket.empty()) names.socket = "<socket>";
   names.service = runtime_service(r.runtime.name, endpoint);
@@ -45,7 +50,7 @@ CommandNames command_names(const Report& r) {
 }
 
 CommandNames runbook_command_names() {
-  return {"crictl", "/run/containerd/containerd.sock", "containerd", "/var/lib/containerd",
+  return {kCrictl, "/run/containerd/containerd.sock", "containerd", "/var/lib/containerd",
           "$NODE"};
 }
 

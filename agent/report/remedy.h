@@ -10,7 +10,7 @@ namespace plegscope {
 // What the table's placeholders {crictl}, {socket}, {service}, {state_dir}
 // and {node} stand for.
 struct CommandNames {
-  std::string crictl;     // "crictl --runtime-endpoint unix:///run/containerd/containerd.sock"
+  std::string crictl;     // "crictl --timeout 10s --runtime-endpoint unix:///run/containerd/containerd.sock"
   std::string socket;     // "/run/containerd/containerd.sock"
   std::string service;    // "containerd", "crio", "cri-docker"
   std::string state_dir;  // "/var/lib/containerd", "/var/lib/containers", "/var/lib/docker"
@@ -19,7 +19,7 @@ struct CommandNames {
 
 // The node's own: its endpoint, runtime and name, as the report has them.
 CommandNames command_names(const Report& report);
-// docs/runbook.md's: containerd at its default socket, plain crictl, $NODE.
+// docs/runbook.md's: containerd at its default socket, crictl with its timeout, $NODE.
 CommandNames runbook_command_names();
 // `text` with every placeholder replaced.
 std::string fill_placeholders(const std::string& text, const CommandNames& names);

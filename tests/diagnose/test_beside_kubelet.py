@@ -67,7 +67,7 @@ def test_healthy_kubelet_no_cause_then_frozen_names_kubelet_internal():
         signals = {e["signal"] for e in c["evidence"]}
         assert "agent_relist_p99_seconds" in signals, c
         assert signals & {"kubelet_last_seen_age_seconds", "kubelet_seconds_since_relist_count_advanced"}, c
-        assert "kill -QUIT" in c["remedy"], c["remedy"]
+        assert "-s QUIT kubelet" in c["remedy"], c["remedy"]
         print("  " + describe(rep))
 
 

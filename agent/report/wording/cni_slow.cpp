@@ -30,15 +30,15 @@ CauseWords words_of(const Finding& f) {
 // Edit both or cause_texts_test fails.
 // clang-format off
 const CauseWording cni_slow_wording = {
-  {"`journalctl -u {service} --since -15m | grep -iE 'cni|network'` shows slow or failing setup and teardown; "
-   "`ls /etc/cni/net.d` names the plugin, whose own log (e.g. `/var/log/calico/cni/cni.log`, the aws-node or "
-   "cilium-agent pod's log) shows where the time goes; `time {crictl} inspectp <pod-id>` of a pod being created "
-   "or deleted is slow.",
+  {"`timeout 20 journalctl -u {service} --since -15m | grep -iE 'cni|network'` shows slow or failing setup and "
+   "teardown; `ls /etc/cni/net.d` names the plugin, whose own log (e.g. `/var/log/calico/cni/cni.log`, the "
+   "aws-node or cilium-agent pod's log) shows where the time goes; `time {crictl} inspectp <pod-id>` of a pod "
+   "being created or deleted is slow.",
    "Fix the network plugin: an IP pool exhausted or an IPAM datastore slow to answer, the CNI agent pod "
    "restarting or overloaded, an API server slow for the plugin's calls. Restart the CNI agent pod on the node "
    "({node}) if it is stuck; new pods wait meanwhile, running pods keep their network.",
-   "Restart the runtime for this: sandboxes in setup or teardown are left half-configured and the slow plugin is "
-   "called again. Do not delete the CNI configuration with pods running."},
+   "Restart the runtime for this: sandboxes in setup or teardown are left half-configured and the slow plugin "
+   "is called again. Do not delete the CNI configuration with pods running."},
   words_of,
 };
 // clang-format on

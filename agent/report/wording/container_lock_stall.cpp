@@ -24,17 +24,20 @@ CauseWords words_of(const Finding& f) {
 // clang-format off
 const CauseWording container_lock_stall_wording = {
   {"The runtime's metrics page shows the method in flight and not completing (containerd: "
-   "`grpc_server_started_total` minus `grpc_server_handled_total` for that `grpc_method`). `timeout 10 {crictl} ps "
-   "-a` hangs while `{crictl} pods` answers; `journalctl -u {service} --since -15m` names the container of the stuck "
-   "call (UpdateContainerResources from a vertical autoscaler, or StopContainer of a container whose shim is "
-   "unmounting). Look for its shim or `runc` in D state: `ps -eo pid,stat,wchan:32,cmd | awk '$2 ~ /D/'`.",
-   "Capture the runtime's goroutine dump (`kill -USR1 $(pidof {service})`): it shows the call holding the container's "
-   "lock. Then unblock that one container: kill its shim (`pkill -f 'containerd-shim.*<container-id>'` or the "
-   "conmon of CRI-O) or fix what its unmount waits on; the lock is released and the lists answer again. Stop "
-   "the client that keeps sending the call (pause the autoscaler) until then. Restart the runtime only if the "
-   "shim cannot be killed.",
-   "Treat it as runtime_hung and restart the runtime first: the stuck shim survives the restart and the next list "
-   "blocks on the same lock. Never reboot automatically."},
+   "`grpc_server_started_total` minus `grpc_server_handled_total` for that `grpc_method`). `{crictl} ps -a -q` "
+   "fails after 10 s with `DeadlineExceeded` while `{crictl} pods -q` answers; `timeout 20 journalctl -u "
+   "{service} --since -15m` names the container of the stuck call (UpdateContainerResources from a vertical "
+   "autoscaler, or StopContainer of a container whose shim is unmounting). Look for its shim or `runc` in D "
+   "state: `threads D` (the runbook's `/proc` reader, \"On the node\"; not `ps`, which reads every process's "
+   "cmdline and blocks behind a process in D).",
+   "Capture the runtime's goroutine dump (`timeout 10 systemctl kill --kill-who=main -s USR1 {service}`): it "
+   "shows the call holding the container's lock. Then unblock that one container: kill its shim (`kill -KILL "
+   "<shim-pid>`: containerd's shim serves the whole pod and is found by the pod's sandbox id, as in the "
+   "runbook's \"On the node\"; on CRI-O the container's `conmon`) or fix what its unmount waits on; the lock is "
+   "released and the lists answer again. Stop the client that keeps sending the call (pause the autoscaler) "
+   "until then. Restart the runtime only if the shim cannot be killed.",
+   "Treat it as runtime_hung and restart the runtime first: the stuck shim survives the restart and the next "
+   "list blocks on the same lock. Never reboot automatically."},
   words_of,
 };
 // clang-format on

@@ -29,13 +29,14 @@ CauseWords words_of(const Finding& f) {
 // or the unit test cause_texts_test fails.
 // clang-format off
 const CauseWording defunct_processes_wording = {
-  {"`ps -eo stat,ppid | awk '$1 ~ /^Z/ {print $2}' | sort | uniq -c | sort -rn | head` counts zombies by parent; "
-   "`ps -o pid,comm,args -p <ppid>` names the parent; a `containerd-shim` parent's `-id` is the pod's sandbox "
-   "(`{crictl} inspectp <sandbox-id>`). `crictl stats` or the pod's `ps` for a container whose init does not "
-   "reap.",
-   "Fix the parent: a container whose PID 1 does not reap its children needs an init (`tini`, `shareProcessNamespace`, "
-   "or the runtime's `--init`); restart that pod. Zombies under a shim clear when the shim's pod is removed. "
-   "Upgrade a runtime with a known reaping bug.",
+  {"`threads Z | awk '{ print $3 }' | sort | uniq -c | sort -rn | head` counts zombies by parent (`threads` is "
+   "the runbook's `/proc` reader: `ps` reads every cmdline and blocks behind a process in D); `timeout 5 cat "
+   "/proc/<ppid>/comm` names the parent; a `containerd-shim` parent serves the pod whose pause process it is "
+   "the parent of (the sandbox's `init.pid`, runbook \"On the node\"; then `{crictl} inspectp <sandbox-id>`). "
+   "`{crictl} stats` for a container whose init does not reap.",
+   "Fix the parent: a container whose PID 1 does not reap its children needs an init (`tini`, "
+   "`shareProcessNamespace`, or the runtime's `--init`); restart that pod. Zombies under a shim clear when the "
+   "shim's pod is removed. Upgrade a runtime with a known reaping bug.",
    "Kill the zombies: they are already dead, only their parent can reap them. Do not restart the runtime for "
    "this: the zombies belong to the pods, not to it."},
   words_of,

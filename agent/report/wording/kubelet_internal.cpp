@@ -60,14 +60,15 @@ CauseWords words_of(const Finding& f) {
 // clang-format off
 const CauseWording kubelet_internal_wording = {
   {"`{crictl} ps -a` answers at once while `kubectl get node {node}` says PLEG is not healthy; on the node, "
-   "`curl -s --cacert ca.crt -H \"Authorization: Bearer $TOKEN\" https://127.0.0.1:10250/metrics | grep "
-   "kubelet_pleg_relist_duration_seconds_count` twice a minute apart shows the same count, and `journalctl -u "
-   "kubelet --since -15m` shows no relist or sync activity.",
-   "Capture the kubelet's goroutines first. `/debug/pprof` on the kubelet needs `nodes/proxy`, which the agent never "
-   "has, so on the node run `kill -QUIT $(pidof kubelet)`: Go writes every goroutine's stack to the kubelet's "
-   "journal (`journalctl -u kubelet -o cat --since -2min > kubelet-goroutines.txt`) and the kubelet exits, so "
-   "systemd restarts it: this is the restart too. Where it is not restarted by systemd, `systemctl restart kubelet`. "
-   "Attach the dump to a kubelet bug report (look for the PLEG's relist goroutine blocked on a channel send).",
+   "`curl -s -m 10 --cacert ca.crt -H \"Authorization: Bearer $TOKEN\" https://127.0.0.1:10250/metrics | grep "
+   "kubelet_pleg_relist_duration_seconds_count` twice a minute apart shows the same count, and `timeout 20 "
+   "journalctl -u kubelet --since -15m` shows no relist or sync activity.",
+   "Capture the kubelet's goroutines first. `/debug/pprof` on the kubelet needs `nodes/proxy`, which the agent "
+   "never has, so on the node run `timeout 10 systemctl kill --kill-who=main -s QUIT kubelet`: Go writes every "
+   "goroutine's stack to the kubelet's journal (`timeout 20 journalctl -u kubelet -o cat --since -2min > "
+   "kubelet-goroutines.txt`) and the kubelet exits, so systemd restarts it: this is the restart too. Where it "
+   "is not restarted by systemd, `systemctl restart kubelet`. Attach the dump to a kubelet bug report (look for "
+   "the PLEG's relist goroutine blocked on a channel send).",
    "Restart the runtime for this ({service} answers every other client, and a restart only disturbs running "
    "pods), and never reboot the node: the kubelet's goroutine dump is the evidence."},
   words_of,

@@ -30,13 +30,19 @@ CauseWords words_of(const Finding& f) {
 // or the unit test cause_texts_test fails.
 // clang-format off
 const CauseWording message_too_large_wording = {
-  {"The kubelet's log says `grpc: received message larger than max`, and "
-   "`pleg_runtime_list_response_bytes` (the last answer that still fit) is near 16 MiB. Count what the list "
-   "returns: `{crictl} ps -a -q | wc -l` and `{crictl} ps -a --state exited -q | wc -l`; `{crictl} inspect "
-   "<container-id>` on a few containers shows oversized labels or annotations.",
-   "Remove exited containers: `{crictl} ps -a --state exited -q | xargs -r {crictl} rm` (exited containers "
-   "only). Then fix what creates them (a CronJob without `successfulJobsHistoryLimit`, a crash loop), tighten "
-   "the kubelet's container GC (`maxPerPodContainer`, `maxContainers`) and trim huge labels and annotations.",
+  {"The kubelet's log says `grpc: received message larger than max`, and `pleg_runtime_list_response_bytes` "
+   "(the last answer that still fit) is near 16 MiB. Count without the list that fails: `{crictl} pods -q | wc "
+   "-l`, then `{crictl} ps -a --pod <pod-id> -q | wc -l` pod by pod; on containerd, `ctr -a {socket} -n k8s.io "
+   "--connect-timeout 5s --timeout 60s containers ls -q | wc -l` counts through containerd's own API, which "
+   "streams one container per message; `{crictl} inspect <container-id>` on a few containers shows oversized "
+   "labels or annotations.",
+   "Remove exited containers a slice at a time, so that no answer is as large as the whole list: `{crictl} ps "
+   "-a --state exited --label io.kubernetes.pod.namespace=<namespace> -q | xargs -r {crictl} rm`, namespace by "
+   "namespace, or `--pod <pod-id>` pod by pod (the runtime applies the state, label and pod filters before it "
+   "answers; crictl applies `--name` and `--namespace` itself, after the whole list arrived). On containerd the "
+   "runbook's \"On the node\" finds them through `ctr`, without CRI's list. Then fix what creates them (a "
+   "CronJob without `successfulJobsHistoryLimit`, a crash loop), tighten the kubelet's container GC "
+   "(`maxPerPodContainer`, `maxContainers`) and trim huge labels and annotations.",
    "Remove running containers or sandboxes. Do not raise the message limit on one side only: the kubelet and "
    "the runtime must agree."},
   words_of,

@@ -45,12 +45,13 @@ CauseWords words_of(const Finding& f) {
 // or the unit test cause_texts_test fails.
 // clang-format off
 const CauseWording node_pressure_wording = {
-  {"`cat /proc/pressure/cpu /proc/pressure/io /proc/pressure/memory`, `iostat -x 1` (await, %util), `top`, "
-   "`iotop`; `ps -e --no-headers | wc -l` against `cat /proc/sys/kernel/pid_max`; `kubectl top pods -A "
-   "--sort-by=cpu` for the noisy workload.",
+  {"`cat /proc/pressure/cpu /proc/pressure/io /proc/pressure/memory`, `timeout 10 iostat -x 1 5` (await, "
+   "%util), `timeout 10 pidstat -u -d 1 5` for who uses the CPU and the disk; `threads | wc -l` (the runbook's "
+   "`/proc` reader) against `cat /proc/sys/kernel/pid_max`; `kubectl top pods -A --sort-by=cpu` for the noisy "
+   "workload.",
    "Relieve the pressure: throttle or move the workload that saturates the disk or CPU, set pod requests and "
-   "limits (and `podPidsLimit` against PID leaks), reserve CPU and memory for system daemons "
-   "(`systemReserved`, `kubeReserved`). Drain the node by hand if it stays saturated.",
+   "limits (and `podPidsLimit` against PID leaks), reserve CPU and memory for system daemons (`systemReserved`, "
+   "`kubeReserved`). Drain the node by hand if it stays saturated.",
    "Reboot to clear the pressure: it returns with the workload. Find the workload first."},
   words_of,
 };

@@ -29,16 +29,16 @@ CauseWords words_of(const Finding& f) {
 // or the unit test cause_texts_test fails.
 // clang-format off
 const CauseWording pid_exhaustion_wording = {
-  {"The runtime's limit: `systemctl show {service} -p TasksMax -p TasksCurrent`, or `cat` the `pids.current` and "
-   "`pids.max` of the cgroup in `/proc/$(pidof {service})/cgroup`. Kubepods: `cat "
-   "/sys/fs/cgroup/kubepods.slice/pids.current /sys/fs/cgroup/kubepods.slice/pids.max` (cgroup v1: under "
-   "`/sys/fs/cgroup/pids/`). The node: `ps -eL --no-headers | wc -l` against `cat /proc/sys/kernel/pid_max "
-   "/proc/sys/kernel/threads-max`. `ps -eLo ppid= | sort | uniq -c | sort -rn | head` for the parent with most "
-   "threads. Containers that fail to start with `resource temporarily unavailable` (`{crictl} ps -a`, the "
-   "runtime's log) are the sign.",
+  {"The runtime's limit: `systemctl show {service} -p TasksMax -p TasksCurrent`, or `cat` the `pids.current` "
+   "and `pids.max` of the cgroup in `/proc/$(timeout 5 systemctl show -p MainPID --value {service})/cgroup`. "
+   "Kubepods: `cat /sys/fs/cgroup/kubepods.slice/pids.current /sys/fs/cgroup/kubepods.slice/pids.max` (cgroup "
+   "v1: under `/sys/fs/cgroup/pids/`). The node: `threads | wc -l` (the runbook's `/proc` reader, not `ps`) "
+   "against `cat /proc/sys/kernel/pid_max /proc/sys/kernel/threads-max`. `threads | awk '{ print $3 }' | sort | "
+   "uniq -c | sort -rn | head` for the parent with most threads. Containers that fail to start with `resource "
+   "temporarily unavailable` (`{crictl} ps -a`, the runtime's log) are the sign.",
    "Find what leaks processes or threads and fix or restart that pod; set `podPidsLimit` in the kubelet "
-   "configuration so one pod cannot exhaust the node. For the runtime's own cgroup raise `TasksMax` (a "
-   "systemd drop-in for {service}, then `systemctl daemon-reload`); for the node raise `kernel.pid_max`.",
+   "configuration so one pod cannot exhaust the node. For the runtime's own cgroup raise `TasksMax` (a systemd "
+   "drop-in for {service}, then `systemctl daemon-reload`); for the node raise `kernel.pid_max`.",
    "Restart the runtime to free PIDs: the leaking pods keep running and the limit is hit again. Do not raise "
    "the limit without finding the leak."},
   words_of,

@@ -26,8 +26,8 @@ CauseWords words_of(const Finding& f) {
 // clang-format off
 const CauseWording pod_status_slow_wording = {
   {"`time {crictl} inspectp <pod-id>` and `time {crictl} inspect <container-id>` on the top pods in this "
-   "report; `journalctl -u {service} | grep -iE 'cni|teardown|StopPodSandbox'` for slow network teardown; the "
-   "CNI plugin's log.",
+   "report; `timeout 20 journalctl -u {service} --since -1h | grep -iE 'cni|teardown|StopPodSandbox'` for slow "
+   "network teardown; the CNI plugin's log.",
    "Fix the slow component: the CNI plugin or IPAM that blocks sandbox status (a stale netns, an unreachable "
    "IPAM store), the disk holding container logs and state, a runtime handler with slow status (gVisor, Kata); "
    "upgrade the runtime.",

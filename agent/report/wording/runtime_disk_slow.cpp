@@ -22,11 +22,12 @@ CauseWords words_of(const Finding& f) {
 // or the unit test cause_texts_test fails.
 // clang-format off
 const CauseWording runtime_disk_slow_wording = {
-  {"`df {state_dir}` and `findmnt -T {state_dir}` name the device; `iostat -x 1 <device>` shows `r_await` / "
-   "`w_await` (ms per IO; above 100 ms is slow) and `%util`; `iotop -o` or `pidstat -d 1` shows who writes; "
-   "`cat /proc/pressure/io`. `dmesg | grep -iE 'I/O error|timeout|reset'` for a failing disk.",
-   "Move the IO off the runtime's disk: container logs and emptyDir volumes of a noisy pod, image pulls in bulk, "
-   "a backup or scan job. Give the runtime's root its own faster disk, or raise the volume's IOPS (cloud "
+  {"`timeout 5 df {state_dir}` and `timeout 5 findmnt -T {state_dir}` name the device; `timeout 10 iostat -x 1 "
+   "5 <device>` shows `r_await` / `w_await` (ms per IO; above 100 ms is slow) and `%util`; `timeout 10 pidstat "
+   "-d 1 5` shows who writes; `cat /proc/pressure/io`. `timeout 10 dmesg | grep -iE 'I/O error|timeout|reset'` "
+   "for a failing disk.",
+   "Move the IO off the runtime's disk: container logs and emptyDir volumes of a noisy pod, image pulls in "
+   "bulk, a backup or scan job. Give the runtime's root its own faster disk, or raise the volume's IOPS (cloud "
    "volumes throttle at their provisioned IOPS and burst credits). Replace a failing disk.",
    "Restart the runtime for a slow disk: it comes back to the same disk and its restart adds IO. Do not prune "
    "images during the stall."},

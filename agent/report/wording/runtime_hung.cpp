@@ -45,14 +45,19 @@ CauseWords words_of(const Finding& f) {
 // or the unit test cause_texts_test fails.
 // clang-format off
 const CauseWording runtime_hung_wording = {
-  {"`timeout 10 {crictl} ps -a` hangs too; `{crictl} inspect <container-id>` of a recently changed container may "
-   "hang on that one container. Look for processes stuck in D state: `ps -eo pid,stat,wchan:32,cmd | awk '$2 ~ "
-   "/D/'` (a shim or `runc` stuck in the kernel) and `dmesg | grep -i 'blocked for more'`.",
-   "Capture evidence first: the runtime's goroutine dump (`kill -USR1 $(pidof {service})`; containerd writes it "
-   "to its journal, CRI-O to `/tmp/crio-goroutine-stacks-*.log`) and the D-state processes. Then restart the "
-   "runtime once (`systemctl restart {service}`): running containers keep running. A wedged shim: kill that "
-   "shim. Processes stuck in D state on storage: fix the storage first (unmount the dead NFS mount, replace the "
-   "failing disk), or the restarted runtime hangs again. If it does, cordon and drain the node by hand.",
+  {"`{crictl} ps -a -q` fails too, after 10 s, with `DeadlineExceeded`; `{crictl} inspect <container-id>` of a "
+   "recently changed container may fail on that one container. Look for processes stuck in D state (a shim or "
+   "`runc` stuck in the kernel): `threads D` (the runbook's `/proc` reader, \"On the node\"; not `ps`, which "
+   "reads every process's cmdline and blocks behind a process in D) and `timeout 10 dmesg | grep -i 'blocked "
+   "for more'`.",
+   "Capture evidence first: the runtime's goroutine dump (`timeout 10 systemctl kill --kill-who=main -s USR1 "
+   "{service}`; containerd writes it to its journal, CRI-O to `/tmp/crio-goroutine-stacks-*.log`) and the "
+   "D-state processes. Then restart the runtime once (`systemctl restart {service}`): running containers keep "
+   "running. A wedged shim: kill that shim, found by its pod's sandbox id (runbook, \"On the node\"). Processes "
+   "stuck in D state on storage: fix the storage first (unmount the dead NFS mount, replace the failing disk), "
+   "or the restarted runtime hangs again. If it does, cordon and drain the node by hand, with `--timeout` and "
+   "`--disable-eviction` (runbook, \"Draining by hand\"): a plain drain waits forever for pods the runtime "
+   "cannot stop.",
    "Restart the runtime in a loop, and never reboot automatically: with a process stuck in D state the shutdown "
    "may hang too, and the dump is lost."},
   words_of,

@@ -25,8 +25,8 @@ CauseWords words_of(const Finding& f) {
 // clang-format off
 const CauseWording runtime_slow_wording = {
   {"`time {crictl} ps -a -q | wc -l` and `time {crictl} pods -q | wc -l`: seconds for a few hundred containers "
-   "is slow (a healthy runtime lists a thousand in well under a second). `iostat -x 1` on the disk holding "
-   "`{state_dir}`, IO pressure in `/proc/pressure/io`, and the runtime's log for slow operations.",
+   "is slow (a healthy runtime lists a thousand in well under a second). `timeout 10 iostat -x 1 5` on the disk "
+   "holding `{state_dir}`, IO pressure in `/proc/pressure/io`, and the runtime's log for slow operations.",
    "Give the runtime what it lacks: faster or less contended storage for `{state_dir}`, CPU reserved for the "
    "runtime and the kubelet (`systemReserved`), fewer co-located IO-heavy workloads, a runtime upgrade (list "
    "paths have had lock-contention fixes). If node_pressure shows too, relieve that first.",

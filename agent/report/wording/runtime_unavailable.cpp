@@ -34,9 +34,10 @@ CauseWords words_of(const Finding& f) {
 // or the unit test cause_texts_test fails.
 // clang-format off
 const CauseWording runtime_unavailable_wording = {
-  {"`{crictl} info` fails; `ls -l {socket}` shows whether the socket exists; `systemctl status {service}` and "
-   "`journalctl -u {service} --since -30min` show why the runtime stopped or keeps restarting (a panic, a bad "
-   "config); `dmesg | grep -iE 'oom|killed process'` shows an OOM kill.",
+  {"`{crictl} info` fails; `ls -l {socket}` shows whether the socket exists; `timeout 10 systemctl status "
+   "{service} --no-pager` and `timeout 20 journalctl -u {service} --since -30min` show why the runtime stopped "
+   "or keeps restarting (a panic, a bad config); `timeout 10 dmesg | grep -iE 'oom|killed process'` shows an "
+   "OOM kill.",
    "Start the runtime (`systemctl start {service}`) once its log shows why it exited: a full disk under "
    "`{state_dir}`, a bad config after an upgrade, an OOM kill. Check that the kubelet's "
    "`--container-runtime-endpoint` names the same socket. plegscope reconnects within seconds of the socket "

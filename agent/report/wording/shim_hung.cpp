@@ -40,17 +40,19 @@ CauseWords words_of(const Finding& f) {
 // or the unit test cause_texts_test fails.
 // clang-format off
 const CauseWording shim_hung_wording = {
-  {"`ps -eo pid,ppid,stat,wchan:32,etime,cmd | awk '$3 ~ /D/'` lists the processes in D with their wchan; "
-   "`cat /proc/PID/stack` shows the whole kernel stack (root only: without root, or without ptrace rights in "
-   "a container, wchan reads 0 and the stack is empty). `dmesg | grep -i 'blocked for more'` shows the hung "
-   "task warnings. `{crictl} inspectp <sandbox-id>` of the named pod hangs while `{crictl} pods` answers. "
-   "`mount | grep -E 'nfs|ceph|cifs'` and `iostat -x 1` for the storage behind it.",
+  {"`threads D` (the runbook's `/proc` reader, \"On the node\"; not `ps`, which reads every process's cmdline "
+   "and blocks behind a process in D) lists the threads in D with their wchan; `timeout 5 cat "
+   "/proc/<pid>/stack` shows the whole kernel stack (root only: without root, or without ptrace rights in a "
+   "container, wchan reads 0 and the stack is empty). `timeout 10 dmesg | grep -i 'blocked for more'` shows the "
+   "hung task warnings. `{crictl} inspectp <sandbox-id>` of the named pod fails after 10 s while `{crictl} pods "
+   "-q` answers. `mount | grep -E 'nfs|ceph|cifs'` and `timeout 10 iostat -x 1 5` for the storage behind it.",
    "Fix what the process waits on: bring the NFS server back or unmount the dead mount (`umount -f -l`), "
    "replace or fail over the stuck disk, wait for the unmount under heavy IO to finish. A process in D cannot "
    "be killed until the kernel call returns; once the storage answers, the shim finishes and the pod's calls "
-   "return. If it never returns, cordon and drain the node by hand: only a node restart ends it.",
-   "Restart the runtime first: the stuck shim stays in D and the restarted runtime hangs on the same pod. "
-   "Never `kill -9` in a loop: it cannot end a process in D."},
+   "return. If it never returns, cordon and drain the node by hand, with `--timeout` and `--disable-eviction` "
+   "(runbook, \"Draining by hand\"): only a node restart ends it.",
+   "Restart the runtime first: the stuck shim stays in D and the restarted runtime hangs on the same pod. Never "
+   "`kill -9` in a loop: it cannot end a process in D."},
   words_of,
 };
 // clang-format on

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace plegscope {
@@ -127,7 +128,7 @@ std::vector<std::string> after_edit(const std::string& from, const std::string& 
 // paragraph, a paragraph gone, a section renamed.
 TEST(CauseTexts, ARunbookEditedAloneIsCaught) {
   auto problems =
-      after_edit("Remove exited containers: `crictl ps", "Delete exited containers: `crictl ps");
+      after_edit("Remove exited containers a slice at a time", "Delete exited containers a slice at a time");
   ASSERT_EQ(problems.size(), 1u) << joined(problems);
   EXPECT_EQ(problems[0].rfind("message_too_large: **Fix.** says", 0), 0u) << problems[0];
 
@@ -147,6 +148,65 @@ Report node(const std::string& endpoint, const std::string& runtime) {
   r.runtime.endpoint = endpoint;
   r.runtime.name = runtime;
   return r;
+}
+
+// The programs of one `…` span that stand where a command starts: at its
+// beginning, after a pipe or `;`, inside `$(`, each past any `time`,
+// `timeout N` or `xargs -r` in front of it.
+struct CommandWord {
+  std::string program;
+  std::string before;  // the span up to the program
+  std::string after;   // the rest of the span
+};
+std::vector<CommandWord> command_words(const std::string& span) {
+  static const std::regex start(
+      R"((?:^|\|\s*|;\s*|\$\()(?:time |timeout \d+ |xargs -r (?:-n \d+ )?)*([a-z][a-z0-9_-]*))");
+  std::vector<CommandWord> out;
+  for (std::sregex_iterator it(span.begin(), span.end(), start), end; it != end; ++it) {
+    const auto& m = *it;
+    out.push_back({m[1].str(), span.substr(0, m.position(1)), span.substr(m.position(1) + m.length(1))});
+  }
+  return out;
+}
+
+// What a remedy's reader runs on a sick node returns: crictl with its own
+// deadline, whatever else can block under `timeout`, and no procps tool (ps,
+// pgrep, pidof, pkill, top read every process's cmdline, which blocks behind a
+// process in D). The runbook's blocks are run against a frozen containerd by
+// tests/e2e/test_runbook.py; these are the paragraphs.
+TEST(CauseTexts, EveryNodeCommandOfARemedyIsBounded) {
+  static const std::regex span(R"(`([^`]+)`)");
+  static const std::regex timed(R"(timeout \d+ $)");
+  const std::set<std::string> procps = {"ps", "pgrep", "pidof", "pkill", "top", "iotop"};
+  const std::set<std::string> can_block = {"journalctl", "dmesg", "iostat", "pidstat", "df", "findmnt", "curl"};
+  const CommandNames names = runbook_command_names();
+  for (CauseId id : kAllCauses) {
+    const CauseText& t = cause_text(id);
+    for (const char* paragraph : {t.confirm, t.fix}) {
+      const std::string text = fill_placeholders(paragraph, names);
+      for (std::sregex_iterator it(text.begin(), text.end(), span), end; it != end; ++it) {
+        const std::string command = (*it)[1];
+        if (command.find(' ') == std::string::npos) continue;  // a name (`ps`, `ctr`), not a command line
+        for (const CommandWord& w : command_words(command)) {
+          SCOPED_TRACE(std::string(cause_name(id)) + ": `" + command + "`");
+          EXPECT_EQ(procps.count(w.program), 0u) << w.program << " reads every process's cmdline";
+          if (w.program == "crictl") EXPECT_EQ(w.after.rfind(" --timeout ", 0), 0u) << "crictl without --timeout";
+          if (w.program == "ctr") EXPECT_NE(w.after.find("--connect-timeout"), std::string::npos);
+          if (w.program == "curl") EXPECT_NE(w.after.find(" -m "), std::string::npos) << "curl without -m";
+          else if (can_block.count(w.program)) EXPECT_TRUE(std::regex_search(w.before, timed)) << w.program;
+        }
+      }
+    }
+  }
+}
+
+TEST(CauseTexts, CommandWordsAreFoundWhereCommandsStart) {
+  std::vector<std::string> programs;
+  for (const auto& w :
+       command_words("timeout 20 journalctl -u x | grep -v ps | timeout 60 xargs -r crictl rm; time df $(pidof y)"))
+    programs.push_back(w.program);
+  EXPECT_EQ(programs, (std::vector<std::string>{"journalctl", "grep", "crictl", "df", "pidof"}));
+  EXPECT_EQ(command_words("timeout 5 df /")[0].before, "timeout 5 ");
 }
 
 // What tests/diagnose/diag_common.py checks on live reports, for every cause
@@ -180,7 +240,7 @@ TEST(CauseTexts, EveryRemedyHasACommandAndNeverAdvisesAReboot) {
 TEST(CauseTexts, RemedyNamesTheNodesOwnRuntime) {
   const std::string crio =
       remedy(CauseId::kRuntimeHung, node("unix:///var/run/crio/crio.sock", "cri-o"));
-  EXPECT_NE(crio.find("timeout 10 crictl --runtime-endpoint unix:///var/run/crio/crio.sock ps -a"),
+  EXPECT_NE(crio.find("crictl --timeout 10s --runtime-endpoint unix:///var/run/crio/crio.sock ps -a -q"),
             std::string::npos)
       << crio;
   EXPECT_NE(crio.find("systemctl restart crio"), std::string::npos) << crio;

@@ -30,8 +30,8 @@ TEST(Wording, AFindingBecomesTheOperatorsSentence) {
   EXPECT_EQ(c->summary,
             "A CRI call is hung: ListContainers has been in flight for 12s (hang threshold 10s), so the relist "
             "cannot finish.");
-  EXPECT_EQ(c->remedy.rfind("Confirm: `timeout 10 crictl --runtime-endpoint "
-                            "unix:///run/containerd/containerd.sock ps -a` hangs too",
+  EXPECT_EQ(c->remedy.rfind("Confirm: `crictl --timeout 10s --runtime-endpoint "
+                            "unix:///run/containerd/containerd.sock ps -a -q` fails too, after 10 s",
                             0),
             0u)
       << c->remedy;
