@@ -523,7 +523,7 @@ local lib = import 'lib.libsonnet';
         interval: '10s',
         input_series: [
           S_('pleg_last_seen_seconds', la, '0+10x6 60x%d' % n),
-          S_('pleg_diagnosis_cause', la { cause: 'runtime_hung' }, '0x6 0.95x%d' % n),
+          S_('pleg_diagnosis_cause', la { cause: 'runtime_hung' }, '0.95x%d' % (n + 6)),
           S_('pleg_last_seen_seconds', lb, '0+10x%d' % (n + 6)),
           S_('pleg_diagnosis_cause', lb { cause: 'runtime_slow' }, '0.99x%d' % (n + 6)),
           S_('pleg_runtime_operations_total', la { operation_type: 'list_containers' }, '0+10x%d' % (n + 6)),

@@ -22,6 +22,10 @@ import harness  # noqa: E402  (tests/lib; ctest also puts it on PYTHONPATH)
 import yaml  # noqa: E402
 
 ROOT = harness.source_dir()
+# scripts/mixin keeps jsonnet's output here, keyed by mixin/'s contents and
+# the config, so a run renders each config once: every test (and the
+# ecosystem_mixin_render fixture that renders the default first) shares it.
+os.environ.setdefault("PLEGSCOPE_MIXIN_CACHE", os.path.join(harness.build_dir(), "mixin-render-cache"))
 
 # DESIGN.md section 4: every metric the agent exports (histograms expanded).
 AGENT_METRICS = {
@@ -308,6 +312,15 @@ class Alertmanager(_Daemon):
     def alerts(self):
         """/api/v2/alerts, inhibited and silenced ones included."""
         return json.loads(harness.http(self.url + "/api/v2/alerts", timeout=10)[1])
+
+    def post_alerts(self, alerts):
+        """POSTs alerts ([{"labels": {...}, "annotations": {...}}]) to
+        /api/v2/alerts as Prometheus does."""
+        import urllib.request
+        req = urllib.request.Request(self.url + "/api/v2/alerts", method="POST", data=json.dumps(alerts).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            assert resp.status == 200, resp.status
 
 
 class WebhookReceiver:
