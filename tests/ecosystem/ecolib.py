@@ -162,12 +162,14 @@ class Prometheus(_Daemon):
     scrape_config: a whole scrape config (dict) in place of the static one;
       a "file_sd" key holds target groups written to a file_sd file.
     alertmanager: "host:port" of an Alertmanager to send alerts to.
+    external_labels: the server's global external_labels (e.g. {"cluster": "a"}),
+      which /federate adds to every series it serves.
     """
 
     name = "prometheus"
 
     def __init__(self, scrape_targets, scrape_interval="1s", rule_files=(), evaluation_interval="1s",
-                 static_labels=None, scrape_config=None, alertmanager=None):
+                 static_labels=None, scrape_config=None, alertmanager=None, external_labels=None):
         self.exe = harness.require_tool("prometheus")
         self.scrape_targets = list(scrape_targets)
         self.scrape_interval = scrape_interval
@@ -176,6 +178,7 @@ class Prometheus(_Daemon):
         self.static_labels = dict(static_labels or {})
         self.scrape_config = scrape_config
         self.alertmanager = alertmanager
+        self.external_labels = dict(external_labels or {})
         self.proc = None
         self.dir = None
 
@@ -191,7 +194,8 @@ class Prometheus(_Daemon):
             rules.append(dst)
         cfg = {
             "global": {"scrape_interval": self.scrape_interval, "scrape_timeout": self.scrape_interval,
-                       "evaluation_interval": self.evaluation_interval},
+                       "evaluation_interval": self.evaluation_interval,
+                       **({"external_labels": self.external_labels} if self.external_labels else {})},
             "rule_files": rules,
             "scrape_configs": [{
                 "job_name": "plegscope",
