@@ -23,7 +23,7 @@ through tests/integration's API server stand-in, every pod answering the
 captured /diagnose.
 
 Figures only; nothing asserts. Results: bench/results/fleet.json.
-Usage: bench/fleet_bench.py [--nodes 250,500,1000] [--evaluations 4] [--skip-kubectl]
+Usage: bench/fleet_bench.py [--nodes 250,500,1000] [--evaluations 3] [--skip-kubectl]
 Needs scripts/install-deps bench and scripts/build. Takes about 10 minutes.
 """
 import argparse
@@ -46,6 +46,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "ecosystem"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "integration"))
 
+import benchlib  # noqa: E402
 import ecolib  # noqa: E402
 import harness  # noqa: E402
 from apiserver_standin import ApiServerStandIn, pod  # noqa: E402
@@ -239,7 +240,7 @@ def measure(gen, n, floor, evaluations):
                            rule_files=rules, scrape_config=sc) as prom:
         t0 = time.monotonic()
         job = sc["job_name"]
-        harness.wait_until(lambda: scalar(prom, 'count(up{job="%s"} == 1)' % job) == n, 120,
+        harness.wait_until(lambda: scalar(prom, 'count(up{job="%s"} == 1)' % job) == n, 240,
                            "%d targets scraped" % n, interval=1)
         durations = {}
         if rules:
@@ -247,24 +248,28 @@ def measure(gen, n, floor, evaluations):
             seen = {}
 
             def sample():
-                for x in prom.query("prometheus_rule_group_last_duration_seconds")["data"]["result"]:
-                    group = x["metric"]["rule_group"].rsplit(";", 1)[-1]
-                    it = scalar(prom, 'prometheus_rule_group_iterations_total{rule_group="%s"}' % x["metric"]["rule_group"])
-                    if seen.get(group) != it:
-                        seen[group] = it
-                        durations.setdefault(group, []).append(float(x["value"][1]))
-                return all(len(v) >= evaluations for v in durations.values()) and len(durations) == 4
+                # /api/v1/rules: each group's last evaluation and its duration (the same figure as
+                # prometheus_rule_group_last_duration_seconds, which this Prometheus does not scrape).
+                for g in prom.api("rules")["data"]["groups"]:
+                    if g.get("lastEvaluation", "").startswith("0001") or seen.get(g["name"]) == g["lastEvaluation"]:
+                        continue
+                    seen[g["name"]] = g["lastEvaluation"]
+                    durations.setdefault(g["name"], []).append(float(g["evaluationTime"]))
+                return len(durations) == 4 and all(len(v) >= evaluations for v in durations.values())
             scraped_twice(prom, job, n)  # rates exist before the first counted evaluation
-            harness.wait_until(sample, (evaluations + 3) * SCRAPE_INTERVAL, "%d evaluations of every group" % evaluations,
-                               interval=2)
+            sample()
+            durations.clear()
+            # generous: a group slower than the interval skips evaluations, which is itself a result.
+            harness.wait_until(sample, (evaluations + 3) * SCRAPE_INTERVAL + 300,
+                               "%d evaluations of every group" % evaluations, interval=2)
         else:
             scraped_twice(prom, job, n)  # the floor: the same two scrapes of every target
-        out["head_series"] = scalar(prom, "prometheus_tsdb_head_series")
+        out["head_series"] = prom.api("status/tsdb")["data"]["headStats"]["numSeries"]
         out["scraped_series_per_target"] = scalar(prom, 'avg(scrape_samples_scraped{job="%s"})' % job)
         out["recorded_series"] = scalar(prom, 'count({__name__=~".+:.+"})')
         out["scrape_duration_p99_ms"] = 1000 * scalar(prom, 'quantile(0.99, scrape_duration_seconds{job="%s"})' % job)
-        out["rss_mib"] = harness_rss_mib(prom)
-        out["cpu_seconds"] = cpu_seconds(prom.proc.pid)
+        out["rss_mib"] = benchlib.memory_mib(prom.proc.pid)["rss_mib"]
+        out["cpu_seconds"] = benchlib.cpu_seconds(prom.proc.pid)
         out["elapsed_s"] = time.monotonic() - t0
         out["rule_groups"] = {g: {"mean_ms": 1000 * statistics.mean(v), "max_ms": 1000 * max(v), "evaluations": len(v)}
                               for g, v in sorted(durations.items())}
@@ -289,21 +294,7 @@ def measure(gen, n, floor, evaluations):
 
 def scraped_twice(prom, job, n):
     harness.wait_until(lambda: scalar(prom, 'count(count_over_time(up{job="%s"}[5m]) >= 2)' % job) == n,
-                       4 * SCRAPE_INTERVAL, "two scrapes of all %d targets" % n, interval=1)
-
-
-def harness_rss_mib(prom):
-    with open("/proc/%d/status" % prom.proc.pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024.0
-    return 0.0
-
-
-def cpu_seconds(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+                       8 * SCRAPE_INTERVAL, "two scrapes of all %d targets" % n, interval=1)
 
 
 NODES_FOR_KUBECTL = []
@@ -398,7 +389,7 @@ def report(results):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--nodes", default="250,500,1000")
-    ap.add_argument("--evaluations", type=int, default=4)
+    ap.add_argument("--evaluations", type=int, default=3)
     ap.add_argument("--skip-kubectl", action="store_true")
     ap.add_argument("--concurrency", type=int, default=16)
     args = ap.parse_args()
