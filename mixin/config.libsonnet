@@ -18,6 +18,20 @@
     // Set by the scrape: the PodMonitor (and the runbook's scrape config)
     // relabels __meta_kubernetes_pod_node_name to it.
     nodeLabel: 'node',
+    // Multi-cluster, as kubernetes-mixin does it: every aggregation, join
+    // and annotation query keeps the cluster label, so a global ruler
+    // (Thanos, Mimir, a federating Prometheus) never merges same-named nodes
+    // of different clusters. Where series carry no cluster label, `by
+    // (cluster, node)` is `by (node)`. Set by the cluster's Prometheus
+    // (external_labels) or by the remote-write/sidecar in front of it.
+    clusterLabel: 'cluster',
+    // Further labels every aggregation keeps (kube-prometheus-stack's
+    // additionalAggregationLabels), e.g. ['region'].
+    additionalAggregationLabels: [],
+    // Dashboards get a `cluster` variable and every query is scoped by it.
+    // Off: no cluster variable, and the dashboards work where series carry
+    // no cluster label.
+    showMultiCluster: false,
 
     // The agent's --relist-threshold (the kubelet's 3m).
     relistThresholdSeconds: 180,
@@ -53,6 +67,16 @@
     kubeletStuckSeconds: 120,
     kubeletStuckForSeconds: 60,
 
+    // PLEGFleetWideCause, the fleet veto: the same cause (confidence above
+    // fleetWideCauseMinConfidence) on more than this share of a cluster's
+    // nodes, and on at least fleetWideCauseMinNodes of them, is a runtime or
+    // kernel regression, not a bad node: it inhibits those nodes' pages.
+    // Remediators' guards (NodeHealthCheck minHealthy, MachineHealthCheck
+    // maxUnhealthy) should stop at the same share.
+    fleetWideCauseShare: 0.2,
+    fleetWideCauseMinNodes: 3,
+    fleetWideCauseMinConfidence: 0.5,
+
     // `for:` of each alert, seconds (0: fires at once).
     notHealthyForSeconds: 0,
     atRiskForSeconds: 60,
@@ -62,6 +86,7 @@
     listNearLimitForSeconds: 300,
     plegscopeDownForSeconds: 300,
     nodeClockSkewForSeconds: 300,
+    fleetWideCauseForSeconds: 120,
 
     // The release the rules ship with (the image tag in deploy/): alerts
     // link to the runbook of that release, not to a branch that moves on.

@@ -12,6 +12,7 @@
 //   depending on the Kubernetes version; both are accepted.
 // The node label: prometheus-operator sets `node` on endpoints backed by a Node.
 local f = import '../lib/format.libsonnet';
+local scope = import '../lib/scope.libsonnet';
 
 {
   local c = $._config,
@@ -19,7 +20,7 @@ local f = import '../lib/format.libsonnet';
   local node = c.nodeLabel,
   local T = c.kubeletRelistThresholdSeconds,
   local atRisk = std.floor(T / c.atRiskFraction),
-  local v = { sel: sel, node: node, T: T, atRisk: atRisk },
+  local v = { sel: sel, by: scope.by(c), T: T, atRisk: atRisk },
   local forOf(seconds) = if seconds > 0 then { 'for': f.promDuration(seconds) } else {},
   local runbook(alert) = c.runbookURL + '#' + std.asciiLower(alert),
   local n = '{{ $labels.%s }}' % node,
@@ -31,19 +32,19 @@ local f = import '../lib/format.libsonnet';
       rules: [
         {
           record: 'node_quantile:kubelet_pleg_relist_duration_seconds:histogram_quantile_rate5m',
-          expr: 'histogram_quantile(%s, sum by (%s, le) (rate(kubelet_pleg_relist_duration_seconds_bucket{%s}[5m])))\n' % [q, node, sel],
+          expr: 'histogram_quantile(%s, sum by (%s, le) (rate(kubelet_pleg_relist_duration_seconds_bucket{%s}[5m])))\n' % [q, scope.by(c), sel],
           labels: { quantile: q },
         }
         for q in ['0.99', '0.5']
       ] + [
         {
           record: 'node_operation_type_quantile:kubelet_runtime_operations_duration_seconds:histogram_quantile_rate5m',
-          expr: 'histogram_quantile(0.99, sum by (%(node)s, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{%(sel)s}[5m])))\n' % v,
+          expr: 'histogram_quantile(0.99, sum by (%(by)s, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{%(sel)s}[5m])))\n' % v,
           labels: { quantile: '0.99' },
         },
         {
           record: 'node:kubelet_pleg_seconds_since_last_seen:max',
-          expr: 'time() - max by (%(node)s) (kubelet_pleg_last_seen_seconds{%(sel)s})\n' % v,
+          expr: 'time() - max by (%(by)s) (kubelet_pleg_last_seen_seconds{%(sel)s})\n' % v,
         },
       ],
     }],
@@ -55,7 +56,7 @@ local f = import '../lib/format.libsonnet';
       rules: [
         {
           alert: 'KubeletPLEGNotHealthy',
-          expr: 'time() - max by (%(node)s) (kubelet_pleg_last_seen_seconds{%(sel)s} > 0) > %(T)d\n' % v,
+          expr: 'time() - max by (%(by)s) (kubelet_pleg_last_seen_seconds{%(sel)s} > 0) > %(T)d\n' % v,
           labels: { severity: 'critical' },
           annotations: {
             summary: "The kubelet's PLEG is not healthy on %s" % n,
@@ -70,11 +71,11 @@ local f = import '../lib/format.libsonnet';
         {
           alert: 'KubeletPLEGAtRisk',
           expr: |||
-            label_replace(time() - max by (%(node)s) (kubelet_pleg_last_seen_seconds{%(sel)s} > 0) > %(atRisk)d, "reason", "last_seen_stale", "", "")
-            or on (%(node)s)
-            label_replace(max by (%(node)s) (histogram_quantile(0.99, sum by (%(node)s, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{%(sel)s, operation_type=~"%(ops)s"}[5m])))) > %(atRisk)d, "reason", "cri_list_slow", "", "")
-            or on (%(node)s)
-            label_replace(max by (%(node)s) (predict_linear(node_operation_type_quantile:kubelet_runtime_operations_duration_seconds:histogram_quantile_rate5m{quantile="0.99", operation_type=~"%(ops)s"}[15m], %(horizon)d)) > %(T)d, "reason", "forecast", "", "")
+            label_replace(time() - max by (%(by)s) (kubelet_pleg_last_seen_seconds{%(sel)s} > 0) > %(atRisk)d, "reason", "last_seen_stale", "", "")
+            or on (%(by)s)
+            label_replace(max by (%(by)s) (histogram_quantile(0.99, sum by (%(by)s, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{%(sel)s, operation_type=~"%(ops)s"}[5m])))) > %(atRisk)d, "reason", "cri_list_slow", "", "")
+            or on (%(by)s)
+            label_replace(max by (%(by)s) (predict_linear(node_operation_type_quantile:kubelet_runtime_operations_duration_seconds:histogram_quantile_rate5m{quantile="0.99", operation_type=~"%(ops)s"}[15m], %(horizon)d)) > %(T)d, "reason", "forecast", "", "")
           ||| % (v { ops: listOps, horizon: c.forecastHorizonSeconds }),
           labels: { severity: 'warning' },
           annotations: {
@@ -89,7 +90,7 @@ local f = import '../lib/format.libsonnet';
         // bucket, so the value reads "10s" for anything slower.
         {
           alert: 'KubeletPLEGRelistDurationHigh',
-          expr: 'histogram_quantile(0.99, sum by (%(node)s, le) (rate(kubelet_pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) >= %(high)s\n'
+          expr: 'histogram_quantile(0.99, sum by (%(by)s, le) (rate(kubelet_pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) >= %(high)s\n'
                 % (v { high: f.num(c.relistDurationHighSeconds) }),
           labels: { severity: 'warning' },
           annotations: {
@@ -102,7 +103,7 @@ local f = import '../lib/format.libsonnet';
 
         {
           alert: 'KubeletPLEGDiscardingEvents',
-          expr: 'sum by (%(node)s) (increase({__name__=~"kubelet_pleg_discard_events(_total)?", %(sel)s}[5m])) > 0\n' % v,
+          expr: 'sum by (%(by)s) (increase({__name__=~"kubelet_pleg_discard_events(_total)?", %(sel)s}[5m])) > 0\n' % v,
           labels: { severity: 'warning' },
           annotations: {
             summary: "The kubelet's PLEG on %s is discarding events" % n,
@@ -116,8 +117,8 @@ local f = import '../lib/format.libsonnet';
         {
           alert: 'KubeletCRIOperationErrors',
           expr: |||
-            sum by (%(node)s, operation_type) (rate(kubelet_runtime_operations_errors_total{%(sel)s}[5m]))
-            / sum by (%(node)s, operation_type) (rate(kubelet_runtime_operations_total{%(sel)s}[5m]))
+            sum by (%(by)s, operation_type) (rate(kubelet_runtime_operations_errors_total{%(sel)s}[5m]))
+            / sum by (%(by)s, operation_type) (rate(kubelet_runtime_operations_total{%(sel)s}[5m]))
             > %(ratio)s
           ||| % (v { ratio: f.num(c.criErrorRatio) }),
           labels: { severity: 'warning' },
@@ -135,11 +136,11 @@ local f = import '../lib/format.libsonnet';
         {
           alert: 'KubeletCRIRuntimeUnavailable',
           expr: |||
-            sum by (%(node)s) (rate(kubelet_runtime_operations_errors_total{%(sel)s, operation_type=~"status|version"}[2m]))
-            / sum by (%(node)s) (rate(kubelet_runtime_operations_total{%(sel)s, operation_type=~"status|version"}[2m]))
+            sum by (%(by)s) (rate(kubelet_runtime_operations_errors_total{%(sel)s, operation_type=~"status|version"}[2m]))
+            / sum by (%(by)s) (rate(kubelet_runtime_operations_total{%(sel)s, operation_type=~"status|version"}[2m]))
             >= 0.9
-            and on (%(node)s)
-            time() - max by (%(node)s) (kubelet_pleg_last_seen_seconds{%(sel)s}) > %(down)d
+            and on (%(by)s)
+            time() - max by (%(by)s) (kubelet_pleg_last_seen_seconds{%(sel)s}) > %(down)d
           ||| % (v { down: c.runtimeUnavailableSeconds }),
           labels: { severity: 'critical' },
           annotations: {

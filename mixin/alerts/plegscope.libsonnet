@@ -1,6 +1,7 @@
 // plegscope's recording rules and alerts. The node label comes from the
 // scrape (PodMonitor relabelling), so every rule reads its metric directly.
 local f = import '../lib/format.libsonnet';
+local scope = import '../lib/scope.libsonnet';
 
 {
   local c = $._config,
@@ -16,19 +17,20 @@ local f = import '../lib/format.libsonnet';
   // A relist is stale past a share of the threshold beyond its own period:
   // evented PLEG relists every 300 s by design.
   local period = '(pleg_relist_period_seconds{%s} or pleg_last_seen_seconds{%s} * 0)' % [sel, sel],
-  local v = { sel: sel, node: node, T: T, threshold: threshold, period: period },
+  local by = scope.by(c),
+  local v = { sel: sel, by: by, T: T, threshold: threshold, period: period },
   local forOf(seconds) = if seconds > 0 then { 'for': f.promDuration(seconds) } else {},
   local runbook(alert) = c.runbookURL + '#' + std.asciiLower(alert),
-  local topCauseQuery = '"topk(1, node_cause:pleg_diagnosis_cause:max{%s=%%q} > 0)" $labels.%s' % [node, node],
+  local topCauseQuery = '"topk(1, node_cause:pleg_diagnosis_cause:max{%s} > 0)" %s' % [scope.templateMatchers(c), scope.templateArgs(c)],
   local topCause = '{{ with printf %s | query }}{{ range . }}{{ .Labels.cause }} (confidence {{ printf "%%.2f" .Value }}){{ end }}{{ else }}none reported{{ end }}' % topCauseQuery,
   local topCauseId = '{{ with printf %s | query }}{{ range . }}{{ .Labels.cause }}{{ end }}{{ else }}none{{ end }}' % topCauseQuery,
   local n = '{{ $labels.%s }}' % node,
-  local thresholdInForce = '{{ with printf "max(pleg_relist_threshold_seconds{%s=%%q})" $labels.%s | query }}{{ . | first | value | humanizeDuration }}{{ else }}%s{{ end }}' % [node, node, f.goDuration(T)],
+  local thresholdInForce = '{{ with printf "max(pleg_relist_threshold_seconds{%s})" %s | query }}{{ . | first | value | humanizeDuration }}{{ else }}%s{{ end }}' % [scope.templateMatchers(c), scope.templateArgs(c), f.goDuration(T)],
 
   local quantile(metric, by, q) = {
     record: 'node%s_quantile:%s:histogram_quantile_rate5m' % [if by == '' then '' else '_' + by, metric],
     expr: 'histogram_quantile(%s, sum by (%s, %sle) (rate(%s_bucket{%s}[5m])))\n'
-          % [q, node, if by == '' then '' else by + ', ', metric, sel],
+          % [q, scope.by(c), if by == '' then '' else by + ', ', metric, sel],
     labels: { quantile: q },
   },
 
@@ -42,35 +44,35 @@ local f = import '../lib/format.libsonnet';
         + [
           {
             record: 'node_operation_type:pleg_runtime_operations:rate5m',
-            expr: 'sum by (%(node)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m]))\n' % v,
           },
           {
             record: 'node_operation_type_code:pleg_runtime_operations_errors:rate5m',
-            expr: 'sum by (%(node)s, operation_type, code) (rate(pleg_runtime_operations_errors_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s, operation_type, code) (rate(pleg_runtime_operations_errors_total{%(sel)s}[5m]))\n' % v,
           },
           {
             record: 'node:pleg_discard_events:rate5m',
-            expr: 'sum by (%(node)s) (rate(pleg_discard_events_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s) (rate(pleg_discard_events_total{%(sel)s}[5m]))\n' % v,
           },
           {
             record: 'node_event_type:pleg_events:rate5m',
-            expr: 'sum by (%(node)s, event_type) (rate(pleg_events_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s, event_type) (rate(pleg_events_total{%(sel)s}[5m]))\n' % v,
           },
           {
             record: 'node:pleg_seconds_since_last_seen:max',
-            expr: 'time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s})\n' % v,
+            expr: 'time() - max by (%(by)s) (pleg_last_seen_seconds{%(sel)s})\n' % v,
           },
           {
             record: 'node:pleg_healthy:min',
-            expr: 'min by (%(node)s) (pleg_healthy{%(sel)s})\n' % v,
+            expr: 'min by (%(by)s) (pleg_healthy{%(sel)s})\n' % v,
           },
           {
             record: 'node:pleg_runtime_operation_oldest_in_flight_seconds:max',
-            expr: 'max by (%(node)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s})\n' % v,
+            expr: 'max by (%(by)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s})\n' % v,
           },
           {
             record: 'node_cause:pleg_diagnosis_cause:max',
-            expr: 'max by (%(node)s, cause) (pleg_diagnosis_cause{%(sel)s})\n' % v,
+            expr: 'max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s})\n' % v,
           },
         ],
     }],
@@ -111,13 +113,13 @@ local f = import '../lib/format.libsonnet';
         {
           alert: 'PLEGAtRisk',
           expr: |||
-            label_replace(max by (%(node)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s}) > %(hang)s, "reason", "cri_call_hung", "", "")
-            or on (%(node)s)
-            label_replace(histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) > %(atRisk)d, "reason", "relist_p99_high", "", "")
-            or on (%(node)s)
-            label_replace(max by (%(node)s) (predict_linear(node_quantile:pleg_relist_duration_seconds:histogram_quantile_rate5m{quantile="0.99"}[15m], %(horizon)d)) > %(T)d, "reason", "forecast", "", "")
-            or on (%(node)s)
-            label_replace(max by (%(node)s) (time() - (pleg_last_seen_seconds{%(sel)s} > 0) > %(threshold)s / %(fraction)s + %(period)s), "reason", "last_seen_stale", "", "")
+            label_replace(max by (%(by)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s}) > %(hang)s, "reason", "cri_call_hung", "", "")
+            or on (%(by)s)
+            label_replace(histogram_quantile(0.99, sum by (%(by)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) > %(atRisk)d, "reason", "relist_p99_high", "", "")
+            or on (%(by)s)
+            label_replace(max by (%(by)s) (predict_linear(node_quantile:pleg_relist_duration_seconds:histogram_quantile_rate5m{quantile="0.99"}[15m], %(horizon)d)) > %(T)d, "reason", "forecast", "", "")
+            or on (%(by)s)
+            label_replace(max by (%(by)s) (time() - (pleg_last_seen_seconds{%(sel)s} > 0) > %(threshold)s / %(fraction)s + %(period)s), "reason", "last_seen_stale", "", "")
           ||| % (v { hang: f.num(c.hangThresholdSeconds), atRisk: atRisk, horizon: c.forecastHorizonSeconds, fraction: f.num(c.atRiskFraction) }),
           labels: { severity: 'warning' },
           annotations: {
@@ -135,7 +137,7 @@ local f = import '../lib/format.libsonnet';
         // recorded quantile: rule groups are not ordered against each other.
         {
           alert: 'PLEGRelistDurationHigh',
-          expr: 'histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) >= %(high)s\n'
+          expr: 'histogram_quantile(0.99, sum by (%(by)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) >= %(high)s\n'
                 % (v { high: f.num(c.relistDurationHighSeconds) }),
           labels: { severity: 'warning' },
           annotations: {
@@ -151,7 +153,7 @@ local f = import '../lib/format.libsonnet';
         // until the next periodic sync.
         {
           alert: 'PLEGDiscardingEvents',
-          expr: 'sum by (%(node)s) (increase(pleg_discard_events_total{%(sel)s}[5m])) > 0\n' % v,
+          expr: 'sum by (%(by)s) (increase(pleg_discard_events_total{%(sel)s}[5m])) > 0\n' % v,
           labels: { severity: 'warning' },
           annotations: {
             summary: 'PLEG on %s is discarding events' % n,
@@ -167,15 +169,15 @@ local f = import '../lib/format.libsonnet';
         {
           alert: 'CRIOperationErrors',
           expr: |||
-            sum by (%(node)s, operation_type) (rate(pleg_runtime_operations_errors_total{%(sel)s, code!="UNIMPLEMENTED"}[5m]))
-            / sum by (%(node)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m]))
+            sum by (%(by)s, operation_type) (rate(pleg_runtime_operations_errors_total{%(sel)s, code!="UNIMPLEMENTED"}[5m]))
+            / sum by (%(by)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m]))
             > %(ratio)s
           ||| % (v { ratio: f.num(c.criErrorRatio) }),
           labels: { severity: 'warning' },
           annotations: {
             summary: 'CRI {{ $labels.operation_type }} calls are failing on %s' % n,
-            description: '{{ $value | humanizePercentage }} of {{ $labels.operation_type }} calls to the container runtime on node %s failed over the last 5m (warning above %s). Error codes: {{ range printf "node_operation_type_code:pleg_runtime_operations_errors:rate5m{%s=%%q,operation_type=%%q} > 0" $labels.%s $labels.operation_type | query }}{{ .Labels.code }} {{ end }}'
-                         % [n, f.humanizePercentage(c.criErrorRatio), node, node],
+            description: '{{ $value | humanizePercentage }} of {{ $labels.operation_type }} calls to the container runtime on node %s failed over the last 5m (warning above %s). Error codes: {{ range printf "node_operation_type_code:pleg_runtime_operations_errors:rate5m{%s,operation_type=%%q} > 0" %s $labels.operation_type | query }}{{ .Labels.code }} {{ end }}'
+                         % [n, f.humanizePercentage(c.criErrorRatio), scope.templateMatchers(c), scope.templateArgs(c)],
             top_cause: topCauseId,
             runbook_url: runbook('CRIOperationErrors'),
           },
@@ -186,9 +188,9 @@ local f = import '../lib/format.libsonnet';
         {
           alert: 'CRIRuntimeUnavailable',
           expr: |||
-            sum by (%(node)s) (increase(pleg_relist_errors_total{%(sel)s, code="UNAVAILABLE"}[2m])) > 0
-            and on (%(node)s)
-            time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s}) > %(down)d
+            sum by (%(by)s) (increase(pleg_relist_errors_total{%(sel)s, code="UNAVAILABLE"}[2m])) > 0
+            and on (%(by)s)
+            time() - max by (%(by)s) (pleg_last_seen_seconds{%(sel)s}) > %(down)d
           ||| % (v { down: c.runtimeUnavailableSeconds }),
           labels: { severity: 'critical' },
           annotations: {
@@ -204,7 +206,7 @@ local f = import '../lib/format.libsonnet';
         // the list call then fails on every relist.
         {
           alert: 'CRIListNearMessageLimit',
-          expr: 'max by (%(node)s, operation_type) (pleg_runtime_list_response_bytes{%(sel)s}) > %(ratio)s * %(limit)d\n'
+          expr: 'max by (%(by)s, operation_type) (pleg_runtime_list_response_bytes{%(sel)s}) > %(ratio)s * %(limit)d\n'
                 % (v { ratio: f.num(c.listMessageWarnRatio), limit: c.listMessageLimitBytes }),
           labels: { severity: 'warning' },
           annotations: {
@@ -227,12 +229,12 @@ local f = import '../lib/format.libsonnet';
           alert: 'KubeletPLEGStuck',
           expr: |||
             (
-              time() - max by (%(node)s) (kubelet_pleg_last_seen_seconds{%(ksel)s} > 0) > %(stuck)d
-              or on (%(node)s)
-              (max by (%(node)s) (changes(kubelet_pleg_relist_duration_seconds_count{%(ksel)s}[%(window)s])) == 0) + %(stuck)d
+              time() - max by (%(by)s) (kubelet_pleg_last_seen_seconds{%(ksel)s} > 0) > %(stuck)d
+              or on (%(by)s)
+              (max by (%(by)s) (changes(kubelet_pleg_relist_duration_seconds_count{%(ksel)s}[%(window)s])) == 0) + %(stuck)d
             )
-            and on (%(node)s)
-            max by (%(node)s) (pleg_healthy{%(sel)s}) == 1
+            and on (%(by)s)
+            max by (%(by)s) (pleg_healthy{%(sel)s}) == 1
           ||| % (v { stuck: c.kubeletStuckSeconds, window: f.promDuration(c.kubeletStuckSeconds), ksel: c.kubeletSelector }),
           labels: { severity: 'critical' },
           annotations: {
@@ -266,18 +268,53 @@ local f = import '../lib/format.libsonnet';
           },
         } + forOf(c.nodeClockSkewForSeconds),
 
+        // The fleet veto: one cause on a large share of a cluster's nodes is
+        // a runtime, kernel or image regression, and replacing nodes one
+        // after another does not fix it. One alert per affected node (its
+        // value: the cause's share of the cluster), so the example
+        // Alertmanager config inhibits exactly those nodes' pages (equal on
+        // the cluster and node labels) and groups the alerts into one page
+        // per cluster and cause; nodes with another cause still page.
+        {
+          alert: 'PLEGFleetWideCause',
+          expr: |||
+            (
+              count by (%(clusterBy)s, cause) (max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s}) > %(conf)s)
+              / on (%(clusterBy)s) group_left ()
+              count by (%(clusterBy)s) (max by (%(by)s) (up{%(sel)s}))
+              > %(share)s
+              and on (%(clusterBy)s, cause)
+              count by (%(clusterBy)s, cause) (max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s}) > %(conf)s) >= %(minNodes)d
+            )
+            * on (%(clusterBy)s, cause) group_right ()
+            (max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s}) > bool %(conf)s == 1)
+          ||| % (v {
+            clusterBy: std.join(', ', [c.clusterLabel] + c.additionalAggregationLabels),
+            conf: f.num(c.fleetWideCauseMinConfidence),
+            share: f.num(c.fleetWideCauseShare),
+            minNodes: c.fleetWideCauseMinNodes,
+          }),
+          labels: { severity: 'critical' },
+          annotations: {
+            summary: 'PLEG cause {{ $labels.cause }} on {{ $value | humanizePercentage }} of the nodes of cluster {{ $labels.%s }}' % c.clusterLabel,
+            description: 'The diagnosed cause {{ $labels.cause }} (confidence above %s) is on {{ $value | humanizePercentage }} of the nodes of cluster {{ $labels.%s }}, node %s among them (fleet-wide above %s and at least %d nodes). Suspect a runtime or kernel regression (a rollout of containerd, runc, the kernel or the node image); do not replace nodes. Pages of the nodes with this cause are inhibited while it fires.'
+                         % [f.num(c.fleetWideCauseMinConfidence), c.clusterLabel, n, f.humanizePercentage(c.fleetWideCauseShare), c.fleetWideCauseMinNodes],
+            runbook_url: runbook('PLEGFleetWideCause'),
+          },
+        } + forOf(c.fleetWideCauseForSeconds),
+
         // The agent is down on a node, or a node has no agent target at all
         // (needs kube-state-metrics' kube_node_info), unless it is excluded.
         {
           alert: 'PlegscopeDown',
           expr: |||
-            label_replace(max by (%(node)s) (up{%(sel)s}) == 0, "reason", "target_down", "", "")
-            or on (%(node)s)
-            label_replace(count by (%(node)s) (kube_node_info{%(ksm)s}) unless on (%(node)s) count by (%(node)s) (up{%(sel)s})%(excluded)s, "reason", "no_target", "", "")
+            label_replace(max by (%(by)s) (up{%(sel)s}) == 0, "reason", "target_down", "", "")
+            or on (%(by)s)
+            label_replace(count by (%(by)s) (kube_node_info{%(ksm)s}) unless on (%(by)s) count by (%(by)s) (up{%(sel)s})%(excluded)s, "reason", "no_target", "", "")
           ||| % (v {
             ksm: c.kubeStateMetricsSelector,
             excluded: if c.excludedNodesSelector == '' then ''
-            else ' unless on (%s) count by (%s) (kube_node_labels{%s, %s})' % [node, node, c.kubeStateMetricsSelector, c.excludedNodesSelector],
+            else ' unless on (%s) count by (%s) (kube_node_labels{%s, %s})' % [by, by, c.kubeStateMetricsSelector, c.excludedNodesSelector],
           }),
           labels: { severity: 'warning' },
           annotations: {

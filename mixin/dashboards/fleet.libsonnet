@@ -1,12 +1,18 @@
 local g = import 'panels.libsonnet';
 local f = import '../lib/format.libsonnet';
+local scope = import '../lib/scope.libsonnet';
 
 {
   local c = $._config,
   local T = c.relistThresholdSeconds,
   local atRisk = std.floor(T / c.atRiskFraction),
-  local v = { sel: '%s, %s=~"$node"' % [c.plegscopeSelector, c.nodeLabel], node: c.nodeLabel, T: T,
-              atRisk: atRisk, hang: f.num(c.hangThresholdSeconds) },
+  // With showMultiCluster, every aggregation keeps the cluster (same-named
+  // nodes of two clusters are two nodes) and legends name it.
+  local byLabels = if c.showMultiCluster then scope.nodeLabels(c) else [c.nodeLabel],
+  local by = std.join(', ', byLabels),
+  local v = { sel: '%s%s, %s=~"$node"' % [c.plegscopeSelector, g.clusterMatcher(c, true), c.nodeLabel], node: by, T: T,
+              atRisk: atRisk, hang: f.num(c.hangThresholdSeconds),
+              legend: std.join('/', ['{{%s}}' % l for l in byLabels]) },
   local s = g.sized,
 
   grafanaDashboards+:: {
@@ -31,10 +37,10 @@ local f = import '../lib/format.libsonnet';
                  unit='s', steps=[[atRisk, 'orange'], [T, 'red']]), 4, 4),
 
         g.row('Nodes ranked'),
-        s(g.bargauge('Nodes by relist p99 (5m)', g.targets([['topk(15, histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))))' % v, '{{%(node)s}}' % v]], instant=true),
+        s(g.bargauge('Nodes by relist p99 (5m)', g.targets([['topk(15, histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))))' % v, '%(legend)s' % v]], instant=true),
                      unit='s', steps=[[c.relistDurationHighSeconds, 'orange'], [atRisk, 'red']], max=T,
                      desc='Relist p99 over 5m. PLEG is unhealthy at %s.' % f.promDuration(T)), 12, 9),
-        s(g.bargauge('Nodes by seconds since last seen', g.targets([['topk(15, time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s}))' % v, '{{%(node)s}}' % v]], instant=true),
+        s(g.bargauge('Nodes by seconds since last seen', g.targets([['topk(15, time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s}))' % v, '%(legend)s' % v]], instant=true),
                      unit='s', steps=[[atRisk, 'orange'], [T, 'red']], max=T,
                      desc='Time since the last successful relist started. Unhealthy above %s.' % f.promDuration(T)), 12, 9),
         s(g.table('Node status', [
@@ -46,18 +52,18 @@ local f = import '../lib/format.libsonnet';
           desc='A: healthy, B: seconds since last seen, C: oldest in-flight CRI call (s), D: running pods.'), 24, 8),
 
         g.row('Over time'),
-        s(g.timeseries('Relist p99 by node', g.targets([['histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[$__rate_interval])))' % v, '{{%(node)s}}' % v]]),
+        s(g.timeseries('Relist p99 by node', g.targets([['histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[$__rate_interval])))' % v, '%(legend)s' % v]]),
                        unit='s', steps=[[atRisk, 'orange'], [T, 'red']], lineThresholds=true), 12, 8),
-        s(g.timeseries('Seconds since last seen by node', g.targets([['time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s})' % v, '{{%(node)s}}' % v]]),
+        s(g.timeseries('Seconds since last seen by node', g.targets([['time() - max by (%(node)s) (pleg_last_seen_seconds{%(sel)s})' % v, '%(legend)s' % v]]),
                        unit='s', steps=[[atRisk, 'orange'], [T, 'red']], lineThresholds=true), 12, 8),
-        s(g.timeseries('Discarded events by node', g.targets([['sum by (%(node)s) (rate(pleg_discard_events_total{%(sel)s}[$__rate_interval]))' % v, '{{%(node)s}}' % v]]),
+        s(g.timeseries('Discarded events by node', g.targets([['sum by (%(node)s) (rate(pleg_discard_events_total{%(sel)s}[$__rate_interval]))' % v, '%(legend)s' % v]]),
                        unit='ops'), 12, 8),
-        s(g.timeseries('CRI errors by node and operation', g.targets([['sum by (%(node)s, operation_type) (rate(pleg_runtime_operations_errors_total{%(sel)s}[$__rate_interval]))' % v, '{{%(node)s}} {{operation_type}}' % v]]),
+        s(g.timeseries('CRI errors by node and operation', g.targets([['sum by (%(node)s, operation_type) (rate(pleg_runtime_operations_errors_total{%(sel)s}[$__rate_interval]))' % v, '%(legend)s {{operation_type}}' % v]]),
                        unit='ops', desc='Zero while no CRI call fails.'), 12, 8),
         // Event lag across the fleet: where changes are seen late.
         s(g.heatmap('Event lag, fleet', 'sum by (le) (increase(pleg_event_lag_seconds_bucket{%(sel)s}[$__rate_interval]))' % v,
                     desc="How late the PLEG sees container changes on the selected nodes, from the runtime's own timestamps to the relist that saw them (buckets 10 ms to 600 s). Mass above %s: containers that die are restarted late somewhere; the node dashboard's event-lag panel says which node." % f.promDuration(c.eventLagHighSeconds)), 12, 8),
-        s(g.bargauge('Nodes by event lag p99 (5m)', g.targets([['topk(15, histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_event_lag_seconds_bucket{%(sel)s}[5m]))))' % v, '{{%(node)s}}' % v]], instant=true),
+        s(g.bargauge('Nodes by event lag p99 (5m)', g.targets([['topk(15, histogram_quantile(0.99, sum by (%(node)s, le) (rate(pleg_event_lag_seconds_bucket{%(sel)s}[5m]))))' % v, '%(legend)s' % v]], instant=true),
                      unit='s', steps=[[c.eventLagHighSeconds, 'orange']],
                      desc='Event lag p99 over 5m per node.'), 12, 8),
 

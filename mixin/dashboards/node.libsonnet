@@ -6,7 +6,7 @@ local f = import '../lib/format.libsonnet';
   local T = c.relistThresholdSeconds,
   local atRisk = std.floor(T / c.atRiskFraction),
   local limit = c.listMessageLimitBytes,
-  local v = { sel: '%s, %s="$node"' % [c.plegscopeSelector, c.nodeLabel], node: c.nodeLabel, T: T, limit: limit },
+  local v = { sel: '%s%s, %s="$node"' % [c.plegscopeSelector, g.clusterMatcher(c, false), c.nodeLabel], node: c.nodeLabel, T: T, limit: limit },
   local s = g.sized,
   local diagnose = 'http://${instance}/diagnose?format=html',
   local diagnoseLink = [{ title: 'Open /diagnose', url: diagnose, targetBlank: true }],

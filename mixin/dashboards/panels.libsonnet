@@ -91,15 +91,32 @@ local thresholds(steps) = {
     '0': { text: 'NOT HEALTHY', color: 'red', index: 1 },
   } }],
 
-  variables(config, multi):: [
-    { name: 'datasource', label: 'Data source', type: 'datasource', query: 'prometheus', current: {},
-      hide: 0, refresh: 1, regex: '', options: [] },
-    { name: 'node', label: 'Node', type: 'query', datasource: DS,
-      query: { query: 'label_values(pleg_healthy{%s}, %s)' % [config.plegscopeSelector, config.nodeLabel], refId: 'node' },
-      definition: 'label_values(pleg_healthy{%s}, %s)' % [config.plegscopeSelector, config.nodeLabel],
-      refresh: 2, sort: 1, hide: 0, current: {}, options: [], regex: '', multi: multi, includeAll: multi }
-    + (if multi then { allValue: '.+' } else {}),
-  ],
+  // The cluster matcher every query of a dashboard carries with
+  // showMultiCluster ('' without it): one cluster on the node dashboard,
+  // any of the selected on the fleet's.
+  clusterMatcher(config, multi)::
+    if config.showMultiCluster then ', %s%s"$cluster"' % [config.clusterLabel, if multi then '=~' else '='] else '',
+
+  variables(config, multi)::
+    local scoped = config.plegscopeSelector + $.clusterMatcher(config, multi);
+    [
+      { name: 'datasource', label: 'Data source', type: 'datasource', query: 'prometheus', current: {},
+        hide: 0, refresh: 1, regex: '', options: [] },
+    ]
+    + (if config.showMultiCluster then [
+       { name: 'cluster', label: 'Cluster', type: 'query', datasource: DS,
+         query: { query: 'label_values(pleg_healthy{%s}, %s)' % [config.plegscopeSelector, config.clusterLabel], refId: 'cluster' },
+         definition: 'label_values(pleg_healthy{%s}, %s)' % [config.plegscopeSelector, config.clusterLabel],
+         refresh: 2, sort: 1, hide: 0, current: {}, options: [], regex: '', multi: multi, includeAll: multi }
+       + (if multi then { allValue: '.+' } else {}),
+     ] else [])
+    + [
+      { name: 'node', label: 'Node', type: 'query', datasource: DS,
+        query: { query: 'label_values(pleg_healthy{%s}, %s)' % [scoped, config.nodeLabel], refId: 'node' },
+        definition: 'label_values(pleg_healthy{%s}, %s)' % [scoped, config.nodeLabel],
+        refresh: 2, sort: 1, hide: 0, current: {}, options: [], regex: '', multi: multi, includeAll: multi }
+      + (if multi then { allValue: '.+' } else {}),
+    ],
 
   dashboard(config, uid, title, desc, panels, templating, links=[]):: {
     __inputs: [],

@@ -24,6 +24,9 @@ local lib = import 'lib.libsonnet';
   local pd = f.promDuration,
   local causeText(cause, conf) = 'Top diagnosed cause: %s (confidence %s).' % [cause, conf],
   local noCause = 'Top diagnosed cause: none reported.',
+  // The labels that place a node in a cluster: the cluster label and any
+  // additional aggregation labels.
+  local where(cluster) = { [c.clusterLabel]: cluster } + { [l]: 'r1' for l in c.additionalAggregationLabels },
 
   plegscopeTests:: {
     rule_files: ['../plegscope.rules.yml'],
@@ -502,6 +505,91 @@ local lib = import 'lib.libsonnet';
               runbook_url: runbook('PlegscopeDown'),
             },
           }, noTarget]),
+        ],
+      },
+
+      // ------------------------------------------------------------ two clusters, same node names
+      // Under a global ruler, a/worker-1 and b/worker-1 are two nodes. a's
+      // PLEG hangs; b's is healthy and diagnoses a stronger (warning) cause
+      // that must not become a's top cause. a's list_containers calls fail
+      // at twice the ratio; b's succeed in such numbers that merged by node
+      // name the ratio would be under it.
+      local fire = 60 + T + 1 + c.notHealthyForSeconds;
+      local n = lib.samples(fire + c.criErrorsForSeconds);
+      local la = L('10.0.0.1:9547', 'worker-1', where('a'));
+      local lb = L('10.0.0.1:9547', 'worker-1', where('b'));
+      {
+        name: 'Two clusters with the same node names: alerts, their top cause and their ratios stay per cluster',
+        interval: '10s',
+        input_series: [
+          S_('pleg_last_seen_seconds', la, '0+10x6 60x%d' % n),
+          S_('pleg_diagnosis_cause', la { cause: 'runtime_hung' }, '0.95x%d' % (n + 6)),
+          S_('pleg_last_seen_seconds', lb, '0+10x%d' % (n + 6)),
+          S_('pleg_diagnosis_cause', lb { cause: 'runtime_slow' }, '0.99x%d' % (n + 6)),
+          S_('pleg_runtime_operations_total', la { operation_type: 'list_containers' }, '0+10x%d' % (n + 6)),
+          S_('pleg_runtime_operations_errors_total', la { operation_type: 'list_containers', code: 'DEADLINE_EXCEEDED' }, '0+%sx%d' % [f.num(20 * R), n + 6]),
+          S_('pleg_runtime_operations_total', lb { operation_type: 'list_containers' }, '0+1000x%d' % (n + 6)),
+          S_('pleg_runtime_operations_errors_total', lb { operation_type: 'list_containers', code: 'DEADLINE_EXCEEDED' }, '0x%d' % (n + 6)),
+        ],
+        alert_rule_test: [
+          lib.silent(fire - 1, 'PLEGNotHealthy'),
+          lib.firing(fire, 'PLEGNotHealthy', [{
+            exp_labels: la { severity: 'critical' },
+            exp_annotations: {
+              summary: 'PLEG is not healthy on worker-1',
+              description: 'PLEG on node worker-1 was last seen active %s ago; threshold is %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'
+                           % [hd(fire - 60), f.goDuration(T), causeText('runtime_hung', '0.95')],
+              top_cause: 'runtime_hung',
+              runbook_url: runbook('PLEGNotHealthy'),
+            },
+          }]),
+          lib.firing(10 + c.criErrorsForSeconds, 'CRIOperationErrors', [{
+            exp_labels: nodeOf('worker-1') + where('a') { severity: 'warning', operation_type: 'list_containers' },
+            exp_annotations: {
+              summary: 'CRI list_containers calls are failing on worker-1',
+              description: '%s of list_containers calls to the container runtime on node worker-1 failed over the last 5m (warning above %s). Error codes: DEADLINE_EXCEEDED '
+                           % [f.humanizePercentage(2 * R), f.humanizePercentage(R)],
+              top_cause: 'runtime_hung',
+              runbook_url: runbook('CRIOperationErrors'),
+            },
+          }]),
+        ],
+      },
+
+      // ------------------------------------------------------------ PLEGFleetWideCause
+      // M = fleetWideCauseMinNodes, X = fleetWideCauseShare. Clusters a and
+      // b have N = M / X nodes of the same names. From t=60, a has M + 1 nodes
+      // with runtime_hung (above X), b has M (exactly X: inside), and a
+      // further node of each diagnoses it below the minimum confidence;
+      // cluster c has M - 1 nodes, all with it (too few to be a fleet).
+      local M = c.fleetWideCauseMinNodes;
+      local X = c.fleetWideCauseShare;
+      local conf = c.fleetWideCauseMinConfidence;
+      local N = std.ceil(M / X);
+      local fire = 60 + c.fleetWideCauseForSeconds;
+      local n = lib.samples(fire + 60);
+      local name(i) = 'worker-%d' % i;
+      local at(cluster, i) = L('10.0.%d.%d:9547' % [std.length(cluster), i], name(i), where(cluster));
+      local hung(cluster, i, value) = S_('pleg_diagnosis_cause', at(cluster, i) { cause: 'runtime_hung' }, '0x5 %sx%d' % [f.num(value), n]);
+      local cluster(id, nodes, affected) =
+        [S_('up', at(id, i), '1x%d' % (n + 6)) for i in std.range(1, nodes)]
+        + [hung(id, i, 0.9) for i in std.range(1, affected)]
+        + (if affected < nodes then [hung(id, affected + 1, conf)] else []);
+      {
+        name: 'PLEGFleetWideCause on more than %s of a cluster\'s nodes and at least %d of them' % [f.humanizePercentage(X), M],
+        interval: '10s',
+        input_series: cluster('a', N, M + 1) + cluster('b', N, M) + cluster('c', M - 1, M - 1),
+        alert_rule_test: [
+          lib.silent(fire - 1, 'PLEGFleetWideCause'),
+          lib.firing(fire, 'PLEGFleetWideCause', [{
+            exp_labels: nodeOf(name(i)) + where('a') { severity: 'critical', cause: 'runtime_hung' },
+            exp_annotations: {
+              summary: 'PLEG cause runtime_hung on %s of the nodes of cluster a' % f.humanizePercentage((M + 1) / N),
+              description: 'The diagnosed cause runtime_hung (confidence above %s) is on %s of the nodes of cluster a, node %s among them (fleet-wide above %s and at least %d nodes). Suspect a runtime or kernel regression (a rollout of containerd, runc, the kernel or the node image); do not replace nodes. Pages of the nodes with this cause are inhibited while it fires.'
+                           % [f.num(conf), f.humanizePercentage((M + 1) / N), name(i), f.humanizePercentage(X), M],
+              runbook_url: runbook('PLEGFleetWideCause'),
+            },
+          } for i in std.range(1, M + 1)]),
         ],
       },
     ],

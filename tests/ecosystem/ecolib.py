@@ -22,6 +22,10 @@ import harness  # noqa: E402  (tests/lib; ctest also puts it on PYTHONPATH)
 import yaml  # noqa: E402
 
 ROOT = harness.source_dir()
+# scripts/mixin keeps jsonnet's output here, keyed by mixin/'s contents and
+# the config, so a run renders each config once: every test (and the
+# ecosystem_mixin_render fixture that renders the default first) shares it.
+os.environ.setdefault("PLEGSCOPE_MIXIN_CACHE", os.path.join(harness.build_dir(), "mixin-render-cache"))
 
 # DESIGN.md section 4: every metric the agent exports (histograms expanded).
 AGENT_METRICS = {
@@ -158,12 +162,14 @@ class Prometheus(_Daemon):
     scrape_config: a whole scrape config (dict) in place of the static one;
       a "file_sd" key holds target groups written to a file_sd file.
     alertmanager: "host:port" of an Alertmanager to send alerts to.
+    external_labels: the server's global external_labels (e.g. {"cluster": "a"}),
+      which /federate adds to every series it serves.
     """
 
     name = "prometheus"
 
     def __init__(self, scrape_targets, scrape_interval="1s", rule_files=(), evaluation_interval="1s",
-                 static_labels=None, scrape_config=None, alertmanager=None):
+                 static_labels=None, scrape_config=None, alertmanager=None, external_labels=None):
         self.exe = harness.require_tool("prometheus")
         self.scrape_targets = list(scrape_targets)
         self.scrape_interval = scrape_interval
@@ -172,6 +178,7 @@ class Prometheus(_Daemon):
         self.static_labels = dict(static_labels or {})
         self.scrape_config = scrape_config
         self.alertmanager = alertmanager
+        self.external_labels = dict(external_labels or {})
         self.proc = None
         self.dir = None
 
@@ -187,7 +194,8 @@ class Prometheus(_Daemon):
             rules.append(dst)
         cfg = {
             "global": {"scrape_interval": self.scrape_interval, "scrape_timeout": self.scrape_interval,
-                       "evaluation_interval": self.evaluation_interval},
+                       "evaluation_interval": self.evaluation_interval,
+                       **({"external_labels": self.external_labels} if self.external_labels else {})},
             "rule_files": rules,
             "scrape_configs": [{
                 "job_name": "plegscope",
@@ -308,6 +316,15 @@ class Alertmanager(_Daemon):
     def alerts(self):
         """/api/v2/alerts, inhibited and silenced ones included."""
         return json.loads(harness.http(self.url + "/api/v2/alerts", timeout=10)[1])
+
+    def post_alerts(self, alerts):
+        """POSTs alerts ([{"labels": {...}, "annotations": {...}}]) to
+        /api/v2/alerts as Prometheus does."""
+        import urllib.request
+        req = urllib.request.Request(self.url + "/api/v2/alerts", method="POST", data=json.dumps(alerts).encode(),
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            assert resp.status == 200, resp.status
 
 
 class WebhookReceiver:

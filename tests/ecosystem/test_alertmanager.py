@@ -1,5 +1,9 @@
-"""alerts/alertmanager.example.yml: amtool check-config, routing by severity,
-grouping by node, and a node's warnings inhibited while its PLEGNotHealthy fires."""
+"""alerts/alertmanager.example.yml: amtool check-config, routing (critical
+pages, PLEGAtRisk pages too: it comes minutes before PLEGNotHealthy),
+grouping by cluster and node, and its inhibitions on a real Alertmanager: a
+node's plegscope warnings while its PLEGNotHealthy fires, a node's pages
+while PLEGFleetWideCause covers it; never another cluster's node of the same
+name, a node the fleet alert does not name, or another mixin's alerts."""
 import ecolib
 import harness
 
@@ -21,27 +25,93 @@ def route(*labels):
 
 def test_routes_by_severity():
     assert route("alertname=PLEGNotHealthy", "severity=critical", "node=w1") == "pager"
-    assert route("alertname=CRIRuntimeUnavailable", "severity=critical", "node=w1") == "pager"
-    assert route("alertname=PLEGAtRisk", "severity=warning", "node=w1") == "tickets"
+    assert route("alertname=CRIRuntimeUnavailable", "severity=critical", "cluster=a", "node=w1") == "pager"
+    assert route("alertname=PLEGRelistDurationHigh", "severity=warning", "node=w1") == "tickets"
     assert route("alertname=Other") == "default"
 
 
-def test_grouped_by_node():
+def test_at_risk_reaches_someone_within_its_lead_time():
+    """PLEGAtRisk warns minutes before PLEGNotHealthy: a ticket queue read the
+    next morning is too late, so it pages, in the node's page group, and its
+    first notification waits no longer than a page's."""
+    for name in ("PLEGAtRisk", "KubeletPLEGAtRisk"):
+        assert route("alertname=" + name, "severity=warning", "cluster=a", "node=w1") == "pager", name
     cfg = ecolib.load_yaml(CFG)
-    assert "node" in cfg["route"]["group_by"]
+    (at_risk,) = [r for r in cfg["route"]["routes"] if any("PLEGAtRisk" in m for m in r.get("matchers", []))]
+    (page,) = [r for r in cfg["route"]["routes"] if r.get("matchers") == ['severity = "critical"']]
+    assert at_risk["group_by"] == page["group_by"] and at_risk["group_wait"] == page["group_wait"], (at_risk, page)
+
+
+def test_fleet_wide_cause_pages_once_per_cluster_and_cause():
+    assert route("alertname=PLEGFleetWideCause", "severity=critical", "cluster=a", "node=w1",
+                 "cause=runtime_hung") == "pager"
+    cfg = ecolib.load_yaml(CFG)
+    (fleet,) = [r for r in cfg["route"]["routes"] if r.get("matchers") == ['alertname = "PLEGFleetWideCause"']]
+    assert "node" not in fleet["group_by"] and {"cluster", "cause"} <= set(fleet["group_by"]), fleet
+
+
+def test_grouped_by_cluster_and_node():
+    cfg = ecolib.load_yaml(CFG)
+    assert {"cluster", "node"} <= set(cfg["route"]["group_by"])
     for r in cfg["route"]["routes"]:
-        assert "node" in r.get("group_by", cfg["route"]["group_by"])
+        by = r.get("group_by", cfg["route"]["group_by"])
+        assert "cluster" in by and ("node" in by or "cause" in by), r
 
 
-def test_inhibits_warnings_while_not_healthy():
+def test_inhibitions_are_per_cluster_and_node_and_target_plegscope_only():
     cfg = ecolib.load_yaml(CFG)
-    found = False
-    for rule in cfg.get("inhibit_rules", []):
-        src = " ".join(rule.get("source_matchers", []))
-        tgt = " ".join(rule.get("target_matchers", []))
-        if "PLEGNotHealthy" in src and 'severity = "warning"' in tgt and rule.get("equal") == ["node"]:
-            found = True
-    assert found, "no inhibit rule: PLEGNotHealthy -> warnings, equal: [node]"
+    ours = {a["alert"] for rf in ecolib.rule_files() for a in ecolib.alerts_in(rf)}
+    import re
+    for rule in cfg["inhibit_rules"]:
+        assert rule["equal"] == ["cluster", "node"], rule
+        (target,) = rule["target_matchers"]
+        m = re.fullmatch(r'alertname =~? "([^"]+)"', target)
+        assert m, rule
+        names = set(m.group(1).split("|"))
+        assert names <= ours, names - ours
+
+
+def test_inhibitions_on_a_real_alertmanager():
+    """Alerts posted as Prometheus posts them, state read back from the
+    Alertmanager's API: what is suppressed and by what."""
+    cfg = ecolib.load_yaml(CFG)
+    for r in cfg["receivers"]:
+        for w in r.get("webhook_configs", []):
+            w["url"] = "http://127.0.0.1:9/"  # never reached within the test
+    def alert(name, severity, cluster, node, **extra):
+        return {"labels": dict({"alertname": name, "severity": severity, "cluster": cluster, "node": node}, **extra),
+                "annotations": {"summary": name}}
+    posted = [
+        alert("PLEGNotHealthy", "critical", "a", "worker-3"),
+        alert("PLEGAtRisk", "warning", "a", "worker-3", reason="cri_call_hung"),           # inhibited
+        alert("PLEGAtRisk", "warning", "b", "worker-3", reason="cri_call_hung"),           # other cluster
+        alert("NodeFilesystemAlmostFull", "warning", "a", "worker-3"),                      # another mixin's
+        alert("PLEGFleetWideCause", "critical", "c", "worker-1", cause="runtime_hung"),
+        alert("PLEGNotHealthy", "critical", "c", "worker-1"),                               # inhibited
+        alert("PLEGNotHealthy", "critical", "c", "worker-2"),                               # not in the fleet alert
+        alert("PLEGNotHealthy", "critical", "d", "worker-1"),                               # other cluster
+    ]
+    expect_inhibited = {("PLEGAtRisk", "a", "worker-3"): ("PLEGNotHealthy", "a", "worker-3"),
+                        ("PLEGNotHealthy", "c", "worker-1"): ("PLEGFleetWideCause", "c", "worker-1")}
+    key = lambda a: (a["labels"]["alertname"], a["labels"]["cluster"], a["labels"]["node"])
+    with ecolib.Alertmanager(cfg) as am:
+        am.post_alerts(posted)
+
+        def settled():
+            got = am.alerts()
+            if len(got) != len(posted):
+                return None
+            suppressed = {key(a) for a in got if a["status"]["state"] == "suppressed"}
+            return got if suppressed == set(expect_inhibited) else None
+        got = harness.wait_until(settled, 30, "the Alertmanager to suppress exactly the inhibited alerts", interval=0.2)
+        by_fp = {a["fingerprint"]: a for a in got}
+        for a in sorted(got, key=key):
+            sources = [key(by_fp[f]) for f in a["status"]["inhibitedBy"]]
+            print("%-26s cluster=%s node=%-9s %-10s %s" % (key(a) + (a["status"]["state"], sources)))
+            if key(a) in expect_inhibited:
+                assert sources == [expect_inhibited[key(a)]], (key(a), sources)
+            else:
+                assert a["status"]["state"] == "active" and not sources, a
 
 
 if __name__ == "__main__":

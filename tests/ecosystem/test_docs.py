@@ -71,15 +71,17 @@ def test_plegscope_flags_exist():
 
 
 def test_kubectl_plugin_usage():
-    r = subprocess.run([PLUGIN, "diagnose", "--help"], capture_output=True, text=True, timeout=30)
-    assert r.returncode == 0, r.stderr
-    known = set(re.findall(r"(--?[a-z][a-z-]*)", r.stdout))
+    known = {}
+    for sub in ("diagnose", "nodes"):
+        r = subprocess.run([PLUGIN, sub, "--help"], capture_output=True, text=True, timeout=30)
+        assert r.returncode == 0, r.stderr
+        known[sub] = set(re.findall(r"(--?[a-z][a-z-]*)", r.stdout))
     checked = 0
     for doc, cmd in commands(r"kubectl plegscope\b"):
         words = cmd.split("#")[0].split()
         assert len(words) > 2 and words[2] in ("diagnose", "nodes"), "%s: `%s`" % (doc, cmd)
         for flag in re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", " ".join(words[2:])):
-            assert flag in known, "%s shows `%s`: the plugin has no %s" % (doc, cmd.strip(), flag)
+            assert flag in known[words[2]], "%s shows `%s`: the plugin has no %s" % (doc, cmd.strip(), flag)
             checked += 1
     print("%d plugin commands' options checked" % checked)
 

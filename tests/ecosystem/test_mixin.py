@@ -14,7 +14,9 @@ import harness
 
 # Every knob the issue names, moved off its default.
 OVERRIDES = {
-    "plegscopeSelector": 'job="pleg-agent", cluster="eu-1"',
+    "plegscopeSelector": 'job="pleg-agent", env="eu-1"',
+    "clusterLabel": "k8s_cluster",
+    "additionalAggregationLabels": ["region"],
     "kubeletSelector": 'job="kubelet-x"',
     "nodeLabel": "kubernetes_node",
     "relistThresholdSeconds": 30,
@@ -34,6 +36,10 @@ OVERRIDES = {
     "plegscopeDownForSeconds": 20,
     "excludedNodesSelector": 'label_node_pool="batch"',
     "version": "9.8.7",
+    "fleetWideCauseShare": 0.5,
+    "fleetWideCauseMinNodes": 2,
+    "fleetWideCauseMinConfidence": 0.8,
+    "fleetWideCauseForSeconds": 30,
 }
 
 
@@ -104,7 +110,11 @@ def test_overridden_config_flows_into_rules_dashboards_and_tests():
         assert "{{ else }}30s{{ end }}" in nh["annotations"]["description"], nh["annotations"]
         assert "$labels.kubernetes_node" in nh["annotations"]["summary"]
         ar = alerts["PLEGAtRisk"]
-        assert ") > 3," in ar["expr"] and "by (kubernetes_node)" in ar["expr"] and ar["for"] == "5s", ar
+        assert ") > 3," in ar["expr"] and "by (k8s_cluster, region, kubernetes_node)" in ar["expr"] and ar["for"] == "5s", ar
+        assert "$labels.k8s_cluster $labels.region $labels.kubernetes_node" in ar["annotations"]["top_cause"], ar
+        fw = alerts["PLEGFleetWideCause"]
+        assert "count by (k8s_cluster, region, cause)" in fw["expr"] and "> 0.5" in fw["expr"] and ">= 2" in fw["expr"], fw
+        assert "> 0.8" in fw["expr"] and fw["for"] == "30s", fw
         assert alerts["CRIOperationErrors"]["expr"].rstrip().endswith("> 0.1")
         assert "> 0.5 * 4194304" in alerts["CRIListNearMessageLimit"]["expr"]
         assert 'kube_node_labels{job="kube-state-metrics", label_node_pool="batch"}' in alerts["PlegscopeDown"]["expr"]
@@ -120,7 +130,7 @@ def test_overridden_config_flows_into_rules_dashboards_and_tests():
         names = [tc["name"] for tc in tests["tests"]]
         assert any("(30s)" in n for n in names) and any("past 3s" in n for n in names), names
         series = " ".join(s["series"] for tc in tests["tests"] for s in tc["input_series"])
-        assert "kubernetes_node=" in series and 'cluster="eu-1"' in series
+        assert "kubernetes_node=" in series and 'env="eu-1"' in series and "k8s_cluster=" in series and "region=" in series
         # dashboards query the overridden selector and node label.
         with open(os.path.join(out, "dashboards/pleg-fleet.json")) as f:
             fleet = json.load(f)
@@ -128,6 +138,65 @@ def test_overridden_config_flows_into_rules_dashboards_and_tests():
         assert all(sel in e for e in exprs if "pleg_" in e), exprs
         assert any("by (kubernetes_node" in e for e in exprs)
         print("overridden _config: rules, promtool tests (%d) and dashboards follow" % len(names))
+
+
+GOLDEN = ecolib.path("tests/ecosystem/golden")
+
+
+def without_cluster(text):
+    """The rendered rules with the cluster label taken out of every
+    aggregation, join and annotation query: what they were before it."""
+    text = re.sub(r"\b(by|on) \(cluster, ", r"\1 (", text)
+    return text.replace("cluster=%q, ", "").replace("$labels.cluster ", "")
+
+
+def test_single_cluster_output_adds_only_the_cluster_label():
+    """The default render against the one from before multi-cluster
+    (tests/ecosystem/golden/): rules differ only by `cluster` in their
+    aggregations, joins and queries, plus the fleet-veto alert; dashboards
+    (showMultiCluster off) not at all."""
+    import yaml
+    added = {"PLEGFleetWideCause"}
+    for rf in ecolib.rule_files():
+        now = open(ecolib.path(rf)).read()
+        golden = open(os.path.join(GOLDEN, os.path.basename(rf))).read()
+        assert now != golden
+        # every aggregation and join keeps the cluster
+        assert not re.search(r"\b(by|on) \((?!cluster\b)", now), re.findall(r".*\b(?:by|on) \((?!cluster\b).*", now)
+        want = {r.get("alert") or r["record"] + r.get("labels", {}).get("quantile", ""): r
+                for g in yaml.safe_load(golden)["groups"] for r in g["rules"]}
+        got = {r.get("alert") or r["record"] + r.get("labels", {}).get("quantile", ""): r
+               for g in yaml.safe_load(without_cluster(now))["groups"] for r in g["rules"]}
+        assert set(got) - set(want) <= added and set(want) <= set(got), (rf, set(got) ^ set(want))
+        for name, rule in want.items():
+            assert got[name] == rule, (rf, name, rule, got[name])
+        print("%s: %d rules equal to golden but for the cluster label, new: %s"
+              % (rf, len(want), sorted(set(got) - set(want))))
+    for name in ("pleg-fleet.json", "pleg-node.json"):
+        with open(ecolib.path("dashboards", name)) as a, open(os.path.join(GOLDEN, name)) as b:
+            assert a.read() == b.read(), "dashboards/%s changed with showMultiCluster off" % name
+
+
+def test_show_multi_cluster_scopes_every_dashboard_query():
+    with tempfile.TemporaryDirectory() as out:
+        ecolib.render_mixin(out, {"showMultiCluster": True})
+        for name, matcher in (("pleg-fleet.json", 'cluster=~"$cluster"'), ("pleg-node.json", 'cluster="$cluster"')):
+            with open(os.path.join(out, "dashboards", name)) as f:
+                dash = json.load(f)
+            variables = [v["name"] for v in dash["templating"]["list"]]
+            assert variables[:3] == ["datasource", "cluster", "node"], variables
+            node_var = dash["templating"]["list"][2]
+            assert matcher in node_var["query"]["query"], node_var
+            exprs = [e for _, _, e in ecolib.dashboard_queries(dash)]
+            unscoped = [e for e in exprs if "pleg_" in e and matcher not in e]
+            assert not unscoped, (name, unscoped)
+            # aggregations that keep the node keep its cluster too
+            merged = [e for e in exprs if re.search(r"\b(by|on) \(node\b", e)]
+            assert not merged, (name, merged)
+            print("%s: %d queries scoped by %s" % (name, len(exprs), matcher))
+        with open(os.path.join(out, "dashboards", "pleg-fleet.json")) as f:
+            legends = [t.get("legendFormat", "") for p in ecolib.iter_panels(json.load(f)["panels"]) for t in p.get("targets", [])]
+        assert "{{cluster}}/{{node}}" in legends, legends
 
 
 def test_manifests_carry_the_same_groups():

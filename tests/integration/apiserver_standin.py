@@ -79,7 +79,10 @@ class ApiServerStandIn:
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up first (kubectl's --request-timeout): as the API server sees it
 
             def log_message(self, *args):
                 pass

@@ -12,14 +12,22 @@ build/plegscope agents on build/fakecri scenarios:
   node with status, top cause, confidence and last seen, and exits 1
   naming the unreachable one;
 - errors: no agent on the node, a pod not running, a bad usage (exit 2),
-  an agent that cannot be dialled over https, each one line."""
+  an agent that cannot be dialled over https, each one line;
+- dead nodes (the API server gets no answer from the pod): `nodes` asks at
+  most --concurrency agents at once (kubectl processes counted through a
+  KUBECTL wrapper), gives each --node-timeout, and still prints every node;
+- `nodes --prometheus URL` (and PLEGSCOPE_PROMETHEUS) against a real
+  Prometheus scraping real agents in two clusters with the same node names:
+  one row per cluster and node, nothing asked of the API server."""
 import json
+import math
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -175,6 +183,119 @@ def test_errors_are_one_line():
             assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
         finally:
             k.close()
+
+
+def blackhole():
+    """A listening socket that never accepts: connections hang as to a dead node."""
+    import socket
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(64)
+    return sock
+
+
+def test_dead_nodes_answer_within_bounds():
+    dead = blackhole()
+    dead_port = dead.getsockname()[1]
+    dead_nodes = ["worker-%d" % i for i in range(2, 8)]
+    concurrency, node_timeout = 2, 2
+    with FakeCri("diag_healthy", log_level="warn") as healthy, \
+            Agent(healthy.endpoint, FLAGS + ["--node-name", "worker-1"], proc_path=fixture("healthy"),
+                  log_level="info") as a1, \
+            ApiServerStandIn([pod("plegscope-aaaaa", "worker-1", a1.port)]
+                             + [pod("plegscope-dead%d" % i, n, dead_port) for i, n in enumerate(dead_nodes)],
+                             ["worker-1"] + dead_nodes) as api:
+        first_relist(a1)
+        k = Kubectl(api)
+        try:
+            # every kubectl the plugin starts writes "+" when it starts and "-" when it ends.
+            calls = os.path.join(k.dir, "calls")
+            wrapper = os.path.join(k.dir, "kubectl-counting")
+            with open(wrapper, "w") as f:
+                f.write('#!/bin/sh\necho + >> %s\n"%s" "$@"\nrc=$?\necho - >> %s\nexit $rc\n' % (calls, k.kubectl, calls))
+            os.chmod(wrapper, 0o755)
+            k.env["KUBECTL"] = wrapper
+            t0 = time.monotonic()
+            r = k("nodes", "--concurrency", str(concurrency), "--node-timeout", "%ds" % node_timeout)
+            elapsed = time.monotonic() - t0
+            assert r.returncode == 1, r.returncode
+            rows = {line.split()[0]: line.split() for line in r.stdout.splitlines()[1:]}
+            assert sorted(rows) == ["worker-1"] + dead_nodes, r.stdout
+            assert rows["worker-1"][1] == "healthy", rows["worker-1"]
+            assert all(rows[n][1] == "unreachable" for n in dead_nodes), rows
+            errors = r.stderr.strip().splitlines()
+            assert len(errors) == len(dead_nodes) and all("plegscope-dead" in e for e in errors), errors
+            in_flight = peak = 0
+            for mark in open(calls).read().split():
+                in_flight += 1 if mark == "+" else -1
+                peak = max(peak, in_flight)
+            proxied = [p for m, p in api.log() if "/proxy/" in p]
+            assert len(proxied) == 1 + len(dead_nodes), proxied
+            # the two listings run before the pool; the proxied calls never exceed the bound.
+            assert peak <= concurrency, peak
+            bound = math.ceil((1 + len(dead_nodes)) / concurrency) * node_timeout
+            print("%d dead nodes of %d, --concurrency %d --node-timeout %ds: answered in %.1fs "
+                  "(bound %ds + listings), at most %d kubectl at once"
+                  % (len(dead_nodes), 1 + len(dead_nodes), concurrency, node_timeout, elapsed, bound, peak))
+        finally:
+            k.close()
+            dead.close()
+
+
+def test_nodes_from_prometheus_in_two_clusters():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ecosystem"))
+    import ecolib
+    down_port = harness.free_port()
+    with FakeCri("diag_healthy", log_level="warn") as f1, \
+            FakeCri("diag_hang", log_level="warn", hold="healthy") as f2, \
+            FakeCri("diag_healthy", log_level="warn") as f3, \
+            Agent(f1.endpoint, FLAGS + ["--node-name", "worker-1"], proc_path=fixture("healthy"), log_level="info") as a1, \
+            Agent(f2.endpoint, FLAGS + ["--node-name", "worker-2", "--relist-threshold", "5s"], proc_path=fixture("healthy"),
+                  log_level="info") as a2, \
+            Agent(f3.endpoint, FLAGS + ["--node-name", "worker-2"], proc_path=fixture("healthy"), log_level="info") as b2:
+        targets = [("a", "worker-1", a1.port), ("a", "worker-2", a2.port), ("b", "worker-2", b2.port),
+                   ("b", "worker-9", down_port)]
+        scrape = {"job_name": "plegscope", "scrape_interval": "1s", "scrape_timeout": "1s",
+                  "static_configs": [{"targets": ["127.0.0.1:%d" % port], "labels": {"cluster": c, "node": n}}
+                                     for c, n, port in targets]}
+        with ecolib.Prometheus([], scrape_config=scrape) as prom, ApiServerStandIn([], []) as api:
+            first_relist(a2)
+            f2.phase("hang", hold=True)
+            try:
+                def unhealthy():
+                    r = prom.query('pleg_healthy{cluster="a", node="worker-2"} == 0')["data"]["result"]
+                    c = prom.query('pleg_diagnosis_cause{cluster="a", node="worker-2", cause="runtime_hung"} > 0')
+                    up = prom.query('count(up{cluster="b"} == 1) and count(up{cluster="b"} == 0)')
+                    return r and c["data"]["result"] and up["data"]["result"]
+                wait_until(unhealthy, 60, "a/worker-2 unhealthy with runtime_hung in Prometheus", interval=0.5)
+                k = Kubectl(api)
+                try:
+                    r = k("nodes", "--prometheus", prom.url)
+                    assert r.returncode == 0, r.stderr
+                    lines = r.stdout.splitlines()
+                    assert lines[0].split()[:3] == ["CLUSTER", "NODE", "STATUS"], lines[0]
+                    rows = {tuple(line.split()[:2]): line.split() for line in lines[1:]}
+                    assert sorted(rows) == [("a", "worker-1"), ("a", "worker-2"), ("b", "worker-2"), ("b", "worker-9")], lines
+                    assert rows[("a", "worker-1")][2:5] == ["healthy", "-", "-"], rows
+                    assert rows[("a", "worker-2")][2:4] == ["unhealthy", "runtime_hung"], rows
+                    assert 0.5 < float(rows[("a", "worker-2")][4]) <= 1, rows
+                    assert rows[("b", "worker-2")][2:5] == ["healthy", "-", "-"], rows
+                    assert rows[("b", "worker-9")][2] == "down", rows
+                    # the environment's default, and one cluster only
+                    k.env["PLEGSCOPE_PROMETHEUS"] = prom.url
+                    r = k("nodes", "--cluster", "b")
+                    assert r.returncode == 0, r.stderr
+                    assert sorted(tuple(line.split()[:2]) for line in r.stdout.splitlines()[1:]) == \
+                        [("b", "worker-2"), ("b", "worker-9")], r.stdout
+                    r = k("nodes", "--cluster", "nowhere")
+                    assert r.returncode == 1 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+                    r = k("nodes", "--prometheus", "not-a-url")
+                    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+                    assert api.log() == [], api.log()
+                finally:
+                    k.close()
+            finally:
+                f2.release()
 
 
 if __name__ == "__main__":
