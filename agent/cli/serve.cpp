@@ -11,6 +11,8 @@
 #include "http/server.h"
 #include "node/diagnosis_service.h"
 #include "node/node.h"
+#include "node/node_condition_writer.h"
+#include "report/condition_words.h"
 #include "cri/runtime_socket.h"
 
 namespace plegscope {
@@ -51,10 +53,19 @@ int serve(const Config& config) {
     spdlog::warn("no CRI socket at {} yet; relisting keeps trying every {}s",
                  config.runtime_endpoint, to_seconds(config.relist_period));
   node.start();
+  // The one write plegscope makes, to the API server only, and only when asked.
+  std::optional<NodeConditionWriter> condition;
+  if (config.node_condition) {
+    auto api = api_server_config(node_options(config));
+    if (!api) spdlog::warn("--node-condition: not in a cluster (KUBERNETES_SERVICE_HOST and _PORT unset): no writes");
+    condition.emplace(api, config.node_name, node_condition_options(config), diagnosis, node, condition_message);
+    condition->start();
+  }
 
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
+  if (condition) condition->stop();
   node.stop();
   http.stop();
   spdlog::info("stopped");

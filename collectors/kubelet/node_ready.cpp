@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "http/scrape_get.h"
 
 namespace plegscope {
 namespace {
@@ -12,6 +11,8 @@ std::string string_field(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+}  // namespace
+
 bool dns_subdomain(const std::string& name) {
   if (name.empty() || name.size() > 253) return false;
   for (char c : name) {
@@ -20,7 +21,17 @@ bool dns_subdomain(const std::string& name) {
   return true;
 }
 
-}  // namespace
+ScrapeRequest api_request(const ApiServerConfig& api, const std::string& path) {
+  ScrapeRequest request;
+  request.url = api.base_url + path;
+  request.token_file = api.token_file;
+  request.ca_file = api.ca_file;
+  request.connect_timeout = api.connect_timeout;
+  request.total_timeout = api.total_timeout;
+  request.max_body_bytes = api.max_body_bytes;
+  request.headers.push_back("Accept: application/json");
+  return request;
+}
 
 std::optional<NodeReadyCondition> parse_node_ready(std::string_view node_json, std::string* error) {
   auto fail = [error](const char* what) -> std::optional<NodeReadyCondition> {
@@ -63,15 +74,7 @@ NodeReadyFetch fetch_node_ready(const ApiServerConfig& api, const std::string& n
     out.outcome.detail = "node name is not a DNS subdomain";
     return out;
   }
-  ScrapeRequest request;
-  request.url = api.base_url + "/api/v1/nodes/" + node_name;
-  request.token_file = api.token_file;
-  request.ca_file = api.ca_file;
-  request.connect_timeout = api.connect_timeout;
-  request.total_timeout = api.total_timeout;
-  request.max_body_bytes = api.max_body_bytes;
-  request.headers.push_back("Accept: application/json");
-  ScrapeResponse response = scrape_get(request);
+  ScrapeResponse response = scrape_get(api_request(api, "/api/v1/nodes/" + node_name));
   out.outcome = response.outcome;
   if (!out.outcome.ok()) return out;
   std::string error;

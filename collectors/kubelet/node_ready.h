@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "http/scrape_error.h"
+#include "http/scrape_get.h"
 
 namespace plegscope {
 
@@ -34,6 +35,13 @@ struct ApiServerConfig {
 // The in-cluster API server from KUBERNETES_SERVICE_HOST and _PORT (values
 // passed in); nullopt when either is empty. An IPv6 host is bracketed.
 std::optional<ApiServerConfig> in_cluster_api_server(std::string_view host, std::string_view port);
+
+// A request to the API server at `path` ("/api/v1/nodes/worker-3") with the
+// config's token, CA, timeouts and body cap; JSON accepted.
+ScrapeRequest api_request(const ApiServerConfig& api, const std::string& path);
+
+// True when `name` is a DNS subdomain (RFC 1123): what a Node's name is.
+bool dns_subdomain(const std::string& name);
 
 struct NodeReadyFetch {
   ScrapeOutcome outcome;
