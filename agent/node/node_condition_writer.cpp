@@ -81,7 +81,16 @@ void NodeConditionWriter::step() {
   value.message = message_(report, write->cause);
   value.heartbeat = clock.now();
   const auto before = policy_.written();
-  if (!before || before->problem != write->problem) transition_ = value.heartbeat;
+  if (!before) {
+    // A restarted agent keeps the lastTransitionTime of the same status
+    // written before it: the problem did not start with the restart.
+    transition_ = value.heartbeat;
+    NodeReadyFetch existing = fetch_node_condition(*api_, node_name_, kNodeConditionType);
+    if (existing.ready && existing.ready->status == (write->problem ? "True" : "False"))
+      if (auto t = parse_api_time(existing.ready->last_transition_time)) transition_ = *t;
+  } else if (before->problem != write->problem) {
+    transition_ = value.heartbeat;
+  }
   value.transition = transition_;
   if (!call(patch_node_condition(*api_, node_name_, value), now)) {
     publish();

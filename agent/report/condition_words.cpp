@@ -14,9 +14,14 @@ std::string one_line(std::string text) {
     if (c == '\n' || c == '\r' || c == '\t') c = ' ';
   if (text.size() > kMaxMessageBytes) {
     text.resize(kMaxMessageBytes - 3);
-    // Not in the middle of a UTF-8 sequence.
-    while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80) text.pop_back();
-    if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0x80)) text.pop_back();
+    // Not in the middle of a UTF-8 sequence: a last character cut short goes.
+    size_t start = text.size();
+    while (start > 0 && (static_cast<unsigned char>(text[start - 1]) & 0xC0) == 0x80) --start;
+    if (start > 0) {
+      const auto lead = static_cast<unsigned char>(text[start - 1]);
+      const size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+      if (text.size() - (start - 1) < length) text.resize(start - 1);
+    }
     text += "...";
   }
   return text;
@@ -29,7 +34,7 @@ std::string condition_message(const Report& raw, std::optional<CauseId> cause) {
   const std::string where = " Full report: kubectl plegscope diagnose " + (report.node.empty() ? "<node>" : report.node) +
                             " (or /diagnose on the agent).";
   if (!cause) return one_line("PLEG is healthy: the relist runs every " +
-                              duration(report.relist.period_seconds) + " and no cause is named." + where);
+                              text::duration(report.relist.period_seconds) + " and no cause is named." + where);
   for (const Cause& c : report.causes)
     if (c.id == *cause)
       return one_line(c.summary + " Advice: " + advice_name(c.advice) + "." + where);

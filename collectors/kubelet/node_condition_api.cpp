@@ -35,6 +35,13 @@ ScrapeOutcome bad_name(const char* what) {
 
 }  // namespace
 
+std::optional<TimePoint> parse_api_time(const std::string& text) {
+  std::tm tm{};
+  const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (!end || *end != '\0') return std::nullopt;
+  return std::chrono::system_clock::from_time_t(timegm(&tm));
+}
+
 std::string node_condition_patch(const NodeConditionValue& c) {
   nlohmann::json condition = {{"type", kNodeConditionType},
                               {"status", c.problem ? "True" : "False"},

@@ -4,6 +4,7 @@
 // server. Never a write on the host. Pure body builders (tested alone) and
 // the calls, on the same libcurl client and credentials as the Ready fetch.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/clock.h"
@@ -14,6 +15,10 @@ namespace plegscope {
 inline constexpr const char* kNodeConditionType = "plegscope.io/PLEGUnhealthy";
 // The kubelet records a Node's Events in this namespace.
 inline constexpr const char* kNodeEventNamespace = "default";
+
+// "2026-11-24T05:00:00Z" as the API server writes a condition's times;
+// nullopt for anything else.
+std::optional<TimePoint> parse_api_time(const std::string& text);
 
 struct NodeConditionValue {
   bool problem = false;  // "True" (a problem, node-problem-detector polarity) or "False"

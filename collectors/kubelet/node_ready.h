@@ -22,6 +22,9 @@ struct NodeReadyCondition {
 
 // nullopt, with *error set, when the text is not a Node with a Ready condition.
 std::optional<NodeReadyCondition> parse_node_ready(std::string_view node_json, std::string* error);
+// The same for the condition of `type` ("plegscope.io/PLEGUnhealthy").
+std::optional<NodeReadyCondition> parse_node_condition(std::string_view node_json, const std::string& type,
+                                                       std::string* error);
 
 struct ApiServerConfig {
   std::string base_url;  // "https://10.96.0.1:443"
@@ -50,5 +53,9 @@ struct NodeReadyFetch {
 
 // Thread-safe. The name must be a DNS subdomain (else bad_input, no request).
 NodeReadyFetch fetch_node_ready(const ApiServerConfig& api, const std::string& node_name);
+// The condition of `type` on the Node; `ready` nullopt (outcome ok) when the
+// Node has none.
+NodeReadyFetch fetch_node_condition(const ApiServerConfig& api, const std::string& node_name,
+                                    const std::string& type);
 
 }  // namespace plegscope

@@ -13,7 +13,6 @@ build/plegscope agents on build/fakecri scenarios:
   naming the unreachable one;
 - errors: no agent on the node, a pod not running, a bad usage (exit 2),
   an agent that cannot be dialled over https, each one line."""
-import json
 import os
 import re
 import shutil
@@ -104,7 +103,7 @@ def test_diagnose_one_node_through_the_pod_proxy():
 
             r = k("diagnose", "worker-1", "--output", "json")
             assert r.returncode == 0, r.stderr
-            rep = json.loads(r.stdout)
+            rep = harness.report_json(r.stdout)
             assert rep["node"] == "worker-1" and rep["status"] == "healthy" and rep["causes"] == [], rep["status"]
 
             r = k("diagnose", "worker-1", "-o", "html")

@@ -194,11 +194,14 @@ class FakeApiServer:
 
             def _send(self, code, obj):
                 data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (OSError, ConnectionError):
+                    pass  # a slow answer the client stopped waiting for
 
             def do_GET(self):
                 auth = self.headers.get("Authorization", "")
