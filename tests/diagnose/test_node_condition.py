@@ -102,8 +102,10 @@ def check_true(api, agent, reason, began, budget):
     # The report shows the write at its next diagnosis (made at most a second apart).
     wait_until(lambda: (lambda n: n["status"] == "True" and n["reason"] == reason and n["writes"] >= 1)(
         report(agent)["node_condition"]), 5, "the write in /diagnose")
-    warning = [e for e in events_by_reason(api).get(reason, []) if e["type"] == "Warning"]
-    assert warning and warning[0]["involvedObject"] == {"kind": "Node", "apiVersion": "v1", "name": "worker-3",
+    # The Event follows the condition's write.
+    warning = wait_until(lambda: [e for e in events_by_reason(api).get(reason, []) if e["type"] == "Warning"], 5,
+                         "a Warning Event %s" % reason)
+    assert warning[0]["involvedObject"] == {"kind": "Node", "apiVersion": "v1", "name": "worker-3",
                                                          "uid": "worker-3"}, warning
     assert warning[0]["metadata"]["namespace"] == "default" and warning[0]["source"]["host"] == "worker-3", warning
     return c
@@ -111,7 +113,8 @@ def check_true(api, agent, reason, began, budget):
 
 def check_recovers(api, agent):
     c = wait_condition(api, "False", "PLEGHealthy", timeout=40)
-    assert any(e["type"] == "Normal" for e in events_by_reason(api).get("PLEGHealthy", [])), api.events
+    wait_until(lambda: any(e["type"] == "Normal" for e in events_by_reason(api).get("PLEGHealthy", [])), 5,
+               "a Normal Event PLEGHealthy")
     wait_until(lambda: report(agent)["node_condition"]["status"] == "False", 5, "the recovery in /diagnose")
     print("  recovered: %s" % c["message"][:120])
 
