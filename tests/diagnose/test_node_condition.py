@@ -129,6 +129,18 @@ def test_hang_sets_runtime_hung_then_recovers():
         check_true(api, agent, "RuntimeHung", hang_began(agent), HANG + 4)
         fake.release()
         check_recovers(api, agent)
+        # The same fault again within 10 minutes: the kubelet recorder's way,
+        # the first Event's count goes up by a PATCH instead of a new Event.
+        fake.phase("hang", hold=True)
+        wait_condition(api, "True", "RuntimeHung")
+        (hung,) = wait_until(lambda: [e for e in events_by_reason(api).get("RuntimeHung", []) if e["count"] == 2], 5,
+                             "the RuntimeHung Event counted twice")
+        patches = [w for w in api.writes() if w["method"] == "PATCH" and "/events/" in w["path"]]
+        assert [w["path"] for w in patches] == ["/api/v1/namespaces/default/events/" + hung["metadata"]["name"]], \
+            patches
+        assert patches[0]["content_type"] == "application/strategic-merge-patch+json", patches
+        assert len(events_by_reason(api)["RuntimeHung"]) == 1, api.events
+        fake.release()
         check_writes(api)
 
 
@@ -203,12 +215,15 @@ def test_restarted_during_a_fault_never_writes_false_first():
         check_writes(api)
 
 
-def test_forbidden_and_conflict_are_reported_with_their_fix_and_retried():
+def test_401_403_and_409_are_reported_with_their_fix_and_retried():
     require_tool("openssl")
     with tempfile.TemporaryDirectory() as d, FakeApiServer(d, node="worker-3") as api, \
             FakeCri("diag_hang", log_level="warn", hold="healthy") as fake, condition_agent(d, api, fake) as agent:
+        api.fail_writes = (401, None)
+        wait_until(lambda: "Unauthorized" in (report(agent)["node_condition"]["error"] or ""), 20, "the 401 reported")
+        assert "--api-server-token-file" in report(agent)["node_condition"]["error"]
         api.fail_writes = (403, None)
-        wait_until(lambda: "Forbidden" in (report(agent)["node_condition"]["error"] or ""), 20, "the 403 reported")
+        wait_until(lambda: "Forbidden" in (report(agent)["node_condition"]["error"] or ""), 40, "the 403 reported")
         nc = report(agent)["node_condition"]
         assert "deploy/components/node-condition" in nc["error"] and nc["reachable"] is False, nc
         assert agent.metrics().get("pleg_healthy") == 1
