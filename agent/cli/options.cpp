@@ -76,6 +76,9 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   std::string endpoint, relist_period = "1s", relist_threshold = "3m", request_timeout = "2m",
                         evented = "false", hang_threshold = "10s", duration = "10s",
                         backoff_max = "10s";
+  // The node condition (--node-condition): see node/condition_policy.h.
+  std::string condition_hold = "30s", condition_clear_after = "2m", condition_min_interval = "30s",
+              condition_heartbeat = "5m";
   int capacity = 1000;
   std::string kubelet_endpoint = default_kubelet_endpoint(), runtime_metrics_endpoint = "off";
 
@@ -165,6 +168,23 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   app.add_option("--api-server-ca-file", c.api_server_ca_file,
                  "CA that signs the API server's certificate (the ServiceAccount ca.crt)")
       ->envname("PLEGSCOPE_API_SERVER_CA_FILE");
+  app.add_flag("--node-condition", c.node_condition,
+               "write the condition plegscope.io/PLEGUnhealthy and Events on the agent's own Node through the API "
+               "server (needs deploy/components/node-condition's RBAC); off by default")
+      ->envname("PLEGSCOPE_NODE_CONDITION");
+  app.add_option("--node-condition-hold", condition_hold,
+                 "at risk with a critical cause (a hung call, a shim in D) for this long sets the condition True; "
+                 "unhealthy sets it at once (30s)")
+      ->envname("PLEGSCOPE_NODE_CONDITION_HOLD");
+  app.add_option("--node-condition-clear-after", condition_clear_after,
+                 "healthy for this long sets the condition False (2m); also the wait before the first False")
+      ->envname("PLEGSCOPE_NODE_CONDITION_CLEAR_AFTER");
+  app.add_option("--node-condition-min-interval", condition_min_interval,
+                 "at most one change of status or reason per this interval while flapping (30s)")
+      ->envname("PLEGSCOPE_NODE_CONDITION_MIN_INTERVAL");
+  app.add_option("--node-condition-heartbeat", condition_heartbeat,
+                 "the condition is written again this often when nothing changes (5m)")
+      ->envname("PLEGSCOPE_NODE_CONDITION_HEARTBEAT");
   app.add_option("--runtime-metrics-endpoint", runtime_metrics_endpoint,
                  "the runtime's own metrics page (containerd [metrics] address + /v1/metrics, CRI-O enable_metrics); "
                  "off (default) disables")
@@ -202,6 +222,10 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     c.runtime_request_timeout = duration_flag("--runtime-request-timeout", request_timeout);
     c.hang_threshold = duration_flag("--hang-threshold", hang_threshold);
     c.relist_backoff_max = duration_flag("--relist-backoff-max", backoff_max, true);
+    c.node_condition_hold = duration_flag("--node-condition-hold", condition_hold, true);
+    c.node_condition_clear_after = duration_flag("--node-condition-clear-after", condition_clear_after);
+    c.node_condition_min_interval = duration_flag("--node-condition-min-interval", condition_min_interval, true);
+    c.node_condition_heartbeat = duration_flag("--node-condition-heartbeat", condition_heartbeat);
     c.diagnose_duration = duration_flag("--duration", duration);
     c.host_scan_interval = duration_flag("--host-scan-interval", host_scan_interval);  // issue 17
     if (c.host_clock_ticks < 0 || c.host_clock_ticks > 100000)
@@ -330,6 +354,15 @@ NodeOptions node_options(const Config& config) {
 DiagnosisOptions diagnosis_options(const Config& config) {
   DiagnosisOptions o;
   o.hang_threshold = config.hang_threshold;
+  return o;
+}
+
+NodeConditionOptions node_condition_options(const Config& config) {
+  NodeConditionOptions o;
+  o.policy.hold = config.node_condition_hold;
+  o.policy.clear_after = config.node_condition_clear_after;
+  o.policy.min_interval = config.node_condition_min_interval;
+  o.policy.heartbeat = config.node_condition_heartbeat;
   return o;
 }
 

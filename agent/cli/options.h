@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "http/agent_client.h"
 #include "http/web/web_config.h"
+#include "node/node_condition_writer.h"
 #include "node/node_options.h"
 
 namespace plegscope {
@@ -55,6 +56,12 @@ struct Config {
   std::string api_server_port;
   std::string api_server_token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
   std::string api_server_ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+  // The node condition and its Events (off by default).
+  bool node_condition = false;
+  Duration node_condition_hold = std::chrono::seconds(30);
+  Duration node_condition_clear_after = std::chrono::minutes(2);
+  Duration node_condition_min_interval = std::chrono::seconds(30);
+  Duration node_condition_heartbeat = std::chrono::minutes(5);
 
   // diagnose
   Duration diagnose_duration = std::chrono::seconds(10);
@@ -82,6 +89,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv);
 // The flags each room reads, and nothing more.
 NodeOptions node_options(const Config& config);
 DiagnosisOptions diagnosis_options(const Config& config);
+NodeConditionOptions node_condition_options(const Config& config);
 AgentClientOptions agent_client_options(const Config& config);
 
 }  // namespace plegscope

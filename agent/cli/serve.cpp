@@ -13,6 +13,8 @@
 #include "node/node.h"
 #include "node/verdict_transitions.h"
 #include "report/transition_record.h"
+#include "node/node_condition_writer.h"
+#include "report/condition_words.h"
 #include "cri/runtime_socket.h"
 
 namespace plegscope {
@@ -72,11 +74,20 @@ int serve(const Config& config) {
   node.start();
   VerdictWatch verdicts(diagnosis, clock, kVerdictWatchInterval, log_transition);
   verdicts.start();
+  // The one write plegscope makes, to the API server only, and only when asked.
+  std::optional<NodeConditionWriter> condition;
+  if (config.node_condition) {
+    auto api = api_server_config(node_options(config));
+    if (!api) spdlog::warn("--node-condition: not in a cluster (KUBERNETES_SERVICE_HOST and _PORT unset): no writes");
+    condition.emplace(api, config.node_name, node_condition_options(config), diagnosis, node, condition_message);
+    condition->start();
+  }
 
   int sig = 0;
   sigwait(&signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
   verdicts.stop();
+  if (condition) condition->stop();
   node.stop();
   http.stop();
   spdlog::info("stopped");

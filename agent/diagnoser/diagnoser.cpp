@@ -4,6 +4,7 @@
 #include <map>
 
 #include "common/quantile.h"
+#include "diagnoser/advice.h"
 #include "diagnoser/context.h"
 #include "diagnoser/event_lag_window.h"
 #include "diagnoser/forecast.h"
@@ -27,6 +28,7 @@ std::vector<Finding> judge_findings(const Context& c, bool pleg_unhealthy) {
   relate_host_to_calls(findings);  // issue 17
   attribute_unexplained(c, pleg_unhealthy, findings);
   rank(findings, c.t.min_confidence);
+  advise_all(findings);
   return findings;
 }
 
@@ -226,6 +228,7 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   Report report;
   report.node = s.node;
   report.generated_at = s.now;
+  report.node_condition = s.node_condition;
   report.healthy = s.healthy;
   report.health_message = s.health_message;
   report.seconds_to_unhealthy = forecast_seconds_to_unhealthy(c);

@@ -14,6 +14,10 @@ namespace plegscope {
 
 enum class Severity { kInfo, kWarning, kCritical };
 
+// What an operator or a remediator should do about a cause (DESIGN §6
+// "advice"); plegscope itself never acts. Set by advise() (advice.h).
+enum class Advice { kNone, kFixPod, kRestartKubelet, kRestartRuntime, kFixStorage, kReboot, kReplace };
+
 // A measured signal as /diagnose lists it (DESIGN §6): a machine name such
 // as "oldest_in_flight_seconds{list_containers}", its value and threshold.
 struct Evidence {
@@ -158,6 +162,7 @@ struct Finding {
   // e.g. pressure well past its threshold.
   bool strong = false;
   std::vector<Relation> relations;  // set by interactions.h
+  Advice advice = Advice::kNone;    // set by advise(), after the relations
 };
 
 // A finding with its confidence rounded and capped below certainty: no

@@ -13,6 +13,9 @@ std::optional<E> from_name(const std::string& name, const E (&all)[N], const cha
 
 constexpr Status kAllStatuses[] = {Status::kHealthy, Status::kAtRisk, Status::kUnhealthy};
 constexpr Severity kAllSeverities[] = {Severity::kInfo, Severity::kWarning, Severity::kCritical};
+constexpr Advice kAllAdvice[] = {Advice::kNone,        Advice::kFixPod,     Advice::kRestartKubelet,
+                                 Advice::kRestartRuntime, Advice::kFixStorage, Advice::kReboot,
+                                 Advice::kReplace};
 
 }  // namespace
 
@@ -45,10 +48,24 @@ const char* severity_name(Severity severity) {
   return "unknown";
 }
 
+const char* advice_name(Advice advice) {
+  switch (advice) {
+    case Advice::kNone: return "none";
+    case Advice::kFixPod: return "fix-pod";
+    case Advice::kRestartKubelet: return "restart-kubelet";
+    case Advice::kRestartRuntime: return "restart-runtime";
+    case Advice::kFixStorage: return "fix-storage";
+    case Advice::kReboot: return "reboot";
+    case Advice::kReplace: return "replace";
+  }
+  return "unknown";
+}
+
 std::optional<CauseId> cause_from_name(const std::string& name) { return from_name(name, kAllCauses, cause_name); }
 std::optional<Status> status_from_name(const std::string& name) { return from_name(name, kAllStatuses, status_name); }
 std::optional<Severity> severity_from_name(const std::string& name) {
   return from_name(name, kAllSeverities, severity_name);
 }
+std::optional<Advice> advice_from_name(const std::string& name) { return from_name(name, kAllAdvice, advice_name); }
 
 }  // namespace plegscope

@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "common/grpc_codes.h"
 #include "diagnoser/finding.h"
+#include "diagnoser/node_condition_state.h"
 #include "http/scrape_error.h"
 
 namespace plegscope {
@@ -19,9 +20,11 @@ enum class Status { kHealthy, kAtRisk, kUnhealthy };
 
 const char* status_name(Status status);
 const char* severity_name(Severity severity);
+const char* advice_name(Advice advice);  // "none", "fix-pod", "restart-kubelet", ...
 // Inverses for reports read back (plegscope diagnose --url); nullopt if unknown.
 std::optional<Status> status_from_name(const std::string& name);
 std::optional<Severity> severity_from_name(const std::string& name);
+std::optional<Advice> advice_from_name(const std::string& name);
 
 // A finding with its words. The diagnoser leaves the words empty;
 // agent/report fills them in (report/wording.h) from the typed finding.
@@ -159,7 +162,12 @@ struct HostReport {
   } runtime_disk;
 };
 
+// The /diagnose JSON's contract version (docs/report.schema.json): raised
+// when a field is removed or changes meaning, not when one is added.
+inline constexpr int kReportSchemaVersion = 1;
+
 struct Report {
+  int schema_version = kReportSchemaVersion;
   std::string node;
   TimePoint generated_at{};
   bool healthy = false;
@@ -279,6 +287,7 @@ struct Report {
     std::vector<std::string> runtime_units;
   } journal_source;
   HostReport host;  // issue 17
+  NodeConditionState node_condition;
 };
 
 }  // namespace plegscope

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "cri/operation_stats.h"
 #include "diagnoser/journal_evidence.h"
+#include "diagnoser/node_condition_state.h"
 #include "http/scrape_error.h"
 #include "kubelet/kubelet_state.h"
 #include "diagnoser/finding.h"
@@ -54,6 +55,7 @@ struct RuntimeMetricsEvidence {
 struct Snapshot {
   std::string node;
   TimePoint now{};
+  NodeConditionState node_condition;  // --node-condition's writes
 
   // PLEG health, the kubelet's rule.
   bool healthy = false;

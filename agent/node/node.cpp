@@ -135,10 +135,19 @@ HealthStatus Node::health() const {
   return evented_.healthy();
 }
 
+void Node::set_node_condition(const NodeConditionState& state) {
+  std::lock_guard<std::mutex> lock(condition_mu_);
+  node_condition_ = state;
+}
+
 Snapshot Node::snapshot() const {
   Snapshot s;
   s.node = options_.node_name;
   s.now = clock_.now();
+  {
+    std::lock_guard<std::mutex> lock(condition_mu_);
+    s.node_condition = node_condition_;
+  }
   HealthStatus health = this->health();
   s.healthy = health.healthy;
   s.health_message = health.message;

@@ -61,6 +61,9 @@ class Node {
   // ones computed at scrape time (pleg_healthy, plegscope_build_info).
   std::vector<prometheus::MetricFamily> collect_metrics() const;
   const Clock& clock() const { return clock_; }
+  // The node condition writer's latest state (--node-condition), for the
+  // report: the writer publishes it here after every call.
+  void set_node_condition(const NodeConditionState& state);
 
   // One relist on the calling thread, for tests and fuzzers; after start()
   // the PLEG's runner relists by itself.
@@ -130,6 +133,9 @@ class Node {
   // kubelet shows the EventedPLEG gate before 1.37 (issue 18, item 7).
   void follow_kubelet_model(const KubeletView& view);
   std::atomic<bool> evented_started_{false};
+
+  mutable std::mutex condition_mu_;
+  NodeConditionState node_condition_;
 
   std::atomic<uint64_t> relist_count_{0};
   std::atomic<bool> stopping_{false};

@@ -14,6 +14,15 @@ bool is_network_operation(const std::string& name) { return name.find("network")
 
 }  // namespace
 
+std::optional<ApiServerConfig> api_server_config(const NodeOptions& options) {
+  auto api = in_cluster_api_server(options.api_server_host, options.api_server_port);
+  if (api) {
+    api->token_file = options.api_server_token_file;
+    api->ca_file = options.api_server_ca_file;
+  }
+  return api;
+}
+
 void PollThread::stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -30,11 +39,7 @@ KubeletReader::KubeletReader(const NodeOptions& options, const Clock& clock)
       ready_interval_(options.node_ready_interval) {
   // The Ready message comes from the API server, not the kubelet: read it
   // whether or not --kubelet-endpoint is on.
-  api_ = in_cluster_api_server(options.api_server_host, options.api_server_port);
-  if (api_) {
-    api_->token_file = options.api_server_token_file;
-    api_->ca_file = options.api_server_ca_file;
-  }
+  api_ = api_server_config(options);
   if (options.kubelet_endpoint.empty()) return;
   KubeletSourceConfig config;
   config.url = options.kubelet_endpoint;

@@ -47,6 +47,10 @@ class PollThread {
   std::thread thread_;
 };
 
+// The in-cluster API server as NodeOptions configure it (KUBERNETES_SERVICE_HOST
+// and _PORT, --api-server-token-file, --api-server-ca-file); nullopt outside a cluster.
+std::optional<ApiServerConfig> api_server_config(const NodeOptions& options);
+
 // Thread-safe.
 class KubeletReader {
  public:

@@ -195,7 +195,8 @@ std::string render_html(const Report& r) {
         << (over ? " over" : "") << "\">" << number(e.value) << "</td><td class=\"n\">"
         << (e.threshold ? number(*e.threshold) : "") << "</td></tr>";
     }
-    h << "</table><div class=\"remedy\"><b>Remedy.</b>";
+    h << "</table><p class=\"advice\"><b>Advice:</b> <code>" << advice_name(c.advice) << "</code></p>";
+    h << "<div class=\"remedy\"><b>Remedy.</b>";
     for (const auto& part : remedy_parts(c.remedy)) h << "<p>" << with_code(part) << "</p>";
     h << "</div></article>\n";
   }

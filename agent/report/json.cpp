@@ -72,6 +72,8 @@ static void to_json(json& j, Severity s) { j = severity_name(s); }
 static void from_json(const json& j, Severity& s) {
   s = enum_from(j, "severity", severity_from_name);
 }
+static void to_json(json& j, Advice a) { j = advice_name(a); }
+static void from_json(const json& j, Advice& a) { a = enum_from(j, "advice", advice_from_name); }
 static void to_json(json& j, GrpcCode c) { j = grpc_code_name(c); }
 static void from_json(const json& j, GrpcCode& c) {
   c = enum_from(j, "gRPC code", grpc_code_named);
@@ -90,7 +92,27 @@ static void from_json(const json& j, TopPod& p) {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Evidence, signal, value, threshold)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Cause, id, severity, confidence, summary, evidence,
-                                                remedy)
+                                                remedy, advice)
+// The node condition's writes (--node-condition); the typed outcome stays
+// inside, `error` is its words.
+static void to_json(json& j, const NodeConditionState& n) {
+  j = {{"enabled", n.enabled},   {"status", n.status},         {"reason", n.reason},
+       {"message", n.message},   {"last_write", n.last_write}, {"reachable", n.reachable},
+       {"error", n.error},       {"writes", n.writes},         {"events", n.events},
+       {"failures", n.failures}};
+}
+static void from_json(const json& j, NodeConditionState& n) {
+  n.enabled = j.value("enabled", n.enabled);
+  n.status = j.value("status", n.status);
+  n.reason = j.value("reason", n.reason);
+  n.message = j.value("message", n.message);
+  n.last_write = j.value("last_write", n.last_write);
+  n.reachable = j.value("reachable", n.reachable);
+  n.error = j.value("error", n.error);
+  n.writes = j.value("writes", n.writes);
+  n.events = j.value("events", n.events);
+  n.failures = j.value("failures", n.failures);
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OperationReport, count, errors, p50_seconds,
                                                 p99_seconds, max_seconds, in_flight,
                                                 oldest_in_flight_seconds)
@@ -252,6 +274,7 @@ json culprit_json(const Culprit& c) {
 json report_to_json(const Report& r) {
   if (needs_words(r)) return report_to_json(worded(r));
   json j = {
+      {"schema_version", r.schema_version},
       {"node", r.node},         {"generated_at", r.generated_at},
       {"healthy", r.healthy},   {"health_message", r.health_message},
       {"status", r.status},     {"summary", r.summary},
@@ -270,6 +293,7 @@ json report_to_json(const Report& r) {
     if (json culprit = culprit_json(culprit_of(r.causes[i])); !culprit.empty())
       j["causes"][i]["culprit"] = std::move(culprit);
   }
+  j["node_condition"] = r.node_condition;
   round_numbers(j);
   return j;
 }
@@ -279,6 +303,7 @@ Report report_from_json(const json& j) {
     throw std::invalid_argument("not a plegscope /diagnose report (no status or causes)");
   check_number_ranges(j, "");
   Report r;
+  r.schema_version = j.value("schema_version", r.schema_version);
   r.node = j.value("node", r.node);
   r.generated_at = j.value("generated_at", r.generated_at);
   r.healthy = j.value("healthy", r.healthy);
@@ -295,6 +320,7 @@ Report report_from_json(const json& j) {
   r.kubelet = j.value("kubelet", r.kubelet);  // issue 18
   r.runtime_metrics = j.value("runtime_metrics", r.runtime_metrics);
   r.host = j.value("host", r.host);  // issue 17
+  r.node_condition = j.value("node_condition", r.node_condition);
   if (auto forecast = j.find("forecast"); forecast != j.end() && forecast->is_object())
     r.seconds_to_unhealthy = forecast->value("seconds_to_unhealthy", r.seconds_to_unhealthy);
   r.event_lag = j.value("event_lag", r.event_lag);  // Event lag.

@@ -134,6 +134,16 @@ std::string describe_in_progress(const TimelineEntry& e) {
   return out;
 }
 
+// The node condition's section: only with --node-condition.
+static void node_condition_text(const NodeConditionState& n, std::ostream& out) {
+  if (!n.enabled) return;
+  out << "Node condition plegscope.io/PLEGUnhealthy: ";
+  if (n.status) out << *n.status << " (" << n.reason.value_or("") << "), " << n.writes << " writes, " << n.events
+                    << " events\n";
+  else out << "not written yet\n";
+  if (n.error) out << wrap(*n.error, "  ");
+}
+
 std::vector<std::string> remedy_parts(const std::string& remedy) {
   std::vector<std::string> parts;
   size_t from = 0;
@@ -189,6 +199,7 @@ std::string render_text(const Report& r) {
         if (e.threshold) out << "   threshold " << number(*e.threshold);
         out << "\n";
       }
+      out << "     advice: " << advice_name(c.advice) << "\n";
       out << "     remedy:\n";
       for (const auto& part : remedy_parts(c.remedy))
         out << hanging_wrap(part, "       ", "         ");
@@ -198,6 +209,7 @@ std::string render_text(const Report& r) {
 
   relist_section(r, out);
   beside_text(r, out);  // issue 18: the kubelet's relist beside the agent's
+  node_condition_text(r.node_condition, out);
   out << "\n";
 
   out << "Runtime: "

@@ -6,6 +6,7 @@
 #include "cri/operation_names.h"
 #include "report/lag_text.h"
 #include "report/beside.h"
+#include "report/condition_words.h"
 #include "report/remedy.h"
 
 namespace plegscope {
@@ -127,6 +128,7 @@ CauseWords words(const Finding& f) {
 bool needs_words(const Report& report) {
   if (report.summary.empty()) return true;
   if (beside_needs_words(report)) return true;  // issue 18
+  if (report.node_condition.outcome && !report.node_condition.error) return true;
   for (const Cause& c : report.causes)
     if (c.summary.empty()) return true;
   return false;
@@ -143,6 +145,8 @@ void word(Report& report) {
   }
   if (report.summary.empty()) report.summary = summary_of(report);
   word_beside(report);  // issue 18
+  if (report.node_condition.outcome && !report.node_condition.error)
+    report.node_condition.error = node_condition_error_words(*report.node_condition.outcome);
 }
 
 Report worded(Report report) {

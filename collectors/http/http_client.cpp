@@ -82,6 +82,11 @@ const char* http_error_name(HttpError error) {
 }
 
 HttpResult http_get(const std::string& url, const HttpRequestOptions& options) {
+  return http_send("GET", url, "", options);
+}
+
+HttpResult http_send(const std::string& method, const std::string& url, const std::string& body,
+                     const HttpRequestOptions& options) {
   // curl_global_init is not thread-safe on every libcurl build; once is enough.
   static std::once_flag init;
   std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -103,6 +108,11 @@ HttpResult http_get(const std::string& url, const HttpRequestOptions& options) {
   Sink sink{&result.body, options.max_body_bytes};
 
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  if (method != "GET") {
+    curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method.c_str());
+    curl_easy_setopt(h, CURLOPT_POSTFIELDS, body.c_str());
+    curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  }
   curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
   // Worker threads: no SIGALRM-based resolver timeouts.
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);

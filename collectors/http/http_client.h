@@ -58,4 +58,10 @@ struct HttpResult {
 // once, on the first call. Blocks at most about connect + total timeout.
 HttpResult http_get(const std::string& url, const HttpRequestOptions& options);
 
+// The same client for the API server's writes (the node condition and its
+// Events, with --node-condition): `method` is "POST" or "PATCH", `body` is
+// sent as is (the caller sets Content-Type among options.headers).
+HttpResult http_send(const std::string& method, const std::string& url, const std::string& body,
+                     const HttpRequestOptions& options);
+
 }  // namespace plegscope

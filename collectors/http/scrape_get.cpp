@@ -4,7 +4,9 @@
 
 namespace plegscope {
 
-ScrapeResponse scrape_get(const ScrapeRequest& request) {
+ScrapeResponse scrape_get(const ScrapeRequest& request) { return scrape_send(request, "GET", ""); }
+
+ScrapeResponse scrape_send(const ScrapeRequest& request, const std::string& method, const std::string& body) {
   ScrapeResponse out;
   HttpRequestOptions options;
   options.ca_file = request.ca_file;
@@ -23,7 +25,7 @@ ScrapeResponse scrape_get(const ScrapeRequest& request) {
       return out;
     }
   }
-  HttpResult result = http_get(request.url, options);
+  HttpResult result = http_send(method, request.url, body, options);
   out.outcome = outcome_of(result);
   out.body = std::move(result.body);
   return out;

@@ -34,5 +34,8 @@ struct ScrapeResponse {
 
 // Thread-safe; blocks at most about connect + total timeout.
 ScrapeResponse scrape_get(const ScrapeRequest& request);
+// The same set-up for a write to the API server: "POST" or "PATCH" with
+// `body`; the Content-Type is among request.headers.
+ScrapeResponse scrape_send(const ScrapeRequest& request, const std::string& method, const std::string& body);
 
 }  // namespace plegscope

@@ -2,7 +2,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "http/scrape_get.h"
 
 namespace plegscope {
 namespace {
@@ -12,6 +11,8 @@ std::string string_field(const nlohmann::json& object, const char* key) {
   return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+}  // namespace
+
 bool dns_subdomain(const std::string& name) {
   if (name.empty() || name.size() > 253) return false;
   for (char c : name) {
@@ -20,9 +21,24 @@ bool dns_subdomain(const std::string& name) {
   return true;
 }
 
-}  // namespace
+ScrapeRequest api_request(const ApiServerConfig& api, const std::string& path) {
+  ScrapeRequest request;
+  request.url = api.base_url + path;
+  request.token_file = api.token_file;
+  request.ca_file = api.ca_file;
+  request.connect_timeout = api.connect_timeout;
+  request.total_timeout = api.total_timeout;
+  request.max_body_bytes = api.max_body_bytes;
+  request.headers.push_back("Accept: application/json");
+  return request;
+}
 
 std::optional<NodeReadyCondition> parse_node_ready(std::string_view node_json, std::string* error) {
+  return parse_node_condition(node_json, "Ready", error);
+}
+
+std::optional<NodeReadyCondition> parse_node_condition(std::string_view node_json, const std::string& type,
+                                                       std::string* error) {
   auto fail = [error](const char* what) -> std::optional<NodeReadyCondition> {
     if (error) *error = what;
     return std::nullopt;
@@ -35,7 +51,7 @@ std::optional<NodeReadyCondition> parse_node_ready(std::string_view node_json, s
   auto conditions = status->find("conditions");
   if (conditions == status->end() || !conditions->is_array()) return fail("no status.conditions");
   for (const auto& c : *conditions) {
-    if (!c.is_object() || string_field(c, "type") != "Ready") continue;
+    if (!c.is_object() || string_field(c, "type") != type) continue;
     NodeReadyCondition ready;
     ready.status = string_field(c, "status");
     ready.reason = string_field(c, "reason");
@@ -44,7 +60,8 @@ std::optional<NodeReadyCondition> parse_node_ready(std::string_view node_json, s
     ready.last_transition_time = string_field(c, "lastTransitionTime");
     return ready;
   }
-  return fail("no Ready condition");
+  if (error) *error = "no " + type + " condition";
+  return std::nullopt;
 }
 
 std::optional<ApiServerConfig> in_cluster_api_server(std::string_view host, std::string_view port) {
@@ -57,26 +74,28 @@ std::optional<ApiServerConfig> in_cluster_api_server(std::string_view host, std:
 }
 
 NodeReadyFetch fetch_node_ready(const ApiServerConfig& api, const std::string& node_name) {
+  NodeReadyFetch out = fetch_node_condition(api, node_name, "Ready");
+  if (out.outcome.ok() && !out.ready) {
+    out.outcome.error = ScrapeError::unexpected_content;
+    out.outcome.detail = "no Ready condition";
+  }
+  return out;
+}
+
+NodeReadyFetch fetch_node_condition(const ApiServerConfig& api, const std::string& node_name,
+                                    const std::string& type) {
   NodeReadyFetch out;
   if (!dns_subdomain(node_name)) {
     out.outcome.error = ScrapeError::bad_input;
     out.outcome.detail = "node name is not a DNS subdomain";
     return out;
   }
-  ScrapeRequest request;
-  request.url = api.base_url + "/api/v1/nodes/" + node_name;
-  request.token_file = api.token_file;
-  request.ca_file = api.ca_file;
-  request.connect_timeout = api.connect_timeout;
-  request.total_timeout = api.total_timeout;
-  request.max_body_bytes = api.max_body_bytes;
-  request.headers.push_back("Accept: application/json");
-  ScrapeResponse response = scrape_get(request);
+  ScrapeResponse response = scrape_get(api_request(api, "/api/v1/nodes/" + node_name));
   out.outcome = response.outcome;
   if (!out.outcome.ok()) return out;
   std::string error;
-  out.ready = parse_node_ready(response.body, &error);
-  if (!out.ready) {
+  out.ready = parse_node_condition(response.body, type, &error);
+  if (!out.ready && error != "no " + type + " condition") {
     out.outcome.error = ScrapeError::unexpected_content;
     out.outcome.detail = error;
   }

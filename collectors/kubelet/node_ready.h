@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "http/scrape_error.h"
+#include "http/scrape_get.h"
 
 namespace plegscope {
 
@@ -21,6 +22,9 @@ struct NodeReadyCondition {
 
 // nullopt, with *error set, when the text is not a Node with a Ready condition.
 std::optional<NodeReadyCondition> parse_node_ready(std::string_view node_json, std::string* error);
+// The same for the condition of `type` ("plegscope.io/PLEGUnhealthy").
+std::optional<NodeReadyCondition> parse_node_condition(std::string_view node_json, const std::string& type,
+                                                       std::string* error);
 
 struct ApiServerConfig {
   std::string base_url;  // "https://10.96.0.1:443"
@@ -35,6 +39,13 @@ struct ApiServerConfig {
 // passed in); nullopt when either is empty. An IPv6 host is bracketed.
 std::optional<ApiServerConfig> in_cluster_api_server(std::string_view host, std::string_view port);
 
+// A request to the API server at `path` ("/api/v1/nodes/worker-3") with the
+// config's token, CA, timeouts and body cap; JSON accepted.
+ScrapeRequest api_request(const ApiServerConfig& api, const std::string& path);
+
+// True when `name` is a DNS subdomain (RFC 1123): what a Node's name is.
+bool dns_subdomain(const std::string& name);
+
 struct NodeReadyFetch {
   ScrapeOutcome outcome;
   std::optional<NodeReadyCondition> ready;  // set when outcome.ok()
@@ -42,5 +53,9 @@ struct NodeReadyFetch {
 
 // Thread-safe. The name must be a DNS subdomain (else bad_input, no request).
 NodeReadyFetch fetch_node_ready(const ApiServerConfig& api, const std::string& node_name);
+// The condition of `type` on the Node; `ready` nullopt (outcome ok) when the
+// Node has none.
+NodeReadyFetch fetch_node_condition(const ApiServerConfig& api, const std::string& node_name,
+                                    const std::string& type);
 
 }  // namespace plegscope

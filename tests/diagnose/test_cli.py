@@ -2,7 +2,6 @@
 agent. Exit status 0 healthy, 1 at risk or unhealthy, 2 usage or connection
 error with a one-line message."""
 
-import json
 import subprocess
 import time
 
@@ -29,7 +28,7 @@ def test_one_shot_healthy_exits_0():
         code, out, err = run(["diagnose", "--container-runtime-endpoint", fake.endpoint, "--duration", "3s",
                               "--output", "json", "--proc-path", fixture("healthy"), "--log-level", "warn"])
         assert code == 0, (code, out[-2000:], err)
-        rep = json.loads(out)
+        rep = harness.report_json(out)
         assert rep["status"] == "healthy" and rep["causes"] == [], rep["summary"]
         assert len(rep["timeline"]) >= 2, len(rep["timeline"])
 
@@ -83,7 +82,7 @@ def test_url_of_a_running_agent_during_a_hang():
         print(out)
         code, out, err = run(["diagnose", "--url", agent.base_url + "/", "--output", "json"])
         assert code == 1, (code, err)
-        rep = json.loads(out)
+        rep = harness.report_json(out)
         assert rep["causes"][0]["id"] == "runtime_hung", rep["summary"]
         fake.release()
 
@@ -94,7 +93,7 @@ def test_url_of_a_healthy_agent_exits_0():
         wait_until(lambda: len(report(agent)["timeline"]) >= 3, 20, "three relists")
         code, out, err = run(["diagnose", "--url", agent.base_url, "--output", "json"])
         assert code == 0, (code, out[-1000:], err)
-        assert json.loads(out)["status"] == "healthy"
+        assert harness.report_json(out)["status"] == "healthy"
 
 
 def test_url_unreachable_exits_2():

@@ -587,7 +587,7 @@ def diagnose_causes():
     if status != 200:
         return None, "GET /diagnose -> %d %s" % (status, body.strip()[:120])
     try:
-        rep = json.loads(body)
+        rep = harness.report_json(body)
     except ValueError:
         return None, "/diagnose is not JSON"
     return rep, None
@@ -784,7 +784,7 @@ def test_diagnose_cli():
     log("  $ plegscope diagnose --container-runtime-endpoint %s --duration 3s" % Ctx.ctd.endpoint)
     r = run_diagnose([], "json")
     assert r.returncode in (0, 1), "exit %d: %s" % (r.returncode, r.stderr.strip()[-300:])
-    rep = json.loads(r.stdout)
+    rep = harness.report_json(r.stdout)
     causes = [c.get("id") for c in rep.get("causes", [])]
     log("  real /proc: exit %d status=%s healthy=%s causes=%s" % (
         r.returncode, rep.get("status"), rep.get("healthy"), causes))
@@ -803,7 +803,7 @@ def test_diagnose_cli():
     assert "STATUS: HEALTHY" in r.stdout, "text report does not say STATUS: HEALTHY"
     r = run_diagnose(["--proc-path", proc], "json")
     assert r.returncode == 0, "--output json: exit %d %s" % (r.returncode, r.stderr.strip()[-300:])
-    rep = json.loads(r.stdout)
+    rep = harness.report_json(r.stdout)
     log("  --output json: status=%s healthy=%s causes=%s runtime=%s %s" % (
         rep.get("status"), rep.get("healthy"), [c.get("id") for c in rep.get("causes", [])],
         rep.get("runtime", {}).get("name"), rep.get("runtime", {}).get("version")))

@@ -2,7 +2,7 @@
 PrometheusRules come from mixin/ (test_mixin.py); the
 Dockerfile is multi-stage on Debian slim and builds with CMake; kustomize
 renders the base alone and with each component (crio, host-port,
-web-auth, and all three; kube-prometheus-stack's release label only on the
+web-auth, node-condition, and three together; kube-prometheus-stack's release label only on the
 PodMonitor and the PrometheusRule, kube-prometheus' Role for prometheus-k8s),
 each doing what it says; the NetworkPolicy selects the agent's pods and
 admits only Prometheus and the API server's addresses; the pod runs as a
@@ -155,6 +155,43 @@ def test_rbac_is_exactly_nodes_metrics_and_nodes_get():
     for kind, items in docs().items():
         for f, d in items:
             assert "nodes/proxy" not in str(d), "%s grants nodes/proxy" % f
+
+
+def _component_docs(name):
+    directory = os.path.join("deploy", "components", name)
+    spec = ecolib.load_yaml(os.path.join(directory, "kustomization.yaml"))
+    out = {}
+    for resource in spec["resources"]:
+        for d in ecolib.load_yaml_all(os.path.join(directory, resource)):
+            out[(d["kind"], d["metadata"]["name"])] = d
+    return out
+
+
+def test_node_condition_component_grants_exactly_its_writes_in_its_own_role():
+    """--node-condition's privileges: get nodes, patch nodes/status, create
+    and patch events, in a ClusterRole of its own bound to the agent's
+    ServiceAccount; narrowed to its own node by a ValidatingAdmissionPolicy
+    that reads the bound token's node claim."""
+    objects = _component_docs("node-condition")
+    role = objects[("ClusterRole", "plegscope-node-condition")]
+    granted = {(r, v) for rule in role["rules"] for r in rule["resources"] for v in rule["verbs"]}
+    assert granted == {("nodes", "get"), ("nodes/status", "patch"), ("events", "create"), ("events", "patch")}, granted
+    for rule in role["rules"]:
+        assert rule["apiGroups"] == [""] and not rule.get("resourceNames"), rule
+    binding = objects[("ClusterRoleBinding", "plegscope-node-condition")]
+    assert binding["roleRef"]["name"] == "plegscope-node-condition"
+    assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "plegscope", "namespace": "plegscope"}]
+    policy = objects[("ValidatingAdmissionPolicy", "plegscope-own-node-only")]["spec"]
+    assert policy["failurePolicy"] == "Fail"
+    rules = {(tuple(r["resources"]), tuple(r["operations"])) for r in policy["matchConstraints"]["resourceRules"]}
+    # A PATCH reaches admission as UPDATE.
+    assert rules == {(("nodes/status",), ("UPDATE",)), (("events",), ("CREATE", "UPDATE"))}, rules
+    assert "system:serviceaccount:plegscope:plegscope" in policy["matchConditions"][0]["expression"]
+    text = json.dumps(policy)
+    assert "authentication.kubernetes.io/node-name" in text and "request.name == variables.node" in text
+    assert "involvedObject.name == variables.node" in text and "plegscope.io/PLEGUnhealthy" in text
+    vapb = objects[("ValidatingAdmissionPolicyBinding", "plegscope-own-node-only")]["spec"]
+    assert vapb == {"policyName": "plegscope-own-node-only", "validationActions": ["Deny"]}, vapb
 
 
 def test_daemonset_reaches_the_kubelet_with_a_projected_token():
@@ -356,9 +393,10 @@ def _legacy_overlay(kubectl, work, components):
         spec = yaml.safe_load(open(os.path.join(source, "kustomization.yaml")))
         doc = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
                "bases": [os.path.relpath(below, layer)]}
-        for f in spec.get("resources", []):
-            shutil.copy(os.path.join(source, f), os.path.join(layer, f))
-            doc.setdefault("resources", []).append(f)
+        for n, resource in enumerate(spec.get("resources", [])):
+            name = "resource-%d.yaml" % n
+            shutil.copy(os.path.join(source, resource), os.path.join(layer, name))
+            doc.setdefault("resources", []).append(name)
         for n, patch in enumerate(spec.get("patches", [])):
             name = "patch-%d.yaml" % n
             if "path" in patch:
@@ -416,6 +454,14 @@ def test_kustomize_base_and_each_component():
     hp = kustomize(["host-port"])
     (port,) = _container(hp)["ports"]
     assert port["hostPort"] == port["containerPort"] == 9547, port
+
+    nc = kustomize(["node-condition"])
+    env = {e["name"]: e.get("value") for e in _container(nc)["env"]}
+    assert env["PLEGSCOPE_NODE_CONDITION"] == "true", env
+    assert ("ValidatingAdmissionPolicy", "plegscope-own-node-only") in nc, sorted(nc)
+    assert ("ClusterRole", "plegscope-node-condition") in nc and ("ClusterRole", "plegscope") in nc
+    # The base grants no write: the component alone does.
+    assert "PLEGSCOPE_NODE_CONDITION" not in {e["name"] for e in _container(base)["env"]}
 
     everything = kustomize(["crio", "host-port", "web-auth"])
     c = _container(everything)

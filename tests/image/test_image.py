@@ -365,7 +365,7 @@ def test_image_runs_as_the_daemonset():
             assert status == 200, (status, text)
             print("/diagnose?format=text from the container:\n" + text)
             status, body = harness.http(base + "/diagnose")
-            report = json.loads(body)
+            report = harness.report_json(body)
             assert report["node"] == NODE, report["node"]
             assert report["runtime"]["name"] == "containerd"
             assert report["pods"]["sandboxes"] >= 2, report["pods"]

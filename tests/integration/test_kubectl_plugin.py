@@ -112,7 +112,7 @@ def test_diagnose_one_node_through_the_pod_proxy():
 
             r = k("diagnose", "worker-1", "--output", "json")
             assert r.returncode == 0, r.stderr
-            rep = json.loads(r.stdout)
+            rep = harness.report_json(r.stdout)
             assert rep["node"] == "worker-1" and rep["status"] == "healthy" and rep["causes"] == [], rep["status"]
 
             r = k("diagnose", "worker-1", "-o", "html")

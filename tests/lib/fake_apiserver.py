@@ -1,19 +1,41 @@
-"""A fake in-cluster API server for the Node Ready fetch: HTTPS with a
-certificate made by `openssl` (fake_kubelet.make_certificate), the bearer
-token checked, serving `GET /api/v1/nodes/<name>` as the real API server
-does: a Node object whose status.conditions hold the kubelet's Ready
-condition, or a Status object on failure (401 for a token it does not
-accept, 403 when RBAC lacks `get nodes`, 404 for another node).
+"""A fake in-cluster API server for the Node Ready fetch and the node
+condition's writes: HTTPS with a certificate made by `openssl`
+(fake_kubelet.make_certificate), the bearer token checked, answering as the
+real API server does:
+
+  GET   /api/v1/nodes/<name>          a Node whose status.conditions hold the
+                                      kubelet's Ready condition (and whatever
+                                      was patched in)
+  PATCH /api/v1/nodes/<name>/status   application/strategic-merge-patch+json:
+                                      status.conditions merged by `type` (the
+                                      list's patchMergeKey), every other
+                                      condition kept; merge-patch+json replaces
+                                      the list whole, as JSON merge patch does;
+                                      any other type 415
+  POST  /api/v1/namespaces/<ns>/events           201, or 409 AlreadyExists
+  PATCH /api/v1/namespaces/<ns>/events/<name>    200, or 404
+
+A Status object on failure: 401 for a token it does not accept, 403 when
+RBAC lacks the verb (mode "forbidden" for reads; `fail_writes` for writes),
+404 for a node it does not have, and whatever `fail_writes` asks for.
 
     with FakeApiServer(tmpdir, node="worker-3") as api:
         api.env()       # KUBERNETES_SERVICE_HOST/_PORT for the agent
         api.ca_file
         api.mode = "ready"   # "not_ready" (default), "ready", "forbidden"
-        api.requests    # [(path, authorization, accept)]
+        api.requests    # [(path, authorization, accept)] of the reads
+        api.fail_writes = (403, 2)   # the next two writes answer 403 (count None: all)
+        api.write_delay = 6.0        # every write answers after 6 s
+        api.writes()    # [{"method", "path", "content_type", "body", "code"}], oldest first
+        api.condition("worker-3", "plegscope.io/PLEGUnhealthy")   # the stored condition or None
+        api.events      # {name: event object}
 """
 
+import copy
 import http.server
 import json
+import threading
+import time
 
 import harness
 from fake_kubelet import make_certificate
@@ -52,16 +74,111 @@ def status_object(code, reason, message):
             "reason": reason, "details": {"kind": "nodes"}, "code": code}
 
 
+def strategic_merge_conditions(current, patched):
+    """status.conditions after a strategic merge patch: each patched
+    condition replaces the fields of the one with its type, or is appended
+    (NodeStatus.Conditions: patchStrategy merge, patchMergeKey type)."""
+    out = [dict(c) for c in current]
+    for c in patched:
+        for have in out:
+            if have.get("type") == c.get("type"):
+                have.update(c)
+                break
+        else:
+            out.append(dict(c))
+    return out
+
+
 class FakeApiServer:
     def __init__(self, directory, node="worker-3", token="t0k3n", mode="not_ready",
-                 service_account="system:serviceaccount:plegscope:plegscope"):
+                 service_account="system:serviceaccount:plegscope:plegscope", other_nodes=("worker-4",)):
         self.node = node
         self.token = token
         self.mode = mode
         self.service_account = service_account
         self.requests = []
+        self.fail_writes = None   # (HTTP code, count or None for every write)
+        self.write_delay = 0.0
+        self.events = {}
+        self._lock = threading.Lock()
+        self._writes = []
+        self._patched = {name: [] for name in (node,) + tuple(other_nodes)}  # conditions patched in, by node
+        self._replaced = set()  # nodes whose whole condition list a merge patch replaced
         self.cert_file, self.key_file = make_certificate(directory)
         self.ca_file = self.cert_file
+
+    def writes(self):
+        with self._lock:
+            return [dict(w) for w in self._writes]
+
+    def condition(self, node, kind):
+        with self._lock:
+            for c in self._patched.get(node, []):
+                if c.get("type") == kind:
+                    return dict(c)
+        return None
+
+    def node_object(self, name):
+        with self._lock:
+            obj = node_object(name, ready=self.mode == "ready")
+            kubelet = [] if name in self._replaced else obj["status"]["conditions"]
+            obj["status"]["conditions"] = strategic_merge_conditions(kubelet, self._patched[name])
+            return obj
+
+    def _write(self, method, path, content_type, body):
+        """(code, object) of one write, recorded."""
+        record = {"method": method, "path": path, "content_type": content_type, "body": body, "code": None}
+        with self._lock:
+            self._writes.append(record)
+            fail = self.fail_writes
+            if fail and (fail[1] is None or fail[1] > 0):
+                if fail[1] is not None:
+                    self.fail_writes = (fail[0], fail[1] - 1) if fail[1] > 1 else None
+                record["code"] = fail[0]
+                reasons = {401: "Unauthorized", 403: "Forbidden", 409: "Conflict", 500: "InternalError"}
+                return fail[0], status_object(fail[0], reasons.get(fail[0], "Failure"),
+                                              "%s %s: %s" % (method, path, reasons.get(fail[0], "failed")))
+        code, obj = self._apply(method, path, content_type, body)
+        with self._lock:
+            record["code"] = code
+        return code, obj
+
+    def _apply(self, method, path, content_type, body):
+        parts = path.strip("/").split("/")
+        if body is None:
+            return 400, status_object(400, "BadRequest", "the body is not JSON")
+        if method == "PATCH" and len(parts) == 5 and parts[:3] == ["api", "v1", "nodes"] and parts[4] == "status":
+            name = parts[3]
+            if name not in self._patched:
+                return 404, status_object(404, "NotFound", 'nodes "%s" not found' % name)
+            conditions = body.get("status", {}).get("conditions", [])
+            with self._lock:
+                if content_type == "application/strategic-merge-patch+json":
+                    self._patched[name] = strategic_merge_conditions(self._patched[name], conditions)
+                elif content_type == "application/merge-patch+json":
+                    # JSON merge patch replaces a list whole: the kubelet's conditions are lost.
+                    self._patched[name] = [dict(c) for c in conditions]
+                    self._replaced.add(name)
+                else:
+                    return 415, status_object(415, "UnsupportedMediaType",
+                                              "the body of the request was in an unknown format")
+            return 200, self.node_object(name)
+        if len(parts) >= 5 and parts[:3] == ["api", "v1", "namespaces"] and parts[4] == "events":
+            with self._lock:
+                if method == "POST" and len(parts) == 5:
+                    name = body.get("metadata", {}).get("name", "")
+                    if name in self.events:
+                        return 409, status_object(409, "AlreadyExists", 'events "%s" already exists' % name)
+                    event = copy.deepcopy(body)
+                    event["metadata"]["namespace"] = parts[3]
+                    self.events[name] = event
+                    return 201, event
+                if method == "PATCH" and len(parts) == 6:
+                    if parts[5] not in self.events:
+                        return 404, status_object(404, "NotFound", 'events "%s" not found' % parts[5])
+                    self.events[parts[5]].update(body)
+                    return 200, self.events[parts[5]]
+        return 404, status_object(404, "NotFound", "the server could not find the requested resource")
 
     def env(self):
         return {"KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": str(self.port)}
@@ -77,11 +194,14 @@ class FakeApiServer:
 
             def _send(self, code, obj):
                 data = json.dumps(obj).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (OSError, ConnectionError):
+                    pass  # a slow answer the client stopped waiting for
 
             def do_GET(self):
                 auth = self.headers.get("Authorization", "")
@@ -98,7 +218,28 @@ class FakeApiServer:
                                           '"" at the cluster scope' % (name, fake.service_account)))
                 if name != fake.node:
                     return self._send(404, status_object(404, "NotFound", 'nodes "%s" not found' % name))
-                return self._send(200, node_object(name, ready=fake.mode == "ready"))
+                return self._send(200, fake.node_object(name))
+
+            def _write(self, method):
+                length = int(self.headers.get("Content-Length", "0"))
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = None
+                if self.headers.get("Authorization", "") != "Bearer " + fake.token:
+                    return self._send(401, status_object(401, "Unauthorized", "Unauthorized"))
+                if fake.write_delay:
+                    time.sleep(fake.write_delay)  # a slow API server, as the client sees it
+                content_type = self.headers.get("Content-Type", "").split(";")[0].strip()
+                code, obj = fake._write(method, self.path, content_type, body)
+                self._send(code, obj)
+
+            def do_PATCH(self):
+                self._write("PATCH")
+
+            def do_POST(self):
+                self._write("POST")
 
         self.server = harness.LoopbackServer(Handler, self.cert_file, self.key_file)
         self.port = self.server.port

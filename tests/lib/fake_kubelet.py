@@ -17,6 +17,7 @@ runs:
     with FakeKubelet(tmpdir, token="t0k3n") as kubelet:
         kubelet.url, kubelet.ca_file
         kubelet.mode = "frozen"
+        kubelet.freeze(200)   # frozen, as since 200 s ago
 """
 
 import http.server
@@ -71,6 +72,15 @@ class FakeKubelet:
             elif value != "frozen":
                 self._frozen_at = None
             self._mode = value
+
+    def freeze(self, seconds_ago):
+        """Frozen since `seconds_ago`: its PLEG last seen that long ago, its
+        relist count flat since (a kubelet stuck before the agent started)."""
+        with self._lock:
+            now = time.time()
+            self._start -= seconds_ago
+            self._frozen_at = now - seconds_ago
+            self._mode = "frozen"
 
     def page(self):
         with self._lock:

@@ -47,6 +47,8 @@ import traceback
 import urllib.error
 import urllib.request
 
+import schema_check  # tests/lib: the report's JSON Schema, checked on every report a test reads
+
 SKIP_EXIT = 77
 
 
@@ -61,6 +63,30 @@ def under_ci():
 
 
 # ---------------------------------------------------------------- locations
+
+
+_report_schema = None
+
+
+def check_report(report):
+    """`report` (a /diagnose JSON object) validated against
+    docs/report.schema.json; every JSON report the suite reads goes through
+    here (Agent.get_json, report_json). Returns it."""
+    global _report_schema
+    if _report_schema is None:
+        with open(os.path.join(source_dir(), "docs", "report.schema.json")) as f:
+            _report_schema = json.load(f)
+    errors = schema_check.validate(report, _report_schema)
+    if errors:
+        raise AssertionError("the report does not conform to docs/report.schema.json:\n  " +
+                             "\n  ".join(errors[:20]))
+    return report
+
+
+def report_json(text):
+    """A JSON report printed by `plegscope diagnose --output json` or the
+    kubectl plugin, parsed and validated."""
+    return check_report(json.loads(text))
 
 
 def source_dir():
@@ -579,7 +605,10 @@ class Agent:
         status, body = self.get(path)
         if status != 200:
             raise AssertionError("GET %s -> %d %s" % (path, status, body[:300]))
-        return json.loads(body)
+        out = json.loads(body)
+        if path.split("?")[0] == "/diagnose":
+            check_report(out)  # the report's contract, on every report a test reads
+        return out
 
     def metrics(self):
         status, body = self.get("/metrics")

@@ -238,5 +238,38 @@ TEST(CommandLine, BadKubeletValuesExit2NamingTheFlag) {
   }
 }
 
+TEST(CommandLine, NodeConditionIsOffByDefaultAndItsDurationsReachTheWriter) {
+  auto defaults = parse({"--container-runtime-endpoint", "unix:///x.sock"});
+  ASSERT_TRUE(defaults.config) << defaults.message;
+  EXPECT_FALSE(defaults.config->node_condition);
+  NodeConditionOptions d = node_condition_options(*defaults.config);
+  EXPECT_EQ(d.policy.hold, std::chrono::seconds(30));
+  EXPECT_EQ(d.policy.clear_after, std::chrono::minutes(2));
+  EXPECT_EQ(d.policy.heartbeat, std::chrono::minutes(5));
+  auto on = parse({"--container-runtime-endpoint", "unix:///x.sock", "--node-condition", "--node-condition-hold",
+                   "0s", "--node-condition-clear-after", "90s", "--node-condition-min-interval", "10s",
+                   "--node-condition-heartbeat", "1m"});
+  ASSERT_TRUE(on.config) << on.message;
+  EXPECT_TRUE(on.config->node_condition);
+  NodeConditionOptions o = node_condition_options(*on.config);
+  EXPECT_EQ(o.policy.hold, std::chrono::seconds(0));
+  EXPECT_EQ(o.policy.clear_after, std::chrono::seconds(90));
+  EXPECT_EQ(o.policy.min_interval, std::chrono::seconds(10));
+  EXPECT_EQ(o.policy.heartbeat, std::chrono::minutes(1));
+}
+
+TEST(CommandLine, BadNodeConditionDurationsExit2NamingTheFlag) {
+  for (const auto& [flag, value] : std::vector<std::pair<std::string, std::string>>{
+           {"--node-condition-hold", "soon"},
+           {"--node-condition-clear-after", "0s"},  // would clear at once, before any verdict holds
+           {"--node-condition-heartbeat", "5 minutes"}}) {
+    auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", flag.c_str(), value.c_str()});
+    EXPECT_FALSE(out.config) << flag;
+    EXPECT_EQ(out.exit_code, 2) << flag;
+    EXPECT_NE(out.message.find(flag + ": invalid duration"), std::string::npos) << out.message;
+    EXPECT_EQ(out.message.find('\n'), std::string::npos) << out.message;
+  }
+}
+
 }  // namespace
 }  // namespace plegscope

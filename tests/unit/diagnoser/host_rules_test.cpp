@@ -2,6 +2,7 @@
 // and just inside its thresholds, built by hand on the healthy Builder node.
 #include <gtest/gtest.h>
 
+#include "diagnoser/advice.h"
 #include "snapshot_builder.h"
 
 namespace plegscope::testing {
@@ -294,6 +295,94 @@ TEST(HostCauses, NoScanIsReportedAsNotRead) {
   Report r = b.report();
   EXPECT_FALSE(r.host.reachable);
   EXPECT_TRUE(r.host.error.has_value());
+}
+
+// ---------------------------------------------------------------- advice
+// Advice, not action: what each cause asks of an operator or a remediator.
+
+TEST(Advice, AStuckPodsStatusCallAsksForNoNodeAction) {
+  Builder b;
+  hang_status_call(b, 14);
+  const Cause* c = find(b.report(), CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->advice, Advice::kFixPod);
+}
+
+TEST(Advice, AHungUnfilteredListAsksForTheRuntimesRestart) {
+  Builder b;
+  auto& lists = b.s.operations[op::kListContainers];
+  lists.in_flight = 1;
+  lists.oldest_in_flight_seconds = 12;
+  lists.in_flight_calls.push_back({12, {}});
+  const Cause* c = find(b.report(), CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->advice, Advice::kRestartRuntime);
+}
+
+TEST(Advice, AShimInDOnStorageAsksForTheStorageAndItsHungCallFollows) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(3, "nfs_wait_bit_killable"));
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  hang_status_call(b, 14);
+  Report r = b.report();
+  const Cause* shim = find(r, CauseId::kShimHung);
+  const Cause* hung = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(shim);
+  ASSERT_TRUE(hung);
+  EXPECT_EQ(shim->advice, Advice::kFixStorage);
+  EXPECT_EQ(hung->advice, Advice::kFixStorage);  // explained by the shim: its advice
+}
+
+TEST(Advice, AShimInDElsewhereInTheKernelAsksForAReboot) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(10, "zap_pid_ns_processes"));
+  const Cause* c = find(b.report(), CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->advice, Advice::kReboot);
+}
+
+TEST(Advice, SlowStatusCallsBehindASlowDiskAskForTheStorage) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->runtime_disk.value->latency_ms = 100;
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.8, 1.5);
+  Report r = b.report();
+  const Cause* disk = find(r, CauseId::kRuntimeDiskSlow);
+  const Cause* status = find(r, CauseId::kPodStatusSlow);
+  ASSERT_TRUE(disk);
+  ASSERT_TRUE(status);
+  EXPECT_EQ(disk->advice, Advice::kFixStorage);
+  EXPECT_EQ(status->advice, Advice::kFixStorage);
+}
+
+TEST(Advice, PodStatusSlowAloneIsThePodsAndAHealthyReportHasNoCause) {
+  Builder b;
+  EXPECT_TRUE(b.report().causes.empty());
+  b.s.operations[op::kPodSandboxStatus] = op_stats(0.8, 1.5);
+  const Cause* c = find(b.report(), CauseId::kPodStatusSlow);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->advice, Advice::kFixPod);
+}
+
+TEST(Advice, OneClassPerCauseFromItsOwnEvidence) {
+  EXPECT_EQ(advise(make_finding(CauseId::kKubeletInternal, Severity::kCritical, 0.9)), Advice::kRestartKubelet);
+  EXPECT_EQ(advise(make_finding(CauseId::kRuntimeUnavailable, Severity::kCritical, 0.9)), Advice::kRestartRuntime);
+  Finding pids = make_finding(CauseId::kPidExhaustion, Severity::kCritical, 0.9);
+  pids.limit_scope = "kubepods";
+  EXPECT_EQ(advise(pids), Advice::kFixPod);
+  pids.limit_scope = "node_pid_max";
+  EXPECT_EQ(advise(pids), Advice::kReboot);
+  for (CauseId id : kAllCauses) EXPECT_TRUE(advice_from_name(advice_name(advise(make_finding(id, Severity::kWarning, 0.5)))));
+}
+
+TEST(Advice, StorageWaitChannels) {
+  for (const char* w : {"io_schedule", "folio_wait_bit_common", "nfs_wait_bit_killable", "rpc_wait_bit_killable",
+                        "jbd2_log_wait_commit", "xfs_buf_lock", "blk_mq_get_tag", "wait_on_page_bit_common"})
+    EXPECT_TRUE(storage_wait_channel(w)) << w;
+  for (const char* w : {"", "0", "zap_pid_ns_processes", "futex_wait_queue", "do_wait", "pipe_read"})
+    EXPECT_FALSE(storage_wait_channel(w)) << w;
 }
 
 }  // namespace

@@ -19,12 +19,13 @@ using nlohmann::json;
 TEST(ReportJson, ExactlyTheDesignFieldNames) {
   json j = report_to_json(sample());
   EXPECT_EQ(keys(j),
-            (std::set<std::string>{"node", "generated_at", "healthy", "health_message", "status",
+            (std::set<std::string>{"schema_version", "node", "generated_at", "healthy", "health_message", "status",
                                    "summary", "causes", "relist", "runtime", "pods", "events",
                                    "node_pressure", "timeline", "forecast", "event_lag",
-                                   "journal", "journal_source", "kubelet", "runtime_metrics", "host"}));
+                                   "journal", "journal_source", "kubelet", "runtime_metrics", "host",
+                                   "node_condition"}));
   EXPECT_EQ(keys(j["causes"][0]), (std::set<std::string>{"id", "severity", "confidence", "summary",
-                                                         "evidence", "remedy"}));
+                                                         "evidence", "remedy", "advice"}));
   EXPECT_EQ(keys(j["causes"][0]["evidence"][0]),
             (std::set<std::string>{"signal", "value", "threshold"}));
   EXPECT_TRUE(j["causes"][0]["evidence"][1]["threshold"].is_null());

@@ -1,0 +1,88 @@
+#include "diagnoser/advice.h"
+
+#include <algorithm>
+
+namespace plegscope {
+namespace {
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+
+bool contains(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+
+// A helper whose threads are all in D on storage.
+bool all_on_storage(const Finding& f) {
+  if (f.processes.empty()) return false;
+  return std::all_of(f.processes.begin(), f.processes.end(),
+                     [](const Finding::HostProcess& p) { return storage_wait_channel(p.wchan); });
+}
+
+}  // namespace
+
+bool storage_wait_channel(std::string_view w) {
+  for (std::string_view prefix : {"io_schedule", "bit_wait_io", "wait_on_page", "folio_wait", "__lock_page",
+                                  "__folio_lock", "wait_on_buffer", "__wait_on_buffer", "blk_", "jbd2",
+                                  "ext4_", "xfs_", "btrfs_", "nfs_", "nfs4_", "rpc_wait", "fuse_", "ovl_",
+                                  "ceph_", "wb_wait", "balance_dirty_pages", "submit_bio_wait", "sync_"})
+    if (starts_with(w, prefix)) return true;
+  return contains(w, "writeback") || contains(w, "_io_wait");
+}
+
+Advice advise(const Finding& f) {
+  switch (f.id) {
+    case CauseId::kRuntimeUnavailable:
+    case CauseId::kContainerLockStall:
+      return Advice::kRestartRuntime;
+    case CauseId::kRuntimeHung:
+      // Lists answer and one pod's calls hang: the pod, not the node.
+      return f.form == Form::kStuckPod ? Advice::kFixPod : Advice::kRestartRuntime;
+    case CauseId::kKubeletInternal:
+      return Advice::kRestartKubelet;
+    case CauseId::kRuntimeDiskSlow:
+      return Advice::kFixStorage;
+    case CauseId::kShimHung:
+      return all_on_storage(f) ? Advice::kFixStorage : Advice::kReboot;
+    case CauseId::kPidExhaustion:
+      if (f.limit_scope == "runtime") return Advice::kRestartRuntime;
+      if (f.limit_scope == "kubepods") return Advice::kFixPod;
+      return Advice::kReboot;  // the node's pid_max or threads-max
+    case CauseId::kMessageTooLarge:
+    case CauseId::kTooManyContainers:
+    case CauseId::kEventStorm:
+    case CauseId::kPodStatusSlow:
+    case CauseId::kReinspectBacklog:
+    case CauseId::kDefunctProcesses:
+      return Advice::kFixPod;
+    case CauseId::kRuntimeSlow:
+    case CauseId::kNodePressure:
+    case CauseId::kCniSlow:
+      return Advice::kNone;
+  }
+  return Advice::kNone;
+}
+
+void advise_all(std::vector<Finding>& findings) {
+  for (Finding& f : findings) f.advice = advise(f);
+  auto find = [&findings](CauseId id) -> const Finding* {
+    for (const Finding& f : findings)
+      if (f.id == id) return &f;
+    return nullptr;
+  };
+  // One pass from the explaining findings' own advice, so no chain of
+  // explanations depends on the order of the list.
+  std::vector<Advice> own;
+  for (const Finding& f : findings) own.push_back(f.advice);
+  for (Finding& f : findings) {
+    for (const Relation& r : f.relations) {
+      if (r.kind != Relation::Kind::kExplainedBy) continue;
+      for (CauseId by : r.causes)
+        if (const Finding* e = find(by)) f.advice = own[e - findings.data()];
+    }
+  }
+  if (const Finding* disk = find(CauseId::kRuntimeDiskSlow))
+    for (const Relation& r : disk->relations)
+      if (r.kind == Relation::Kind::kBehind)
+        for (Finding& f : findings)
+          if (std::find(r.causes.begin(), r.causes.end(), f.id) != r.causes.end()) f.advice = Advice::kFixStorage;
+}
+
+}  // namespace plegscope

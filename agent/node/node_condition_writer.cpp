@@ -1,0 +1,135 @@
+#include "node/node_condition_writer.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+namespace plegscope {
+
+NodeConditionWriter::NodeConditionWriter(std::optional<ApiServerConfig> api, std::string node_name,
+                                         NodeConditionOptions options, const DiagnosisService& diagnosis,
+                                         Node& node, ConditionMessage message)
+    : api_(std::move(api)),
+      node_name_(std::move(node_name)),
+      options_(options),
+      diagnosis_(diagnosis),
+      node_(node),
+      message_(std::move(message)),
+      policy_(options.policy) {
+  state_.enabled = true;
+  if (!api_) {
+    state_.outcome = ScrapeOutcome{ScrapeError::unreachable, 0,
+                                   "not in a cluster: KUBERNETES_SERVICE_HOST and _PORT are not set"};
+  }
+  node_.set_node_condition(state_);
+}
+
+void NodeConditionWriter::start() {
+  if (api_) thread_.start(options_.interval, [this] { step(); });
+}
+
+void NodeConditionWriter::stop() { thread_.stop(); }
+
+void NodeConditionWriter::publish() { node_.set_node_condition(state_); }
+
+// Books one call; false when it failed (logged when what went wrong changes).
+bool NodeConditionWriter::call(const ScrapeOutcome& outcome, MonoTime now) {
+  if (outcome.ok()) {
+    if (!state_.reachable && state_.failures > 0) spdlog::info("API server: node condition writes go through again");
+    state_.reachable = true;
+    state_.outcome.reset();
+    state_.error.reset();
+    failures_in_a_row_ = 0;
+    retry_at_.reset();
+    return true;
+  }
+  if (!state_.outcome || state_.outcome->error != outcome.error)
+    spdlog::warn("API server: node condition or event for {} not written: {} {}", node_name_,
+                 scrape_error_name(outcome.error), outcome.detail);
+  state_.reachable = false;
+  state_.outcome = outcome;
+  state_.error.reset();  // worded again by agent/report
+  state_.failures++;
+  // 1 s, 2 s, 4 s ... up to retry_max: a down API server gets a call now and
+  // then, never one per step.
+  const int shift = std::min(failures_in_a_row_++, 10);
+  retry_at_ = now + std::min<Duration>(options_.retry_max, std::chrono::seconds(1) * (1 << shift));
+  return false;
+}
+
+void NodeConditionWriter::step() {
+  if (!api_) return;
+  const Clock& clock = node_.clock();
+  const MonoTime now = clock.monotonic();
+  if (retry_at_ && now < *retry_at_) return;
+  const auto diagnosis = diagnosis_.latest();
+  const Report& report = diagnosis->report;
+  ConditionVerdict verdict;
+  verdict.status = report.status;
+  if (!report.causes.empty()) {
+    verdict.top = report.causes.front().id;
+    verdict.top_severity = report.causes.front().severity;
+  }
+  verdict.has_verdict =
+      report.relist.seconds_since_last_seen.has_value() || verdict.top_severity == Severity::kCritical;
+  const std::optional<ConditionWrite> write = policy_.observe(verdict, now);
+  if (!write) return;
+
+  NodeConditionValue value;
+  value.problem = write->problem;
+  value.reason = condition_reason(write->cause);
+  value.message = message_(report, write->cause);
+  value.heartbeat = clock.now();
+  const auto before = policy_.written();
+  if (!before) {
+    // A restarted agent keeps the lastTransitionTime of the same status
+    // written before it: the problem did not start with the restart.
+    transition_ = value.heartbeat;
+    NodeReadyFetch existing = fetch_node_condition(*api_, node_name_, kNodeConditionType);
+    if (existing.ready && existing.ready->status == (write->problem ? "True" : "False"))
+      if (auto t = parse_api_time(existing.ready->last_transition_time)) transition_ = *t;
+  } else if (before->problem != write->problem) {
+    transition_ = value.heartbeat;
+  }
+  value.transition = transition_;
+  if (!call(patch_node_condition(*api_, node_name_, value), now)) {
+    publish();
+    return;
+  }
+  policy_.confirm(*write, now);
+  state_.status = write->problem ? "True" : "False";
+  state_.reason = value.reason;
+  state_.message = value.message;
+  state_.last_write = value.heartbeat;
+  state_.writes++;
+  if (write->change != ConditionChange::kHeartbeat)
+    spdlog::info("node condition {}={} reason {} on {}", kNodeConditionType, *state_.status, value.reason,
+                 node_name_);
+  if (write->change == ConditionChange::kUnhealthy || write->change == ConditionChange::kRecovered ||
+      write->change == ConditionChange::kCauseChanged)
+    record_event(*write, value.reason, value.message);
+  publish();
+}
+
+void NodeConditionWriter::record_event(const ConditionWrite& write, const std::string& reason,
+                                       const std::string& message) {
+  const Clock& clock = node_.clock();
+  bool repeat = false;
+  NodeEvent event = events_.next(node_name_, write.problem ? "Warning" : "Normal", reason, message, clock.now(),
+                                 clock.monotonic(), &repeat);
+  ScrapeOutcome outcome = repeat ? patch_node_event(*api_, event) : create_node_event(*api_, event);
+  if (repeat && outcome.error == ScrapeError::not_found) {
+    // The earlier Event expired (the API server keeps them an hour): a new one.
+    events_.failed(event);
+    event = events_.next(node_name_, event.type, reason, message, clock.now(), clock.monotonic(), &repeat);
+    outcome = create_node_event(*api_, event);
+  }
+  if (call(outcome, clock.monotonic())) {
+    events_.sent(event, clock.monotonic());
+    state_.events++;
+  } else {
+    events_.failed(event);
+  }
+}
+
+}  // namespace plegscope

@@ -1,0 +1,65 @@
+#pragma once
+// The node condition plegscope.io/PLEGUnhealthy and its Events, written
+// through the API server for the agent's own node only (--node-condition):
+// the one write plegscope makes, never a write on the host. Reads the
+// published diagnosis once per `interval` on its own thread, asks the
+// ConditionPolicy what is due, patches nodes/<self>/status, and records an
+// Event at each transition (deduplicated by the EventCorrelator). A failed
+// call is state for the report, retried with back-off, never fatal, and the
+// relist never waits for it.
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "kubelet/node_condition_api.h"
+#include "node/condition_policy.h"
+#include "node/diagnosis_service.h"
+#include "node/event_correlator.h"
+#include "node/node.h"
+#include "node/scrape_readers.h"
+
+namespace plegscope {
+
+struct NodeConditionOptions {
+  ConditionPolicyOptions policy;
+  Duration interval = std::chrono::seconds(1);
+  Duration retry_max = std::chrono::seconds(30);  // the longest back-off after failed calls
+};
+
+// The condition's message for a write: agent/report's words, passed in by
+// the CLI (agent/node has no English).
+using ConditionMessage = std::function<std::string(const Report& report, std::optional<CauseId> cause)>;
+
+// Thread-safe: start/stop from one thread; step() is what the thread runs.
+class NodeConditionWriter {
+ public:
+  // `api` nullopt: not in a cluster; every step says so in the report.
+  NodeConditionWriter(std::optional<ApiServerConfig> api, std::string node_name, NodeConditionOptions options,
+                      const DiagnosisService& diagnosis, Node& node, ConditionMessage message);
+  ~NodeConditionWriter() { stop(); }
+  void start();
+  void stop();
+  // One step on the calling thread (tests).
+  void step();
+
+ private:
+  bool call(const ScrapeOutcome& outcome, MonoTime now);
+  void record_event(const ConditionWrite& write, const std::string& reason, const std::string& message);
+  void publish();
+
+  const std::optional<ApiServerConfig> api_;
+  const std::string node_name_;
+  const NodeConditionOptions options_;
+  const DiagnosisService& diagnosis_;
+  Node& node_;
+  const ConditionMessage message_;
+  ConditionPolicy policy_;
+  EventCorrelator events_;
+  NodeConditionState state_;
+  TimePoint transition_{};  // lastTransitionTime of what was written
+  int failures_in_a_row_ = 0;
+  std::optional<MonoTime> retry_at_;
+  PollThread thread_;
+};
+
+}  // namespace plegscope
