@@ -30,7 +30,7 @@ namespace plegscope {
 struct Diagnosis {
   Report report;
   std::map<CauseId, double> confidences;  // every cause id, 0 when absent
-  TimePoint made_at{};                    // the snapshot's time
+  MonoTime made_at{};                     // the snapshot's time, monotonic: its age decides freshness
   uint64_t relists = 0;                   // relists completed before the snapshot
 };
 
@@ -48,7 +48,7 @@ class DiagnosisService {
   uint64_t diagnoses() const;
 
  private:
-  bool fresh(const Diagnosis& d, TimePoint now, uint64_t relists) const;
+  bool fresh(const Diagnosis& d, MonoTime now, uint64_t relists) const;
   std::shared_ptr<const Diagnosis> published() const;
 
   const Node& node_;
