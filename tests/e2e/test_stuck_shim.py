@@ -153,11 +153,14 @@ def thaw():
                 f.write(pid)
         except OSError:
             pass  # exited meanwhile
-    try:
-        os.rmdir(Ctx.freezer)
-        Ctx.freezer = None
-    except OSError as e:
-        log("  could not remove %s: %s" % (Ctx.freezer, e))
+    def removed():  # EBUSY until the kernel has moved every task out
+        try:
+            os.rmdir(Ctx.freezer)
+            return True
+        except OSError:
+            return False
+    wait_until(removed, 10, "the freezer cgroup %s removed" % Ctx.freezer)
+    Ctx.freezer = None
 
 
 def background_call(*args):
