@@ -3,17 +3,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "host/host_files.h"
+
 namespace plegscope::host {
 namespace {
 
 bool has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
-bool starts(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
-}
+bool starts(std::string_view s, std::string_view prefix) { return starts_with(s, prefix); }
 
 // "[ 5036.077565] rest" -> "rest" (dmesg and kern.log keep the timestamp).
 std::string_view without_timestamp(std::string_view s) {
@@ -31,13 +27,9 @@ std::string_view without_timestamp(std::string_view s) {
 }
 
 bool parse_int(std::string_view s, int64_t& out) {
-  if (s.empty() || s.size() > 18) return false;
-  int64_t v = 0;
-  for (char ch : s) {
-    if (!std::isdigit(static_cast<unsigned char>(ch))) return false;
-    v = v * 10 + (ch - '0');
-  }
-  out = v;
+  uint64_t v = 0;
+  if (s.size() > 18 || !parse_u64(s, v)) return false;
+  out = static_cast<int64_t>(v);
   return true;
 }
 

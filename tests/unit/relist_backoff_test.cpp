@@ -52,7 +52,7 @@ TEST(RelistBackoff, StretchesOnlyAfterSeveralLongRelists) {
 
 TEST(RelistBackoff, TheLastSlowRelistIsSaidToTheMillisecond) {
   RelistBackoff b(seconds(1), seconds(10));
-  for (int i = 0; i < 3; ++i) b.record(took(nanoseconds(2'394'490'126)));
+  for (int i = 0; i < 3; ++i) b.record(took(std::chrono::nanoseconds(2'394'490'126)));
   auto stretch = b.stretch();
   ASSERT_TRUE(stretch);
   EXPECT_NE(stretch->reason.find("(last took 2.394s)"), std::string::npos) << stretch->reason;
