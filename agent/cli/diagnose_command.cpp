@@ -49,9 +49,9 @@ int diagnose_url(const Config& config) {
 
 // Fails fast on an endpoint that is not a working CRI runtime: the first
 // relist fails as UNAVAILABLE (nobody listening) or UNIMPLEMENTED (not CRI).
-std::optional<std::string> not_a_runtime(const Node& node, const Config& config, TimePoint deadline) {
+std::optional<std::string> not_a_runtime(const Node& node, const Config& config, MonoTime deadline) {
   const Clock& clock = node.clock();
-  while (clock.now() < deadline && node.relist_count() == 0)
+  while (clock.monotonic() < deadline && node.relist_count() == 0)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   if (node.relist_count() == 0) return std::nullopt;
   Snapshot first = node.snapshot();
@@ -73,12 +73,12 @@ int diagnose_endpoint(const Config& config) {
   Node node(node_options(config), clock);
   DiagnosisService diagnosis(node, diagnosis_options(config));
   node.start();
-  const TimePoint deadline = clock.now() + config.diagnose_duration;
+  const MonoTime deadline = clock.monotonic() + config.diagnose_duration;
   if (auto error = not_a_runtime(node, config, deadline)) {
     node.stop();
     leave(fail(*error));
   }
-  while (clock.now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  while (clock.monotonic() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto latest = diagnosis.latest();
   node.stop();  // cancels a hung call, so this returns promptly
   leave(print(latest->report, config.diagnose_output));

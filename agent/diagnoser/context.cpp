@@ -187,6 +187,27 @@ bool failures_interleaved(const Context& c, std::optional<GrpcCode> code) {
   return false;
 }
 
+RuntimeWideHang runtime_wide_hang(const Context& c) {
+  RuntimeWideHang h;
+  for (const auto& [name, st] : c.s.operations) {
+    if (name == op::kGetContainerEvents) continue;  // a long-lived stream, not a call
+    for (const auto& call : st.in_flight_calls)
+      if (call.target.empty() && call.seconds > c.t.hang_seconds && call.seconds > h.seconds) {
+        h = {true, name, call.seconds, true, 0};
+      }
+  }
+  h.deadline_errors = recent_call_errors(c, GrpcCode::kDeadlineExceeded, true);
+  if (!h.hung && h.deadline_errors > 0 && trailing_errors(c, GrpcCode::kDeadlineExceeded) > 0) {
+    h.hung = true;
+    h.op = c.lists.op.empty() ? std::string(op::kListContainers) : c.lists.op;
+  }
+  return h;
+}
+
+bool runtime_metrics_failed(const Context& c) {
+  return !c.s.runtime_metrics.endpoint.empty() && !c.s.runtime_metrics.reachable;
+}
+
 int recent_call_errors(const Context& c, GrpcCode code, bool lists) {
   int n = 0;
   for (const auto& [name, st] : c.s.operations) {

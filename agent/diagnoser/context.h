@@ -76,6 +76,21 @@ bool failures_interleaved(const Context& c, std::optional<GrpcCode> code = std::
 // Recent calls of the list (or status) operations that failed with `code`.
 int recent_call_errors(const Context& c, GrpcCode code, bool lists);
 
+// Calls for no pod (the unfiltered lists, Version, Status) hanging past the
+// hang threshold, or lists already failing at their deadline: the whole
+// runtime waits, not one pod's calls.
+struct RuntimeWideHang {
+  bool hung = false;
+  std::string op;           // the oldest such call's operation
+  double seconds = 0;       // its age
+  bool in_flight = false;   // false: only deadline errors
+  int deadline_errors = 0;  // list calls that hit DEADLINE_EXCEEDED in the window
+};
+RuntimeWideHang runtime_wide_hang(const Context& c);
+
+// The runtime's own metrics page is configured and did not answer.
+bool runtime_metrics_failed(const Context& c);
+
 bool is_list_op(const std::string& op);
 bool is_status_op(const std::string& op);
 

@@ -102,11 +102,39 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
   };
   const auto& p = s.host->processes;
   h.processes.helpers = static_cast<int64_t>(p.helpers.size());
-  for (const auto& b : p.blocked)
-    h.processes.blocked.push_back({b.pid, b.comm, std::string(1, b.state), b.wchan, b.seconds_in_d, b.sandbox_id,
-                                   pod_of(b.sandbox_id)});
+  // One entry per process: the scanner lists tasks, longest in D first, so a
+  // process's first task is its worst.
+  for (const auto& b : p.blocked) {
+    auto same = std::find_if(h.processes.blocked.begin(), h.processes.blocked.end(),
+                             [&](const HostReport::Blocked& e) { return e.pid == b.pid; });
+    if (same != h.processes.blocked.end()) {
+      same->tasks_in_d++;
+      continue;
+    }
+    HostReport::Blocked e;
+    e.pid = b.pid;
+    e.comm = b.comm;
+    e.state = std::string(1, b.state);
+    e.wchan = b.wchan;
+    e.wchan_hidden = host::wchan_hidden_name(b.wchan_hidden);
+    e.seconds = b.seconds_in_d;
+    e.sandbox_id = b.sandbox_id;
+    e.pod = pod_of(b.sandbox_id);
+    e.tid = b.tid;
+    for (const auto& helper : p.helpers)
+      if (helper.pid == b.pid) e.threads = helper.threads;
+    h.processes.blocked.push_back(std::move(e));
+  }
   h.processes.zombies = p.zombies;
-  for (const auto& z : p.zombie_parents) h.processes.zombie_parents.push_back({z.pid, z.comm, z.zombies, pod_of(z.sandbox_id)});
+  for (const auto& z : p.zombie_parents) {
+    HostReport::ZombieParent e{z.pid, z.comm, z.zombies, "", z.pod_uid, z.sandbox_id, z.found_by};
+    if (auto it = s.zombie_parent_pods.find(z.pid); it != s.zombie_parent_pods.end()) {
+      e.pod = pod_name(it->second);
+      if (e.pod_uid.empty()) e.pod_uid = it->second.uid;
+      if (e.sandbox_id.empty()) e.sandbox_id = it->second.sandbox_id;
+    }
+    h.processes.zombie_parents.push_back(std::move(e));
+  }
   fill_shims(s, h.processes);
   if (!p.unreadable.empty()) h.processes.error = p.unreadable;
   for (const auto& l : s.host->pid_limits)

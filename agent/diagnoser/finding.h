@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "diagnoser/causes.h"
+#include "host/wchan_access.h"
 
 namespace plegscope {
 
@@ -67,6 +68,12 @@ enum class Form {
   kStuckPod,
   // shim_hung (issue 17): the helper of a hung per-pod call's pod is in D
   kBehindHungCall,
+  // shim_hung: calls for no pod (the unfiltered lists) hang while a pod's
+  // helper is in D: the lists wait on it (containerd's per-container status
+  // lock, held by a call waiting on that shim)
+  kBehindHungLists,
+  // shim_hung: a helper in D for the hang threshold while nothing hangs yet
+  kNothingHangsYet,
   // kubelet_internal: the kubelet's metrics unreadable; named from its
   // journal's "PLEG is not healthy" lines beside the agent's fast relists
   kFromJournal,
@@ -88,6 +95,7 @@ struct Relation {
     kExplainedBy,         // `causes` explains this one: another client's call holding the
                           // runtime's lock (issue 18) or a pod's stuck helper (issue 17)
     kExplains,            // this stuck helper explains `causes` (issue 17)
+    kListsWaitOn,         // `causes` (the hung lists) wait on this stuck helper
     kBehind,              // the runtime's slow disk is behind `causes` (issue 17)
   } kind;
   std::vector<CauseId> causes;
@@ -130,10 +138,11 @@ struct Finding {
   struct HostProcess {
     int64_t pid = 0;
     std::string comm;
-    std::string wchan;   // blocked tasks: where in the kernel
+    std::string wchan;   // blocked tasks: where in the kernel (the worst task's)
     double seconds = 0;  // seen in D this long
-    int64_t count = 0;   // zombie parents: their zombies
+    int64_t count = 0;   // zombie parents: their zombies; blocked: tasks in D
     std::string sandbox_id;
+    host::WchanHidden wchan_hidden = host::WchanHidden::kNo;  // why wchan is not a function
   };
   std::vector<HostProcess> processes;  // blocked helpers, or zombie parents
   int64_t zombies = 0;
@@ -158,6 +167,12 @@ struct Finding {
   std::string journal_last_message;
 
   std::vector<Evidence> evidence;  // the measured signals, for /diagnose
+  // The runtime's own metrics page fails meanwhile (runtime_hung, shim_hung):
+  // a runtime blocked this way does not serve it either.
+  bool runtime_metrics_failed = false;
+  // runtime_hung: the host scan saw no pod's helper in D, so the runtime
+  // itself holds the call.
+  bool no_helper_in_d = false;
   // Evidence strong enough to be the root of other causes (interactions.h),
   // e.g. pressure well past its threshold.
   bool strong = false;

@@ -88,7 +88,14 @@ void relate_cni_to_sandbox_status(std::vector<Finding>& findings) {
 void relate_host_to_calls(std::vector<Finding>& findings) {
   Finding* shim = find(findings, CauseId::kShimHung);
   Finding* hung = find(findings, CauseId::kRuntimeHung);
-  if (shim && hung && hung->form != Form::kStalling && hung->form != Form::kDeadlines) {
+  if (shim && hung && shim->form == Form::kBehindHungLists) {
+    // The lists hang because of the stuck shim: it is the root, and a
+    // restarted runtime would hang on it again.
+    shim->confidence = std::min(0.98, std::max(shim->confidence, hung->confidence + 0.02));
+    hung->confidence = std::max(0.0, std::min(hung->confidence, shim->confidence - 0.05));
+    hung->relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kShimHung}});
+    shim->relations.push_back({Relation::Kind::kListsWaitOn, {CauseId::kRuntimeHung}});
+  } else if (shim && hung && hung->form != Form::kStalling && hung->form != Form::kDeadlines) {
     // The hung call is the stuck pod's: the shim is the root.
     bool same_pod = shim->form == Form::kBehindHungCall;
     for (const auto& a : shim->pods)

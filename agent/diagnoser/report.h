@@ -110,6 +110,8 @@ struct PodCallReport {
 struct HostReport {
   bool reachable = false;  // false: the scan is off or has not run
   std::optional<std::string> error;
+  // One runtime process with the process or some of its threads in D; the
+  // state, wchan and seconds are its worst task's (the longest in D).
   struct Blocked {
     int64_t pid = 0;
     std::string comm;
@@ -118,12 +120,20 @@ struct HostReport {
     double seconds = 0;
     std::string sandbox_id;
     std::string pod;
+    // Why wchan is not a kernel function: host::wchan_hidden_name ("" when it is).
+    std::string wchan_hidden;
+    int64_t tid = 0;         // the worst task; == pid for the main thread
+    int64_t tasks_in_d = 1;  // of its threads, those in D
+    int64_t threads = 0;     // all its threads (0: unknown)
   };
   struct ZombieParent {
     int64_t pid = 0;
     std::string comm;
     int64_t count = 0;
-    std::string pod;
+    std::string pod;         // "namespace/name" when the PLEG knows it
+    std::string pod_uid;
+    std::string sandbox_id;
+    std::string found_by;    // "helper", "ancestry", "cgroup", or "" (not tied to a pod)
   };
   // A runtime shim (containerd-shim*) or conmon and the pod it serves. An
   // empty pod: no pod the runtime lists now has its sandbox (a leaked shim),

@@ -54,8 +54,13 @@ struct RuntimeMetricsEvidence {
 
 struct Snapshot {
   std::string node;
+  // When the snapshot was taken. Every instant below is placed on the wall
+  // axis through this one reading (ClockReading::place), from the monotonic
+  // reading taken when it happened: the diagnoser subtracts them as it
+  // pleases and gets monotonic intervals, whatever steps the wall clock took.
   TimePoint now{};
   NodeConditionState node_condition;  // --node-condition's writes
+  MonoTime monotonic{};  // the same instant on the monotonic clock (freshness)
 
   // PLEG health, the kubelet's rule.
   bool healthy = false;
@@ -119,6 +124,9 @@ struct Snapshot {
   // The pod each shim or conmon (by pid) serves, among the pods the runtime
   // lists now; a helper missing here is unmapped.
   std::map<int64_t, PodRef> shim_pods;
+  // The pod of each zombie parent (by pid) the host evidence ties to one,
+  // where the PLEG knows it; uid or sandbox id alone where it does not.
+  std::map<int64_t, PodRef> zombie_parent_pods;
 };
 
 }  // namespace plegscope

@@ -18,7 +18,7 @@ HttpResponse MetricsEndpoint::serve() {
     return response;
   };
   std::unique_lock<std::mutex> lock(mu_);
-  const TimePoint now = node_.clock().now();
+  const MonoTime now = node_.clock().monotonic();
   if (waiting_ >= kStormWaiters && finished_ > 0 && now - rendered_at_ < kStormMaxAge) {
     auto body = body_;
     lock.unlock();
@@ -34,7 +34,7 @@ HttpResponse MetricsEndpoint::serve() {
     }
     rendering_ = true;
     const uint64_t number = ++started_;
-    const TimePoint began = node_.clock().now();
+    const MonoTime began = node_.clock().monotonic();
     lock.unlock();
     auto body = std::make_shared<const std::string>(render());
     lock.lock();

@@ -46,7 +46,7 @@ class MetricsEndpoint {
   // Its text, shared by the answers: 128 workers copying 40 KiB each under
   // mu_ queued behind one another during a scrape storm.
   std::shared_ptr<const std::string> body_;
-  TimePoint rendered_at_{};  // when that render began
+  MonoTime rendered_at_{};  // when that render began
   int waiting_ = 0;
 };
 

@@ -30,7 +30,7 @@ namespace plegscope {
 struct Diagnosis {
   Report report;
   std::map<CauseId, double> confidences;  // every cause id, 0 when absent
-  TimePoint made_at{};                    // the snapshot's time
+  MonoTime made_at{};                     // the snapshot's time, monotonic: its age decides freshness
   uint64_t relists = 0;                   // relists completed before the snapshot
 
   // Whether this is a verdict to act on or record. Until a relist has
@@ -55,7 +55,7 @@ class DiagnosisService {
   uint64_t diagnoses() const;
 
  private:
-  bool fresh(const Diagnosis& d, TimePoint now, uint64_t relists) const;
+  bool fresh(const Diagnosis& d, MonoTime now, uint64_t relists) const;
   std::shared_ptr<const Diagnosis> published() const;
 
   const Node& node_;

@@ -143,7 +143,9 @@ void Node::set_node_condition(const NodeConditionState& state) {
 Snapshot Node::snapshot() const {
   Snapshot s;
   s.node = options_.node_name;
-  s.now = clock_.now();
+  const ClockReading reading = read_clocks(clock_);
+  s.now = reading.wall;
+  s.monotonic = reading.mono;
   {
     std::lock_guard<std::mutex> lock(condition_mu_);
     s.node_condition = node_condition_;
@@ -158,9 +160,12 @@ Snapshot Node::snapshot() const {
     s.stretched_period = stretch->period;
     s.stretch_reason = stretch->reason;
   }
-  s.last_seen = pleg_.last_relist_time();
+  if (auto seen = pleg_.last_relist_monotonic()) s.last_seen = reading.place(*seen);
   s.in_progress = pleg_.progress();
-  if (s.in_progress) s.relist_in_progress_since = s.in_progress->start;
+  if (s.in_progress) {
+    s.in_progress->start = reading.place(s.in_progress->monotonic_start);
+    s.relist_in_progress_since = s.in_progress->start;
+  }
   s.evented_mode = evented_.active();
   s.evented_fallback_reason = evented_.fallback_reason();
 
@@ -177,6 +182,7 @@ Snapshot Node::snapshot() const {
   s.operations = tracker_.all_stats();
 
   s.timeline = recorder_.snapshot();
+  for (RelistRecord& r : s.timeline) r.start = reading.place(r.monotonic_start);
   s.pods_to_reinspect = pleg_.pods_to_reinspect();
   // The counter itself, not the ring buffer's sum: discards older than the
   // timeline still count.
@@ -199,6 +205,7 @@ Snapshot Node::snapshot() const {
   if (s.host) {
     s.pods_by_sandbox = pods_by_sandbox(*s.host);
     s.shim_pods = shim_pods(*s.host);
+    s.zombie_parent_pods = zombie_parent_pods(*s.host);
   }
   return s;
 }

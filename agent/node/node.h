@@ -90,6 +90,7 @@ class Node {
   std::vector<prometheus::MetricFamily> host_families() const;
   std::map<std::string, PodRef> pods_by_sandbox(const host::HostEvidence& evidence) const;
   std::map<int64_t, PodRef> shim_pods(const host::HostEvidence& evidence) const;
+  std::map<int64_t, PodRef> zombie_parent_pods(const host::HostEvidence& evidence) const;
 
   const NodeOptions options_;
   const Clock& clock_;

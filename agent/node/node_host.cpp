@@ -127,6 +127,25 @@ std::map<int64_t, PodRef> Node::shim_pods(const host::HostEvidence& evidence) co
   return pods;
 }
 
+std::map<int64_t, PodRef> Node::zombie_parent_pods(const host::HostEvidence& evidence) const {
+  std::map<int64_t, PodRef> pods;
+  for (const auto& z : evidence.processes.zombie_parents) {
+    CallTarget target;
+    if (!z.sandbox_id.empty())
+      target = {CallTarget::Kind::kSandbox, z.sandbox_id};
+    else if (!z.container_id.empty())
+      target = {CallTarget::Kind::kContainer, z.container_id};
+    else if (!z.pod_uid.empty())
+      target = {CallTarget::Kind::kPodUid, z.pod_uid};
+    else
+      continue;
+    PodRef p = pod_ref(target, pleg_.find_pod(target));
+    p.container_name.clear();
+    pods[z.pid] = std::move(p);
+  }
+  return pods;
+}
+
 std::vector<prometheus::MetricFamily> Node::host_families() const {
   std::optional<host::HostEvidence> h;
   {

@@ -25,6 +25,37 @@ std::string limit_text(const HostReport::PidLimit& l) {
          (l.max && *l.max > 0 ? fmt(" (%.0f%%)", 100.0 * l.current / *l.max) : "");
 }
 
+// "containerd-shim pid 812 (12 of 12 threads in D) D 40s at ovl_sync_fs", one
+// line per process, its worst task's state and wchan; a hidden wchan says why.
+std::string blocked_text(const HostReport::Blocked& b) {
+  std::string tasks;
+  if (b.tasks_in_d > 1 || b.threads > 1)
+    tasks = " (" + std::to_string(b.tasks_in_d) + (b.threads > 0 ? " of " + std::to_string(b.threads) : "") +
+            (b.threads == 1 ? " thread" : " threads") + " in D)";
+  std::string where;
+  if (b.wchan_hidden.empty() && !b.wchan.empty() && b.wchan != "0")
+    where = "at " + b.wchan;
+  else if (b.wchan_hidden == "missing_capabilities")
+    where = "wchan hidden (reads 0: without CAP_SYS_PTRACE plegscope lacks capabilities this process holds)";
+  else if (b.wchan_hidden == "other_user")
+    where = "wchan hidden (reads 0: another user's process, and plegscope lacks CAP_SYS_PTRACE)";
+  else if (b.wchan_hidden == "denied")
+    where = "wchan hidden (reads 0: an LSM or a non-dumpable process denies the read)";
+  else if (b.wchan_hidden == "unknown_credentials")
+    where = "wchan hidden (reads 0; the credentials that would say why are unreadable)";
+  else
+    where = "wchan unreadable";
+  return b.comm + " pid " + std::to_string(b.pid) + tasks + " " + b.state + " " + duration(b.seconds) + " " + where;
+}
+
+// The pod a zombie parent belongs to, as far as it is known.
+std::string zombie_pod(const HostReport::ZombieParent& z) {
+  if (!z.pod.empty()) return "  pod " + z.pod;
+  if (!z.pod_uid.empty()) return "  pod uid " + z.pod_uid;
+  if (!z.sandbox_id.empty()) return "  sandbox " + short_id(z.sandbox_id);
+  return "";
+}
+
 constexpr size_t kUnmappedShown = 20;
 
 // "3 shims, each mapped to its pod" / "5 shims, 3 mapped to their pods, 2 unmapped".
@@ -90,7 +121,8 @@ std::optional<std::string> stuck_pod_line(const Report& r) {
   }
   if (helper && (!call || call->sandbox_id == helper->sandbox_id))
     line += (call ? "; its " : ": its ") + helper->comm + " (pid " + std::to_string(helper->pid) + ") in D" +
-            (helper->wchan.empty() || helper->wchan == "0" ? "" : " at " + helper->wchan);
+            (helper->wchan_hidden.empty() && !helper->wchan.empty() && helper->wchan != "0" ? " at " + helper->wchan
+                                                                                             : "");
   return line;
 }
 
@@ -116,13 +148,12 @@ void host_text(const Report& r, std::ostream& out) {
   }
   out << "\n";
   for (const auto& b : h.processes.blocked)
-    out << "  blocked: " << b.comm << " pid " << b.pid << " " << b.state << " "
-        << duration(b.seconds) << " at " << (b.wchan.empty() ? "?" : b.wchan)
+    out << "  blocked: " << blocked_text(b)
         << (b.pod.empty() ? "" : "  pod " + b.pod) << (b.sandbox_id.empty() ? "" : "  sandbox " + short_id(b.sandbox_id))
         << "\n";
   for (const auto& z : h.processes.zombie_parents)
     out << "  zombies: " << z.count << " under " << (z.comm.empty() ? "?" : z.comm) << " pid " << z.pid
-        << (z.pod.empty() ? "" : "  pod " + z.pod) << "\n";
+        << zombie_pod(z) << "\n";
   if (!h.processes.error) {
     out << "  shims: " << shims_summary(h.processes) << "\n";
     size_t shown = 0;
@@ -168,12 +199,11 @@ std::string host_html(const Report& r) {
     h << "<tr><td>runtime processes</td><td class=\"n\">" << host.processes.helpers << "</td></tr>"
       << "<tr><td>zombies</td><td class=\"n\">" << host.processes.zombies << "</td></tr>";
   for (const auto& b : host.processes.blocked)
-    h << "<tr class=\"over\"><td>blocked in D</td><td>" << html_escape(b.comm) << " pid " << b.pid << " for "
-      << duration(b.seconds) << " at <code>" << html_escape(b.wchan.empty() ? "?" : b.wchan) << "</code>"
+    h << "<tr class=\"over\"><td>blocked in D</td><td>" << html_escape(blocked_text(b))
       << (b.pod.empty() ? "" : " · pod " + html_escape(b.pod)) << "</td></tr>";
   for (const auto& z : host.processes.zombie_parents)
     h << "<tr><td>zombie parent</td><td>" << html_escape(z.comm) << " pid " << z.pid << ": " << z.count
-      << (z.pod.empty() ? "" : " · pod " + html_escape(z.pod)) << "</td></tr>";
+      << html_escape(zombie_pod(z)) << "</td></tr>";
   if (!host.processes.error) {
     h << "<tr><td>shims</td><td>" << html_escape(shims_summary(host.processes)) << "</td></tr>";
     size_t shown = 0;

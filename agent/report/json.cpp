@@ -139,9 +139,11 @@ static void from_json(const json& j, PodCallReport& p) {
   p.seconds = j.value("seconds", 0.0);
   p.in_flight = j.value("in_flight", false);
 }
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Blocked, pid, comm, state, wchan, seconds, sandbox_id,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Blocked, pid, comm, state, wchan, wchan_hidden, seconds,
+                                                tid, tasks_in_d, threads, sandbox_id,
                                                 pod)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::ZombieParent, pid, comm, count, pod)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::ZombieParent, pid, comm, count, pod, pod_uid, sandbox_id,
+                                                found_by)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Shim, pid, comm, state, seconds, sandbox_id, container_id,
                                                 pod)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Processes, helpers, blocked, zombies, zombie_parents,

@@ -1,5 +1,7 @@
 #include "report/lag_text.h"
 
+#include <algorithm>
+
 #include "report/format.h"
 
 namespace plegscope {
@@ -36,6 +38,17 @@ std::optional<std::string> lag_harm(const Report& r) {
   }
   const auto& lag = r.event_lag;
   const std::string type = lag.worst_pods.empty() ? "" : lag.worst_pods.front().event_type;
+  if (const auto& stretched = r.relist.stretched_period_seconds) {
+    // The agent's measured lag holds its own back-off; the kubelet does not
+    // stretch, so it sees a change within its period plus a relist.
+    const double period = r.relist.period_seconds;
+    const double kubelet = period + r.relist.duration_p99_seconds;
+    if (kubelet < std::max(kMaterialLagSeconds, kMaterialLagPeriods * period)) return std::nullopt;
+    return changes_seen(type) + " up to " + text::duration(kubelet) + " late by the kubelet (its " +
+           text::duration(period) + " period plus relists of p99 " + text::duration(r.relist.duration_p99_seconds) +
+           "); plegscope, relisting every " + text::duration(*stretched) + " to spare the runtime, saw them " +
+           text::duration(lag.p99_seconds) + " late";
+  }
   return changes_seen(type) + " " + text::duration(lag.p99_seconds) + " late (p99 over " +
          text::count(static_cast<long>(lag.events), "event", "events") + ", p50 " +
          text::duration(lag.p50_seconds) + ")";

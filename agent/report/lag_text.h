@@ -24,7 +24,9 @@ bool evented_lag_is_material(const Report& report);
 
 // "containers that die are seen 14s late (p99 over 40 events, p50 3s)", or
 // for evented delivery "runtime events arrive 4s late (p99 over 12 events,
-// p50 2s)", or nullopt when no lag is material.
+// p50 2s)", or nullopt when no lag is material. While the agent stretches
+// its own period, the lag it measured is its back-off, not the node's: the
+// kubelet's (its period plus a relist) is said first, the agent's labelled.
 std::optional<std::string> lag_harm(const Report& report);
 
 // "evented: delivery p50 5ms, p99 20ms over 12 events; cache update p50 ...",

@@ -48,4 +48,39 @@ std::string wchan_meaning(const std::string& w) {
   return "";
 }
 
+std::string wchan_words(const std::string& wchan, host::WchanHidden hidden) {
+  // The kernel prints a wchan only to a reader with ptrace access
+  // (ptrace_may_access, PTRACE_MODE_READ_FSCREDS) and "0" to the others.
+  if (hidden == host::WchanHidden::kNo && (wchan.empty() || wchan == "0"))
+    hidden = wchan.empty() ? host::WchanHidden::kUnreadable : host::WchanHidden::kUnknownCredentials;
+  static const std::string kGrant =
+      "; CAP_SYS_PTRACE in the agent's container would show it, and the kernel's own hung-task report in the "
+      "journal names the function without it";
+  switch (hidden) {
+    case host::WchanHidden::kNo: {
+      const std::string meaning = wchan_meaning(wchan);
+      return "in " + wchan + (meaning.empty() ? " (meaning unknown)" : ", usually " + meaning);
+    }
+    case host::WchanHidden::kMissingCapabilities:
+      return "at a kernel function hidden from plegscope (wchan reads 0: the kernel shows it only to a reader with "
+             "ptrace access, and this process holds capabilities that plegscope, without CAP_SYS_PTRACE, lacks" +
+             kGrant + ")";
+    case host::WchanHidden::kOtherUser:
+      return "at a kernel function hidden from plegscope (wchan reads 0: the kernel shows it only to a reader with "
+             "ptrace access, and this process runs as another user than plegscope, which lacks CAP_SYS_PTRACE" +
+             kGrant + ")";
+    case host::WchanHidden::kDenied:
+      return "at a kernel function hidden from plegscope (wchan reads 0 although plegscope's uid and capabilities "
+             "allow the read: an LSM such as AppArmor's ptrace rules, or the process being non-dumpable, denies "
+             "it; the kernel's hung-task report in the journal names the function)";
+    case host::WchanHidden::kUnknownCredentials:
+      return "at a kernel function hidden from plegscope (wchan reads 0, and the status files that would say why "
+             "could not be read)";
+    case host::WchanHidden::kUnreadable:
+      return "at a kernel function plegscope could not read (its wchan file was unreadable: the task may have "
+             "exited)";
+  }
+  return "";
+}
+
 }  // namespace plegscope

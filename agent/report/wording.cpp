@@ -62,6 +62,7 @@ std::string relation_words(const Relation& r) {
       return " A pod's runtime helper is stuck in the kernel (see " + first +
              "): that pod, not the runtime, holds the call.";
     case Relation::Kind::kExplains: return " This is what holds " + first + ".";
+    case Relation::Kind::kListsWaitOn: return " This is what holds " + first + ".";
     case Relation::Kind::kBehind:
       return " The slow disk is behind " + first +
              (r.causes.size() > 1 ? std::string(" and ") + cause_name(r.causes.back()) : "") + ".";

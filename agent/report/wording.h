@@ -75,5 +75,8 @@ std::string pods_words(const std::vector<PodRef>& pods, size_t named = 3);
 // What a wchan usually means: "a disk or unmount stall", "remote storage
 // (NFS) not answering", ...; "" when unknown.
 std::string wchan_meaning(const std::string& wchan);
+// Where a blocked task waits, for a sentence: "in ovl_sync_fs, usually ...",
+// or, when the kernel function is not shown, why not and what would show it.
+std::string wchan_words(const std::string& wchan, host::WchanHidden hidden);
 
 }  // namespace plegscope

@@ -47,6 +47,21 @@ class SystemClock final : public Clock {
   }
 };
 
+// Both clocks read together. place() puts a monotonic instant on the wall
+// axis as it stood at this reading, so that the difference of two placed
+// instants, or of one and `wall`, is a monotonic interval: a value that
+// carries instants to a reader which only subtracts them (the diagnoser)
+// stays immune to wall-clock steps, and the dates it shows are as close to
+// the wall clock as the last step allows.
+struct ClockReading {
+  TimePoint wall{};
+  MonoTime mono{};
+  TimePoint place(MonoTime t) const {
+    return wall - std::chrono::duration_cast<WallClock::duration>(mono - t);
+  }
+};
+inline ClockReading read_clocks(const Clock& clock) { return {clock.now(), clock.monotonic()}; }
+
 inline double to_seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 inline double unix_seconds(TimePoint t) {
   return std::chrono::duration<double>(t.time_since_epoch()).count();

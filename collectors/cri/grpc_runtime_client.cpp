@@ -330,7 +330,7 @@ CallStatus GrpcRuntimeClient::watch_container_events(const ContainerEventHandler
     if (event_cancelled_) return CallStatus{GrpcCode::kCancelled, "event stream cancelled"};
     event_ctx_ = &ctx;
   }
-  TimePoint start = clock_.now();
+  const MonoTime start = clock_.monotonic();
   auto reader = stub_->GetContainerEvents(&ctx, cri::GetEventsRequest());
   cri::ContainerEventResponse event;
   bool stopped_by_handler = false;
@@ -347,7 +347,7 @@ CallStatus GrpcRuntimeClient::watch_container_events(const ContainerEventHandler
     event_ctx_ = nullptr;
   }
   int code = stopped_by_handler ? 0 : st.error_code();
-  tracker_.record(op::kGetContainerEvents, code, to_seconds(clock_.now() - start));
+  tracker_.record(op::kGetContainerEvents, code, to_seconds(clock_.monotonic() - start));
   if (stopped_by_handler) return CallStatus::Ok();
   if (st.ok()) return CallStatus{GrpcCode::kUnavailable, "event stream ended by the runtime"};
   return CallStatus::from_grpc(st.error_code(), st.error_message());

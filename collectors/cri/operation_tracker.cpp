@@ -62,7 +62,7 @@ OperationTracker::PerOp& OperationTracker::per_op(const std::string& op) {
 
 OperationTracker::CallId OperationTracker::begin(const std::string& op,
                                                  std::function<void()> cancel, CallTarget target) {
-  TimePoint now = clock_.now();
+  const MonoTime now = clock_.monotonic();
   std::lock_guard<std::mutex> lock(mu_);
   per_op(op);
   CallId id = next_id_++;
@@ -71,39 +71,39 @@ OperationTracker::CallId OperationTracker::begin(const std::string& op,
 }
 
 void OperationTracker::end(CallId id, int grpc_code) {
-  TimePoint now = clock_.now();
+  const ClockReading now = read_clocks(clock_);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = in_flight_.find(id);
   if (it == in_flight_.end()) return;
   const std::string op = it->second.op;
-  double seconds = std::max(0.0, to_seconds(now - it->second.start));
+  double seconds = std::max(0.0, to_seconds(now.mono - it->second.start));
   CallTarget target = std::move(it->second.target);
   in_flight_.erase(it);
   record_locked(op, grpc_code, seconds, now, std::move(target));
 }
 
 void OperationTracker::record(const std::string& op, int grpc_code, double seconds) {
-  TimePoint now = clock_.now();
+  const ClockReading now = read_clocks(clock_);
   std::lock_guard<std::mutex> lock(mu_);
   record_locked(op, grpc_code, seconds, now);
 }
 
 void OperationTracker::record_locked(const std::string& op, int grpc_code, double seconds,
-                                     TimePoint now, CallTarget target) {
+                                     const ClockReading& now, CallTarget target) {
   PerOp& p = per_op(op);
   p.total->Increment();
   p.duration->Observe(seconds);
   p.stats.count++;
   GrpcCode code = plegscope::grpc_code(grpc_code);
-  p.recent.push_back({now, seconds, code, std::move(target)});
-  while (p.recent.size() > kRecentCalls || (!p.recent.empty() && now - p.recent.front().end > kRecentWindow))
+  p.recent.push_back({now.mono, CallSample{now.wall, seconds, code, std::move(target)}});
+  while (p.recent.size() > kRecentCalls || (!p.recent.empty() && now.mono - p.recent.front().first > kRecentWindow))
     p.recent.pop_front();
   if (code != GrpcCode::kOk) {
     errors_family_.Add({{"operation_type", op}, {"code", grpc_code_name(code)}}).Increment();
     p.stats.errors++;
     p.stats.errors_by_code[code]++;
     p.stats.last_error_code = code;
-    p.stats.last_error_time = now;
+    p.stats.last_error_time = now.wall;
   }
 }
 
@@ -126,12 +126,13 @@ void OperationTracker::cancel_all() {
 }
 
 OperationStats OperationTracker::stats_locked(const std::string& op, const PerOp& p,
-                                              TimePoint now) const {
+                                              const ClockReading& now) const {
   OperationStats s = p.stats;
   std::vector<double> recent;
-  for (const CallSample& c : p.recent)
-    if (now - c.end <= kRecentWindow) {
+  for (const auto& [end, c] : p.recent)
+    if (now.mono - end <= kRecentWindow) {
       s.recent.push_back(c);
+      s.recent.back().end = now.place(end);
       recent.push_back(c.seconds);
     }
   s.p50_seconds = quantile(recent, 0.50);
@@ -140,7 +141,7 @@ OperationStats OperationTracker::stats_locked(const std::string& op, const PerOp
   // Call ids grow with time, so in_flight_'s order is oldest first.
   for (const auto& [id, call] : in_flight_) {
     if (call.op != op) continue;
-    const double age = std::max(0.0, to_seconds(now - call.start));
+    const double age = std::max(0.0, to_seconds(now.mono - call.start));
     s.in_flight++;
     s.oldest_in_flight_seconds = std::max(s.oldest_in_flight_seconds, age);
     s.in_flight_calls.push_back({age, call.target});
@@ -149,7 +150,7 @@ OperationStats OperationTracker::stats_locked(const std::string& op, const PerOp
 }
 
 OperationStats OperationTracker::stats(const std::string& op) const {
-  TimePoint now = clock_.now();
+  const ClockReading now = read_clocks(clock_);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = ops_.find(op);
   if (it == ops_.end()) return {};
@@ -164,7 +165,7 @@ std::optional<uint64_t> OperationTracker::last_list_bytes(const std::string& op)
 }
 
 std::map<std::string, OperationStats> OperationTracker::all_stats() const {
-  TimePoint now = clock_.now();
+  const ClockReading now = read_clocks(clock_);
   std::lock_guard<std::mutex> lock(mu_);
   std::map<std::string, OperationStats> out;
   for (const auto& [op, p] : ops_) out[op] = stats_locked(op, p, now);
@@ -177,7 +178,7 @@ std::vector<prometheus::MetricFamily> OperationTracker::Collect() const {
   auto oldest = gauge_family(
       "pleg_runtime_operation_oldest_in_flight_seconds",
       "Age in seconds of the oldest unfinished CRI call, by operation type; 0 if none.");
-  TimePoint now = clock_.now();
+  const MonoTime now = clock_.monotonic();
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [op, p] : ops_) {
     int count = 0;
@@ -197,7 +198,7 @@ double OperationTracker::oldest_in_flight_seconds() const {
   std::lock_guard<std::mutex> lock(mu_);
   // Call ids grow with time: the first tracked one is the oldest.
   if (in_flight_.empty()) return 0;
-  return to_seconds(clock_.now() - in_flight_.begin()->second.start);
+  return to_seconds(clock_.monotonic() - in_flight_.begin()->second.start);
 }
 
 }  // namespace plegscope

@@ -60,7 +60,7 @@ class OperationTracker : public prometheus::Collectable {
  private:
   struct InFlight {
     std::string op;
-    TimePoint start;
+    MonoTime start;
     std::function<void()> cancel;
     CallTarget target;
   };
@@ -69,13 +69,14 @@ class OperationTracker : public prometheus::Collectable {
     prometheus::Histogram* duration = nullptr;
     prometheus::Gauge* list_bytes = nullptr;
     prometheus::Gauge* list_items = nullptr;
-    std::deque<CallSample> recent;
+    // end is on the wall axis only when handed out (ClockReading::place).
+    std::deque<std::pair<MonoTime, CallSample>> recent;
     OperationStats stats;
   };
   PerOp& per_op(const std::string& op);  // requires mu_
-  void record_locked(const std::string& op, int grpc_code, double seconds, TimePoint now,
+  void record_locked(const std::string& op, int grpc_code, double seconds, const ClockReading& now,
                      CallTarget target = {});
-  OperationStats stats_locked(const std::string& op, const PerOp& p, TimePoint now) const;
+  OperationStats stats_locked(const std::string& op, const PerOp& p, const ClockReading& now) const;
 
   const Clock& clock_;
   prometheus::Family<prometheus::Counter>& total_family_;

@@ -5,12 +5,6 @@
 namespace plegscope::host {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.remove_suffix(1);
-  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
-  return s;
-}
-
 std::optional<int64_t> parse_count(std::string_view s) {
   s = trim(s);
   if (s.empty() || s.size() > 18) return std::nullopt;

@@ -1,5 +1,7 @@
 #include "host/host_files.h"
 
+#include <cctype>
+
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -87,6 +89,12 @@ bool parse_u64(std::string_view s, uint64_t& out) {
   }
   out = v;
   return true;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
 }
 
 }  // namespace plegscope::host

@@ -32,4 +32,10 @@ long read_into_at(int dir_fd, const char* relative, char* buffer, size_t size);
 // overflow past 64 bits. false leaves `out` unchanged.
 bool parse_u64(std::string_view s, uint64_t& out);
 
+// The text helpers every /proc parser here shares.
+std::string_view trim(std::string_view s);  // white space off both ends
+inline bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
+}
+
 }  // namespace plegscope::host

@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "host/host_files.h"
+#include "host/pod_cgroup.h"
 #include "host/process_stat.h"
 
 namespace plegscope::host {
@@ -36,6 +37,16 @@ const char* cmdline_status_name(CmdlineAnswer::Status s) {
   }
   return "";
 }
+
+std::optional<ProcessCreds> read_creds(const std::string& status_path) {
+  FileText f = read_small_file(status_path, 16 * 1024);
+  if (!f.ok) return std::nullopt;
+  return parse_status_creds(f.text);
+}
+
+// Parents are walked this far up at most: a container's process tree is
+// shallow, and a loop in a racing read must end.
+constexpr int kMaxAncestry = 32;
 
 // A runtime process as the scan saw it, before cmdline answers come back.
 struct Seen {
@@ -95,6 +106,7 @@ HostEvidence HostScanner::scan() {
   }
   std::vector<Seen> runtime;
   std::unordered_map<int64_t, int64_t> zombies_by_parent;
+  std::unordered_map<int64_t, int64_t> parent_of;  // every process's ppid: zombie parents' pods
   // Parents' comms, looked up only once zombies were seen.
   std::vector<std::pair<int64_t, std::string>> comms;
   int64_t malformed = 0;
@@ -111,6 +123,7 @@ HostEvidence HostScanner::scan() {
       continue;
     }
     ++procs.total;
+    parent_of[stat->pid] = stat->ppid;
     procs.threads += stat->num_threads;
     if (stat->state == 'D') ++procs.in_d;
     if (stat->state == 'Z') {
@@ -173,6 +186,15 @@ HostEvidence HostScanner::scan() {
 
   // Blocked runtime processes and threads; time in D tracked across scans.
   std::map<TaskKey, SteadyTime> still_in_d;
+  std::optional<std::optional<ProcessCreds>> self_creds;  // read once, when a wchan is hidden
+  std::unordered_map<int64_t, std::optional<ProcessCreds>> target_creds;
+  auto hidden_because = [&](const std::string& wchan, int64_t pid) {
+    if (wchan != "0") return wchan_hidden(wchan, std::nullopt, std::nullopt);
+    if (!self_creds) self_creds = read_creds(options_.self_status_path);
+    auto it = target_creds.find(pid);
+    if (it == target_creds.end()) it = target_creds.emplace(pid, read_creds(proc + "/" + std::to_string(pid) + "/status")).first;
+    return wchan_hidden(wchan, *self_creds, it->second);
+  };
   auto blocked = [&](const HelperProcess& h, uint64_t starttime, int64_t tid, const std::string& comm,
                      const std::string& wchan_path) {
     TaskKey key{h.pid, tid, starttime};
@@ -185,6 +207,7 @@ HostEvidence HostScanner::scan() {
     b.comm = comm;
     b.role = h.role;
     b.wchan = read_wchan(wchan_path);
+    b.wchan_hidden = hidden_because(b.wchan, h.pid);
     b.seconds_in_d = std::chrono::duration<double>(now - since).count();
     b.sandbox_id = h.sandbox_id;
     b.container_id = h.container_id;
@@ -222,7 +245,6 @@ HostEvidence HostScanner::scan() {
       z.zombies = count;
       auto it = std::lower_bound(comms.begin(), comms.end(), std::make_pair(ppid, std::string()));
       if (it != comms.end() && it->first == ppid) z.comm = it->second;
-      if (auto h = helper_index.find(ppid); h != helper_index.end()) z.sandbox_id = procs.helpers[h->second].sandbox_id;
       procs.zombie_parents.push_back(std::move(z));
     }
     std::sort(procs.zombie_parents.begin(), procs.zombie_parents.end(),
@@ -231,6 +253,30 @@ HostEvidence HostScanner::scan() {
               });
     if (procs.zombie_parents.size() > options_.top_zombie_parents)
       procs.zombie_parents.resize(options_.top_zombie_parents);
+    // The pod of each parent kept: it is a helper, or a helper is among its
+    // ancestors, or its cgroup names the pod.
+    for (ZombieParent& z : procs.zombie_parents) {
+      int64_t pid = z.pid;
+      for (int depth = 0; depth < kMaxAncestry && pid > 1; ++depth) {
+        auto h = helper_index.find(pid);
+        if (h != helper_index.end() && (procs.helpers[h->second].role == "shim" ||
+                                        procs.helpers[h->second].role == "conmon")) {
+          z.sandbox_id = procs.helpers[h->second].sandbox_id;
+          z.container_id = procs.helpers[h->second].container_id;
+          if (!z.sandbox_id.empty() || !z.container_id.empty()) z.found_by = depth == 0 ? "helper" : "ancestry";
+          break;
+        }
+        auto up = parent_of.find(pid);
+        if (up == parent_of.end()) break;
+        pid = up->second;
+      }
+      if (!z.found_by.empty()) continue;
+      if (FileText f = read_small_file(proc + "/" + std::to_string(z.pid) + "/cgroup", 16 * 1024); f.ok)
+        if (auto uid = pod_uid_from_cgroup(f.text)) {
+          z.pod_uid = *uid;
+          z.found_by = "cgroup";
+        }
+    }
   }
 
   std::vector<std::pair<int64_t, std::string>> daemons;

@@ -18,6 +18,7 @@
 
 #include "host/cmdline_reader.h"
 #include "host/diskstats.h"
+#include "host/wchan_access.h"
 
 namespace plegscope::host {
 
@@ -52,13 +53,20 @@ struct BlockedTask {
   double seconds_in_d = 0;
   std::string sandbox_id;
   std::string container_id;
+  WchanHidden wchan_hidden = WchanHidden::kNo;  // why wchan is not a kernel function
 };
 
 struct ZombieParent {
   int64_t pid = 0;
   std::string comm;  // "" when the parent is gone or unreadable
   int64_t zombies = 0;
-  std::string sandbox_id;  // when the parent is a shim
+  // The pod it belongs to, by the first that names one: the parent is a
+  // shim or conmon, or runs below one (a container's process: its shim is
+  // an ancestor), or its cgroup names a pod uid.
+  std::string sandbox_id;    // a shim's
+  std::string container_id;  // a conmon's
+  std::string pod_uid;       // from <proc>/<pid>/cgroup
+  std::string found_by;      // "helper", "ancestry", "cgroup", or "" when none
 };
 
 struct PidLimit {
@@ -112,6 +120,8 @@ struct HostScanOptions {
   enum class Cmdline { kOffThread, kSkip } cmdline = Cmdline::kOffThread;
   CmdlineReader::Options cmdline_options;
   size_t top_zombie_parents = 5;
+  // The agent's own credentials, against which a hidden wchan is explained.
+  std::string self_status_path = "/proc/self/status";
 };
 
 // The runtime's root: that of a daemon seen running (dockerd ->

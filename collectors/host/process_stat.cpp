@@ -28,10 +28,6 @@ std::string_view next_word(std::string_view& rest) {
   return word;
 }
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
-}
-
 }  // namespace
 
 std::optional<ProcessStat> parse_process_stat(std::string_view text) {

@@ -104,6 +104,11 @@ std::optional<TimePoint> GenericPleg::last_relist_time() const {
   return relist_time_;
 }
 
+std::optional<MonoTime> GenericPleg::last_relist_monotonic() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return relist_monotonic_;
+}
+
 std::optional<Duration> GenericPleg::last_seen_age() const {
   const MonoTime now = clock_.monotonic();
   std::lock_guard<std::mutex> lock(state_mu_);

@@ -61,6 +61,8 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   std::optional<RelistStretch> stretch() const;
   // Start of the last successful relist (wall time); nullopt before the first.
   std::optional<TimePoint> last_relist_time() const;
+  // The same instant on the monotonic clock.
+  std::optional<MonoTime> last_relist_monotonic() const;
   // Monotonic time since the start of the last successful relist; nullopt
   // before the first. Immune to wall-clock steps.
   std::optional<Duration> last_seen_age() const;

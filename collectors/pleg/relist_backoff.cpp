@@ -1,6 +1,7 @@
 #include "pleg/relist_backoff.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "common/go_duration.h"
 #include "common/grpc_codes.h"
@@ -45,7 +46,9 @@ std::optional<RelistStretch> RelistBackoff::stretch() const {
   if (period_ <= base_) return std::nullopt;
   const std::string last = last_strained_.error_code != GrpcCode::kOk
                                ? "failed with " + grpc_code_name(last_strained_.error_code)
-                               : "took " + format_go_duration(last_strained_.duration);
+                               // to the millisecond: "2.394s", not Go's "2.394490126s"
+                               : "took " + format_go_duration(std::chrono::round<std::chrono::milliseconds>(
+                                               last_strained_.duration));
   return RelistStretch{period_, "relist period stretched to " + format_go_duration(period_) +
                                     " (flag " + format_go_duration(base_) + ", at most " +
                                     format_go_duration(max_) + ") to spare a struggling runtime: " +

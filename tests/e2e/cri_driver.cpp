@@ -82,7 +82,7 @@ int usage() {
                "usage: cri-driver [--endpoint unix:///sock] [--timeout S] "
                "version|run-pod NAME UID [NS]|create-container SANDBOX NAME IMAGE CMD...|"
                "create-container-spec SANDBOX JSON|"
-               "start-container ID|stop-container ID [T]|remove-container ID|stop-pod ID|"
+               "start-container ID|stop-container ID [T]|update-container ID [CPU_SHARES]|remove-container ID|stop-pod ID|"
                "remove-pod ID|status-container ID|list|images|events-probe\n");
   return 2;
 }
@@ -312,6 +312,16 @@ int main(int argc, char** argv) {
     runtime::v1::StopContainerResponse resp;
     Ctx c;
     auto s = rt->StopContainer(&c.ctx, req, &resp);
+    return s.ok() ? 0 : fail(cmd, s);
+  }
+  if (cmd == "update-container") {
+    if (!need(1)) return usage();
+    runtime::v1::UpdateContainerResourcesRequest req;
+    req.set_container_id(args[1]);
+    req.mutable_linux()->set_cpu_shares(need(2) ? std::atoll(args[2].c_str()) : 512);
+    runtime::v1::UpdateContainerResourcesResponse resp;
+    Ctx c;
+    auto s = rt->UpdateContainerResources(&c.ctx, req, &resp);
     return s.ok() ? 0 : fail(cmd, s);
   }
   if (cmd == "remove-container") {

@@ -1,17 +1,22 @@
 // libFuzzer target for collectors/host's parsers: every /proc and /sys file
 // the host scanner reads (process stat, uptime, btime, cmdline, cgroup,
-// pids.max/current, mountinfo, diskstats) and the rates between two
-// diskstats samples. Each input goes to every parser; the checks are the
+// pids.max/current, mountinfo, diskstats, the status credentials behind a
+// hidden wchan, a pod's cgroup) and the rates between two diskstats
+// samples; and, the input cut into lines, the kernel's hung-task reports. Each input goes to every parser; the checks are the
 // invariants the scanner relies on.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "host/cgroup_pids.h"
 #include "host/diskstats.h"
 #include "host/mountinfo.h"
+#include "host/hung_task.h"
+#include "host/pod_cgroup.h"
 #include "host/process_stat.h"
+#include "host/wchan_access.h"
 
 using namespace plegscope::host;
 
@@ -20,6 +25,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (auto s = parse_process_stat(text)) {
     if (s->pid <= 0 || s->comm.size() >= size) __builtin_trap();
     runtime_role(s->comm);
+  }
+  auto creds = parse_status_creds(text);
+  wchan_hidden("0", creds, creds);
+  if (auto uid = pod_uid_from_cgroup(text))
+    if (uid->size() != 36) __builtin_trap();
+  std::vector<std::string> lines;
+  for (size_t at = 0; at <= text.size();) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    lines.emplace_back(text.substr(at, end - at));
+    at = end + 1;
+  }
+  for (const auto& r : parse_hung_tasks(lines)) {
+    if (r.pid < 0 || r.frames.size() > kMaxHungTaskFrames || r.line >= lines.size()) __builtin_trap();
+    if (r.classes.size() > r.frames.size()) __builtin_trap();
   }
   parse_uptime(text);
   parse_btime(text);

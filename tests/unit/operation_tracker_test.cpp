@@ -50,6 +50,34 @@ TEST(OperationTracker, InFlightAgeGrowsUntilTheCallEnds) {
       << text;
 }
 
+// An ntpd step or a VM resume moves the wall clock alone: a hung call's age,
+// a completed call's latency and the recent window follow the monotonic clock.
+TEST(OperationTracker, WallClockStepsNeitherFreezeNorInflateAges) {
+  for (auto wall_step : {-hours(1), hours(1)}) {
+    testing::FakeClock clock;
+    prometheus::Registry registry;
+    OperationTracker tracker(registry, clock);
+    tracker.end(tracker.begin(op::kListPodSandbox), 0);
+    auto id = tracker.begin(op::kListContainers);
+    clock.step(seconds(10));
+    clock.step_wall(wall_step);
+    clock.step(seconds(5));
+    EXPECT_DOUBLE_EQ(tracker.stats(op::kListContainers).oldest_in_flight_seconds, 15);
+    EXPECT_DOUBLE_EQ(tracker.oldest_in_flight_seconds(), 15);
+    EXPECT_NE(exposition(tracker, registry)
+                  .find("pleg_runtime_operation_oldest_in_flight_seconds{operation_type=\"list_containers\"} 15"),
+              std::string::npos);
+    tracker.end(id, 0);
+    auto s = tracker.stats(op::kListContainers);
+    EXPECT_DOUBLE_EQ(s.max_seconds, 15);
+    // The earlier call ended 15 s ago on the monotonic clock: handed out on
+    // the wall axis of this reading, whatever the step.
+    auto lists = tracker.stats(op::kListPodSandbox);
+    ASSERT_EQ(lists.recent.size(), 1u) << "15 s old: inside the recent window either way";
+    EXPECT_EQ(clock.now() - lists.recent[0].end, seconds(15));
+  }
+}
+
 // A hung per-pod call must say which pod it waits on: the stuck pod is what
 // the operator has to find (issue 17).
 TEST(OperationTracker, PerPodCallsKeepTheirTargetInFlightAndAfter) {

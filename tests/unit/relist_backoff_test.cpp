@@ -50,6 +50,14 @@ TEST(RelistBackoff, StretchesOnlyAfterSeveralLongRelists) {
             "5 of the last 5 relists were slow or failed (last took 1.5s)");
 }
 
+TEST(RelistBackoff, TheLastSlowRelistIsSaidToTheMillisecond) {
+  RelistBackoff b(seconds(1), seconds(10));
+  for (int i = 0; i < 3; ++i) b.record(took(std::chrono::nanoseconds(2'394'490'126)));
+  auto stretch = b.stretch();
+  ASSERT_TRUE(stretch);
+  EXPECT_NE(stretch->reason.find("(last took 2.394s)"), std::string::npos) << stretch->reason;
+}
+
 TEST(RelistBackoff, ScatteredLongRelistsCountInTheWindow) {
   RelistBackoff b(seconds(1), seconds(10));
   for (auto ms : {1500, 200, 1500, 200, 1500}) b.record(took(milliseconds(ms)));

@@ -23,7 +23,7 @@ std::optional<Finding> judge_defunct_processes(const Context& c) {
   f.objects = growing ? static_cast<int>(history.back() - history.front()) : 0;  // growth over the scans
   for (const auto& z : p.zombie_parents) {
     f.processes.push_back({z.pid, z.comm, "", 0, z.zombies, z.sandbox_id});
-    if (auto it = c.s.pods_by_sandbox.find(z.sandbox_id); it != c.s.pods_by_sandbox.end())
+    if (auto it = c.s.zombie_parent_pods.find(z.pid); it != c.s.zombie_parent_pods.end())
       f.pods.push_back(it->second);
   }
   f.evidence.push_back({"zombie_processes", static_cast<double>(p.zombies), static_cast<double>(c.t.zombies)});

@@ -68,6 +68,14 @@ std::optional<Finding> judge_runtime_hung(const Context& c) {
     f.evidence.push_back({"list_typical_seconds{" + c.lists.op + "}", c.lists.typical, c.t.slow_list_seconds});
   }
   f.evidence.push_back({"oldest_in_flight_seconds{" + c.hung_op + "}", c.hung_seconds, hang});
+  // The runtime's own metrics page failing meanwhile is the same hang seen
+  // from another door, not a reason to doubt it.
+  f.runtime_metrics_failed = runtime_metrics_failed(c);
+  if (f.runtime_metrics_failed) f.evidence.push_back({"runtime_metrics_up", 0, 1});
+  // A scan that saw no pod's helper in D: nothing below holds the runtime.
+  if (s.host && s.host->processes.unreadable.empty())
+    f.no_helper_in_d = std::none_of(s.host->processes.blocked.begin(), s.host->processes.blocked.end(),
+                                    [](const host::BlockedTask& b) { return b.role != "daemon"; });
   f.evidence.push_back({"in_flight{" + c.hung_op + "}", static_cast<double>(st.in_flight), {}});
   if (c.in_progress)
     f.evidence.push_back({"relist_in_progress_seconds", to_seconds(c.in_progress->duration),

@@ -28,9 +28,10 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
   // however short its time in D looks (the scanner only sees it from its
   // first scan on).
   const Snapshot::PodCall* hung_call = nullptr;
-  std::vector<const host::BlockedTask*> behind_call, long_blocked;
+  std::vector<const host::BlockedTask*> behind_call, in_d, long_blocked;
   for (const auto& b : c.s.host->processes.blocked) {
     if (!pod_helper(b)) continue;
+    in_d.push_back(&b);
     const Snapshot::PodCall* call = nullptr;
     for (const auto& pc : c.s.pod_calls)
       if (pc.in_flight && pc.seconds > hang && !b.sandbox_id.empty() && pc.pod.sandbox_id == b.sandbox_id) {
@@ -44,17 +45,37 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
       long_blocked.push_back(&b);
     }
   }
-  const auto& named = behind_call.empty() ? long_blocked : behind_call;
-  if (named.empty()) return std::nullopt;
-  Finding f = make_finding(CauseId::kShimHung, Severity::kCritical, hung_call ? 0.92 : 0.8,
-                           hung_call ? Form::kBehindHungCall : Form::kFound);
+  // Calls for no pod (the unfiltered lists) hanging, or already failing at
+  // their deadline: with a pod's helper in D meanwhile, they wait on it.
+  const RuntimeWideHang lists = runtime_wide_hang(c);
+  Form form = Form::kFound;
+  const std::vector<const host::BlockedTask*>* named = &long_blocked;
+  if (!behind_call.empty()) {
+    form = Form::kBehindHungCall;
+    named = &behind_call;
+  } else if (lists.hung && !in_d.empty()) {
+    form = Form::kBehindHungLists;
+    named = &in_d;
+  } else if (!c.hung() && !lists.hung) {
+    form = Form::kNothingHangsYet;
+  }
+  if (named->empty()) return std::nullopt;
+  const bool explains_a_hang = form == Form::kBehindHungCall || form == Form::kBehindHungLists;
+  Finding f = make_finding(CauseId::kShimHung, form == Form::kNothingHangsYet ? Severity::kWarning : Severity::kCritical,
+                           form == Form::kNothingHangsYet ? 0.6 : explains_a_hang ? 0.92 : 0.8, form);
   f.threshold_seconds = hang;
   if (hung_call) {
     f.op = hung_call->op;
     f.seconds = hung_call->seconds;
     f.call_in_flight = true;
+  } else if (form == Form::kBehindHungLists) {
+    f.op = lists.op;
+    f.seconds = lists.seconds;
+    f.call_in_flight = lists.in_flight;
+    f.relists = lists.deadline_errors;
+    f.runtime_metrics_failed = runtime_metrics_failed(c);
   }
-  for (const auto* b : named) {
+  for (const auto* b : *named) {
     // One entry per process; `count` is how many of its tasks are in D.
     auto same = std::find_if(f.processes.begin(), f.processes.end(),
                              [&](const Finding::HostProcess& p) { return p.pid == b->pid; });
@@ -62,7 +83,7 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
       same->count++;
       continue;
     }
-    f.processes.push_back({b->pid, b->comm, b->wchan, b->seconds_in_d, 1, b->sandbox_id});
+    f.processes.push_back({b->pid, b->comm, b->wchan, b->seconds_in_d, 1, b->sandbox_id, b->wchan_hidden});
     PodRef pod = pod_of(c, b->sandbox_id);
     bool seen = false;
     for (const auto& p : f.pods) seen = seen || (p.sandbox_id == pod.sandbox_id && p.uid == pod.uid);
@@ -71,6 +92,12 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
   }
   if (hung_call)
     f.evidence.push_back({"oldest_in_flight_seconds{" + hung_call->op + "}", hung_call->seconds, hang});
+  if (form == Form::kBehindHungLists) {
+    if (lists.in_flight) f.evidence.push_back({"oldest_in_flight_seconds{" + lists.op + "}", lists.seconds, hang});
+    if (lists.deadline_errors > 0)
+      f.evidence.push_back({"list_errors_in_window{DEADLINE_EXCEEDED}", static_cast<double>(lists.deadline_errors), 0});
+    if (f.runtime_metrics_failed) f.evidence.push_back({"runtime_metrics_up", 0, 1});
+  }
   return f;
 }
 

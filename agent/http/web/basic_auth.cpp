@@ -101,14 +101,14 @@ bool BasicAuthenticator::cached(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = verified_.find(key);
   if (it == verified_.end()) return false;
-  if (clock_.now() < it->second) return true;
+  if (clock_.monotonic() < it->second) return true;
   verified_.erase(it);
   return false;
 }
 
 void BasicAuthenticator::remember(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
-  TimePoint now = clock_.now();
+  const MonoTime now = clock_.monotonic();
   if (verified_.size() >= capacity_) {
     for (auto it = verified_.begin(); it != verified_.end();)
       it = it->second <= now ? verified_.erase(it) : std::next(it);

@@ -52,7 +52,7 @@ class BasicAuthenticator {
   Duration ttl_;
   size_t capacity_;
   mutable std::mutex mu_;
-  mutable std::unordered_map<std::string, TimePoint> verified_;  // key -> expiry
+  mutable std::unordered_map<std::string, MonoTime> verified_;  // key -> expiry, monotonic
 };
 
 }  // namespace plegscope

@@ -33,6 +33,11 @@ CauseWords words_of(const Finding& f) {
       w.action = "the runtime is hung; capture its goroutine dump, then restart it";
       if (!f.pods.empty()) w.reason += ", for " + pods_words(f.pods);  // issue 17
       w.summary = "A CRI call is hung: " + w.reason + ", so the relist cannot finish.";
+      if (f.runtime_metrics_failed)
+        w.summary += " The runtime's own metrics page does not answer either: the runtime is blocked, not slow.";
+      if (f.no_helper_in_d)
+        w.summary += " No pod's runtime helper is stuck in the kernel: the runtime itself holds the call, so a "
+                     "restart is expected to clear it (capture its goroutine dump first).";
       break;
   }
   return w;

@@ -6,10 +6,7 @@ namespace plegscope {
 namespace {
 
 std::string process_words(const Finding::HostProcess& p) {
-  std::string meaning = wchan_meaning(p.wchan);
-  std::string where = p.wchan.empty() || p.wchan == "0"
-                          ? "at an unknown kernel function (wchan unreadable)"
-                          : "in " + p.wchan + (meaning.empty() ? " (meaning unknown)" : ", usually " + meaning);
+  const std::string where = wchan_words(p.wchan, p.wchan_hidden);
   return p.comm + " (pid " + std::to_string(p.pid) + (p.count > 1 ? ", " + std::to_string(p.count) + " tasks" : "") +
          ") has been in D for at least " + text::duration(p.seconds) + " " + where;
 }
@@ -20,6 +17,32 @@ CauseWords words_of(const Finding& f) {
   if (f.processes.size() > 1)
     what += ", and " + text::count(static_cast<long>(f.processes.size() - 1), "other helper", "other helpers");
   const std::string pods = f.pods.empty() ? "a pod the agent has not inspected" : pods_words(f.pods);
+  if (f.form == Form::kBehindHungLists) {
+    const std::string lists = f.call_in_flight ? cri_method(f.op) + " has been in flight for " + text::duration(f.seconds)
+                                               : "list calls hit their deadline (DEADLINE_EXCEEDED) " +
+                                                     text::count(f.relists, "time", "times");
+    w.reason = lists + " because the runtime waits on the stuck shim of " + pods + ": its " + what;
+    w.summary = "A pod's shim is stuck in the kernel, and the runtime's lists wait on it: " + w.reason +
+                ". The chain: a call for that pod (the kubelet's status, stop or update call) waits on its shim "
+                "while holding the container's lock, and every list waits on that lock (containerd's "
+                "per-container status lock; CRI-O's container locks work the same way)." +
+                (f.runtime_metrics_failed ? " The runtime's own metrics page does not answer either: the runtime is "
+                                            "blocked behind the shim, not slow."
+                                          : "") +
+                " Restarting the runtime would not fix it: the restarted runtime waits on the same shim; only what "
+                "the shim waits on in the kernel frees it.";
+    w.action = "fix what that pod's shim waits on in the kernel (the storage under that pod); restarting the runtime "
+               "would hang again on the same shim";
+    return w;
+  }
+  if (f.form == Form::kNothingHangsYet) {
+    w.reason = "the runtime helper of " + pods + " is stuck in the kernel, though no call hangs yet: " + what;
+    w.summary = "A pod's shim is stuck in the kernel, a risk before it is a hang: " + w.reason +
+                ". The next call for that pod will wait on it, and once a call waits while holding the container's "
+                "lock, every list waits too. Restarting the runtime would not free it.";
+    w.action = "fix what that shim waits on before a call for its pod hangs the runtime's lists";
+    return w;
+  }
   if (f.form == Form::kBehindHungCall) {
     w.reason = cri_method(f.op) + " for " + pods + " has been in flight for " + text::duration(f.seconds) +
                " because its " + what;

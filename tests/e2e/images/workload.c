@@ -1,8 +1,10 @@
 /* plegscope e2e workload.
- *   workload [RUN_MS [EXIT_CODE]]
+ *   workload [RUN_MS [EXIT_CODE [ZOMBIES]]]
  * Prints a line, runs (sleeps) for RUN_MS milliseconds (-1 or absent:
  * forever), then exits with EXIT_CODE (default 0). SIGTERM/SIGINT end it at
- * once with 128+signal, as a shell would report. Built with gcc -static. */
+ * once with 128+signal, as a shell would report. With ZOMBIES, it first
+ * forks that many children that exit at once and never reaps them (a
+ * container init that does not reap). Built with gcc -static. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,10 @@ static void on_sig(int sig) { got = sig; }
 int main(int argc, char** argv) {
   long run_ms = argc > 1 ? atol(argv[1]) : -1;
   int code = argc > 2 ? atoi(argv[2]) : 0;
+  long zombies = argc > 3 ? atol(argv[3]) : 0;
+  signal(SIGCHLD, SIG_DFL); /* an ignored SIGCHLD would reap them */
+  for (long i = 0; i < zombies; ++i)
+    if (fork() == 0) _exit(0);
   struct sigaction sa = {0};
   sa.sa_handler = on_sig;
   sigaction(SIGTERM, &sa, 0);

@@ -146,14 +146,58 @@ TEST(ShimHung, ExplainsTheHungCallOfItsPodAndRanksAboveRuntimeHung) {
   EXPECT_NE(hung->summary.find("see shim_hung"), std::string::npos) << hung->summary;
 }
 
-TEST(ShimHung, AnUnreadableWchanIsSaidToBeUnknown) {
+// As shipped (every capability dropped), a shim's wchan reads 0: the report
+// says the kernel hides it, why, and what would show it; never a bare "unknown".
+TEST(ShimHung, AHiddenWchanSaysWhyAndWhatWouldShowIt) {
   Builder b;
   b.s.host = quiet_host();
-  b.s.host->processes.blocked.push_back(shim_in_d(30, "0"));
+  host::BlockedTask hidden = shim_in_d(30, "0");
+  hidden.wchan_hidden = host::WchanHidden::kMissingCapabilities;
+  b.s.host->processes.blocked.push_back(hidden);
   Report r = b.report();
   const Cause* c = find(r, CauseId::kShimHung);
   ASSERT_TRUE(c);
-  EXPECT_NE(c->summary.find("unknown"), std::string::npos) << c->summary;
+  EXPECT_EQ(c->summary.find("unknown"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("wchan reads 0"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("ptrace access"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("CAP_SYS_PTRACE"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("hung-task report"), std::string::npos) << c->summary;
+  ASSERT_EQ(r.host.processes.blocked.size(), 1u);
+  EXPECT_EQ(r.host.processes.blocked[0].wchan_hidden, "missing_capabilities");
+
+  b.s.host->processes.blocked[0].wchan_hidden = host::WchanHidden::kDenied;
+  c = find(b.report(), CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("AppArmor"), std::string::npos) << c->summary;
+}
+
+// A shim with 12 threads in D is one process in the report, with its thread
+// count and its worst (longest in D) task's state and wchan.
+TEST(ShimHung, BlockedProcessesAreListedOnceEachWithTheirThreads) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.helpers[0].threads = 12;
+  b.s.host->processes.blocked.push_back(shim_in_d(40, "ovl_sync_fs"));  // the scanner's order: longest first
+  for (int i = 1; i < 12; ++i) {
+    host::BlockedTask t = shim_in_d(35 - i, "rwsem_down_write_slowpath");
+    t.tid = 4242 + i;
+    b.s.host->processes.blocked.push_back(t);
+  }
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  Report r = b.report();
+  ASSERT_EQ(r.host.processes.blocked.size(), 1u);
+  const auto& e = r.host.processes.blocked[0];
+  EXPECT_EQ(e.pid, 4242);
+  EXPECT_EQ(e.tid, 4242);
+  EXPECT_EQ(e.tasks_in_d, 12);
+  EXPECT_EQ(e.threads, 12);
+  EXPECT_EQ(e.wchan, "ovl_sync_fs");
+  EXPECT_DOUBLE_EQ(e.seconds, 40);
+  EXPECT_EQ(e.pod, "shop/web-0");
+  const Cause* c = find(r, CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("12 tasks"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("in ovl_sync_fs"), std::string::npos) << c->summary;
 }
 
 TEST(ShimHung, APidNamespaceThatCannotDie) {
@@ -166,20 +210,155 @@ TEST(ShimHung, APidNamespaceThatCannotDie) {
   EXPECT_NE(c->summary.find("pid namespace"), std::string::npos) << c->summary;
 }
 
+// ------------------------------------------- the causal chain, ranked
+
+// The agent's unfiltered ListContainers in flight for `seconds`.
+void hang_lists(Builder& b, double seconds) {
+  auto& lists = b.s.operations[op::kListContainers];
+  lists.in_flight = 1;
+  lists.oldest_in_flight_seconds = seconds;
+  lists.in_flight_calls.push_back({seconds, {}});
+}
+
+const char* kOtherSandbox = "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d";
+PodRef api_pod() { return {"shop", "api-1", "uid-api-1", kOtherSandbox, ""}; }
+
+// Many shims; one of them (web-0's) stuck in D, seen there only since the
+// hang's scan: every list hangs on it.
+TEST(CausalChain, OneStuckShimAmongManyRanksItsPodFirstWithTheChain) {
+  Builder b;
+  b.s.host = quiet_host();
+  for (int i = 0; i < 40; ++i)
+    b.s.host->processes.helpers.push_back({5000 + i, 1, "containerd-shim", "shim", 'S', 11, 60.0,
+                                           "healthy" + std::to_string(i), "", "known"});
+  b.s.host->processes.blocked.push_back(shim_in_d(0, "ovl_sync_fs"));
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  hang_lists(b, 94);
+  Report r = b.report();
+  ASSERT_FALSE(r.causes.empty());
+  const Cause& top = r.causes.front();
+  EXPECT_EQ(top.id, CauseId::kShimHung);
+  EXPECT_EQ(top.form, Form::kBehindHungLists);
+  ASSERT_EQ(top.pods.size(), 1u) << "only the stuck one of 41 shims";
+  EXPECT_EQ(top.pods[0].name, "web-0");
+  EXPECT_NE(top.summary.find("ListContainers has been in flight for 1m34s"), std::string::npos) << top.summary;
+  EXPECT_NE(top.summary.find("every list waits on that lock"), std::string::npos) << top.summary;
+  EXPECT_NE(top.summary.find("Restarting the runtime would not fix it"), std::string::npos) << top.summary;
+  EXPECT_NE(top.summary.find("in ovl_sync_fs"), std::string::npos) << top.summary;
+  const Cause* hung = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(hung);
+  EXPECT_LT(hung->confidence, top.confidence);
+  EXPECT_NE(hung->summary.find("see shim_hung"), std::string::npos) << hung->summary;
+  EXPECT_EQ(r.summary.find("restart the runtime"), std::string::npos) << "the advice is not a restart: " << r.summary;
+}
+
+TEST(CausalChain, SeveralStuckShimsAreAllNamed) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(12, "nfs_wait_bit_killable"));
+  host::BlockedTask other = shim_in_d(3, "nfs_wait_bit_killable");
+  other.pid = other.tid = 4343;
+  other.sandbox_id = kOtherSandbox;
+  b.s.host->processes.blocked.push_back(other);
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  b.s.pods_by_sandbox[kOtherSandbox] = api_pod();
+  hang_lists(b, 40);
+  Report r = b.report();
+  ASSERT_FALSE(r.causes.empty());
+  EXPECT_EQ(r.causes.front().id, CauseId::kShimHung);
+  EXPECT_EQ(r.causes.front().pods.size(), 2u);
+  EXPECT_NE(r.causes.front().summary.find("shop/web-0"), std::string::npos) << r.causes.front().summary;
+  EXPECT_NE(r.causes.front().summary.find("shop/api-1"), std::string::npos) << r.causes.front().summary;
+  EXPECT_NE(r.causes.front().summary.find("and 1 other helper"), std::string::npos) << r.causes.front().summary;
+}
+
+// Stuck, but nothing hangs yet: a risk to act on, not the cause of a hang.
+TEST(CausalChain, AStuckShimWithNothingHangingIsARisk) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(45, "ovl_sync_fs"));
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->form, Form::kNothingHangsYet);
+  EXPECT_EQ(c->severity, Severity::kWarning);
+  EXPECT_EQ(r.status, Status::kAtRisk);
+  EXPECT_FALSE(find(r, CauseId::kRuntimeHung));
+  EXPECT_NE(c->summary.find("no call hangs yet"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("would not free it"), std::string::npos) << c->summary;
+}
+
+// A hang with nothing stuck below: the runtime itself, and a restart is the remedy.
+TEST(CausalChain, AHangWithNothingStuckBelowIsTheRuntimeItself) {
+  Builder b;
+  b.s.host = quiet_host();
+  hang_lists(b, 40);
+  Report r = b.report();
+  ASSERT_FALSE(r.causes.empty());
+  EXPECT_EQ(r.causes.front().id, CauseId::kRuntimeHung);
+  EXPECT_FALSE(find(r, CauseId::kShimHung));
+  EXPECT_NE(r.causes.front().summary.find("No pod's runtime helper is stuck in the kernel"), std::string::npos)
+      << r.causes.front().summary;
+  EXPECT_NE(r.causes.front().action.find("restart"), std::string::npos) << r.causes.front().action;
+}
+
+// The runtime's metrics page failing during the hang is evidence for it.
+TEST(CausalChain, TheRuntimesMetricsPageFailingCountsForTheHang) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.blocked.push_back(shim_in_d(0, "ovl_sync_fs"));
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  hang_lists(b, 30);
+  b.s.runtime_metrics.endpoint = "http://127.0.0.1:1338/v1/metrics";
+  b.s.runtime_metrics.reachable = false;
+  Report r = b.report();
+  ASSERT_FALSE(r.causes.empty());
+  const Cause& top = r.causes.front();
+  EXPECT_EQ(top.id, CauseId::kShimHung);
+  EXPECT_TRUE(has_evidence(top, "runtime_metrics_up"));
+  EXPECT_NE(top.summary.find("metrics page does not answer either"), std::string::npos) << top.summary;
+  const Cause* hung = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(hung);
+  EXPECT_TRUE(has_evidence(*hung, "runtime_metrics_up"));
+  const double with_metrics_failing = top.confidence;
+  b.s.runtime_metrics.reachable = true;
+  EXPECT_LE(b.report().causes.front().confidence, with_metrics_failing) << "a failing page never lowers it";
+}
+
 // ---------------------------------------------------- defunct_processes
 
 TEST(DefunctProcesses, AtTheThresholdNamesTheTopParentAndItsPod) {
   Builder b;
   b.s.host = quiet_host();
   b.s.host->processes.zombies = 100;
-  b.s.host->processes.zombie_parents.push_back({4242, "containerd-shim", 97, kSandbox});
-  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  b.s.host->processes.zombie_parents.push_back({4242, "containerd-shim", 97, kSandbox, "", "", "helper"});
+  b.s.zombie_parent_pods[4242] = web_pod();
   Report r = b.report();
   const Cause* c = find(r, CauseId::kDefunctProcesses);
   ASSERT_TRUE(c);
   EXPECT_NE(c->summary.find("100 zombie"), std::string::npos) << c->summary;
   EXPECT_NE(c->summary.find("pid 4242"), std::string::npos) << c->summary;
   EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
+}
+
+// The parent is a container's process, not a shim: its pod comes through
+// its shim ancestry or its cgroup (the scanner's), resolved by the Node.
+TEST(DefunctProcesses, AContainersProcessAsParentIsNamedWithItsPod) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.zombies = 200;
+  host::ZombieParent z{2816, "zombies", 200, kSandbox, "", "", "ancestry"};
+  b.s.host->processes.zombie_parents.push_back(z);
+  b.s.zombie_parent_pods[2816] = web_pod();
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kDefunctProcesses);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
+  ASSERT_EQ(r.host.processes.zombie_parents.size(), 1u);
+  EXPECT_EQ(r.host.processes.zombie_parents[0].pod, "shop/web-0");
+  EXPECT_EQ(r.host.processes.zombie_parents[0].found_by, "ancestry");
+  EXPECT_EQ(r.host.processes.zombie_parents[0].pod_uid, "uid-web-0");
 }
 
 TEST(DefunctProcesses, JustUnderTheThresholdAndSteadyIsNone) {

@@ -5,7 +5,9 @@
 #include "host/cgroup_pids.h"
 #include "host/diskstats.h"
 #include "host/mountinfo.h"
+#include "host/pod_cgroup.h"
 #include "host/process_stat.h"
+#include "host/wchan_access.h"
 
 namespace plegscope::host {
 namespace {
@@ -261,6 +263,56 @@ TEST(DiskRates, ThirtyTwoBitWrapIsCountedAResetIsNot) {
   before.reads = wrap << 8;
   EXPECT_FALSE(disk_rates(before, after, 10s));
   EXPECT_FALSE(disk_rates(counters(1, 1, 1), counters(2, 2, 2), 0s));
+}
+
+// The kernel's rule for /proc/<pid>/wchan (proc_pid_wchan ->
+// ptrace_may_access, PTRACE_MODE_READ_FSCREDS): same uid on all four, and the
+// target's permitted capabilities within the reader's effective ones, unless
+// the reader has CAP_SYS_PTRACE.
+TEST(WchanHidden, FollowsTheKernelsPtraceReadRule) {
+  const char* full = "Uid:\t0\t0\t0\t0\nCapInh:\t0000000000000000\nCapPrm:\t000001ffffffffff\n"
+                     "CapEff:\t000001ffffffffff\n";
+  const char* dropped = "Name:\tplegscope\nUid:\t0\t0\t0\t0\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n";
+  const char* ptrace = "Uid:\t0\t0\t0\t0\nCapPrm:\t0000000000080000\nCapEff:\t0000000000080000\n";
+  const char* user = "Uid:\t1000\t1000\t1000\t1000\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n";
+  auto creds = [](const char* s) { return parse_status_creds(s); };
+  ASSERT_TRUE(creds(full));
+  EXPECT_EQ(creds(full)->cap_permitted, 0x1ffffffffffULL);
+  EXPECT_EQ(creds(user)->uid_fs, 1000);
+  EXPECT_EQ(wchan_hidden("ovl_sync_fs", creds(dropped), creds(full)), WchanHidden::kNo);
+  EXPECT_EQ(wchan_hidden("", creds(dropped), creds(full)), WchanHidden::kUnreadable);
+  EXPECT_EQ(wchan_hidden("0", creds(dropped), creds(full)), WchanHidden::kMissingCapabilities);
+  EXPECT_EQ(wchan_hidden("0", creds(dropped), creds(user)), WchanHidden::kOtherUser);
+  EXPECT_EQ(wchan_hidden("0", creds(full), creds(full)), WchanHidden::kDenied)
+      << "the read is allowed: something else (an LSM, a non-dumpable task) hides it";
+  EXPECT_EQ(wchan_hidden("0", creds(ptrace), creds(user)), WchanHidden::kDenied);
+  EXPECT_EQ(wchan_hidden("0", creds(dropped), std::nullopt), WchanHidden::kUnknownCredentials);
+  EXPECT_STREQ(wchan_hidden_name(WchanHidden::kMissingCapabilities), "missing_capabilities");
+}
+
+TEST(WchanHidden, MalformedStatusIsNullopt) {
+  EXPECT_FALSE(parse_status_creds(""));
+  EXPECT_FALSE(parse_status_creds("Uid:\t0\t0\nCapPrm:\t0\nCapEff:\t0\n")) << "four uids";
+  EXPECT_FALSE(parse_status_creds("Uid:\t0\t0\t0\t0\nCapPrm:\tzz\nCapEff:\t0\n"));
+  EXPECT_FALSE(parse_status_creds("Uid:\t0\t0\t0\t0\nCapEff:\t0\n")) << "no CapPrm";
+}
+
+TEST(PodUidFromCgroup, CgroupfsAndSystemdDrivers) {
+  EXPECT_EQ(pod_uid_from_cgroup("0::/kubepods/burstable/pod0b7e3c2a-91d4-4f6e-8a25-6c1d9e0f3b47/abc\n"),
+            "0b7e3c2a-91d4-4f6e-8a25-6c1d9e0f3b47");
+  EXPECT_EQ(pod_uid_from_cgroup("0::/kubepods.slice/kubepods-besteffort.slice/"
+                                "kubepods-besteffort-pod0b7e3c2a_91d4_4f6e_8a25_6c1d9e0f3b47.slice/cri-containerd-1.scope\n"),
+            "0b7e3c2a-91d4-4f6e-8a25-6c1d9e0f3b47");
+  EXPECT_EQ(pod_uid_from_cgroup("12:pids:/kubepods/pod0b7e3c2a-91d4-4f6e-8a25-6c1d9e0f3b47\n0::/\n"),
+            "0b7e3c2a-91d4-4f6e-8a25-6c1d9e0f3b47");
+}
+
+TEST(PodUidFromCgroup, NoPodIsNullopt) {
+  EXPECT_FALSE(pod_uid_from_cgroup("0::/system.slice/containerd.service\n"));
+  EXPECT_FALSE(pod_uid_from_cgroup("0::/podman/pod0b7e3c2a-91d4-4f6e-8a25-6c1d9e0f3b47\n")) << "not under kubepods";
+  EXPECT_FALSE(pod_uid_from_cgroup("0::/kubepods/burstable/pod0b7e3c2a-91d4\n")) << "cut short";
+  EXPECT_FALSE(pod_uid_from_cgroup("0::/kubepods/burstable/pod0b7e3c2a-91d4-4f6e-8a25-6c1d9e0f3b47x/\n"));
+  EXPECT_FALSE(pod_uid_from_cgroup(""));
 }
 
 }  // namespace

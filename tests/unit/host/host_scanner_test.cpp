@@ -201,6 +201,56 @@ TEST(HostScanner, ZombiesGroupedByParentWithTheShimsSandbox) {
   EXPECT_EQ(e.processes.zombie_parents[1].sandbox_id, "");
 }
 
+// As the DaemonSet runs the agent: uid 0 with every capability dropped. A
+// shim holds full capabilities, so the kernel hides its wchan ("0"); the
+// scan says why, per the kernel's rule, for each task.
+TEST(HostScanner, AHiddenWchanSaysWhyByTheKernelsPtraceRule) {
+  HostScanOptions o = tree(kTrees + "shim_wchan_hidden");
+  o.self_status_path = kTrees + "shim_wchan_hidden/self_status";
+  HostEvidence e = HostScanner(o).scan();
+  int shim_tasks = 0;
+  for (const auto& b : e.processes.blocked) {
+    EXPECT_EQ(b.wchan, "0");
+    if (b.pid == 4300) {
+      ++shim_tasks;
+      EXPECT_EQ(b.wchan_hidden, WchanHidden::kMissingCapabilities) << b.tid;
+    } else {
+      EXPECT_EQ(b.pid, 4400);
+      EXPECT_EQ(b.wchan_hidden, WchanHidden::kOtherUser);
+    }
+  }
+  EXPECT_EQ(shim_tasks, 12) << "the scanner lists tasks; the report groups them by process";
+
+  o.self_status_path = kTrees + "shim_wchan_hidden/self_status_ptrace";
+  for (const auto& b : HostScanner(o).scan().processes.blocked)
+    EXPECT_EQ(b.wchan_hidden, WchanHidden::kDenied) << "with CAP_SYS_PTRACE only an LSM can hide it";
+
+  o.self_status_path = kTrees + "shim_wchan_hidden/no_such_status";
+  for (const auto& b : HostScanner(o).scan().processes.blocked)
+    EXPECT_EQ(b.wchan_hidden, WchanHidden::kUnknownCredentials);
+}
+
+TEST(HostScanner, ZombieParentsAreTiedToTheirPodsByAncestryOrCgroup) {
+  HostEvidence e = HostScanner(tree(kTrees + "zombies_in_pods")).scan();
+  EXPECT_EQ(e.processes.zombies, 250);
+  ASSERT_EQ(e.processes.zombie_parents.size(), 2u);
+  const ZombieParent& in_container = e.processes.zombie_parents[0];
+  EXPECT_EQ(in_container.pid, 8000);
+  EXPECT_EQ(in_container.comm, "zombies");
+  EXPECT_EQ(in_container.zombies, 200);
+  EXPECT_EQ(in_container.sandbox_id, kSandbox) << "shim 5000 is its grandparent";
+  EXPECT_EQ(in_container.found_by, "ancestry");
+  const ZombieParent& reparented = e.processes.zombie_parents[1];
+  EXPECT_EQ(reparented.pid, 8100);
+  EXPECT_EQ(reparented.sandbox_id, "");
+  EXPECT_EQ(reparented.pod_uid, "0b7e3c2a-91d4-4f6e-8a25-6c1d9e0f3b47");
+  EXPECT_EQ(reparented.found_by, "cgroup");
+
+  HostEvidence shim_parent = HostScanner(tree(kTrees + "zombies_300")).scan();
+  EXPECT_EQ(shim_parent.processes.zombie_parents[0].found_by, "helper");
+  EXPECT_EQ(shim_parent.processes.zombie_parents[1].found_by, "") << "the kubelet is in no pod";
+}
+
 TEST(HostScanner, RuntimeCgroupNearItsPidsMax) {
   HostScanner scanner(tree(kTrees + "runtime_pids_95"));
   HostEvidence e = scanner.scan();

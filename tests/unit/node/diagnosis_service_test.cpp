@@ -44,6 +44,25 @@ TEST(DiagnosisService, ScrapesShareOneDiagnosisUntilARelistOrMaxAge) {
   EXPECT_EQ(diagnosis.diagnoses(), 3u) << "a new relist: diagnosed again, once";
 }
 
+// A wall clock stepped back an hour (ntpd, a VM resume) must not keep a
+// diagnosis "fresh" for that hour: during a hang no relist completes, so
+// max_age on the monotonic clock is all that moves the verdict.
+TEST(DiagnosisService, AWallClockStepNeverFreezesTheVerdict) {
+  for (auto wall_step : {-std::chrono::hours(1), std::chrono::hours(1)}) {
+    testing::FakeClock clock;
+    Node node(testing::node_without_runtime(), clock);
+    DiagnosisOptions options;
+    options.max_age = std::chrono::seconds(1);
+    DiagnosisService diagnosis(node, options);
+    auto first = diagnosis.latest();
+    clock.step_wall(wall_step);
+    EXPECT_EQ(diagnosis.latest(), first) << "no monotonic time passed: still fresh";
+    clock.step(std::chrono::milliseconds(1500));
+    EXPECT_NE(diagnosis.latest(), first) << "1.5 s on the monotonic clock: made again";
+    EXPECT_EQ(diagnosis.diagnoses(), 2u);
+  }
+}
+
 TEST(DiagnosisService, EveryCauseIdIsExportedEvenWhenAbsent) {
   testing::FakeClock clock;
   Node node(testing::node_without_runtime(), clock);

@@ -36,6 +36,26 @@ TEST(Node, SnapshotSaysWhatWasObservedWithoutARuntime) {
   EXPECT_EQ(s.relist_threshold, std::chrono::minutes(3));
 }
 
+// The snapshot's instants are placed on one axis from monotonic readings: the
+// diagnoser's subtractions give monotonic intervals after a wall-clock step,
+// and the dates shown follow the wall clock as it reads now.
+TEST(Node, SnapshotIntervalsAreMonotonicAcrossWallClockSteps) {
+  for (auto wall_step : {-std::chrono::hours(1), std::chrono::hours(1)}) {
+    testing::FakeClock clock;
+    Node node(testing::node_without_runtime(), clock);
+    node.relist();
+    clock.step(std::chrono::seconds(7));
+    clock.step_wall(wall_step);
+    clock.step(std::chrono::seconds(3));
+    Snapshot s = node.snapshot();
+    EXPECT_EQ(s.now, clock.now());
+    EXPECT_EQ(s.monotonic, clock.monotonic());
+    ASSERT_EQ(s.timeline.size(), 1u);
+    EXPECT_EQ(s.now - s.timeline.front().start, std::chrono::seconds(10))
+        << "the relist began 10 s ago on the monotonic clock";
+  }
+}
+
 TEST(Node, EveryRelistLandsInTheTimelineAndTheCount) {
   testing::FakeClock clock;
   Node node(testing::node_without_runtime(), clock);

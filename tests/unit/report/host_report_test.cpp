@@ -45,8 +45,10 @@ TEST(HostReport, DesignFieldNames) {
             (std::set<std::string>{"pid", "comm", "state", "seconds", "sandbox_id", "container_id", "pod"}));
   EXPECT_TRUE(j["host"]["processes"]["shims"][2]["seconds"].is_null());  // no uptime: no age, not 0
   EXPECT_EQ(keys(j["host"]["processes"]["blocked"][0]),
-            (std::set<std::string>{"pid", "comm", "state", "wchan", "seconds", "sandbox_id", "pod"}));
-  EXPECT_EQ(keys(j["host"]["processes"]["zombie_parents"][0]), (std::set<std::string>{"pid", "comm", "count", "pod"}));
+            (std::set<std::string>{"pid", "comm", "state", "wchan", "wchan_hidden", "seconds", "tid", "tasks_in_d",
+                                   "threads", "sandbox_id", "pod"}));
+  EXPECT_EQ(keys(j["host"]["processes"]["zombie_parents"][0]),
+            (std::set<std::string>{"pid", "comm", "count", "pod", "pod_uid", "sandbox_id", "found_by"}));
   EXPECT_EQ(keys(j["host"]["pid_limits"][0]), (std::set<std::string>{"scope", "current", "max"}));
   EXPECT_TRUE(j["host"]["pid_limits"][1]["max"].is_null());  // no limit
   EXPECT_EQ(keys(j["host"]["runtime_disk"]),
@@ -127,6 +129,22 @@ TEST(HostReport, TextShowsTheBlockedShimZombiesLimitsAndDisk) {
   EXPECT_NE(t.find("runtime 400/4000 (10%)"), std::string::npos) << t;
   EXPECT_NE(t.find("vda1 at /, 3.5 ms per IO, 20% busy"), std::string::npos) << t;
   EXPECT_NE(t.find("PodSandboxStatus  shop/web-0"), std::string::npos) << t;
+}
+
+TEST(HostReport, TextListsABlockedProcessOnceWithItsThreadsAndWhyItsWchanIsHidden) {
+  Report r = with_stuck_pod();
+  HostReport::Blocked& b = r.host.processes.blocked[0];
+  b.wchan = "0";
+  b.wchan_hidden = "missing_capabilities";
+  b.tasks_in_d = 12;
+  b.threads = 12;
+  r.host.processes.zombie_parents[0] = {2816, "zombies", 200, "", "uid-web-0", "", "cgroup"};
+  std::string t = render_text(r);
+  EXPECT_NE(t.find("containerd-shim pid 4242 (12 of 12 threads in D) D 31s wchan hidden (reads 0: without "
+                   "CAP_SYS_PTRACE plegscope lacks capabilities this process holds)"),
+            std::string::npos)
+      << t;
+  EXPECT_NE(t.find("zombies: 200 under zombies pid 2816  pod uid uid-web-0"), std::string::npos) << t;
 }
 
 TEST(HostReport, HtmlNamesTheStuckPodInTheBanner) {

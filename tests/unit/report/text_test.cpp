@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/lag_text.h"
 #include "sample_report.h"
 
 namespace plegscope {
@@ -120,6 +121,28 @@ TEST(ReportText, SaysWhenTheAgentStretchesItsPeriod) {
   std::string text = render_text(r);
   EXPECT_TRUE(has(text, "do no harm: plegscope relists every 8s instead of every 1s")) << text;
   EXPECT_TRUE(has(text, "ran longer than the period")) << text;
+}
+
+// The demo's case: the agent stretched its own period to 8 s, so it saw
+// starts 8.9 s late; the kubelet, at 1 s, sees them a period plus a relist
+// late. The agent's back-off is never presented as the node's lag.
+TEST(ReportText, TheAgentsStretchedPeriodIsNotTheNodesLag) {
+  Report r = sample();
+  r.event_lag.events = 40;
+  r.event_lag.p50_seconds = 7.5;
+  r.event_lag.p99_seconds = 8.9;
+  r.event_lag.worst_pods.push_back({"uid", "default", "web-0", "app", "ContainerStarted", 8.9});
+  r.relist.duration_p99_seconds = 2.4;
+  ASSERT_TRUE(lag_harm(r));
+  EXPECT_EQ(*lag_harm(r), "containers that start are seen 8.9s late (p99 over 40 events, p50 7.5s)")
+      << "unstretched, the agent's lag is the kubelet's";
+  r.relist.stretched_period_seconds = 8;
+  ASSERT_TRUE(lag_harm(r));
+  EXPECT_EQ(*lag_harm(r),
+            "containers that start are seen up to 3.4s late by the kubelet (its 1s period plus relists of p99 "
+            "2.4s); plegscope, relisting every 8s to spare the runtime, saw them 8.9s late");
+  r.relist.duration_p99_seconds = 0.3;
+  EXPECT_FALSE(lag_harm(r)) << "the kubelet sees changes within 1.3s: only the agent is late";
 }
 
 }  // namespace

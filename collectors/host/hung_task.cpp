@@ -1,0 +1,166 @@
+#include "host/hung_task.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "host/host_files.h"
+
+namespace plegscope::host {
+namespace {
+
+bool has(std::string_view s, std::string_view part) { return s.find(part) != std::string_view::npos; }
+bool starts(std::string_view s, std::string_view prefix) { return starts_with(s, prefix); }
+
+// "[ 5036.077565] rest" -> "rest" (dmesg and kern.log keep the timestamp).
+std::string_view without_timestamp(std::string_view s) {
+  std::string_view t = s;
+  while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+  if (!t.empty() && t.front() == '[') {
+    size_t close = t.find(']');
+    if (close != std::string_view::npos && close < 20) {
+      bool stamp = close > 1;
+      for (char ch : t.substr(1, close - 1)) stamp = stamp && (std::isdigit(static_cast<unsigned char>(ch)) || ch == '.' || ch == ' ');
+      if (stamp) return t.substr(close + 1);
+    }
+  }
+  return s;
+}
+
+bool parse_int(std::string_view s, int64_t& out) {
+  uint64_t v = 0;
+  if (s.size() > 18 || !parse_u64(s, v)) return false;
+  out = static_cast<int64_t>(v);
+  return true;
+}
+
+// "INFO: task NAME:PID blocked for more than N seconds." (NAME may hold ':').
+std::optional<HungTaskReport> header(std::string_view line) {
+  line = trim(line);
+  constexpr std::string_view kTask = "task ";
+  constexpr std::string_view kBlocked = " blocked for more than ";
+  size_t task = line.find(kTask);
+  size_t blocked = line.find(kBlocked);
+  if (task == std::string_view::npos || blocked == std::string_view::npos || blocked < task + kTask.size())
+    return std::nullopt;
+  std::string_view who = line.substr(task + kTask.size(), blocked - task - kTask.size());
+  size_t colon = who.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return std::nullopt;
+  HungTaskReport r;
+  if (!parse_int(who.substr(colon + 1), r.pid)) return std::nullopt;
+  r.comm = std::string(who.substr(0, colon));
+  std::string_view rest = line.substr(blocked + kBlocked.size());
+  size_t space = rest.find(' ');
+  if (space == std::string_view::npos || !parse_int(rest.substr(0, space), r.blocked_seconds)) return std::nullopt;
+  return r;
+}
+
+bool valid_function(std::string_view fn) {
+  if (fn.empty() || fn.size() > 128) return false;
+  for (char ch : fn)
+    if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.')) return false;
+  return true;
+}
+
+// The function of a frame line, or "" when the line is no frame (or an
+// unreliable "? " one).
+std::string_view frame_function(std::string_view line) {
+  line = trim(line);
+  if (starts(line, "[<")) {  // " [<ffffffff81829f55>] schedule+0x35/0x80", ARM "[<..>] (__schedule) from ..."
+    size_t close = line.find(">]");
+    if (close == std::string_view::npos) return {};
+    line = trim(line.substr(close + 2));
+    if (starts(line, "(")) {  // ARM: the function alone, maybe with its offset or its module
+      size_t end = line.find(')');
+      if (end == std::string_view::npos) return {};
+      line = line.substr(1, end - 1);
+      line = line.substr(0, std::min(line.find("+0x"), line.find(' ')));
+      return valid_function(line) ? line : std::string_view();
+    }
+  }
+  if (starts(line, "? ")) return {};
+  size_t plus = line.find("+0x");
+  if (plus == std::string_view::npos) return {};
+  std::string_view fn = line.substr(0, plus);
+  return valid_function(fn) ? fn : std::string_view();
+}
+
+// "Not tainted 6.1.0-13-amd64 #1 ..." / "Tainted: G   C  4.14.79-v7+ #1159"
+std::string kernel_of(std::string_view line) {
+  line = trim(line);
+  if (!starts(line, "Not tainted ") && !starts(line, "Tainted:")) return "";
+  size_t hash = line.find(" #");
+  std::string_view before = line.substr(0, hash);
+  size_t space = before.rfind(' ');
+  return std::string(space == std::string_view::npos ? before : before.substr(space + 1));
+}
+
+}  // namespace
+
+const char* frame_class_name(FrameClass c) {
+  switch (c) {
+    case FrameClass::kStorage: return "storage";
+    case FrameClass::kNetworkFs: return "network_fs";
+    case FrameClass::kOverlayfs: return "overlayfs";
+    case FrameClass::kFreezer: return "freezer";
+    case FrameClass::kCgroup: return "cgroup";
+    case FrameClass::kReclaim: return "reclaim";
+  }
+  return "";
+}
+
+std::optional<FrameClass> classify_frame(std::string_view f) {
+  if (has(f, "refrigerator") || has(f, "freezer") || has(f, "do_freeze") || has(f, "try_to_freeze"))
+    return FrameClass::kFreezer;
+  if (starts(f, "ovl_")) return FrameClass::kOverlayfs;
+  if (starts(f, "nfs") || starts(f, "rpc_") || has(f, "sunrpc") || starts(f, "cifs_") || starts(f, "smb2_") ||
+      starts(f, "ceph_") || starts(f, "fuse_") || starts(f, "p9_") || starts(f, "v9fs_"))
+    return FrameClass::kNetworkFs;
+  if (starts(f, "shrink_") || has(f, "try_to_free") || has(f, "reclaim") || has(f, "alloc_pages_slowpath") ||
+      starts(f, "balance_pgdat") || starts(f, "out_of_memory") || has(f, "compact_zone"))
+    return FrameClass::kReclaim;
+  if (has(f, "cgroup") || starts(f, "css_")) return FrameClass::kCgroup;
+  if (starts(f, "io_schedule") || starts(f, "blk_") || starts(f, "jbd2") || starts(f, "ext4_") ||
+      starts(f, "xfs_") || starts(f, "btrfs_") || has(f, "wait_on_page") || starts(f, "folio_wait") ||
+      starts(f, "__folio_lock") || starts(f, "__lock_page") || starts(f, "submit_bio") ||
+      starts(f, "wait_for_completion_io") || starts(f, "wb_") || starts(f, "writeback_") ||
+      has(f, "fdatawait") || has(f, "sync_inodes") || starts(f, "sync_fs") || starts(f, "iterate_supers") ||
+      starts(f, "scsi_") || starts(f, "dm_") || starts(f, "nvme_") || starts(f, "bit_wait_io") ||
+      starts(f, "__sync_dirty_buffer") || starts(f, "mpage_"))
+    return FrameClass::kStorage;
+  return std::nullopt;
+}
+
+std::vector<HungTaskReport> parse_hung_tasks(const std::vector<std::string>& lines) {
+  std::vector<HungTaskReport> out;
+  HungTaskReport* current = nullptr;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string_view line = without_timestamp(lines[i]);
+    if (auto h = header(line)) {
+      h->line = i;
+      out.push_back(std::move(*h));
+      current = &out.back();
+      continue;
+    }
+    if (!current) continue;
+    if (trim(line) == "</TASK>") {  // the kernel stack ends; user registers may follow
+      current = nullptr;
+      continue;
+    }
+    if (current->kernel.empty() && current->frames.empty()) {
+      std::string k = kernel_of(line);
+      if (!k.empty()) {
+        current->kernel = std::move(k);
+        continue;
+      }
+    }
+    std::string_view fn = frame_function(line);
+    if (fn.empty() || current->frames.size() >= kMaxHungTaskFrames) continue;
+    current->frames.emplace_back(fn);
+    if (auto c = classify_frame(fn);
+        c && std::find(current->classes.begin(), current->classes.end(), *c) == current->classes.end())
+      current->classes.push_back(*c);
+  }
+  return out;
+}
+
+}  // namespace plegscope::host

@@ -1,0 +1,122 @@
+// The kernel's hung-task reports, on traces in the formats kernels from 4.14
+// to 6.7 print (tests/fixtures/hung_task): the task, how long, the frames
+// innermost first, and what the frames say the task waits on.
+#include "host/hung_task.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+
+namespace plegscope::host {
+namespace {
+
+const std::string kDir = std::string(PLEGSCOPE_FIXTURES_DIR) + "/hung_task/";
+
+std::vector<std::string> lines_of(const std::string& name) {
+  std::ifstream in(kDir + name);
+  EXPECT_TRUE(in) << kDir + name;
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+std::vector<std::string> names(const std::vector<FrameClass>& classes) {
+  std::vector<std::string> out;
+  for (FrameClass c : classes) out.push_back(frame_class_name(c));
+  return out;
+}
+
+using Names = std::vector<std::string>;
+
+TEST(HungTask, Kernel415OldTaskLineAndAddressedFrames) {
+  auto reports = parse_hung_tasks(lines_of("4.15_ext4_jbd2.txt"));
+  ASSERT_EQ(reports.size(), 1u);
+  const auto& r = reports[0];
+  EXPECT_EQ(r.comm, "containerd-shim");
+  EXPECT_EQ(r.pid, 2816);
+  EXPECT_EQ(r.blocked_seconds, 120);
+  EXPECT_EQ(r.kernel, "4.15.0-112-generic");
+  ASSERT_GE(r.frames.size(), 4u);
+  EXPECT_EQ(r.frames[0], "__schedule");
+  EXPECT_EQ(r.frames[2], "jbd2_log_wait_commit");
+  EXPECT_EQ(std::count(r.frames.begin(), r.frames.end(), "wait_woken"), 0) << "a '? ' frame is unreliable";
+  EXPECT_EQ(names(r.classes), Names{"storage"});
+}
+
+TEST(HungTask, Kernel414ArmFramesAndDmesgTimestamps) {
+  auto reports = parse_hung_tasks(lines_of("4.14_arm_fuse_writeback.txt"));
+  ASSERT_EQ(reports.size(), 1u);
+  const auto& r = reports[0];
+  EXPECT_EQ(r.comm, "kworker/u8:0") << "the last ':' ends the name";
+  EXPECT_EQ(r.pid, 5);
+  EXPECT_EQ(r.kernel, "4.14.17-v7+");
+  ASSERT_GE(r.frames.size(), 5u);
+  EXPECT_EQ(r.frames[0], "__schedule");
+  EXPECT_EQ(r.frames[4], "write_cache_pages");
+  EXPECT_EQ(names(r.classes), (Names{"storage", "network_fs"}));
+}
+
+TEST(HungTask, Kernel510TaskLineUnreliableFramesAndUserRegisters) {
+  auto reports = parse_hung_tasks(lines_of("5.10_runc_cgroup.txt"));
+  ASSERT_EQ(reports.size(), 1u);
+  const auto& r = reports[0];
+  EXPECT_EQ(r.comm, "runc:[2:INIT]");
+  EXPECT_EQ(r.pid, 9120);
+  EXPECT_EQ(r.blocked_seconds, 241);
+  EXPECT_EQ(r.kernel, "5.10.0-21-amd64");
+  EXPECT_EQ(r.frames.size(), 10u) << "two '? ' frames and the RIP/RSP lines left out";
+  EXPECT_EQ(names(r.classes), Names{"cgroup"});
+}
+
+TEST(HungTask, Kernel61OverlayfsUmountWithModuleNames) {
+  auto reports = parse_hung_tasks(lines_of("6.1_shim_overlay_umount.txt"));
+  ASSERT_EQ(reports.size(), 1u);
+  const auto& r = reports[0];
+  EXPECT_EQ(r.comm, "containerd-shim");
+  EXPECT_EQ(r.pid, 4242);
+  EXPECT_EQ(r.kernel, "6.1.0-13-amd64");
+  ASSERT_GE(r.frames.size(), 6u);
+  EXPECT_EQ(r.frames[4], "ovl_sync_fs") << "the module name after the offset is not part of it";
+  EXPECT_EQ(names(r.classes), (Names{"storage", "overlayfs"}));
+}
+
+TEST(HungTask, Kernel67TwoReportsWithTgid) {
+  auto reports = parse_hung_tasks(lines_of("6.7_nfs_tgid.txt"));
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].comm, "containerd-shim");
+  EXPECT_EQ(reports[0].pid, 5120);
+  EXPECT_EQ(names(reports[0].classes), Names{"network_fs"});
+  EXPECT_EQ(reports[1].comm, "runc");
+  EXPECT_EQ(reports[1].pid, 5301);
+  EXPECT_EQ(names(reports[1].classes), Names{"reclaim"});
+  EXPECT_GT(reports[1].line, reports[0].line);
+}
+
+TEST(HungTask, ClassifiesTheFreezerThoughItNeverReportsFrozenTasks) {
+  EXPECT_EQ(classify_frame("__refrigerator"), FrameClass::kFreezer);
+  EXPECT_EQ(classify_frame("mem_cgroup_handle_over_high"), FrameClass::kCgroup);
+  EXPECT_EQ(classify_frame("try_to_free_mem_cgroup_pages"), FrameClass::kReclaim) << "reclaim before cgroup";
+  EXPECT_FALSE(classify_frame("schedule"));
+  EXPECT_FALSE(classify_frame("futex_wait_queue"));
+}
+
+TEST(HungTask, NoReportInOrdinaryKernelLines) {
+  std::vector<std::string> lines = {"audit: type=1400 audit(1.2:3): apparmor=\"DENIED\"",
+                                    "EXT4-fs (sda1): mounted filesystem with ordered data mode",
+                                    "task blocked for more than",
+                                    "INFO: task noname blocked for more than 120 seconds.",
+                                    "INFO: task x:12 blocked for more than lots seconds."};
+  EXPECT_TRUE(parse_hung_tasks(lines).empty());
+}
+
+TEST(HungTask, FramesAreBounded) {
+  std::vector<std::string> lines = {"INFO: task loop:7 blocked for more than 120 seconds."};
+  for (int i = 0; i < 1000; ++i) lines.push_back(" f" + std::to_string(i) + "+0x1/0x2");
+  auto reports = parse_hung_tasks(lines);
+  ASSERT_EQ(reports.size(), 1u);
+  EXPECT_EQ(reports[0].frames.size(), kMaxHungTaskFrames);
+}
+
+}  // namespace
+}  // namespace plegscope::host
