@@ -146,8 +146,11 @@ std::string HttpServer::start(const std::string& listen_address, const WebConfig
                            "max_request_size", request_size.c_str(),
                            "listen_backlog", backlog.c_str(),
                            "connection_queue", queue.c_str(),
-                           "linger_timeout_ms", "0",
                            nullptr};
+  // civetweb's close is left graceful (no linger_timeout_ms): it closes
+  // right after its last write, and a reset would drop what the gate has
+  // not read yet. The gate resets its end once it has read everything, so
+  // neither end lingers in TIME_WAIT.
   mg_callbacks callbacks{};
   // civetweb logs through this; route it to our logger instead of stderr.
   callbacks.log_message = [](const mg_connection*, const char* message) {
