@@ -1,11 +1,9 @@
 #include "cli/serve.h"
 
-#include <malloc.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -54,16 +52,8 @@ int serve(const Config& config) {
                  config.runtime_endpoint, to_seconds(config.relist_period));
   node.start();
 
-  // The main thread has nothing else to do until a signal: once a minute it
-  // hands back to the kernel the pages glibc keeps for freed memory, which
-  // otherwise grew anonymous RSS under pod churn while the live heap stayed
-  // at 3 MiB (bench/README.md, "Footprint").
-  int sig = -1;
-  const timespec trim_period{60, 0};
-  while (sig < 0) {
-    sig = sigtimedwait(&signals, nullptr, &trim_period);
-    if (sig < 0 && errno == EAGAIN) malloc_trim(0);
-  }
+  int sig = 0;
+  sigwait(&signals, &sig);
   spdlog::info("received signal {}, shutting down", sig);
   node.stop();
   http.stop();
