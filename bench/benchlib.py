@@ -42,10 +42,24 @@ def fd_count(pid):
     return len(os.listdir("/proc/%d/fd" % pid))
 
 
+def thread_names(pid):
+    """{thread name: count} of a process's threads (/proc/PID/task/*/comm)."""
+    names = {}
+    for tid in os.listdir("/proc/%d/task" % pid):
+        try:
+            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                name = f.read().strip()
+        except OSError:
+            continue  # the thread ended while listed
+        names[name] = names.get(name, 0) + 1
+    return names
+
+
 def footprint(pid):
-    """The agent's footprint at one moment: RSS and peak RSS (MiB), open fds, CPU seconds.
-    scripts/bench and scripts/soak both read it here."""
-    return dict(memory_mib(pid), fds=fd_count(pid), cpu_seconds=cpu_seconds(pid))
+    """The agent's footprint at one moment: RSS and peak RSS (MiB), open fds,
+    threads, CPU seconds. scripts/bench and scripts/soak both read it here."""
+    return dict(memory_mib(pid), fds=fd_count(pid), threads=sum(thread_names(pid).values()),
+                cpu_seconds=cpu_seconds(pid))
 
 
 def node_scenario(name, pods, containers_per_pod, churn_pods, extra_phases=(), container_events=False):

@@ -114,6 +114,7 @@ def measure(window, floor_iterations, agent_flags, configs=CONFIGS):
                         "kubelet_scrapes": kubelet.requests - k0, "runtime_metrics_scrapes": runtime_metrics.requests - r0,
                         "kubelet_up": m.get("pleg_kubelet_up"), "runtime_metrics_up": m.get("pleg_runtime_metrics_up"),
                         "rss_mib": benchlib.memory_mib(pid)["rss_mib"],
+                        "thread_names": benchlib.thread_names(pid),
                     }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -128,8 +129,8 @@ def measure(window, floor_iterations, agent_flags, configs=CONFIGS):
 def print_table(r):
     print("\n## Whole agent, share of one core, 110x2 steady, 1 s relist, %d s window "
           "(floor: bare client, one list pair a second; budget: issue 17)\n" % r["window_seconds"])
-    print("| configuration | agent CPU | floor | ratio | budget | kubelet scrapes | runtime-metrics scrapes | RSS |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| configuration | agent CPU | floor | ratio | budget | kubelet scrapes | runtime-metrics scrapes | RSS | threads |")
+    print("|---|---|---|---|---|---|---|---|---|")
     labels = {"plain": "plain (host scan on an empty tree, no scrapers)",
               "host_scan": "host scan on (/proc, /sys)",
               "scrapers": "kubelet (%.1f MiB page, HTTPS, token) + containerd page (%d KiB)" % (
@@ -140,10 +141,15 @@ def print_table(r):
         if not c:
             continue
         budget = "%.1f %%" % r["budget_percent"] if config in ("host_scan", "everything") else "-"
-        print("| %s | %.3f %% | %.3f %% | %.1f | %s | %d | %d | %.1f MiB |" % (
+        print("| %s | %.3f %% | %.3f %% | %.1f | %s | %d | %d | %.1f MiB | %s |" % (
             labels[config], c["percent_of_one_core"], r["floor_percent"],
             c["percent_of_one_core"] / r["floor_percent"] if r["floor_percent"] else 0, budget,
-            c["kubelet_scrapes"], c["runtime_metrics_scrapes"], c["rss_mib"]))
+            c["kubelet_scrapes"], c["runtime_metrics_scrapes"], c["rss_mib"],
+            sum(c["thread_names"].values()) if "thread_names" in c else "-"))
+    everything = r["configs"].get("everything", {}).get("thread_names")
+    if everything:
+        print("\nThreads with everything on, by name: " +
+              ", ".join("%s %d" % (name, n) for name, n in sorted(everything.items(), key=lambda kv: (-kv[1], kv[0]))))
     if r.get("agent_cpu_ms_per_scrape") is not None:
         print("\nAgent CPU per scrape with both readers (TLS, HTTP, parse; scrapers minus plain, per request): "
               "%.2f ms" % r["agent_cpu_ms_per_scrape"])

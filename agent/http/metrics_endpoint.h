@@ -4,10 +4,12 @@
 // Requests that arrive while a text is being built wait and share the next
 // one, so at most one is built at a time and every answer was collected after
 // its request arrived. Only under a scrape storm (kStormWaiters or more
-// waiting) does a request get the last text as it is, if it is younger than
-// kStormMaxAge: building one per round for hundreds of clients kept a core
-// busy and p99 at 250 ms. pleg_diagnosis_cause is the DiagnosisService's
+// waiting, or kStormRenders texts built in the last kStormWindow: with a few
+// workers, hundreds of clients never make many waiters) does a request get
+// the last text as it is, if it is younger than kStormMaxAge: building one
+// per round for hundreds of clients kept a core busy and p99 at 250 ms. pleg_diagnosis_cause is the DiagnosisService's
 // published diagnosis, made at most once per relist (node/diagnosis_service.h).
+#include <array>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -27,6 +29,9 @@ class MetricsEndpoint {
  public:
   static constexpr int kStormWaiters = 8;
   static constexpr Duration kStormMaxAge = std::chrono::milliseconds(100);
+  // Far beyond what Prometheus servers ask (one scrape per 15 s each).
+  static constexpr size_t kStormRenders = 20;
+  static constexpr Duration kStormWindow = std::chrono::seconds(1);
 
   MetricsEndpoint(const Node& node, const DiagnosisService& diagnosis) : node_(node), diagnosis_(diagnosis) {}
 
@@ -47,6 +52,8 @@ class MetricsEndpoint {
   // mu_ queued behind one another during a scrape storm.
   std::shared_ptr<const std::string> body_;
   MonoTime rendered_at_{};  // when that render began
+  std::array<MonoTime, kStormRenders> render_starts_{};  // the last ones, a ring
+  size_t render_count_ = 0;
   int waiting_ = 0;
 };
 

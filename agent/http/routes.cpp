@@ -17,7 +17,7 @@ void add_routes(HttpServer& server, const Node& node, const DiagnosisService& di
   server.route("/", [](const HttpRequest&) {
     return HttpResponse::text(
         200,
-        "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events");
+        "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events /debug/sizes");
   });
   auto metrics = std::make_shared<MetricsEndpoint>(node, diagnosis);
   server.route("/metrics", [metrics](const HttpRequest&) { return metrics->serve(); });
@@ -35,6 +35,11 @@ void add_routes(HttpServer& server, const Node& node, const DiagnosisService& di
   server.route("/readyz", [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
   server.route("/livez", [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
   server.route("/debug/pods", [&node](const HttpRequest&) { return json_response(pods_json(node.pods())); });
+  server.route("/debug/sizes", [&node](const HttpRequest&) {
+    nlohmann::json sizes = nlohmann::json::object();
+    for (const auto& [name, entries] : node.structure_sizes()) sizes[name] = entries;
+    return json_response({{"sizes", sizes}});
+  });
   server.route("/debug/events", [&node](const HttpRequest& request) {
     auto events = node.events();
     if (auto it = request.query.find("limit"); it != request.query.end()) {

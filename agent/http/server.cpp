@@ -4,9 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -54,28 +52,6 @@ void wake_listener(int port) {
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
   ::close(fd);
-}
-
-// civetweb has no option for it and does not expose its listening sockets,
-// so they are found among our own fds by their port.
-void defer_accept(int port, int seconds) {
-  DIR* dir = ::opendir("/proc/self/fd");
-  if (!dir) return;
-  while (dirent* entry = ::readdir(dir)) {
-    int fd = std::atoi(entry->d_name);
-    if (fd <= 2 || fd == ::dirfd(dir)) continue;
-    int listening = 0;
-    socklen_t length = sizeof(listening);
-    if (::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) != 0 || !listening) continue;
-    sockaddr_storage addr{};
-    length = sizeof(addr);
-    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &length) != 0) continue;
-    int bound = addr.ss_family == AF_INET ? ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port)
-              : addr.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port) : -1;
-    if (bound == port && ::setsockopt(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds, sizeof(seconds)) != 0)
-      spdlog::warn("http: cannot set TCP_DEFER_ACCEPT on port {}: {}", port, std::strerror(errno));
-  }
-  ::closedir(dir);
 }
 
 }  // namespace
@@ -141,7 +117,8 @@ int HttpServer::on_request(mg_connection* conn, void* self) {
 
 std::string HttpServer::start(const std::string& listen_address, const WebConfig& web,
                               const HttpLimits& limits) {
-  std::string ports = listen_address;
+  // Only the gate reaches it; the gate owns the address asked for.
+  std::string ports = "127.0.0.1:0";
   if (web.tls) {
     // Debian's civetweb loads libssl at run time; without it an "s" port
     // would accept connections and crash on the first handshake.
@@ -169,8 +146,11 @@ std::string HttpServer::start(const std::string& listen_address, const WebConfig
                            "max_request_size", request_size.c_str(),
                            "listen_backlog", backlog.c_str(),
                            "connection_queue", queue.c_str(),
-                           "linger_timeout_ms", "0",
                            nullptr};
+  // civetweb's close is left graceful (no linger_timeout_ms): it closes
+  // right after its last write, and a reset would drop what the gate has
+  // not read yet. The gate resets its end once it has read everything, so
+  // neither end lingers in TIME_WAIT.
   mg_callbacks callbacks{};
   // civetweb logs through this; route it to our logger instead of stderr.
   callbacks.log_message = [](const mg_connection*, const char* message) {
@@ -187,21 +167,25 @@ std::string HttpServer::start(const std::string& listen_address, const WebConfig
   ctx_ = mg_start(&callbacks, this, options);
   if (tls_context_) free_tls_context(tls_context_);  // not taken: mg_start failed early
   tls_context_ = nullptr;
-  if (ctx_ == nullptr) return "cannot listen on " + listen_address;
+  if (ctx_ == nullptr) return "cannot listen on " + listen_address + " (the server behind it did not start)";
   mg_set_request_handler(ctx_, "/", &HttpServer::on_request, this);
-  // A connection that has sent nothing is not handed to civetweb (whose
-  // worker would wait request_timeout for it): idle clients cost no worker.
-  if (limits.defer_accept_seconds > 0) defer_accept(port(), limits.defer_accept_seconds);
-  return "";
+  mg_server_port upstream[1] = {};
+  GateLimits gate;
+  gate.head_timeout = gate.stall_timeout = std::chrono::milliseconds(limits.request_timeout_ms);
+  gate.max_request_size = static_cast<size_t>(limits.max_request_size);
+  gate.listen_backlog = limits.listen_backlog;
+  gate.defer_accept_seconds = limits.defer_accept_seconds;
+  std::string error = mg_get_server_ports(ctx_, 1, upstream) > 0
+                          ? gate_.start(listen_address, upstream[0].port, web.tls.has_value(), gate)
+                          : "cannot listen on " + listen_address + " (no port behind it)";
+  if (!error.empty()) stop();
+  return error;
 }
 
-int HttpServer::port() const {
-  if (!ctx_) return 0;
-  mg_server_port ports[1] = {};
-  return mg_get_server_ports(ctx_, 1, ports) > 0 ? ports[0].port : 0;
-}
+int HttpServer::port() const { return gate_.port(); }
 
 void HttpServer::stop() {
+  gate_.stop();
   if (!ctx_) return;
   mg_server_port ports[4] = {};
   int count = mg_get_server_ports(ctx_, 4, ports);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "http/connection_gate.h"
 #include "http/web/basic_auth.h"
 #include "http/web/web_config.h"
 
@@ -43,17 +44,17 @@ using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 std::map<std::string, std::string> parse_query(const std::string& query);
 
 // The limits that keep /metrics answering while clients misbehave (README,
-// "HTTP limits"). civetweb serves one connection per worker thread, so an
-// idle or trickling client holds a worker until request_timeout: enough
-// workers and a short header deadline bound how long a scrape waits.
+// "HTTP limits"). A connection reaches civetweb only once its request head
+// has arrived (ConnectionGate), so a worker is busy for the milliseconds an
+// answer takes, never waiting on a slow or silent client.
 struct HttpLimits {
-  int worker_threads = 128;          // scrapes, probes, /diagnose, and room for clients that stall
+  int worker_threads = 3;            // answers are cached pages: a few workers keep up with hundreds of scrapers
   int request_timeout_ms = 1000;     // the request line and headers must arrive in this time; a write may stall this long
   int max_request_size = 16384;      // request line + headers; larger gets 413
-  int listen_backlog = 4096;         // connections the kernel queues before civetweb accepts them
-  int connection_queue = 1024;       // accepted connections waiting for a worker
-  bool keep_alive = false;           // one request per connection: no idle keep-alive holds a worker
-  int defer_accept_seconds = 60;     // TCP_DEFER_ACCEPT: silent connections wait in the kernel, not in a worker
+  int listen_backlog = 4096;         // connections the kernel queues before the gate accepts them
+  int connection_queue = 1024;       // admitted connections waiting for a worker
+  bool keep_alive = false;           // one request per connection
+  int defer_accept_seconds = 60;     // TCP_DEFER_ACCEPT: silent connections wait in the kernel
 };
 
 // Thread-safe once started: civetweb worker threads call the handlers.
@@ -68,7 +69,7 @@ class HttpServer {
   std::string start(const std::string& listen_address, const WebConfig& web = {},
                     const HttpLimits& limits = {});
   void stop();
-  // The port actually bound (useful with ":0"); 0 when not started.
+  // The public port actually bound (useful with ":0"); 0 when not started.
   int port() const;
 
   // Routes `request` after checking its credentials (the Authorization
@@ -83,7 +84,8 @@ class HttpServer {
   std::unique_ptr<BasicAuthenticator> auth_;
   std::vector<std::pair<std::string, std::string>> extra_headers_;
   void* tls_context_ = nullptr;  // SSL_CTX*, handed to civetweb at start
-  mg_context* ctx_ = nullptr;
+  mg_context* ctx_ = nullptr;  // civetweb, on a loopback port behind gate_
+  ConnectionGate gate_;
 };
 
 }  // namespace plegscope

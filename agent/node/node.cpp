@@ -129,6 +129,10 @@ void Node::stop() {
 
 void Node::relist() { pleg_.relist(); }
 
+std::vector<std::pair<std::string, size_t>> Node::structure_sizes() const {
+  return pleg_.structure_sizes();
+}
+
 HealthStatus Node::health() const {
   HealthStatus generic = pleg_.healthy();
   if (!generic.healthy || !evented_.active()) return generic;

@@ -52,6 +52,9 @@ class Node {
   // The pod status cache and the last events, for /debug.
   std::vector<PodStatus> pods() const;
   std::vector<PodLifecycleEvent> events() const;
+  // Entries in each per-pod structure (/debug/sizes): on a node that churns
+  // pods all day they follow what the runtime lists, not what came and went.
+  std::vector<std::pair<std::string, size_t>> structure_sizes() const;
   // The kubelet's verdict: the generic relist's health, and the evented
   // PLEG's while it is active.
   HealthStatus health() const;

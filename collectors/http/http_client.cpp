@@ -97,7 +97,16 @@ HttpResult http_send(const std::string& method, const std::string& url, const st
     result.error_detail = "URL must start with http:// or https://";
     return result;
   }
-  std::unique_ptr<CURL, CurlDeleter> handle(curl_easy_init());
+  // One handle per thread, reset between requests: reset keeps its open
+  // connections and TLS sessions, so a reader that scrapes the same server
+  // every few seconds skips the TCP and TLS handshakes (libcurl reuses a
+  // connection only for the same host, port and TLS settings).
+  thread_local std::unique_ptr<CURL, CurlDeleter> handle;
+  if (handle) {
+    curl_easy_reset(handle.get());
+  } else {
+    handle.reset(curl_easy_init());
+  }
   if (!handle) {
     result.error = HttpError::transfer_failed;
     result.error_detail = "curl_easy_init failed";

@@ -54,8 +54,10 @@ struct HttpResult {
   bool ok() const { return completed() && status >= 200 && status < 300; }
 };
 
-// Thread-safe: each call has its own handle; libcurl's global set-up runs
-// once, on the first call. Blocks at most about connect + total timeout.
+// Thread-safe: each thread reuses its own handle (and with it the open
+// connection and TLS session to a server it asked before); libcurl's global
+// set-up runs once, on the first call. Blocks at most about connect + total
+// timeout.
 HttpResult http_get(const std::string& url, const HttpRequestOptions& options);
 
 // The same client for the API server's writes (the node condition and its

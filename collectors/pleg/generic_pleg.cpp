@@ -154,6 +154,15 @@ size_t GenericPleg::pods_to_reinspect() const {
   return reinspect_count_;
 }
 
+std::vector<std::pair<std::string, size_t>> GenericPleg::structure_sizes() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return {{"pod_records", records_count_},
+          {"pods_to_reinspect", reinspect_count_},
+          {"pod_directory_pods", directory_.size()},
+          {"pod_directory_ids", directory_.ids()},
+          {"pod_status_cache", cache_.size()}};
+}
+
 RelistRecord GenericPleg::begin_relist() {
   RelistRecord record;
   record.start = clock_.now();
@@ -290,6 +299,7 @@ void GenericPleg::finish_relist(RelistRecord& record, GrpcCode strain) {
     in_progress_.reset();
     last_relist_end_ = ended;
     record.pods_to_reinspect = static_cast<int>(reinspect_count_);
+    records_count_ = records_.size();
     backoff_.record({record.duration, strain});
     metrics_.relist_period.Set(to_seconds(backoff_.period()));
   }

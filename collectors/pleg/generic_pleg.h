@@ -9,6 +9,8 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "cri/runtime_client.h"
@@ -72,6 +74,9 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   // events so far, duration up to now); nullopt between relists.
   std::optional<RelistRecord> progress() const;
   size_t pods_to_reinspect() const;
+  // How many entries each per-pod structure holds (as of the last relist
+  // for the records), for /debug/sizes: they follow what the runtime lists.
+  std::vector<std::pair<std::string, size_t>> structure_sizes() const;
   // The pod a per-pod CRI call was for, among the pods inspected lately
   // (never blocks on a relist in progress).
   std::optional<PodIdentity> find_pod(const CallTarget& target) const { return directory_.find(target); }
@@ -125,6 +130,7 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   std::optional<MonoTime> last_relist_end_;    // monotonic; the runner's wait starts here
   std::optional<RelistRecord> in_progress_;
   size_t reinspect_count_ = 0;
+  size_t records_count_ = 0;  // records_.size() at the end of the last relist
 
   std::mutex run_mu_;
   std::condition_variable run_cv_;

@@ -30,7 +30,27 @@ void PodDirectory::remember(const RuntimePod& pod) {
 
 void PodDirectory::unlist(const std::string& uid) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = pods_.find(uid); it != pods_.end()) it->second.listed = false;
+  auto it = pods_.find(uid);
+  if (it == pods_.end() || !it->second.listed) return;
+  it->second.listed = false;
+  unlisted_.push_back(uid);
+  size_t still_unlisted = 0;
+  for (const auto& u : unlisted_)
+    if (auto p = pods_.find(u); p != pods_.end() && !p->second.listed) ++still_unlisted;
+  while (still_unlisted > max_unlisted_ && !unlisted_.empty()) {
+    std::string oldest = std::move(unlisted_.front());
+    unlisted_.pop_front();
+    if (auto p = pods_.find(oldest); p != pods_.end() && !p->second.listed) {
+      forget(oldest);
+      --still_unlisted;
+    }
+  }
+  // Entries for pods listed again or forgotten are dropped as they reach the front.
+  while (!unlisted_.empty()) {
+    auto p = pods_.find(unlisted_.front());
+    if (p != pods_.end() && !p->second.listed) break;
+    unlisted_.pop_front();
+  }
 }
 
 void PodDirectory::forget(const std::string& uid) {
@@ -63,6 +83,11 @@ std::optional<PodIdentity> PodDirectory::find(const CallTarget& target) const {
 size_t PodDirectory::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return pods_.size();
+}
+
+size_t PodDirectory::ids() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return ids_.size();
 }
 
 }  // namespace plegscope

@@ -27,17 +27,21 @@ struct PodIdentity {
   bool listed = true;
 };
 
-// Thread-safe; each call takes one short lock. Bounded: the pods inspected
-// longest ago are forgotten first.
+// Thread-safe; each call takes one short lock. Bounded by what the runtime
+// lists: a pod gone from the lists stays findable while it is among the last
+// `max_unlisted` to go (a node that churns pods all day keeps only those),
+// and past `max_pods` the pods inspected longest ago are forgotten first.
 class PodDirectory {
  public:
-  explicit PodDirectory(size_t max_pods = 4096) : max_pods_(max_pods) {}
+  explicit PodDirectory(size_t max_pods = 4096, size_t max_unlisted = 256)
+      : max_pods_(max_pods), max_unlisted_(max_unlisted) {}
 
   void remember(const RuntimePod& pod);
   // The relist no longer finds the pod: it stays findable, with listed false.
   void unlist(const std::string& uid);
   std::optional<PodIdentity> find(const CallTarget& target) const;
   size_t size() const;
+  size_t ids() const;  // sandbox and container ids indexed
 
  private:
   struct Known {
@@ -52,11 +56,12 @@ class PodDirectory {
   };
   void forget(const std::string& uid);
 
-  const size_t max_pods_;
+  const size_t max_pods_, max_unlisted_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, Known> pods_;  // by uid
   std::unordered_map<std::string, IdEntry> ids_;
-  std::deque<std::string> order_;  // uids, oldest first
+  std::deque<std::string> order_;     // uids, oldest first
+  std::deque<std::string> unlisted_;  // uids in the order they went; may name pods listed again since
 };
 
 }  // namespace plegscope

@@ -15,7 +15,7 @@ import harness
 from harness import Agent, FakeCri, wait_until
 
 IDLE_CONNECTIONS = 1000
-SLOWLORIS_WRITERS = 200  # more than the agent's 128 workers
+SLOWLORIS_WRITERS = 200  # far more than the agent's 3 civetweb workers
 SCRAPES = 8  # one a second, so the writers outlive the request timeout
 SCRAPE_TIMEOUT = 10.0  # Prometheus's default scrape_timeout
 
@@ -233,9 +233,9 @@ def closed_by_server(sockets):
 
 def test_metrics_answers_when_the_kernel_hands_idle_connections_over():
     """TCP_DEFER_ACCEPT keeps silent connections in the kernel for about a
-    minute; then it hands them all to civetweb at once, and each holds a
-    worker for the request timeout. Scrapes through that burst must still
-    answer within the scrape timeout."""
+    minute; then it hands them all to the agent at once, which holds each
+    for the request timeout. Scrapes through that burst must still answer
+    within the scrape timeout."""
     raise_fd_limit(IDLE_CONNECTIONS + 512)
     with FakeCri("steady") as fake, Agent(fake.endpoint, ["--relist-period", "1s"], log_level="info") as agent:
         wait_until(lambda: agent.get("/healthz")[0] == 200, 20, "a first relist (/healthz 200)")

@@ -72,5 +72,31 @@ TEST(PodDirectory, APodGoneFromTheListsStaysFindableButNotListed) {
   EXPECT_EQ(d.size(), 1u);
 }
 
+TEST(PodDirectory, PodsThatCameAndWentKeepOnlyTheLastFewGone) {
+  PodDirectory d(4096, 8);
+  d.remember(pod("uid-steady", "db-0", "sb-steady", "c-steady", "db"));
+  for (int i = 0; i < 1000; ++i) {
+    const std::string n = std::to_string(i);
+    d.remember(pod("uid-" + n, "job-" + n, "sb-" + n, "c-" + n, "job"));
+    d.unlist("uid-" + n);
+    d.unlist("uid-" + n);  // a failed inspection is retried: counted once
+  }
+  EXPECT_EQ(d.size(), 1u + 8u);  // the listed pod and the last 8 gone
+  EXPECT_EQ(d.ids(), 2u * (1u + 8u));
+  EXPECT_TRUE(d.find({CallTarget::Kind::kSandbox, "sb-steady"}));
+  EXPECT_TRUE(d.find({CallTarget::Kind::kSandbox, "sb-999"}));
+  EXPECT_FALSE(d.find({CallTarget::Kind::kSandbox, "sb-991"}));
+}
+
+TEST(PodDirectory, ACrashLoopingPodsNewContainerIdsDoNotPileUp) {
+  PodDirectory d;
+  for (int restart = 0; restart < 1000; ++restart)
+    d.remember(pod("uid-1", "web-0", "sb-1", "c-" + std::to_string(restart), "app"));
+  EXPECT_EQ(d.size(), 1u);
+  EXPECT_EQ(d.ids(), 2u);
+  EXPECT_FALSE(d.find({CallTarget::Kind::kContainer, "c-998"}));
+  EXPECT_TRUE(d.find({CallTarget::Kind::kContainer, "c-999"}));
+}
+
 }  // namespace
 }  // namespace plegscope

@@ -49,5 +49,21 @@ TEST(MetricsEndpoint, ConcurrentScrapesAllGetAText) {
   EXPECT_EQ(diagnosis.diagnoses(), 1u) << "no relist, no time passed: one diagnosis for every scrape";
 }
 
+TEST(MetricsEndpoint, ScrapesOneAfterAnotherAtAStormsRateShareATextPerTenthOfASecond) {
+  testing::FakeClock clock;
+  Node node(testing::node_without_runtime(), clock);
+  DiagnosisService diagnosis(node, DiagnosisOptions{});
+  MetricsEndpoint endpoint(node, diagnosis);
+  for (int i = 0; i < 200; ++i) ASSERT_EQ(endpoint.serve().status, 200);
+  EXPECT_EQ(endpoint.rendered(), MetricsEndpoint::kStormRenders) << "then the last text, younger than 100 ms";
+  clock.step(MetricsEndpoint::kStormMaxAge);
+  for (int i = 0; i < 50; ++i) endpoint.serve();
+  EXPECT_EQ(endpoint.rendered(), MetricsEndpoint::kStormRenders + 1) << "one new text once the last is too old";
+  clock.step(MetricsEndpoint::kStormWindow * 2);
+  endpoint.serve();
+  endpoint.serve();
+  EXPECT_EQ(endpoint.rendered(), MetricsEndpoint::kStormRenders + 3) << "the storm is over: a text per request";
+}
+
 }  // namespace
 }  // namespace plegscope

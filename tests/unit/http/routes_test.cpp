@@ -68,6 +68,10 @@ TEST_F(RoutesTest, DebugEndpointsAndTheirBadLimits) {
             nlohmann::json::parse(R"({"events": []})"));
   EXPECT_EQ(get("/debug/events", {{"limit", "-1"}}).status, 400);
   EXPECT_EQ(get("/debug/events", {{"limit", "x"}}).status, 400);
+  // A node without a runtime holds no pod: every per-pod structure is empty.
+  auto sizes = nlohmann::json::parse(get("/debug/sizes").content())["sizes"];
+  for (const char* name : {"pod_records", "pod_status_cache", "pod_directory_pods", "pod_directory_ids"})
+    EXPECT_EQ(sizes.value(name, -1), 0) << name;
 }
 
 }  // namespace
