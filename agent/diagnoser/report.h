@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/grpc_codes.h"
+#include "diagnoser/culprit.h"
 #include "diagnoser/finding.h"
 #include "diagnoser/node_condition_state.h"
 #include "http/scrape_error.h"
@@ -35,6 +36,9 @@ struct Cause : Finding {
   explicit Cause(Finding finding) : Finding(std::move(finding)) {}
   std::string summary;  // one sentence: what is wrong, with the numbers
   std::string remedy;   // what to run to confirm, what usually fixes it
+  // Read back from JSON only: a report read back has no finding to derive
+  // its culprit from (culprit_of), so it keeps the one it was sent.
+  Culprit culprit_read_back;
   // Not in the JSON: the parts of the report's one-sentence summary.
   std::string reason;  // the clause after "because"
   std::string action;  // what to do first

@@ -292,7 +292,8 @@ json report_to_json(const Report& r) {
   j["runtime_metrics"] = r.runtime_metrics;
   j["host"] = r.host;  // issue 17
   for (size_t i = 0; i < r.causes.size(); ++i) {
-    if (json culprit = culprit_json(culprit_of(r.causes[i])); !culprit.empty())
+    Culprit derived = culprit_of(r.causes[i]);
+    if (json culprit = culprit_json(derived.empty() ? r.causes[i].culprit_read_back : derived); !culprit.empty())
       j["causes"][i]["culprit"] = std::move(culprit);
   }
   j["node_condition"] = r.node_condition;
@@ -313,6 +314,19 @@ Report report_from_json(const json& j) {
   r.status = j.at("status").get<Status>();
   r.summary = j.value("summary", r.summary);
   r.causes = j.at("causes").get<std::vector<Cause>>();
+  for (size_t i = 0; i < r.causes.size(); ++i) {
+    const json& c = j.at("causes")[i].value("culprit", json::object());
+    if (!c.is_object()) throw std::invalid_argument("causes/" + std::to_string(i) + "/culprit is not an object");
+    Culprit& back = r.causes[i].culprit_read_back;
+    back.op = c.value("operation", "");
+    back.pod = c.value("pod", "");
+    back.container = c.value("container", "");
+    back.sandbox_id = c.value("sandbox_id", "");
+    back.pid = c.value("pid", int64_t{0});
+    back.comm = c.value("comm", "");
+    back.wchan = c.value("wchan", "");
+    back.seconds = c.value("seconds", 0.0);
+  }
   r.relist = j.value("relist", r.relist);
   r.runtime = j.value("runtime", r.runtime);
   r.pods = j.value("pods", r.pods);
