@@ -190,10 +190,17 @@ TEST(CauseTexts, EveryNodeCommandOfARemedyIsBounded) {
         for (const CommandWord& w : command_words(command)) {
           SCOPED_TRACE(std::string(cause_name(id)) + ": `" + command + "`");
           EXPECT_EQ(procps.count(w.program), 0u) << w.program << " reads every process's cmdline";
-          if (w.program == "crictl") EXPECT_EQ(w.after.rfind(" --timeout ", 0), 0u) << "crictl without --timeout";
-          if (w.program == "ctr") EXPECT_NE(w.after.find("--connect-timeout"), std::string::npos);
-          if (w.program == "curl") EXPECT_NE(w.after.find(" -m "), std::string::npos) << "curl without -m";
-          else if (can_block.count(w.program)) EXPECT_TRUE(std::regex_search(w.before, timed)) << w.program;
+          if (w.program == "crictl") {
+            EXPECT_EQ(w.after.rfind(" --timeout ", 0), 0u) << "crictl without --timeout";
+          }
+          if (w.program == "ctr") {
+            EXPECT_NE(w.after.find("--connect-timeout"), std::string::npos);
+          }
+          if (w.program == "curl") {
+            EXPECT_NE(w.after.find(" -m "), std::string::npos) << "curl without -m";
+          } else if (can_block.count(w.program)) {
+            EXPECT_TRUE(std::regex_search(w.before, timed)) << w.program;
+          }
         }
       }
     }
