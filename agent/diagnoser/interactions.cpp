@@ -130,10 +130,18 @@ void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Findi
 
   const double period = c.period_seconds();
   Finding f;
-  if (c.relist_seconds <= 0 && !c.last_ok && c.lists.samples == 0) {
-    // Nothing measured yet: the runtime has not answered a single list.
+  const bool first_relist_running = !c.last_ok && c.in_progress && !late;
+  if (!c.last_ok && ((c.relist_seconds <= 0 && c.lists.samples == 0) || first_relist_running)) {
+    // No relist has succeeded: the runtime has not answered a single list,
+    // or the first relist runs and is not yet late, so how long it has run
+    // is all there is to measure; shares of a relist just begun name nothing.
     f = make_finding(CauseId::kRuntimeUnavailable, Severity::kWarning, 0.4, Form::kNoRelistYet);
     f.evidence.push_back({"successful_relists", 0, 1});
+    if (c.in_progress) {
+      f.seconds = to_seconds(c.in_progress->duration);
+      f.period_seconds = period;
+      f.evidence.push_back({"first_relist_running_seconds", f.seconds, c.t.late_relist_periods * period});
+    }
   } else {
     const bool lists = c.list_share >= c.status_share;
     if (lists) {

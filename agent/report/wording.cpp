@@ -19,8 +19,15 @@ std::optional<CauseWords> attributed_words(const Finding& f) {
   std::string where;
   switch (f.form) {
     case Form::kNoRelistYet:
-      w.reason = "the runtime has not answered a relist yet";
-      w.action = "check that the runtime is up and answers on its socket";
+      if (f.seconds > 0) {
+        w.reason = "the first relist has run for " + text::duration(f.seconds) + " and not finished";
+        const std::optional<double> late = f.evidence.back().threshold;
+        w.action = "wait for it; if it runs past " + text::duration(late.value_or(f.period_seconds)) +
+                   ", check that the runtime answers on its socket";
+      } else {
+        w.reason = "the runtime has not answered a relist yet";
+        w.action = "check that the runtime is up and answers on its socket";
+      }
       w.summary = "No relist has succeeded yet: " + w.reason + ".";
       return w;
     case Form::kLateInLists:

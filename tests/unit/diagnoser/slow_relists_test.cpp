@@ -93,6 +93,48 @@ TEST(SlowRelists, UnhealthyWithoutAnyMeasurementStillHasACause) {
   EXPECT_EQ(r.causes.front().id, CauseId::kRuntimeUnavailable);
 }
 
+// The agent just started: its first relist has run 40 ms and already has
+// its list answers. Shares of a relist just begun are no evidence of a
+// slow runtime: the one measured fact is how long the first relist has run.
+TEST(SlowRelists, FirstRelistJustBegunNamesNoSlowRuntime) {
+  Builder b;
+  b.s.timeline.clear();
+  b.s.healthy = false;
+  b.s.health_message = "pleg has yet to be successful";
+  b.s.last_seen.reset();
+  RelistRecord p = relist(0.04, 0.002, 0.0);
+  p.start = kNow - secs(0.04);
+  p.in_progress = true;
+  p.initial = true;
+  b.s.in_progress = p;
+  Report r = b.report();
+  EXPECT_EQ(r.status, Status::kUnhealthy);
+  ASSERT_EQ(r.causes.size(), 1u) << r.summary;
+  EXPECT_EQ(r.causes.front().id, CauseId::kRuntimeUnavailable) << r.summary;
+  EXPECT_FALSE(find(r, CauseId::kRuntimeSlow));
+  EXPECT_TRUE(has_evidence(r.causes.front(), "first_relist_running_seconds")) << r.summary;
+  EXPECT_NE(r.summary.find("first relist has run for"), std::string::npos) << r.summary;
+}
+
+// The same first relist, once it runs past two periods, is late: then the
+// share of it in the lists is evidence.
+TEST(SlowRelists, FirstRelistPastTwoPeriodsIsAttributedByItsShares) {
+  Builder b;
+  b.s.timeline.clear();
+  b.s.healthy = false;
+  b.s.health_message = "pleg has yet to be successful";
+  b.s.last_seen.reset();
+  RelistRecord p = relist(5, 4.8, 0.1);
+  p.start = kNow - secs(5);
+  p.in_progress = true;
+  p.initial = true;
+  b.s.in_progress = p;
+  Report r = b.report();
+  EXPECT_EQ(r.status, Status::kUnhealthy);
+  ASSERT_FALSE(r.causes.empty()) << r.summary;
+  EXPECT_NE(r.causes.front().id, CauseId::kRuntimeUnavailable) << r.summary;
+}
+
 // ~150 pods changing every relist, status calls ~20 ms each: relists of
 // 8-11 s, of which 99% is per-pod inspection.
 Builder storm_with_long_relists() {
