@@ -93,21 +93,26 @@ TEST(SlowRelists, UnhealthyWithoutAnyMeasurementStillHasACause) {
   EXPECT_EQ(r.causes.front().id, CauseId::kRuntimeUnavailable);
 }
 
-// The agent just started: its first relist has run 40 ms and already has
-// its list answers. Shares of a relist just begun are no evidence of a
-// slow runtime: the one measured fact is how long the first relist has run.
-TEST(SlowRelists, FirstRelistJustBegunNamesNoSlowRuntime) {
+// The agent just started: no relist has succeeded, and its first relist
+// has run `duration` seconds so far.
+Builder first_relist_running(double duration, double list, double status) {
   Builder b;
   b.s.timeline.clear();
   b.s.healthy = false;
   b.s.health_message = "pleg has yet to be successful";
   b.s.last_seen.reset();
-  RelistRecord p = relist(0.04, 0.002, 0.0);
-  p.start = kNow - secs(0.04);
+  RelistRecord p = relist(duration, list, status);
+  p.start = kNow - secs(duration);
   p.in_progress = true;
   p.initial = true;
   b.s.in_progress = p;
-  Report r = b.report();
+  return b;
+}
+
+// 40 ms in, with its list answers. Shares of a relist just begun are no
+// evidence of a slow runtime: the one measured fact is how long it has run.
+TEST(SlowRelists, FirstRelistJustBegunNamesNoSlowRuntime) {
+  Report r = first_relist_running(0.04, 0.002, 0.0).report();
   EXPECT_EQ(r.status, Status::kUnhealthy);
   ASSERT_EQ(r.causes.size(), 1u) << r.summary;
   EXPECT_EQ(r.causes.front().id, CauseId::kRuntimeUnavailable) << r.summary;
@@ -116,20 +121,10 @@ TEST(SlowRelists, FirstRelistJustBegunNamesNoSlowRuntime) {
   EXPECT_NE(r.summary.find("first relist has run for"), std::string::npos) << r.summary;
 }
 
-// The same first relist, once it runs past two periods, is late: then the
-// share of it in the lists is evidence.
+// Once it runs past two periods it is late, and the share of it in the
+// lists is evidence.
 TEST(SlowRelists, FirstRelistPastTwoPeriodsIsAttributedByItsShares) {
-  Builder b;
-  b.s.timeline.clear();
-  b.s.healthy = false;
-  b.s.health_message = "pleg has yet to be successful";
-  b.s.last_seen.reset();
-  RelistRecord p = relist(5, 4.8, 0.1);
-  p.start = kNow - secs(5);
-  p.in_progress = true;
-  p.initial = true;
-  b.s.in_progress = p;
-  Report r = b.report();
+  Report r = first_relist_running(5, 4.8, 0.1).report();
   EXPECT_EQ(r.status, Status::kUnhealthy);
   ASSERT_FALSE(r.causes.empty()) << r.summary;
   EXPECT_NE(r.causes.front().id, CauseId::kRuntimeUnavailable) << r.summary;
