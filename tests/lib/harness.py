@@ -139,11 +139,42 @@ def require_tool(name):
     return path
 
 
+def _ephemeral_low():
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
+
+
 def free_port():
-    """A TCP port on 127.0.0.1 that was free a moment ago."""
+    """A TCP port on 127.0.0.1 that was free a moment ago.
+
+    Taken below the kernel's ephemeral range: a port bind(0) hands out comes
+    from that range, where any process' outgoing connection may take it
+    before the service the port is for binds it.
+    """
+    import random
+    low, high = 10000, _ephemeral_low() - 1
+    for _ in range(200):
+        port = random.randint(low, high) if high > low else 0
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def port_taken(proc):
+    """True when `proc` ended because its port was taken in the meantime."""
+    if proc is None or proc.alive():
+        return False
+    tail = proc.tail()
+    return "Address already in use" in tail or "port in use" in tail
 
 
 # ---------------------------------------------------------------- polling
@@ -351,24 +382,29 @@ class FakeCri:
             path = scenario_path(self.scenario)
         self.socket = os.path.join(self.dir, "cri.sock")
         self.endpoint = "unix://" + self.socket
-        self.port = free_port()
-        self.control_url = "http://127.0.0.1:%d" % self.port
-        try:
-            self.proc = Process("fakecri", [binary, "--socket", self.socket, "--scenario", path,
-                                            "--control-address", "127.0.0.1:%d" % self.port,
-                                            "--log-level", self.log_level] + self.extra_args)
+        for attempt in range(3):
+            self.port = free_port()
+            self.control_url = "http://127.0.0.1:%d" % self.port
+            try:
+                self.proc = Process("fakecri", [binary, "--socket", self.socket, "--scenario", path,
+                                                "--control-address", "127.0.0.1:%d" % self.port,
+                                                "--log-level", self.log_level] + self.extra_args)
 
-            def up():
-                if not self.proc.alive():
-                    raise AssertionError("fakecri exited with %s:\n%s" % (self.proc.returncode, self.proc.tail()))
-                return self._request("GET", "/state")
+                def up():
+                    if not self.proc.alive():
+                        raise AssertionError("fakecri exited with %s:\n%s" % (self.proc.returncode, self.proc.tail()))
+                    return self._request("GET", "/state")
 
-            wait_until(up, self.start_timeout, "fakecri control endpoint %s" % self.control_url, interval=0.05)
-            if self.hold:
-                self.phase(self.hold, hold=True)
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
+                wait_until(up, self.start_timeout, "fakecri control endpoint %s" % self.control_url, interval=0.05)
+                if self.hold:
+                    self.phase(self.hold, hold=True)
+                return self
+            except BaseException:
+                retry = attempt < 2 and port_taken(self.proc)
+                if not retry:
+                    self.__exit__(None, None, None)
+                    raise
+                self.proc.stop()
         return self
 
     def __exit__(self, *exc):
@@ -562,25 +598,30 @@ class Agent:
         return args + self.extra_flags
 
     def __enter__(self):
-        self.port = free_port()
-        self.base_url = "http://127.0.0.1:%d" % self.port
         env = dict(os.environ)
         for key in list(env):
             if key.startswith("PLEGSCOPE_") and key not in ("PLEGSCOPE_BUILD_DIR", "PLEGSCOPE_SOURCE_DIR"):
                 del env[key]  # flags only: no surprise configuration from the caller's environment
         env.update(self.env or {})
-        try:
-            self.proc = Process("plegscope", self.command(), env=env, separate_stdout=self.separate_stdout)
-            if self.wait_ready:
-                def serving():
-                    if not self.proc.alive():
-                        raise AssertionError("plegscope exited with %s:\n%s" % (self.proc.returncode, self.proc.tail()))
-                    return self.get("/livez")[0] == 200
-                wait_until(serving, self.start_timeout, "plegscope to serve /livez on %s" % self.base_url,
-                           interval=0.05)
-        except BaseException:
-            self.__exit__(None, None, None)
-            raise
+        for attempt in range(3):
+            self.port = free_port()
+            self.base_url = "http://127.0.0.1:%d" % self.port
+            try:
+                self.proc = Process("plegscope", self.command(), env=env, separate_stdout=self.separate_stdout)
+                if self.wait_ready:
+                    def serving():
+                        if not self.proc.alive():
+                            raise AssertionError("plegscope exited with %s:\n%s" %
+                                                 (self.proc.returncode, self.proc.tail()))
+                        return self.get("/livez")[0] == 200
+                    wait_until(serving, self.start_timeout, "plegscope to serve /livez on %s" % self.base_url,
+                               interval=0.05)
+                return self
+            except BaseException:
+                retry = attempt < 2 and self.wait_ready and port_taken(self.proc)
+                self.__exit__(None, None, None)
+                if not retry:
+                    raise
         return self
 
     def __exit__(self, *exc):
