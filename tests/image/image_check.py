@@ -88,8 +88,9 @@ def resolve(members, path):
 
 
 def dpkg_owners(root, paths):
-    """{path: package dpkg in ROOT says ships /PATH (or its /usr-less
-    spelling)}; paths no package ships are left out."""
+    """{path: [packages dpkg in ROOT says ship /PATH (or its /usr-less
+    spelling)]}: several when Multi-Arch: same packages of two architectures
+    share it (a copyright); paths no package ships are left out."""
     spellings = {}
     for path in paths:
         for spelling in ["/" + path] + (["/" + path[4:]] if path.startswith("usr/") else []):
@@ -100,7 +101,7 @@ def dpkg_owners(root, paths):
     for line in r.stdout.splitlines():
         pkgs, _, p = line.partition(": ")
         if p in spellings and not line.startswith("diversion "):
-            owners.setdefault(spellings[p], pkgs)
+            owners.setdefault(spellings[p], pkgs.split(", "))
     return owners
 
 
@@ -163,8 +164,9 @@ def check_sbom(archive, root):
             assert owner is None and pkg["name"] == GENERATED[name], (name, pkg["name"])
         else:
             assert owner, "%s: no package in %s owns it" % (name, root)
-            assert owner.split(":")[0] == pkg["name"] and pkg["comment"].startswith("dpkg: %s," % owner), \
-                (name, owner, pkg["name"], pkg.get("comment"))
+            dpkg_name = pkg["comment"].split(",")[0][len("dpkg: "):]
+            assert dpkg_name in owner and dpkg_name.split(":")[0] == pkg["name"], (name, owner, pkg["name"], dpkg_name)
+            assert len(owner) == 1 or dpkg_name.endswith(":" + config["architecture"]), (name, owner, dpkg_name)
     # versions as dpkg has them; each package's copyright shipped; none listed without a file
     debian = [p for p in doc["packages"] if p["name"] != "plegscope"]
     for p in debian:
