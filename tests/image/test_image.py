@@ -233,6 +233,8 @@ def projected_token(directory, ca_file):
 
 
 # What a probe container reads, as one key=value per line in /out/answers.
+# The stack is read with cat: busybox's head reports any read error as EIO,
+# its cat says which (the kernel refuses the read, not the open, as uid 0).
 # /proc/PID/stat's third field is the state ("containerd" has no space).
 PROBE = r"""
 h=/host/proc; p=%(pid)d
@@ -247,7 +249,7 @@ echo "runtime_state=$(cut -d' ' -f3 $h/$p/stat 2>&1)"
 echo "runtime_comm=$(cat $h/$p/comm 2>&1)"
 echo "runtime_wchan=$(cat $h/$p/wchan 2>&1)"
 echo "runtime_cmdline=$(tr '\0' ' ' <$h/$p/cmdline 2>&1 | cut -c1-40)"
-echo "runtime_stack=$(head -n1 $h/$p/stack 2>&1)"
+echo "runtime_stack=$(cat $h/$p/stack 2>&1 | head -n1)"
 echo "runtime_fd=$(ls $h/$p/fd 2>&1 | head -n1)"
 echo "host_mountinfo_lines=$(wc -l <$h/1/mountinfo 2>&1)"
 echo "cgroup_pids_current=$(cat /host/sys/fs/cgroup/%(cgroup)s/pids.current 2>&1)"
