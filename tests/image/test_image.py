@@ -1,9 +1,11 @@
 """The image, built and run as the DaemonSet runs it.
 
-scripts/build-image builds deploy/Dockerfile without a registry (debootstrap
-minbase bookworm -> buildah commit as debian:bookworm-slim -> buildah bud);
-PLEGSCOPE_IMAGE_WORK=DIR keeps its base image between runs,
-PLEGSCOPE_IMAGE_ARCHIVE=FILE uses an archive it wrote before instead.
+scripts/build-image builds the distroless amd64 image without a registry
+(plegscope compiled in a debootstrapped Debian 12 build root, kept under
+PLEGSCOPE_CROSS_DIR, default /var/tmp/plegscope-cross, and reused; then
+assembled from that root's packages); PLEGSCOPE_IMAGE_ARCHIVE=FILE uses an
+archive it wrote before instead (its FILE.spdx.json beside it). The image's
+SBOM is checked against that root's dpkg database (tests/image/image_check.py).
 The image is imported into a private containerd (tests/e2e's fixture) and
 started through CRI with the container of deploy/daemonset.yaml, translated
 the way the kubelet translates a pod spec: its args and env (NODE_NAME and
@@ -29,9 +31,10 @@ comes from the /proc mounted at /host/proc (PSI, load and task count as the
 kernel reports them there; the same container without that mount reports
 none), and its host section finds the runtime's shims there.
 
-Then each line of README "Privileges, and why": probe containers (the image's
-/bin/sh, the DaemonSet's security settings and mounts, plus a writable /out
-for the answers) measure what that identity reads, as uid 65532 with the
+Then each line of README "Privileges, and why": probe containers (the image
+has no shell, so a probe image holding only Debian's static busybox as
+/bin/sh, with the DaemonSet's security settings and mounts, plus a writable
+/out for the answers) measure what that identity reads, as uid 65532 with the
 DaemonSet's groups, with no group 0 and no journal group, and as uid 0 with
 every capability dropped (the old setting), in a pod without hostPID and in
 one with it."""
@@ -52,6 +55,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
 import containerd_fixture  # noqa: E402
 import fake_kubelet  # noqa: E402  (tests/lib)
 import harness  # noqa: E402
+import image_check  # noqa: E402
 import journal_export  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 import yaml  # noqa: E402
@@ -61,6 +65,10 @@ NODE = "image-node"
 NODE_IP = "127.0.0.1"  # status.hostIP: the pod runs on the host network here
 TOKEN = "image-test-token"
 TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
+PROBE_IMAGE = "localhost/plegscope-e2e/probe:1"
+BUSYBOX = "/bin/busybox"  # Debian's busybox-static: its applets run without links
+# What the registry transfers and a node stores compressed.
+MAX_LAYER_GZIP = 40 * 1000 * 1000
 
 
 def require(condition, why):
@@ -135,19 +143,25 @@ def build_image(out):
     prebuilt = os.environ.get("PLEGSCOPE_IMAGE_ARCHIVE")
     if prebuilt:  # an archive scripts/build-image wrote earlier (development only)
         shutil.copy(prebuilt, out)
+        shutil.copy(prebuilt[:-4] + ".spdx.json", out[:-4] + ".spdx.json")
         print("image: prebuilt %s (PLEGSCOPE_IMAGE_ARCHIVE), not built by this run" % prebuilt)
         return
-    work = os.environ.get("PLEGSCOPE_IMAGE_WORK")
-    env = dict(os.environ)
-    if work:
-        env["PLEGSCOPE_IMAGE_WORK"] = work
     t0 = time.monotonic()
-    r = subprocess.run([os.path.join(ROOT, "scripts", "build-image"), out], env=env,
+    r = subprocess.run([os.path.join(ROOT, "scripts", "build-image"), "--arch", "amd64", out],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(r.stdout, end="")
     assert r.returncode == 0, "scripts/build-image failed"
-    print("image build: %.0fs%s" % (time.monotonic() - t0,
-                                    " (base image reused from %s)" % work if work and "debootstrap" not in r.stdout else ""))
+    print("image build: %.0fs" % (time.monotonic() - t0))
+
+
+def probe_image(workdir):
+    """An image with only Debian's static busybox as /bin/sh: what the probe
+    containers run, since plegscope's image has no shell."""
+    with open(BUSYBOX, "rb") as f:
+        data = f.read()
+    out = os.path.join(workdir, "probe-oci.tar")
+    oci_image.build_oci_tarball(PROBE_IMAGE, {"bin/sh": (data, 0o755)}, ["/bin/sh"], out)
+    return out
 
 
 def loadavg(proc):
@@ -219,6 +233,8 @@ def projected_token(directory, ca_file):
 
 
 # What a probe container reads, as one key=value per line in /out/answers.
+# The stack is read with cat: busybox's head reports any read error as EIO,
+# its cat says which (the kernel refuses the read, not the open, as uid 0).
 # /proc/PID/stat's third field is the state ("containerd" has no space).
 PROBE = r"""
 h=/host/proc; p=%(pid)d
@@ -233,7 +249,7 @@ echo "runtime_state=$(cut -d' ' -f3 $h/$p/stat 2>&1)"
 echo "runtime_comm=$(cat $h/$p/comm 2>&1)"
 echo "runtime_wchan=$(cat $h/$p/wchan 2>&1)"
 echo "runtime_cmdline=$(tr '\0' ' ' <$h/$p/cmdline 2>&1 | cut -c1-40)"
-echo "runtime_stack=$(head -n1 $h/$p/stack 2>&1)"
+echo "runtime_stack=$(cat $h/$p/stack 2>&1 | head -n1)"
 echo "runtime_fd=$(ls $h/$p/fd 2>&1 | head -n1)"
 echo "host_mountinfo_lines=$(wc -l <$h/1/mountinfo 2>&1)"
 echo "cgroup_pids_current=$(cat /host/sys/fs/cgroup/%(cgroup)s/pids.current 2>&1)"
@@ -250,7 +266,7 @@ def run_probe(ctd, sandbox, spec, name, tmp, uid, gid, groups, runtime_pid, cgro
     out = os.path.join(tmp, "probe-" + name)
     os.makedirs(out)
     os.chmod(out, 0o777)
-    probe = dict(spec, name="probe-" + name, args=[],
+    probe = dict(spec, name="probe-" + name, args=[], image=PROBE_IMAGE,
                  command=["/bin/sh", "-c", PROBE % {"pid": runtime_pid, "cgroup": cgroup, "token": TOKEN_PATH}],
                  mounts=spec["mounts"] + [{"container_path": "/out", "host_path": out, "readonly": False}],
                  run_as_user=uid, run_as_group=gid, supplemental_groups=groups, host_pid=host_pid)
@@ -264,9 +280,11 @@ def run_probe(ctd, sandbox, spec, name, tmp, uid, gid, groups, runtime_pid, cgro
 
 
 def test_image_runs_as_the_daemonset():
-    require(os.geteuid() == 0, "not root (debootstrap, buildah, containerd)")
-    for tool in ("debootstrap", "buildah"):
-        require(shutil.which(tool), "%s not installed (scripts/install-deps image)" % tool)
+    require(os.geteuid() == 0, "not root (debootstrap, chroot, containerd)")
+    require(shutil.which("debootstrap"), "debootstrap not installed (scripts/install-deps image)")
+    require(os.path.exists(BUSYBOX) and "statically linked" in subprocess.run(
+        ["file", "-L", BUSYBOX], capture_output=True, text=True).stdout,
+        "no static %s (busybox-static; scripts/install-deps image)" % BUSYBOX)
     reason = containerd_fixture.skip_reason()
     require(reason is None, str(reason))
     pod, c = daemonset_container()
@@ -274,11 +292,17 @@ def test_image_runs_as_the_daemonset():
     try:
         tarball = os.path.join(tmp, "plegscope-oci.tar")
         build_image(tarball)
+        root = os.path.join(image_check.cross_dir(), "amd64")
+        print("SBOM: " + image_check.check_sbom(tarball, root))
+        _, _, _, gz, raw = image_check.read_archive(tarball)
+        print("image size: layer %d bytes gzip, %d bytes uncompressed" % (gz, raw))
+        assert gz <= MAX_LAYER_GZIP, gz
         with contextlib.ExitStack() as stack:
             ctd = stack.enter_context(containerd_fixture.Containerd(harness.build_dir()))
             for tb in oci_image.build_e2e_images(os.path.join(tmp, "e2e-images")).values():
                 ctd.import_image(tb)
             ctd.import_image(tarball)
+            ctd.import_image(probe_image(tmp))
             images = ctd.images()
             print("images in containerd: %s" % images)
             assert any(i.endswith(c["image"].split("/", 1)[1]) or i == c["image"] for i in images), images
