@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -33,7 +34,7 @@ std::string errno_text(int negative_errno) { return std::strerror(-negative_errn
 // logs "Started"/"Stopping"/"Stopped" from init.scope with UNIT= naming the
 // unit). Same-field matches are ORed, different fields ANDed, terms split
 // by a disjunction.
-int add_unit_matches(sd_journal* j, const UnitRoles& roles) {
+int add_unit_matches(sd_journal* j, const UnitRoles& roles, bool kernel) {
   std::vector<std::string> units;
   if (!roles.kubelet_unit.empty()) units.push_back(roles.kubelet_unit);
   for (const std::string& u : roles.runtime_units) {
@@ -50,12 +51,26 @@ int add_unit_matches(sd_journal* j, const UnitRoles& roles) {
     const std::string m = "UNIT=" + u;
     if ((r = sd_journal_add_match(j, m.data(), m.size())) < 0) return r;
   }
+  // The kernel's lines, for its hung-task reports: journalctl -k's match.
+  if (kernel) {
+    if ((r = sd_journal_add_disjunction(j)) < 0) return r;
+    if ((r = sd_journal_add_match(j, "_TRANSPORT=kernel", 0)) < 0) return r;
+  }
   return 0;
 }
 
 }  // namespace
 
-JournalReader::JournalReader(const JournalFollowerOptions& options) : options_(options) {}
+namespace {
+host::HungTaskAssemblerOptions hung_task_options(const JournalFollowerOptions& o) {
+  host::HungTaskAssemblerOptions h;
+  h.max_reports = std::max<size_t>(1, o.max_hung_tasks);
+  return h;
+}
+}  // namespace
+
+JournalReader::JournalReader(const JournalFollowerOptions& options)
+    : options_(options), hung_tasks_(hung_task_options(options)) {}
 
 JournalReader::~JournalReader() { close(); }
 
@@ -78,7 +93,7 @@ std::string JournalReader::open(const std::string& dir, int64_t since_usec) {
     return "cannot watch the journal at " + dir + ": " + errno_text(fd);
   }
   sd_journal_set_data_threshold(j, options_.max_field_bytes);
-  if ((r = add_unit_matches(j, options_.units)) < 0) {
+  if ((r = add_unit_matches(j, options_.units, options_.kernel)) < 0) {
     sd_journal_close(j);
     return "cannot match the units in the journal at " + dir + ": " + errno_text(r);
   }
@@ -116,6 +131,15 @@ JournalReader::ReadResult JournalReader::read(size_t max_entries,
     const std::string unit(JOURNAL_FIELD(journal_, "UNIT"));
     const std::string message_id(JOURNAL_FIELD(journal_, "MESSAGE_ID"));
     const std::string pid(JOURNAL_FIELD(journal_, "_PID"));
+    if (options_.kernel && JOURNAL_FIELD(journal_, "_TRANSPORT") == "kernel") {
+      // Fields are read one at a time: the transport's view is used up
+      // before MESSAGE is read into the shared buffer.
+      ++kernel_lines_;
+      uint64_t usec = 0;
+      if (sd_journal_get_realtime_usec(journal_, &usec) < 0) usec = 0;
+      hung_tasks_.feed(JOURNAL_FIELD(journal_, "MESSAGE"), int64_t(usec));
+      continue;
+    }
     EntryFields entry{JOURNAL_FIELD(journal_, "MESSAGE"), systemd_unit, unit, message_id, pid};
     const std::optional<Classified> c = classify_entry(entry, options_.units);
     if (!c) continue;

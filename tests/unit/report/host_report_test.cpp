@@ -23,7 +23,7 @@ Report with_stuck_pod() {
   h.reachable = true;
   h.processes.helpers = 12;
   h.processes.blocked.push_back({4242, "containerd-shim", "D", "nfs_wait_bit_killable", 31, "4c5d6e7f8a9b0c1d",
-                                 "shop/web-0", "", 4242, 1, 1});
+                                 "shop/web-0", "", 4242, 1, 1, std::nullopt});
   h.processes.zombies = 7;
   h.processes.zombie_parents.push_back({4242, "containerd-shim", 7, "shop/web-0", "", "", "helper"});
   h.processes.shims.push_back({777, "containerd-shim", "S", 7200, "deadbeefcafe0001", "", ""});  // leaked
