@@ -7,6 +7,7 @@ report to that blocked process and to shim_hung's evidence with what its
 frames wait on, and says a report printed before the agent saw the stall
 may be an older one."""
 
+import json
 import os
 import shutil
 import tempfile
@@ -64,6 +65,7 @@ def test_the_kernels_report_on_the_stuck_shim():
                 return got if got and got[1]["hung_task"] else None
             report, blocked = wait_until(with_report, 30, "the older kernel report on pid 4242's blocked entry")
             k = blocked["hung_task"]
+            print("  older report: %s" % json.dumps(k)[:300])
             assert k["pid"] == 4242 and k["comm"] == "containerd-shim", k
             assert k["classes"] == ["network_fs"], k
             assert "nfs4_proc_getattr" in k["frames"] and "rpc_wait_bit_killable" in k["frames"], k
@@ -82,6 +84,7 @@ def test_the_kernels_report_on_the_stuck_shim():
                 shim = [c for c in got[0]["causes"] if c["id"] == "shim_hung"]
                 return (got[0], got[1], shim[0]) if shim else None
             report, blocked, cause = wait_until(fresh, 30, "the fresh kernel report, within the stall, and shim_hung")
+            print("  " + cause["summary"])
             assert blocked["hung_task"]["classes"] == ["network_fs"], blocked
             signals = [e["signal"] for e in cause["evidence"]]
             assert "kernel_hung_task_blocked_seconds{pid=4242,class=network_fs}" in signals, signals
