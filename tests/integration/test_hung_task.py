@@ -14,6 +14,7 @@ import tempfile
 import time
 
 import harness
+import schema_check
 from harness import Agent, FakeCri, wait_until
 from journal_export import kernel_entry, kernel_report, unit_entry, write_journal
 
@@ -91,6 +92,9 @@ def test_the_kernels_report_on_the_stuck_shim():
             assert "the kernel's hung-task report on pid 4242" in cause["summary"], cause["summary"]
             assert "a network filesystem" in cause["summary"], cause["summary"]
             assert len(report["host"]["hung_tasks"]) == 2, report["host"]["hung_tasks"]
+            # The report, reports and all, is what docs/report.schema.json says.
+            with open(os.path.join(harness.source_dir(), "docs", "report.schema.json")) as f:
+                assert schema_check.validate(report, json.load(f)) == []
 
             status, text = agent.get("/diagnose?format=text")
             assert status == 200

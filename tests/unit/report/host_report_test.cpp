@@ -38,7 +38,8 @@ Report with_stuck_pod() {
 
 TEST(HostReport, DesignFieldNames) {
   json j = report_to_json(with_stuck_pod());
-  EXPECT_EQ(keys(j["host"]), (std::set<std::string>{"reachable", "error", "processes", "pid_limits", "runtime_disk"}));
+  EXPECT_EQ(keys(j["host"]), (std::set<std::string>{"reachable", "error", "processes", "pid_limits", "runtime_disk",
+                                                    "hung_tasks", "hung_tasks_suppressed_since"}));
   EXPECT_EQ(keys(j["host"]["processes"]),
             (std::set<std::string>{"helpers", "blocked", "zombies", "zombie_parents", "shims", "shims_total", "error"}));
   EXPECT_EQ(keys(j["host"]["processes"]["shims"][0]),
@@ -46,7 +47,8 @@ TEST(HostReport, DesignFieldNames) {
   EXPECT_TRUE(j["host"]["processes"]["shims"][2]["seconds"].is_null());  // no uptime: no age, not 0
   EXPECT_EQ(keys(j["host"]["processes"]["blocked"][0]),
             (std::set<std::string>{"pid", "comm", "state", "wchan", "wchan_hidden", "seconds", "tid", "tasks_in_d",
-                                   "threads", "sandbox_id", "pod"}));
+                                   "threads", "sandbox_id", "pod", "hung_task"}));
+  EXPECT_TRUE(j["host"]["processes"]["blocked"][0]["hung_task"].is_null()) << "no kernel report on it";
   EXPECT_EQ(keys(j["host"]["processes"]["zombie_parents"][0]),
             (std::set<std::string>{"pid", "comm", "count", "pod", "pod_uid", "sandbox_id", "found_by"}));
   EXPECT_EQ(keys(j["host"]["pid_limits"][0]), (std::set<std::string>{"scope", "current", "max"}));
