@@ -9,6 +9,7 @@
 
 #include "diagnoser/hung_task_match.h"
 #include "report/host_sections.h"
+#include "report/html.h"
 #include "report/json.h"
 #include "report/text.h"
 #include "snapshot_builder.h"
@@ -84,6 +85,9 @@ TEST(HungTaskMatch, AThreadsReportIsTiedToItsProcessWithItsClassInEvidenceAndWor
   EXPECT_NE(text.find("kernel: the kernel's hung-task report on thread 5120"), std::string::npos) << text;
   EXPECT_NE(text.find("kernel hung-task report: "), std::string::npos) << text;
   EXPECT_NE(text.find("runc pid 5301 (tgid 5297)"), std::string::npos) << text;
+  const std::string html = render_html(r);
+  EXPECT_NE(html.find("<br>kernel: the kernel&#39;s hung-task report on thread 5120"), std::string::npos);
+  EXPECT_NE(html.find("<td>kernel hung-task report</td>"), std::string::npos);
 }
 
 TEST(HungTaskMatch, AReportPrintedBeforeTheScanSawTheStallIsSaidToBeOlder) {
