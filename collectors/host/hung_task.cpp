@@ -173,9 +173,13 @@ void HungTaskAssembler::feed(std::string_view raw, int64_t realtime_usec) {
   }
   if (!open_) return;
   HungTaskReport& r = reports_.back();
-  // printk's rate limit dropped lines ("hung_task: 3 callbacks suppressed",
-  // "printk: 12 messages suppressed"): some of this trace may be missing.
-  if (has(line, " callbacks suppressed") || has(line, " messages suppressed")) {
+  // Lines were lost: printk's rate limit ("hung_task: 3 callbacks
+  // suppressed", "printk: 12 messages suppressed"), its ring overwritten
+  // before it was read ("** 12 printk messages dropped **"), or journald
+  // missing records of /dev/kmsg ("Missed 12 kernel messages", its own
+  // line): some of this trace may be missing.
+  if (has(line, " callbacks suppressed") || has(line, " messages suppressed") ||
+      has(line, " printk messages dropped") || (starts(line, "Missed ") && has(line, " kernel messages"))) {
     if (!r.truncated) ++generation_;
     r.truncated = true;
     return;

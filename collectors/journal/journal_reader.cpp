@@ -29,6 +29,10 @@ std::string_view field(sd_journal* j, const char* name, size_t name_len) {
 
 std::string errno_text(int negative_errno) { return std::strerror(-negative_errno); }
 
+// sd-messages.h SD_MESSAGE_JOURNAL_MISSED: journald's "Missed N kernel
+// messages" when /dev/kmsg's records outran it.
+constexpr const char* kJournalMissedMessageId = "e9bf28e6e834481bb6f48f548ad13606";
+
 // journalctl -u's matches, per unit: the unit's own lines
 // (_SYSTEMD_UNIT=u), or systemd's lines about it (_PID=1 and UNIT=u: PID 1
 // logs "Started"/"Stopping"/"Stopped" from init.scope with UNIT= naming the
@@ -51,10 +55,14 @@ int add_unit_matches(sd_journal* j, const UnitRoles& roles, bool kernel) {
     const std::string m = "UNIT=" + u;
     if ((r = sd_journal_add_match(j, m.data(), m.size())) < 0) return r;
   }
-  // The kernel's lines, for its hung-task reports: journalctl -k's match.
+  // The kernel's lines, for its hung-task reports: journalctl -k's match;
+  // and journald's own word that it missed some of them.
   if (kernel) {
     if ((r = sd_journal_add_disjunction(j)) < 0) return r;
     if ((r = sd_journal_add_match(j, "_TRANSPORT=kernel", 0)) < 0) return r;
+    if ((r = sd_journal_add_disjunction(j)) < 0) return r;
+    const std::string missed = std::string("MESSAGE_ID=") + kJournalMissedMessageId;
+    if ((r = sd_journal_add_match(j, missed.data(), missed.size())) < 0) return r;
   }
   return 0;
 }
@@ -131,7 +139,7 @@ JournalReader::ReadResult JournalReader::read(size_t max_entries,
     const std::string unit(JOURNAL_FIELD(journal_, "UNIT"));
     const std::string message_id(JOURNAL_FIELD(journal_, "MESSAGE_ID"));
     const std::string pid(JOURNAL_FIELD(journal_, "_PID"));
-    if (options_.kernel && JOURNAL_FIELD(journal_, "_TRANSPORT") == "kernel") {
+    if (options_.kernel && (JOURNAL_FIELD(journal_, "_TRANSPORT") == "kernel" || message_id == kJournalMissedMessageId)) {
       // Fields are read one at a time: the transport's view is used up
       // before MESSAGE is read into the shared buffer.
       ++kernel_lines_;

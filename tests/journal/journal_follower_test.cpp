@@ -117,6 +117,11 @@ TEST_F(JournalDir, FollowerAssemblesTheKernelsHungTaskReports) {
     entries.push_back(kernel_entry(t += 50, "eth0: renamed from veth3a1b2c"));
     entries.push_back(unit_entry(t += 50, "kubelet.service", R"(I1124 04:59:00.000000 1 log.go:1] "Probe")"));
   }
+  entries.push_back(kernel_entry(at(-40s), "INFO: task containerd:2001 blocked for more than 120 seconds."));
+  entries.push_back(kernel_entry(at(-40s) + 50, " __schedule+0x351/0xa20"));
+  // journald's own line (driver transport) that it missed kernel records.
+  entries.push_back(unit_entry(at(-40s) + 100, "systemd-journald.service", "Missed 40 kernel messages", "300",
+                               {{"MESSAGE_ID", "e9bf28e6e834481bb6f48f548ad13606"}, {"_TRANSPORT", "driver"}}));
   entries.push_back(kernel_entry(at(-30s), "INFO: task runc:9120 blocked for more than 120 seconds."));
   entries.push_back(kernel_entry(at(-30s) + 50, "Call Trace:"));
   // Twenty seconds on: another trace, not the cut one's.
@@ -130,7 +135,10 @@ TEST_F(JournalDir, FollowerAssemblesTheKernelsHungTaskReports) {
   follower.start();
   ASSERT_TRUE(follower.wait_for([](const JournalStatus& s) { return s.hung_tasks_suppressed; }, kWait));
   JournalStatus s = follower.status();
-  ASSERT_EQ(s.hung_tasks.size(), 2u);
+  ASSERT_EQ(s.hung_tasks.size(), 3u);
+  EXPECT_EQ(s.hung_tasks[1].pid, 2001);
+  EXPECT_TRUE(s.hung_tasks[1].truncated) << "journald missed kernel lines after its first frame";
+  s.hung_tasks.erase(s.hung_tasks.begin() + 1);
   const host::HungTaskReport& shim = s.hung_tasks[0];
   EXPECT_EQ(shim.pid, 4242);
   EXPECT_EQ(shim.realtime_usec, at(-1min) + 50);
@@ -143,7 +151,7 @@ TEST_F(JournalDir, FollowerAssemblesTheKernelsHungTaskReports) {
   EXPECT_TRUE(s.hung_tasks[1].frames.empty()) << "the later trace's frames are not the cut one's";
   EXPECT_TRUE(s.hung_tasks[1].truncated);
   EXPECT_EQ(s.hung_tasks_suppressed_since_usec, at(-5s));
-  EXPECT_EQ(s.hung_tasks_total, 2u);
+  EXPECT_EQ(s.hung_tasks_total, 3u);
   EXPECT_GT(s.kernel_lines_read, 40u);
   EXPECT_TRUE(s.marks.empty()) << "no kubelet line here is a mark";
 }

@@ -199,6 +199,19 @@ TEST(HungTaskAssembler, RateLimitedLinesMarkTheTraceAndTheWatchdogsLastWordIsKep
   EXPECT_EQ(a.reports()[0].frames.size(), 1u) << "the report ended with the watchdog's last word";
 }
 
+TEST(HungTaskAssembler, LostKernelLinesMarkTheOpenTraceOnly) {
+  for (const char* lost : {"printk: 12 messages suppressed.", "** 5 printk messages dropped **",
+                           "Missed 40 kernel messages"}) {
+    HungTaskAssembler a;
+    a.feed(lost);  // before any report: nothing to mark
+    a.feed("INFO: task runc:5301 blocked for more than 143 seconds.");
+    a.feed(" shrink_folio_list+0x7b2/0xc40");
+    EXPECT_FALSE(a.reports()[0].truncated) << lost;
+    a.feed(lost);
+    EXPECT_TRUE(a.reports()[0].truncated) << lost;
+  }
+}
+
 TEST(HungTaskAssembler, KeepsTheNewestReportsAndBoundsEachTraceInBytes) {
   HungTaskAssemblerOptions o;
   o.max_reports = 3;
