@@ -436,6 +436,7 @@ def measure_privileges(ctd, sandbox, spec, tmp, psc, journal_gid):
     assert journal_gid not in groups and own["journal"] == "LPKSHHRH", own
     assert "Permission denied" in bare["journal"], bare
     assert host_pid["journal"] == own["journal"], host_pid  # hostPID changes no file's permissions
+    assert root["journal"] == own["journal"], root  # uid 0 owns the files: no capability needed
     # the projected token is 0444: any uid reads it
     assert own["token"] == bare["token"] == TOKEN, (own["token"], bare["token"])
     # /host/sys: cgroup files are world-readable
