@@ -1,3 +1,4 @@
+#include "diagnoser/hung_task_match.h"
 #include "diagnoser/diagnoser.h"
 
 #include <algorithm>
@@ -91,6 +92,8 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
                                            pc.pod.container_name, pc.op, pc.seconds, pc.in_flight});
   }
   HostReport& h = report.host;
+  for (const auto& r : s.journal.hung_tasks) h.hung_tasks.push_back(kernel_hung_task(r));
+  h.hung_tasks_suppressed_since = s.journal.hung_tasks_suppressed_since;
   if (!s.host) {
     h.error = "host scan off or not run yet";
     return;
@@ -123,6 +126,7 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
     e.tid = b.tid;
     for (const auto& helper : p.helpers)
       if (helper.pid == b.pid) e.threads = helper.threads;
+    e.hung_task = hung_task_for(s, b.pid);
     h.processes.blocked.push_back(std::move(e));
   }
   h.processes.zombies = p.zombies;

@@ -27,6 +27,24 @@ struct Evidence {
   std::optional<double> threshold;
 };
 
+// The kernel's hung-task report (host/hung_task.h) as the diagnoser keeps
+// it: on a blocked process of the host section and in shim_hung's processes.
+struct KernelHungTask {
+  TimePoint time{};  // when the kernel printed it (the journal's time of its first line)
+  std::string comm;
+  int64_t pid = 0;   // the task: a thread's own id when it is a thread
+  int64_t tgid = 0;  // its process when the kernel named it (6.7 on), else 0
+  int64_t blocked_seconds = 0;  // "blocked for more than N seconds"
+  std::string kernel;
+  std::vector<std::string> frames;   // innermost first, bounded
+  std::vector<std::string> classes;  // host::frame_class_name(): "storage", "network_fs", ...
+  bool truncated = false;            // the trace ended early (bounds, a pause, suppressed lines)
+  // On a blocked process: the report was printed this long before plegscope
+  // first saw the task in D, so it may tell of an earlier stall than this
+  // one. Unset when it was printed during the stall plegscope measures.
+  std::optional<double> predates_stall_seconds;
+};
+
 // The pod a per-pod finding is about.
 struct PodRef {
   std::string namespace_;
@@ -143,6 +161,9 @@ struct Finding {
     int64_t count = 0;   // zombie parents: their zombies; blocked: tasks in D
     std::string sandbox_id;
     host::WchanHidden wchan_hidden = host::WchanHidden::kNo;  // why wchan is not a function
+    // Blocked: the kernel's own hung-task report on one of its tasks, when
+    // the journal holds one (host/hung_task.h).
+    std::optional<KernelHungTask> hung_task;
   };
   std::vector<HostProcess> processes;  // blocked helpers, or zombie parents
   int64_t zombies = 0;

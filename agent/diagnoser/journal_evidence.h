@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "host/hung_task.h"
 
 namespace plegscope {
 
@@ -25,6 +26,13 @@ struct JournalEvidence {
   std::string kubelet_unit;
   std::vector<std::string> runtime_units;
   std::vector<JournalMarkRecord> marks;  // oldest first, bounded by the follower's ring
+  // The kernel's own lines (_TRANSPORT=kernel): its hung-task reports,
+  // oldest first, bounded by the follower; realtime_usec is each one's time.
+  uint64_t kernel_lines_read = 0;
+  std::vector<host::HungTaskReport> hung_tasks;
+  uint64_t hung_tasks_total = 0;
+  // The kernel stopped reporting hung tasks then (kernel.hung_task_warnings ran out).
+  std::optional<TimePoint> hung_tasks_suppressed_since;
 
   // Over the window (see summarize_journal_window): for the rules.
   int pleg_not_healthy_marks = 0;  // the kubelet said "PLEG is not healthy"

@@ -129,6 +129,9 @@ struct HostReport {
     int64_t tid = 0;         // the worst task; == pid for the main thread
     int64_t tasks_in_d = 1;  // of its threads, those in D
     int64_t threads = 0;     // all its threads (0: unknown)
+    // The kernel's newest hung-task report on one of its tasks (the
+    // journal's kernel transport), with whether it predates this stall.
+    std::optional<KernelHungTask> hung_task;
   };
   struct ZombieParent {
     int64_t pid = 0;
@@ -174,6 +177,12 @@ struct HostReport {
     std::optional<double> utilization;
     std::optional<std::string> error;
   } runtime_disk;
+  // The kernel's hung-task reports the journal holds, oldest first (bounded
+  // by the follower), whichever process they name; read even when the scan is off.
+  std::vector<KernelHungTask> hung_tasks;
+  // The kernel stopped reporting hung tasks then (kernel.hung_task_warnings
+  // ran out): a hang since then goes unreported.
+  std::optional<TimePoint> hung_tasks_suppressed_since;
 };
 
 // The /diagnose JSON's contract version (docs/report.schema.json): raised

@@ -116,6 +116,8 @@ struct Snapshot {
   // Host evidence below the CRI (issue 17): the latest periodic scan;
   // nullopt while none ran (the reader is off).
   std::optional<host::HostEvidence> host;
+  // When that scan ran: a blocked task's seconds_in_d count back from here.
+  std::optional<TimePoint> host_scanned_at;
   // Zombie counts of the recent scans, oldest first (defunct_processes' growth).
   std::vector<int64_t> zombie_history;
   // The pods of the sandboxes the host evidence names (helpers in D, zombie

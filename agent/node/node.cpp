@@ -26,6 +26,11 @@ JournalEvidence journal_evidence(const JournalStatus& status, const NodeOptions&
   j.error = status.error;
   j.kubelet_unit = o.journal_kubelet_unit;
   j.runtime_units = o.journal_runtime_units;
+  j.kernel_lines_read = status.kernel_lines_read;
+  j.hung_tasks = status.hung_tasks;
+  j.hung_tasks_total = status.hung_tasks_total;
+  if (status.hung_tasks_suppressed)
+    j.hung_tasks_suppressed_since = TimePoint(std::chrono::microseconds(status.hung_tasks_suppressed_since_usec));
   j.marks.reserve(status.marks.size());
   for (const auto& m : status.marks)
     j.marks.push_back({TimePoint(std::chrono::microseconds(m.realtime_usec)), m.unit,
@@ -205,6 +210,10 @@ Snapshot Node::snapshot() const {
     std::lock_guard<std::mutex> lock(host_mu_);
     s.host = host_evidence_;
     s.zombie_history = zombie_history_;
+    // The scanner's seconds in D are as of its scan: placed on the wall
+    // axis through this snapshot's reading, on the scanner's own clock.
+    if (host_evidence_)
+      s.host_scanned_at = s.now - std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - host_scanned_);
   }
   if (s.host) {
     s.pods_by_sandbox = pods_by_sandbox(*s.host);

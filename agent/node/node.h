@@ -121,6 +121,7 @@ class Node {
   mutable std::mutex host_mu_;
   std::condition_variable host_cv_;
   std::optional<host::HostEvidence> host_evidence_;
+  std::chrono::steady_clock::time_point host_scanned_{};  // when host_evidence_ was read
   std::vector<int64_t> zombie_history_;  // per scan, oldest first, bounded
   std::thread host_thread_;
 

@@ -84,6 +84,7 @@ void Node::host_scan_loop() {
       zombie_history_.push_back(evidence.processes.zombies);
       if (zombie_history_.size() > kZombieHistory) zombie_history_.erase(zombie_history_.begin());
       host_evidence_ = std::move(evidence);
+      host_scanned_ = std::chrono::steady_clock::now();
       next_scan = std::chrono::steady_clock::now() + options_.host_scan_interval;
       if (on_demand) hang_scanned = true;
     }

@@ -92,6 +92,38 @@ std::string unmapped_shim(const HostReport::Shim& s) {
   return line;
 }
 
+// The kernel's reports no blocked process took (another task, a task no
+// longer in D, a kworker), and whether the kernel stopped reporting.
+std::vector<std::string> kernel_report_lines(const Report& r) {
+  std::vector<std::string> lines;
+  const HostReport& h = r.host;
+  for (const auto& k : h.hung_tasks) {
+    bool attached = false;
+    for (const auto& b : h.processes.blocked)
+      attached = attached || (b.hung_task && b.hung_task->pid == k.pid && b.hung_task->time == k.time);
+    if (attached) continue;
+    std::string classes;
+    for (const auto& c : k.classes) classes += (classes.empty() ? "" : ", ") + c;
+    std::string frames;
+    for (size_t i = 0; i < k.frames.size() && i < 6; ++i) frames += (i ? " < " : "") + k.frames[i];
+    lines.push_back(rfc3339(k.time) + " " + k.comm + " pid " + std::to_string(k.pid) +
+                    (k.tgid != 0 && k.tgid != k.pid ? " (tgid " + std::to_string(k.tgid) + ")" : "") +
+                    " blocked for more than " + duration(static_cast<double>(k.blocked_seconds)) +
+                    (classes.empty() ? "" : ", waits on " + classes) + (frames.empty() ? "" : ": " + frames) +
+                    (k.truncated ? " (trace cut short)" : ""));
+  }
+  if (h.hung_tasks_suppressed_since)
+    lines.push_back("the kernel stopped reporting hung tasks at " + rfc3339(*h.hung_tasks_suppressed_since) +
+                    " (kernel.hung_task_warnings ran out): a hang since then goes unreported");
+  return lines;
+}
+
+std::string kernel_reports_text(const Report& r) {
+  std::string out;
+  for (const auto& line : kernel_report_lines(r)) out += "  kernel hung-task report: " + line + "\n";
+  return out;
+}
+
 }  // namespace
 
 std::optional<std::string> stuck_pod_line(const Report& r) {
@@ -147,10 +179,13 @@ void host_text(const Report& r, std::ostream& out) {
         << h.processes.zombies << " zombies";
   }
   out << "\n";
-  for (const auto& b : h.processes.blocked)
+  for (const auto& b : h.processes.blocked) {
     out << "  blocked: " << blocked_text(b)
         << (b.pod.empty() ? "" : "  pod " + b.pod) << (b.sandbox_id.empty() ? "" : "  sandbox " + short_id(b.sandbox_id))
         << "\n";
+    if (b.hung_task) out << "    kernel: " << hung_task_words(*b.hung_task) << "\n";
+  }
+  out << kernel_reports_text(r);
   for (const auto& z : h.processes.zombie_parents)
     out << "  zombies: " << z.count << " under " << (z.comm.empty() ? "?" : z.comm) << " pid " << z.pid
         << zombie_pod(z) << "\n";
@@ -193,6 +228,8 @@ std::string host_html(const Report& r) {
     h << "<tr><td>not read</td><td>" << html_escape(host.error.value_or("unknown reason")) << "</td></tr></table>\n";
     return h.str();
   }
+  for (const auto& line : kernel_report_lines(r))
+    h << "<tr><td>kernel hung-task report</td><td>" << html_escape(line) << "</td></tr>";
   if (host.processes.error)
     h << "<tr><td>processes</td><td>unreadable: " << html_escape(*host.processes.error) << "</td></tr>";
   else
@@ -200,7 +237,8 @@ std::string host_html(const Report& r) {
       << "<tr><td>zombies</td><td class=\"n\">" << host.processes.zombies << "</td></tr>";
   for (const auto& b : host.processes.blocked)
     h << "<tr class=\"over\"><td>blocked in D</td><td>" << html_escape(blocked_text(b))
-      << (b.pod.empty() ? "" : " · pod " + html_escape(b.pod)) << "</td></tr>";
+      << (b.pod.empty() ? "" : " · pod " + html_escape(b.pod))
+      << (b.hung_task ? "<br>kernel: " + html_escape(hung_task_words(*b.hung_task)) : std::string()) << "</td></tr>";
   for (const auto& z : host.processes.zombie_parents)
     h << "<tr><td>zombie parent</td><td>" << html_escape(z.comm) << " pid " << z.pid << ": " << z.count
       << html_escape(zombie_pod(z)) << "</td></tr>";

@@ -262,10 +262,13 @@ std::string render_html(const Report& r) {
       << "</td><td class=\"n\">" << p.events << "</td></tr>";
   h << "</table>";
   // Event lag: the window's figures and the pods that saw changes latest.
+  // Marked by the harm the kubelet's lag does: the agent's own back-off
+  // (a stretched period) is no harm to the node.
+  const auto harm = lag_harm(r);
   h << "<h2>Event lag</h2><table id=\"event-lag\" data-material=\""
-    << (lag_is_material(r) ? "true" : "false") << "\"><tr><td colspan=\"2\""
-    << (lag_is_material(r) ? " class=\"over\"" : "") << ">" << html_escape(lag_figures(r));
-  if (auto harm = lag_harm(r)) h << ": " << html_escape(*harm);
+    << (harm && lag_is_material(r) ? "true" : "false") << "\"><tr><td colspan=\"2\""
+    << (harm && lag_is_material(r) ? " class=\"over\"" : "") << ">" << html_escape(lag_figures(r));
+  if (harm) h << ": " << html_escape(*harm);
   h << "</td></tr>";
   if (auto evented = evented_lag_text(r))
     h << "<tr id=\"evented-lag\"><td colspan=\"2\"" << (evented_lag_is_material(r) ? " class=\"over\"" : "")

@@ -139,9 +139,12 @@ static void from_json(const json& j, PodCallReport& p) {
   p.seconds = j.value("seconds", 0.0);
   p.in_flight = j.value("in_flight", false);
 }
+// The kernel's hung-task report, on a blocked process and in host.hung_tasks.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelHungTask, time, comm, pid, tgid, blocked_seconds, kernel, frames,
+                                                classes, truncated, predates_stall_seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Blocked, pid, comm, state, wchan, wchan_hidden, seconds,
                                                 tid, tasks_in_d, threads, sandbox_id,
-                                                pod)
+                                                pod, hung_task)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::ZombieParent, pid, comm, count, pod, pod_uid, sandbox_id,
                                                 found_by)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Shim, pid, comm, state, seconds, sandbox_id, container_id,
@@ -150,7 +153,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Processes, helpers, 
                                                 shims, shims_total, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::PidLimit, scope, current, max)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Disk, device, mount, latency_ms, utilization, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport, reachable, error, processes, pid_limits, runtime_disk)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport, reachable, error, processes, pid_limits, runtime_disk,
+                                                hung_tasks, hung_tasks_suppressed_since)
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Runtime, endpoint, name, version,
                                                 operations, slowest_pods)

@@ -61,9 +61,16 @@ std::string lag_figures(const Report& r) {
                                               " unusable (missing, in the future or before creation)"
                                         : "";
   if (lag.events == 0) return "no event measured in the window" + invalid;
+  // While the agent stretches its period, these are its own relists' lag,
+  // its back-off included: said so, lest they read as the kubelet's.
+  const std::string whose =
+      r.relist.stretched_period_seconds
+          ? " (runtime timestamp to plegscope's relist that saw it, relisting every " +
+                text::duration(*r.relist.stretched_period_seconds) + " to spare the runtime; the kubelet relists every " +
+                text::duration(r.relist.period_seconds) + ")"
+          : " (runtime timestamp to the relist that saw it)";
   return "p50 " + text::duration(lag.p50_seconds) + ", p99 " + text::duration(lag.p99_seconds) + " over " +
-         text::count(static_cast<long>(lag.events), "event", "events") + " (runtime timestamp to the relist that saw it)" +
-         invalid;
+         text::count(static_cast<long>(lag.events), "event", "events") + whose + invalid;
 }
 
 namespace {

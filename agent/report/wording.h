@@ -79,4 +79,13 @@ std::string wchan_meaning(const std::string& wchan);
 // or, when the kernel function is not shown, why not and what would show it.
 std::string wchan_words(const std::string& wchan, host::WchanHidden hidden);
 
+// What a class of kernel frames (host::frame_class_name) waits on, in
+// words: "a network filesystem (NFS/RPC, CIFS, FUSE or the like)", ...
+std::string frame_class_words(const std::string& frame_class);
+// The kernel's hung-task report on a blocked process, for a sentence: when,
+// how long the kernel said, what its frames wait on and which frames say
+// so; and, when it was printed before plegscope first saw the task in D,
+// that it may tell of an earlier stall.
+std::string hung_task_words(const KernelHungTask& report);
+
 }  // namespace plegscope

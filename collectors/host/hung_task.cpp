@@ -130,37 +130,115 @@ std::optional<FrameClass> classify_frame(std::string_view f) {
   return std::nullopt;
 }
 
-std::vector<HungTaskReport> parse_hung_tasks(const std::vector<std::string>& lines) {
-  std::vector<HungTaskReport> out;
-  HungTaskReport* current = nullptr;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    std::string_view line = without_timestamp(lines[i]);
-    if (auto h = header(line)) {
-      h->line = i;
-      out.push_back(std::move(*h));
-      current = &out.back();
-      continue;
+HungTaskAssembler::HungTaskAssembler(HungTaskAssemblerOptions options) : options_(options) {}
+
+void HungTaskAssembler::finish() {
+  open_ = false;
+  saw_call_trace_ = false;
+  frame_bytes_ = 0;
+}
+
+void HungTaskAssembler::feed(std::string_view raw, int64_t realtime_usec) {
+  const size_t index = lines_++;
+  std::string_view line = trim(without_timestamp(raw));
+  if (open_ && realtime_usec > 0 && last_line_usec_ > 0 && realtime_usec - last_line_usec_ > options_.max_pause_usec) {
+    // A pause: the kernel prints a report in one go, so the rest is lost.
+    if (reports_.back().frames.empty()) reports_.back().truncated = true;
+    finish();
+  }
+  if (auto h = header(line)) {
+    if (open_ && reports_.back().frames.empty()) reports_.back().truncated = true;
+    finish();
+    h->line = index;
+    h->realtime_usec = realtime_usec;
+    reports_.push_back(std::move(*h));
+    ++reports_total_;
+    if (options_.max_reports > 0 && reports_.size() > options_.max_reports) {
+      reports_.erase(reports_.begin());
+      ++reports_dropped_;
     }
-    if (!current) continue;
-    if (trim(line) == "</TASK>") {  // the kernel stack ends; user registers may follow
-      current = nullptr;
-      continue;
+    open_ = true;
+    last_line_usec_ = realtime_usec;
+    ++generation_;
+    return;
+  }
+  if (has(line, "Future hung task reports are suppressed")) {
+    finish();
+    if (!reports_suppressed_) {
+      reports_suppressed_ = true;
+      suppressed_since_usec_ = realtime_usec;
+      ++generation_;
     }
-    if (current->kernel.empty() && current->frames.empty()) {
-      std::string k = kernel_of(line);
-      if (!k.empty()) {
-        current->kernel = std::move(k);
-        continue;
+    return;
+  }
+  if (!open_) return;
+  HungTaskReport& r = reports_.back();
+  // Lines were lost: printk's rate limit ("hung_task: 3 callbacks
+  // suppressed", "printk: 12 messages suppressed"), its ring overwritten
+  // before it was read ("** 12 printk messages dropped **"), or journald
+  // missing records of /dev/kmsg ("Missed 12 kernel messages", its own
+  // line): some of this trace may be missing.
+  if (has(line, " callbacks suppressed") || has(line, " messages suppressed") ||
+      has(line, " printk messages dropped") || (starts(line, "Missed ") && has(line, " kernel messages"))) {
+    if (!r.truncated) ++generation_;
+    r.truncated = true;
+    return;
+  }
+  if (line == "</TASK>") {  // the kernel stack ends; user registers may follow
+    finish();
+    return;
+  }
+  // Another report of the kernel's begins: this one is over.
+  if ((line == "Call Trace:" && saw_call_trace_) || starts(line, "------------[ cut here ]") ||
+      starts(line, "WARNING:") || starts(line, "BUG:") || starts(line, "Oops") || starts(line, "Kernel panic") ||
+      starts(line, "INFO: ") || starts(line, "Showing all locks held") || starts(line, "NMI backtrace")) {
+    finish();
+    return;
+  }
+  last_line_usec_ = realtime_usec > 0 ? realtime_usec : last_line_usec_;
+  if (line == "Call Trace:") {
+    saw_call_trace_ = true;
+    return;
+  }
+  if (r.kernel.empty() && r.frames.empty()) {
+    std::string k = kernel_of(line);
+    if (!k.empty()) {
+      r.kernel = std::move(k);
+      ++generation_;
+      return;
+    }
+  }
+  if (r.tgid == 0 && r.frames.empty() && starts(line, "task:")) {  // "task:runc state:D ... pid:5301 tgid:5297 ppid:..."
+    if (size_t at = line.find(" tgid:"); at != std::string_view::npos) {
+      std::string_view rest = trim(line.substr(at + 6));
+      int64_t tgid = 0;
+      if (parse_int(rest.substr(0, rest.find(' ')), tgid)) {
+        r.tgid = tgid;
+        ++generation_;
       }
     }
-    std::string_view fn = frame_function(line);
-    if (fn.empty() || current->frames.size() >= kMaxHungTaskFrames) continue;
-    current->frames.emplace_back(fn);
-    if (auto c = classify_frame(fn);
-        c && std::find(current->classes.begin(), current->classes.end(), *c) == current->classes.end())
-      current->classes.push_back(*c);
+    return;
   }
-  return out;
+  std::string_view fn = frame_function(line);
+  if (fn.empty()) return;
+  if (r.frames.size() >= options_.max_frames || frame_bytes_ + fn.size() > options_.max_frame_bytes) {
+    if (!r.truncated) ++generation_;
+    r.truncated = true;
+    return;
+  }
+  frame_bytes_ += fn.size();
+  r.frames.emplace_back(fn);
+  if (auto c = classify_frame(fn); c && std::find(r.classes.begin(), r.classes.end(), *c) == r.classes.end())
+    r.classes.push_back(*c);
+  ++generation_;
+}
+
+std::vector<HungTaskReport> parse_hung_tasks(const std::vector<std::string>& lines) {
+  HungTaskAssemblerOptions o;
+  o.max_reports = 0;  // every report
+  HungTaskAssembler a(o);
+  for (const auto& line : lines) a.feed(line);
+  return a.reports();
 }
 
 }  // namespace plegscope::host

@@ -31,18 +31,73 @@ std::optional<FrameClass> classify_frame(std::string_view function);
 
 struct HungTaskReport {
   std::string comm;             // "containerd-shim", "kworker/u8:0"
-  int64_t pid = 0;
-  int64_t blocked_seconds = 0;  // "for more than N seconds": the watchdog's threshold, a lower bound
+  int64_t pid = 0;              // the task: a thread's own id when it is a thread
+  int64_t tgid = 0;             // its process, when the task line names it (6.7 on); 0 otherwise
+  int64_t blocked_seconds = 0;  // "for more than N seconds": a lower bound (the threshold on old kernels)
   std::string kernel;           // "6.1.0-13-amd64" when the report names it
   std::vector<std::string> frames;    // innermost first, without offsets; "? " (unreliable) frames left out
   std::vector<FrameClass> classes;    // distinct, in the order the frames first show them
-  size_t line = 0;                    // index of its header line in the input
+  size_t line = 0;                    // index of its header line among the lines fed
+  int64_t realtime_usec = 0;          // when its header line was logged; 0 when not known
+  // The trace ended early: cut by the frame or byte bound, by a pause in
+  // the kernel's output, by another report, or lines of it were suppressed.
+  bool truncated = false;
+};
+
+inline constexpr size_t kMaxHungTaskFrames = 64;
+inline constexpr size_t kMaxHungTaskFrameBytes = 4096;  // the frames' names together
+
+struct HungTaskAssemblerOptions {
+  size_t max_reports = 16;  // the newest kept, the oldest go first; 0 keeps every one
+  size_t max_frames = kMaxHungTaskFrames;
+  size_t max_frame_bytes = kMaxHungTaskFrameBytes;
+  // A report's lines are printed together: a longer pause between two of
+  // them (by their log times) ends it, so a trace cut short never takes
+  // frames of a later, unrelated trace.
+  int64_t max_pause_usec = 5'000'000;
+};
+
+// Assembles reports from kernel lines fed one at a time, in the order the
+// kernel printed them (the journal's kernel transport keeps one line per
+// entry). Lines that belong to no report are skipped, so unrelated kernel
+// lines between a report's lines do no harm. Bounded: the newest
+// max_reports reports, each at most max_frames frames and max_frame_bytes.
+class HungTaskAssembler {
+ public:
+  explicit HungTaskAssembler(HungTaskAssemblerOptions options = {});
+
+  // One printk line, with or without a dmesg "[ 5036.077565] " prefix;
+  // realtime_usec 0 when its time is not known.
+  void feed(std::string_view line, int64_t realtime_usec = 0);
+
+  // Oldest first; the last may still be taking frames.
+  const std::vector<HungTaskReport>& reports() const { return reports_; }
+  uint64_t reports_total() const { return reports_total_; }
+  uint64_t reports_dropped() const { return reports_dropped_; }
+  // The kernel said "Future hung task reports are suppressed" (its
+  // kernel.hung_task_warnings ran out): from then on a hung task goes
+  // unreported, so no report is no evidence of no hang. Its time, 0 if none.
+  int64_t suppressed_since_usec() const { return suppressed_since_usec_; }
+  bool reports_suppressed() const { return reports_suppressed_; }
+  // Bumped by every change of the above, so a reader copies only on change.
+  uint64_t generation() const { return generation_; }
+
+ private:
+  void finish();
+  const HungTaskAssemblerOptions options_;
+  std::vector<HungTaskReport> reports_;
+  bool open_ = false;             // the last report still takes lines
+  bool saw_call_trace_ = false;   // its "Call Trace:" line was seen
+  size_t frame_bytes_ = 0;
+  int64_t last_line_usec_ = 0;    // its latest line's time
+  size_t lines_ = 0;
+  uint64_t reports_total_ = 0, reports_dropped_ = 0, generation_ = 0;
+  bool reports_suppressed_ = false;
+  int64_t suppressed_since_usec_ = 0;
 };
 
 // Every report in `lines` (each one printk line, with or without a
 // "[ 5036.077565] " timestamp prefix). Frames are bounded per report.
 std::vector<HungTaskReport> parse_hung_tasks(const std::vector<std::string>& lines);
-
-inline constexpr size_t kMaxHungTaskFrames = 64;
 
 }  // namespace plegscope::host

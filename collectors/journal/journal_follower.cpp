@@ -116,6 +116,7 @@ void JournalFollower::run() {
   // Marks reach the shared status in one batch per read, so a reader of
   // status() never sees half a batch and the lock is taken once per batch.
   std::vector<JournalMark> batch;
+  uint64_t hung_generation = 0;
   const auto since = clock_.now() - options_.lookback;
   const int64_t since_usec =
       std::chrono::duration_cast<std::chrono::microseconds>(since.time_since_epoch()).count();
@@ -144,7 +145,20 @@ void JournalFollower::run() {
     const JournalReader::ReadResult got = reader.read(
         options_.batch_entries, [&](JournalMark&& m) { batch.push_back(std::move(m)); });
     const size_t max_marks = options_.max_marks;
+    // The kernel's reports reach the status only when they changed: a copy
+    // of at most max_hung_tasks bounded traces.
+    const host::HungTaskAssembler& hung = reader.hung_tasks();
+    const bool hung_changed = hung.generation() != hung_generation;
+    hung_generation = hung.generation();
     publish([&](JournalStatus& s) {
+      s.kernel_lines_read = reader.kernel_lines();
+      if (hung_changed) {
+        s.hung_tasks = hung.reports();
+        s.hung_tasks_total = hung.reports_total();
+        s.hung_tasks_dropped = hung.reports_dropped();
+        s.hung_tasks_suppressed = hung.reports_suppressed();
+        s.hung_tasks_suppressed_since_usec = hung.suppressed_since_usec();
+      }
       s.entries_read += got.entries;
       s.marks_total += batch.size();
       for (JournalMark& m : batch) s.marks.push_back(std::move(m));

@@ -1,5 +1,6 @@
 #pragma once
-// Follows the kubelet's and the runtime's units in the systemd journal
+// Follows the kubelet's and the runtime's units, and the kernel's own lines
+// (for its hung-task reports), in the systemd journal
 // through libsystemd's sd-journal (as node-problem-detector's journald
 // watcher does): the directory is opened with sd_journal_open_directory,
 // reading starts at "now minus a window" (later, after a reopen, at the last
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "host/hung_task.h"
 #include "journal/journal_marks.h"
 
 namespace plegscope {
@@ -41,18 +43,31 @@ struct JournalFollowerOptions {
   size_t batch_entries = 512;                        // entries per read before re-checking stop
   std::chrono::milliseconds wait_timeout{1000};      // longest wait for inotify before re-reading
   std::chrono::milliseconds reopen_interval{10000};  // retry after "no journal" or an error
+  // The kernel's own lines (_TRANSPORT=kernel), for its hung-task reports:
+  // the newest max_hung_tasks, each trace bounded (host/hung_task.h).
+  bool kernel = true;
+  size_t max_hung_tasks = 16;
 };
 
 struct JournalStatus {
   bool available = false;          // the directory is open and being followed
   std::string path;                // the directory tried ("" when no default exists)
   std::string error;               // one line: "no journal at /var/log/journal or ...", ...
-  uint64_t entries_read = 0;       // entries of the followed units read (marks or not)
+  uint64_t entries_read = 0;       // entries of the followed units and the kernel read (marks or not)
   uint64_t marks_total = 0;        // marks ever made
   uint64_t marks_dropped = 0;      // pushed out of the ring by newer ones
   uint64_t read_errors = 0;        // sd_journal calls that failed (each reopens from the cursor)
   double thread_cpu_seconds = 0;   // the follower thread's own CPU time
   std::vector<JournalMark> marks;  // oldest first, at most max_marks
+  // The kernel's hung-task reports, oldest first, at most max_hung_tasks.
+  uint64_t kernel_lines_read = 0;
+  std::vector<host::HungTaskReport> hung_tasks;
+  uint64_t hung_tasks_total = 0;
+  uint64_t hung_tasks_dropped = 0;
+  // The kernel stopped reporting hung tasks (kernel.hung_task_warnings ran
+  // out) at this time (0: it did not, as far as the journal read says).
+  int64_t hung_tasks_suppressed_since_usec = 0;
+  bool hung_tasks_suppressed = false;
 };
 
 class JournalReader;

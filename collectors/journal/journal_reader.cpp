@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <algorithm>
 #include <cstring>
 #include <string_view>
 
@@ -28,12 +29,16 @@ std::string_view field(sd_journal* j, const char* name, size_t name_len) {
 
 std::string errno_text(int negative_errno) { return std::strerror(-negative_errno); }
 
+// sd-messages.h SD_MESSAGE_JOURNAL_MISSED: journald's "Missed N kernel
+// messages" when /dev/kmsg's records outran it.
+constexpr const char* kJournalMissedMessageId = "e9bf28e6e834481bb6f48f548ad13606";
+
 // journalctl -u's matches, per unit: the unit's own lines
 // (_SYSTEMD_UNIT=u), or systemd's lines about it (_PID=1 and UNIT=u: PID 1
 // logs "Started"/"Stopping"/"Stopped" from init.scope with UNIT= naming the
 // unit). Same-field matches are ORed, different fields ANDed, terms split
 // by a disjunction.
-int add_unit_matches(sd_journal* j, const UnitRoles& roles) {
+int add_unit_matches(sd_journal* j, const UnitRoles& roles, bool kernel) {
   std::vector<std::string> units;
   if (!roles.kubelet_unit.empty()) units.push_back(roles.kubelet_unit);
   for (const std::string& u : roles.runtime_units) {
@@ -50,12 +55,30 @@ int add_unit_matches(sd_journal* j, const UnitRoles& roles) {
     const std::string m = "UNIT=" + u;
     if ((r = sd_journal_add_match(j, m.data(), m.size())) < 0) return r;
   }
+  // The kernel's lines, for its hung-task reports: journalctl -k's match;
+  // and journald's own word that it missed some of them.
+  if (kernel) {
+    if ((r = sd_journal_add_disjunction(j)) < 0) return r;
+    if ((r = sd_journal_add_match(j, "_TRANSPORT=kernel", 0)) < 0) return r;
+    if ((r = sd_journal_add_disjunction(j)) < 0) return r;
+    const std::string missed = std::string("MESSAGE_ID=") + kJournalMissedMessageId;
+    if ((r = sd_journal_add_match(j, missed.data(), missed.size())) < 0) return r;
+  }
   return 0;
 }
 
 }  // namespace
 
-JournalReader::JournalReader(const JournalFollowerOptions& options) : options_(options) {}
+namespace {
+host::HungTaskAssemblerOptions hung_task_options(const JournalFollowerOptions& o) {
+  host::HungTaskAssemblerOptions h;
+  h.max_reports = std::max<size_t>(1, o.max_hung_tasks);
+  return h;
+}
+}  // namespace
+
+JournalReader::JournalReader(const JournalFollowerOptions& options)
+    : options_(options), hung_tasks_(hung_task_options(options)) {}
 
 JournalReader::~JournalReader() { close(); }
 
@@ -78,7 +101,7 @@ std::string JournalReader::open(const std::string& dir, int64_t since_usec) {
     return "cannot watch the journal at " + dir + ": " + errno_text(fd);
   }
   sd_journal_set_data_threshold(j, options_.max_field_bytes);
-  if ((r = add_unit_matches(j, options_.units)) < 0) {
+  if ((r = add_unit_matches(j, options_.units, options_.kernel)) < 0) {
     sd_journal_close(j);
     return "cannot match the units in the journal at " + dir + ": " + errno_text(r);
   }
@@ -116,6 +139,15 @@ JournalReader::ReadResult JournalReader::read(size_t max_entries,
     const std::string unit(JOURNAL_FIELD(journal_, "UNIT"));
     const std::string message_id(JOURNAL_FIELD(journal_, "MESSAGE_ID"));
     const std::string pid(JOURNAL_FIELD(journal_, "_PID"));
+    if (options_.kernel && (JOURNAL_FIELD(journal_, "_TRANSPORT") == "kernel" || message_id == kJournalMissedMessageId)) {
+      // Fields are read one at a time: the transport's view is used up
+      // before MESSAGE is read into the shared buffer.
+      ++kernel_lines_;
+      uint64_t usec = 0;
+      if (sd_journal_get_realtime_usec(journal_, &usec) < 0) usec = 0;
+      hung_tasks_.feed(JOURNAL_FIELD(journal_, "MESSAGE"), int64_t(usec));
+      continue;
+    }
     EntryFields entry{JOURNAL_FIELD(journal_, "MESSAGE"), systemd_unit, unit, message_id, pid};
     const std::optional<Classified> c = classify_entry(entry, options_.units);
     if (!c) continue;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 
+#include "host/hung_task.h"
 #include "journal/journal_marks.h"
 
 struct sd_journal;
@@ -35,7 +36,8 @@ class JournalReader {
     size_t entries = 0;  // entries read (each one of the followed units)
     int error = 0;       // a negative errno from sd-journal, 0 when fine
   };
-  // Reads at most max_entries new entries, calling on_mark for each mark.
+  // Reads at most max_entries new entries, calling on_mark for each mark;
+  // kernel lines go to hung_tasks().
   ReadResult read(size_t max_entries, const std::function<void(JournalMark&&)>& on_mark);
 
   // The inotify fd to poll for POLLIN (sd_journal_get_fd), -1 when closed.
@@ -47,11 +49,18 @@ class JournalReader {
   // rotated and deleted files.
   void process();
 
+  // The kernel's hung-task reports read so far (kept across reopens: the
+  // cursor resumes where the last read ended).
+  const host::HungTaskAssembler& hung_tasks() const { return hung_tasks_; }
+  uint64_t kernel_lines() const { return kernel_lines_; }
+
  private:
   const JournalFollowerOptions& options_;
   sd_journal* journal_ = nullptr;
   int fd_ = -1;
   std::string cursor_;  // of the last entry read, for a reopen
+  host::HungTaskAssembler hung_tasks_;
+  uint64_t kernel_lines_ = 0;
 };
 
 }  // namespace plegscope

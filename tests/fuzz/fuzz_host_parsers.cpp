@@ -2,7 +2,8 @@
 // the host scanner reads (process stat, uptime, btime, cmdline, cgroup,
 // pids.max/current, mountinfo, diskstats, the status credentials behind a
 // hidden wchan, a pod's cgroup) and the rates between two diskstats
-// samples; and, the input cut into lines, the kernel's hung-task reports. Each input goes to every parser; the checks are the
+// samples; and, the input cut into lines, the kernel's hung-task reports (whole, and
+// line by line as the journal feeds them). Each input goes to every parser; the checks are the
 // invariants the scanner relies on.
 #include <chrono>
 #include <cstddef>
@@ -41,6 +42,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (r.pid < 0 || r.frames.size() > kMaxHungTaskFrames || r.line >= lines.size()) __builtin_trap();
     if (r.classes.size() > r.frames.size()) __builtin_trap();
   }
+  // As the journal feeds them: one line at a time, each with a time (the
+  // input's bytes make some pauses long), into a small ring.
+  HungTaskAssemblerOptions small;
+  small.max_reports = 2;
+  small.max_frames = 8;
+  small.max_frame_bytes = 64;
+  HungTaskAssembler assembler(small);
+  int64_t t = 1;
+  for (const auto& line : lines) {
+    t += line.empty() ? 0 : static_cast<unsigned char>(line[0]) * 100'000;
+    assembler.feed(line, t);
+    if (assembler.reports().size() > small.max_reports) __builtin_trap();
+  }
+  for (const auto& r : assembler.reports()) {
+    size_t bytes = 0;
+    for (const auto& f : r.frames) bytes += f.size();
+    if (r.frames.size() > small.max_frames || bytes > small.max_frame_bytes || r.pid < 0 || r.tgid < 0) __builtin_trap();
+  }
+  if (assembler.reports_total() != assembler.reports().size() + assembler.reports_dropped()) __builtin_trap();
   parse_uptime(text);
   parse_btime(text);
   parse_helper_owner(text, RuntimeRole::kShim);

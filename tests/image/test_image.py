@@ -322,8 +322,12 @@ def test_image_runs_as_the_daemonset():
             var_log, run_log = os.path.join(tmp, "var-log"), os.path.join(tmp, "run-log")
             os.makedirs(os.path.join(var_log, "journal"))
             os.makedirs(run_log)
+            # and a hung-task report on the kernel transport (the 6.1 fixture: a shim in an overlayfs sync)
+            with open(os.path.join(ROOT, "tests", "fixtures", "hung_task", "6.1_shim_overlay_umount.txt")) as f:
+                hung_task_lines = f.read().splitlines()
             journal_export.write_journal(os.path.join(var_log, "journal", "system.journal"), [
-                journal_export.unit_entry(time.time(), "kubelet.service", journal_export.KUBELET_PLEG_LINE)])
+                journal_export.unit_entry(time.time(), "kubelet.service", journal_export.KUBELET_PLEG_LINE)] +
+                journal_export.kernel_report(time.time(), hung_task_lines))
             journal_gid = journal_as_on_a_node(var_log)
             # The runtime's socket as containerd leaves it, in a directory like /run/containerd.
             sock = os.stat(ctd.sock)
@@ -399,6 +403,11 @@ def test_image_runs_as_the_daemonset():
                                          "the kubelet's line from the mounted journal")
             print("journal marks from the container: %s" % json.dumps(journal))
             assert journal[0]["kind"] == "pleg_not_healthy" and journal[0]["unit"] == "kubelet.service", journal
+            # The kernel's hung-task report from the same journal, as the DaemonSet's identity.
+            hung = harness.wait_until(lambda: json.loads(harness.http(base + "/diagnose")[1])["host"]["hung_tasks"], 30,
+                                      "the kernel's hung-task report from the mounted journal")
+            print("kernel hung-task reports from the container: %s" % json.dumps(hung)[:400])
+            assert hung[0]["pid"] == 4242 and hung[0]["classes"] == ["storage", "overlayfs"], hung
             pressure = report["node_pressure"]
             load1, entities = loadavg("/proc/%d/root/host/proc" % min(pids))
             print("node_pressure from the container: %s; the container's /host/proc/loadavg: load1 %.2f, "
@@ -450,6 +459,8 @@ def measure_privileges(ctd, sandbox, spec, tmp, psc, journal_gid):
     # the journal (root:systemd-journal 0640) through the adm ACL, not through systemd-journal's gid
     assert journal_gid not in groups and own["journal"] == "LPKSHHRH", own
     assert "Permission denied" in bare["journal"], bare
+    assert host_pid["journal"] == own["journal"], host_pid  # hostPID changes no file's permissions
+    assert root["journal"] == own["journal"], root  # uid 0 owns the files: no capability needed
     # the projected token is 0444: any uid reads it
     assert own["token"] == bare["token"] == TOKEN, (own["token"], bare["token"])
     # /host/sys: cgroup files are world-readable

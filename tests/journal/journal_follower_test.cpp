@@ -21,6 +21,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using plegscope::testing::FakeClock;
+using plegscope::testing::kernel_entry;
 using plegscope::testing::manager_entry;
 using plegscope::testing::unit_entry;
 using plegscope::testing::write_journal;
@@ -100,6 +101,59 @@ TEST_F(JournalDir, ReaderMarksTheKubeletsPlegLineAndSkipsTheRest) {
   EXPECT_FALSE(marks[2].message_cut);
   // Nothing new: a second read returns nothing.
   EXPECT_EQ(reader.read(100, [&](JournalMark&&) { ADD_FAILURE() << "read twice"; }).entries, 0u);
+}
+
+// The kernel transport: a hung-task report, one line per entry, with a
+// unit's line and unrelated kernel lines between; a trace the kernel cut
+// (a pause) and a later one; the kernel's "suppressed" last word.
+TEST_F(JournalDir, FollowerAssemblesTheKernelsHungTaskReports) {
+  REQUIRE_JOURNAL_REMOTE();
+  std::ifstream in(std::string(PLEGSCOPE_SOURCE_DIR) + "/tests/fixtures/hung_task/6.1_shim_overlay_umount.txt");
+  ASSERT_TRUE(in);
+  std::vector<testing::ExportEntry> entries;
+  int64_t t = at(-1min);
+  for (std::string line; std::getline(in, line);) {
+    entries.push_back(kernel_entry(t += 50, line));
+    entries.push_back(kernel_entry(t += 50, "eth0: renamed from veth3a1b2c"));
+    entries.push_back(unit_entry(t += 50, "kubelet.service", R"(I1124 04:59:00.000000 1 log.go:1] "Probe")"));
+  }
+  entries.push_back(kernel_entry(at(-40s), "INFO: task containerd:2001 blocked for more than 120 seconds."));
+  entries.push_back(kernel_entry(at(-40s) + 50, " __schedule+0x351/0xa20"));
+  // journald's own line (driver transport) that it missed kernel records.
+  entries.push_back(unit_entry(at(-40s) + 100, "systemd-journald.service", "Missed 40 kernel messages", "300",
+                               {{"MESSAGE_ID", "e9bf28e6e834481bb6f48f548ad13606"}, {"_TRANSPORT", "driver"}}));
+  entries.push_back(kernel_entry(at(-30s), "INFO: task runc:9120 blocked for more than 120 seconds."));
+  entries.push_back(kernel_entry(at(-30s) + 50, "Call Trace:"));
+  // Twenty seconds on: another trace, not the cut one's.
+  entries.push_back(kernel_entry(at(-10s), "Call Trace:"));
+  entries.push_back(kernel_entry(at(-10s) + 50, " xfs_buf_lock+0x33/0x110 [xfs]"));
+  entries.push_back(kernel_entry(at(-5s), "Future hung task reports are suppressed, see sysctl kernel.hung_task_warnings"));
+  ASSERT_TRUE(write_journal(file(), entries));
+  FakeClock clock;
+  set_clock_to(clock, at(0s));
+  JournalFollower follower(options(), clock);
+  follower.start();
+  ASSERT_TRUE(follower.wait_for([](const JournalStatus& s) { return s.hung_tasks_suppressed; }, kWait));
+  JournalStatus s = follower.status();
+  ASSERT_EQ(s.hung_tasks.size(), 3u);
+  EXPECT_EQ(s.hung_tasks[1].pid, 2001);
+  EXPECT_TRUE(s.hung_tasks[1].truncated) << "journald missed kernel lines after its first frame";
+  s.hung_tasks.erase(s.hung_tasks.begin() + 1);
+  const host::HungTaskReport& shim = s.hung_tasks[0];
+  EXPECT_EQ(shim.pid, 4242);
+  EXPECT_EQ(shim.realtime_usec, at(-1min) + 50);
+  ASSERT_GE(shim.frames.size(), 5u);
+  EXPECT_EQ(shim.frames[4], "ovl_sync_fs");
+  ASSERT_EQ(shim.classes.size(), 2u);
+  EXPECT_EQ(shim.classes[1], host::FrameClass::kOverlayfs);
+  EXPECT_FALSE(shim.truncated);
+  EXPECT_EQ(s.hung_tasks[1].pid, 9120);
+  EXPECT_TRUE(s.hung_tasks[1].frames.empty()) << "the later trace's frames are not the cut one's";
+  EXPECT_TRUE(s.hung_tasks[1].truncated);
+  EXPECT_EQ(s.hung_tasks_suppressed_since_usec, at(-5s));
+  EXPECT_EQ(s.hung_tasks_total, 3u);
+  EXPECT_GT(s.kernel_lines_read, 40u);
+  EXPECT_TRUE(s.marks.empty()) << "no kubelet line here is a mark";
 }
 
 TEST_F(JournalDir, ReaderCutsHugeAndCleansBinaryMessages) {

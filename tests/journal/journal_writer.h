@@ -98,6 +98,22 @@ inline ExportEntry manager_entry(int64_t realtime_usec, const std::string& unit,
                      {"CODE_FILE", "src/core/job.c"}});
 }
 
+// A kernel line as journald's kernel transport stores it (one printk record
+// per entry; no unit, no _PID).
+inline ExportEntry kernel_entry(int64_t realtime_usec, const std::string& message) {
+  const std::string mono = std::to_string(realtime_usec - 1'700'000'000'000'000LL);
+  return {{"__REALTIME_TIMESTAMP", std::to_string(realtime_usec)},
+          {"__MONOTONIC_TIMESTAMP", mono},
+          {"_BOOT_ID", "2d3c9c5ba1e44d1f8a4d0c1e7f6a5b40"},
+          {"_MACHINE_ID", "6e1b1c2c0a6d4f0f9b3e8a7d5c4b3a21"},
+          {"_HOSTNAME", "node-1"},
+          {"_TRANSPORT", "kernel"},
+          {"SYSLOG_IDENTIFIER", "kernel"},
+          {"_SOURCE_MONOTONIC_TIMESTAMP", mono},
+          {"PRIORITY", "3"},
+          {"MESSAGE", message}};
+}
+
 // Appends the entries to `file` (created when missing); true on success.
 inline bool write_journal(const std::string& file, const std::vector<ExportEntry>& entries) {
   const std::string tool = journal_remote_path();

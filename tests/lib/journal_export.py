@@ -47,6 +47,22 @@ def unit_entry(unix_seconds, systemd_unit, message, pid="1234", extra=()):
     return fields + list(extra)
 
 
+def kernel_entry(unix_seconds, message, priority="3"):
+    """One kernel line as journald's kernel transport stores it (read from
+    /dev/kmsg: one printk record per entry, no unit, no _PID)."""
+    usec = int(unix_seconds * 1e6)
+    mono = max(1, usec - 1_700_000_000_000_000)
+    return [("__REALTIME_TIMESTAMP", str(usec)), ("__MONOTONIC_TIMESTAMP", str(mono)),
+            ("_BOOT_ID", _BOOT_ID), ("_MACHINE_ID", _MACHINE_ID), ("_HOSTNAME", "node-1"),
+            ("_TRANSPORT", "kernel"), ("SYSLOG_IDENTIFIER", "kernel"), ("SYSLOG_FACILITY", "0"),
+            ("_SOURCE_MONOTONIC_TIMESTAMP", str(mono)), ("PRIORITY", priority), ("MESSAGE", message)]
+
+
+def kernel_report(unix_seconds, lines):
+    """A kernel report printed at `unix_seconds`, one entry per line, 50 µs apart."""
+    return [kernel_entry(unix_seconds + i * 50e-6, line) for i, line in enumerate(lines)]
+
+
 def manager_entry(unix_seconds, unit, message, message_id, job_type="start"):
     """PID 1's line about `unit` (UNIT=, MESSAGE_ID=), as systemd logs a job's result."""
     return unit_entry(unix_seconds, "init.scope", message, pid="1",

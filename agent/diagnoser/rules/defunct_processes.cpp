@@ -22,7 +22,7 @@ std::optional<Finding> judge_defunct_processes(const Context& c) {
   f.zombies = p.zombies;
   f.objects = growing ? static_cast<int>(history.back() - history.front()) : 0;  // growth over the scans
   for (const auto& z : p.zombie_parents) {
-    f.processes.push_back({z.pid, z.comm, "", 0, z.zombies, z.sandbox_id});
+    f.processes.push_back({z.pid, z.comm, "", 0, z.zombies, z.sandbox_id, host::WchanHidden::kNo, std::nullopt});
     if (auto it = c.s.zombie_parent_pods.find(z.pid); it != c.s.zombie_parent_pods.end())
       f.pods.push_back(it->second);
   }

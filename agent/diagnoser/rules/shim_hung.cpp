@@ -4,6 +4,7 @@
 // Whether it explains runtime_hung is decided in interactions.cpp.
 #include <algorithm>
 
+#include "diagnoser/hung_task_match.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
@@ -83,12 +84,23 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
       same->count++;
       continue;
     }
-    f.processes.push_back({b->pid, b->comm, b->wchan, b->seconds_in_d, 1, b->sandbox_id, b->wchan_hidden});
+    Finding::HostProcess process{b->pid,         b->comm,         b->wchan, b->seconds_in_d, 1,
+                                 b->sandbox_id, b->wchan_hidden, hung_task_for(c.s, b->pid)};
+    f.processes.push_back(process);
     PodRef pod = pod_of(c, b->sandbox_id);
     bool seen = false;
     for (const auto& p : f.pods) seen = seen || (p.sandbox_id == pod.sandbox_id && p.uid == pod.uid);
     if (!seen && !b->sandbox_id.empty()) f.pods.push_back(pod);
     f.evidence.push_back({"seconds_in_d{pid=" + std::to_string(b->pid) + "}", b->seconds_in_d, hang});
+    // The kernel's own report on it: how long it said, and what the frames wait on.
+    if (const auto& k = process.hung_task) {
+      std::string labels = "pid=" + std::to_string(k->pid);
+      if (k->pid != b->pid) labels += ",tgid=" + std::to_string(b->pid);
+      for (const auto& cls : k->classes) labels += ",class=" + cls;
+      if (k->predates_stall_seconds) labels += ",before_stall=true";
+      f.evidence.push_back({"kernel_hung_task_blocked_seconds{" + labels + "}", static_cast<double>(k->blocked_seconds),
+                            std::nullopt});
+    }
   }
   if (hung_call)
     f.evidence.push_back({"oldest_in_flight_seconds{" + hung_call->op + "}", hung_call->seconds, hang});

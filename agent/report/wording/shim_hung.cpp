@@ -8,7 +8,8 @@ namespace {
 std::string process_words(const Finding::HostProcess& p) {
   const std::string where = wchan_words(p.wchan, p.wchan_hidden);
   return p.comm + " (pid " + std::to_string(p.pid) + (p.count > 1 ? ", " + std::to_string(p.count) + " tasks" : "") +
-         ") has been in D for at least " + text::duration(p.seconds) + " " + where;
+         ") has been in D for at least " + text::duration(p.seconds) + " " + where +
+         (p.hung_task ? "; " + hung_task_words(*p.hung_task) : "");
 }
 
 CauseWords words_of(const Finding& f) {

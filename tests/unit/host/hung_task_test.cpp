@@ -66,6 +66,8 @@ TEST(HungTask, Kernel510TaskLineUnreliableFramesAndUserRegisters) {
   EXPECT_EQ(r.blocked_seconds, 241);
   EXPECT_EQ(r.kernel, "5.10.0-21-amd64");
   EXPECT_EQ(r.frames.size(), 10u) << "two '? ' frames and the RIP/RSP lines left out";
+  EXPECT_EQ(r.tgid, 0) << "5.10's task line names no tgid";
+  EXPECT_FALSE(r.truncated);
   EXPECT_EQ(names(r.classes), Names{"cgroup"});
 }
 
@@ -86,7 +88,9 @@ TEST(HungTask, Kernel67TwoReportsWithTgid) {
   ASSERT_EQ(reports.size(), 2u);
   EXPECT_EQ(reports[0].comm, "containerd-shim");
   EXPECT_EQ(reports[0].pid, 5120);
+  EXPECT_EQ(reports[0].tgid, 5118) << "a thread of process 5118";
   EXPECT_EQ(names(reports[0].classes), Names{"network_fs"});
+  EXPECT_EQ(reports[1].tgid, 5297);
   EXPECT_EQ(reports[1].comm, "runc");
   EXPECT_EQ(reports[1].pid, 5301);
   EXPECT_EQ(names(reports[1].classes), Names{"reclaim"});
@@ -116,6 +120,117 @@ TEST(HungTask, FramesAreBounded) {
   auto reports = parse_hung_tasks(lines);
   ASSERT_EQ(reports.size(), 1u);
   EXPECT_EQ(reports[0].frames.size(), kMaxHungTaskFrames);
+}
+
+// The journal's kernel transport: one line per entry, each with its time.
+// A fixture fed line by line, 1 ms apart, from `start_usec`.
+void feed_fixture(HungTaskAssembler& a, const std::string& name, int64_t start_usec) {
+  int64_t t = start_usec;
+  for (const auto& line : lines_of(name)) a.feed(line, t += 1000);
+}
+
+TEST(HungTaskAssembler, EveryFixtureLineByLineGivesWhatTheParserGives) {
+  for (const char* name : {"4.15_ext4_jbd2.txt", "4.14_arm_fuse_writeback.txt", "5.10_runc_cgroup.txt",
+                           "6.1_shim_overlay_umount.txt", "6.7_nfs_tgid.txt"}) {
+    HungTaskAssembler a;
+    feed_fixture(a, name, 1'700'000'000'000'000);
+    auto whole = parse_hung_tasks(lines_of(name));
+    ASSERT_EQ(a.reports().size(), whole.size()) << name;
+    for (size_t i = 0; i < whole.size(); ++i) {
+      EXPECT_EQ(a.reports()[i].frames, whole[i].frames) << name;
+      EXPECT_EQ(a.reports()[i].pid, whole[i].pid) << name;
+      EXPECT_EQ(a.reports()[i].realtime_usec, 1'700'000'000'000'000 + 1000 * int64_t(whole[i].line + 1)) << name;
+    }
+  }
+}
+
+TEST(HungTaskAssembler, UnrelatedKernelLinesBetweenFramesAreSkipped) {
+  HungTaskAssembler a;
+  int64_t t = 1'000'000;
+  for (const auto& line : lines_of("6.1_shim_overlay_umount.txt")) {
+    a.feed(line, t += 100);
+    a.feed("audit: type=1400 audit(1700000000.1:42): apparmor=\"DENIED\" operation=\"open\"", t += 100);
+    a.feed("eth0: renamed from veth3a1b2c", t += 100);
+  }
+  ASSERT_EQ(a.reports().size(), 1u);
+  EXPECT_EQ(a.reports()[0].frames, parse_hung_tasks(lines_of("6.1_shim_overlay_umount.txt"))[0].frames);
+  EXPECT_FALSE(a.reports()[0].truncated);
+}
+
+TEST(HungTaskAssembler, APauseEndsATruncatedTraceBeforeALaterOneTakesItsFrames) {
+  HungTaskAssembler a;
+  a.feed("INFO: task containerd-shim:4242 blocked for more than 122 seconds.", 1'000'000);
+  a.feed("Call Trace:", 1'000'100);
+  // Ten minutes later, a warning's trace: not this report's frames.
+  a.feed("Call Trace:", 601'000'000);
+  a.feed(" xfs_buf_lock+0x33/0x110 [xfs]", 601'000'100);
+  ASSERT_EQ(a.reports().size(), 1u);
+  EXPECT_TRUE(a.reports()[0].frames.empty());
+  EXPECT_TRUE(a.reports()[0].truncated);
+  EXPECT_TRUE(a.reports()[0].classes.empty());
+}
+
+TEST(HungTaskAssembler, AnotherKernelReportEndsIt) {
+  HungTaskAssembler a;
+  a.feed("INFO: task runc:5301 blocked for more than 143 seconds.");
+  a.feed("Call Trace:");
+  a.feed(" schedule+0x44/0x140");
+  a.feed("------------[ cut here ]------------");
+  a.feed(" shrink_folio_list+0x7b2/0xc40");
+  ASSERT_EQ(a.reports().size(), 1u);
+  EXPECT_EQ(a.reports()[0].frames, std::vector<std::string>{"schedule"});
+}
+
+TEST(HungTaskAssembler, RateLimitedLinesMarkTheTraceAndTheWatchdogsLastWordIsKept) {
+  HungTaskAssembler a;
+  a.feed("INFO: task containerd-shim:4242 blocked for more than 122 seconds.", 1000);
+  a.feed("hung_task: 7 callbacks suppressed", 2000);
+  a.feed(" ovl_sync_fs+0x40/0x60 [overlay]", 3000);
+  ASSERT_EQ(a.reports().size(), 1u);
+  EXPECT_TRUE(a.reports()[0].truncated) << "lines of it were dropped";
+  EXPECT_EQ(names(a.reports()[0].classes), Names{"overlayfs"});
+  EXPECT_FALSE(a.reports_suppressed());
+  const uint64_t before = a.generation();
+  a.feed("Future hung task reports are suppressed, see sysctl kernel.hung_task_warnings", 9000);
+  EXPECT_TRUE(a.reports_suppressed());
+  EXPECT_EQ(a.suppressed_since_usec(), 9000);
+  EXPECT_GT(a.generation(), before);
+  a.feed(" nfs_getattr+0x1d5/0x3a0 [nfs]", 9100);
+  EXPECT_EQ(a.reports()[0].frames.size(), 1u) << "the report ended with the watchdog's last word";
+}
+
+TEST(HungTaskAssembler, LostKernelLinesMarkTheOpenTraceOnly) {
+  for (const char* lost : {"printk: 12 messages suppressed.", "** 5 printk messages dropped **",
+                           "Missed 40 kernel messages"}) {
+    HungTaskAssembler a;
+    a.feed(lost);  // before any report: nothing to mark
+    a.feed("INFO: task runc:5301 blocked for more than 143 seconds.");
+    a.feed(" shrink_folio_list+0x7b2/0xc40");
+    EXPECT_FALSE(a.reports()[0].truncated) << lost;
+    a.feed(lost);
+    EXPECT_TRUE(a.reports()[0].truncated) << lost;
+  }
+}
+
+TEST(HungTaskAssembler, KeepsTheNewestReportsAndBoundsEachTraceInBytes) {
+  HungTaskAssemblerOptions o;
+  o.max_reports = 3;
+  o.max_frame_bytes = 100;
+  HungTaskAssembler a(o);
+  for (int pid = 1; pid <= 5; ++pid) {
+    a.feed("INFO: task shim:" + std::to_string(pid) + " blocked for more than 120 seconds.");
+    for (int i = 0; i < 20; ++i) a.feed(" a_rather_long_kernel_function_" + std::to_string(i) + "+0x1/0x2");
+  }
+  ASSERT_EQ(a.reports().size(), 3u);
+  EXPECT_EQ(a.reports().front().pid, 3);
+  EXPECT_EQ(a.reports().back().pid, 5);
+  EXPECT_EQ(a.reports_total(), 5u);
+  EXPECT_EQ(a.reports_dropped(), 2u);
+  size_t bytes = 0;
+  for (const auto& f : a.reports().back().frames) bytes += f.size();
+  EXPECT_LE(bytes, 100u);
+  EXPECT_GE(a.reports().back().frames.size(), 2u);
+  EXPECT_TRUE(a.reports().back().truncated);
 }
 
 }  // namespace

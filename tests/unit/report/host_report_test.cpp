@@ -23,7 +23,7 @@ Report with_stuck_pod() {
   h.reachable = true;
   h.processes.helpers = 12;
   h.processes.blocked.push_back({4242, "containerd-shim", "D", "nfs_wait_bit_killable", 31, "4c5d6e7f8a9b0c1d",
-                                 "shop/web-0", "", 4242, 1, 1});
+                                 "shop/web-0", "", 4242, 1, 1, std::nullopt});
   h.processes.zombies = 7;
   h.processes.zombie_parents.push_back({4242, "containerd-shim", 7, "shop/web-0", "", "", "helper"});
   h.processes.shims.push_back({777, "containerd-shim", "S", 7200, "deadbeefcafe0001", "", ""});  // leaked
@@ -38,7 +38,8 @@ Report with_stuck_pod() {
 
 TEST(HostReport, DesignFieldNames) {
   json j = report_to_json(with_stuck_pod());
-  EXPECT_EQ(keys(j["host"]), (std::set<std::string>{"reachable", "error", "processes", "pid_limits", "runtime_disk"}));
+  EXPECT_EQ(keys(j["host"]), (std::set<std::string>{"reachable", "error", "processes", "pid_limits", "runtime_disk",
+                                                    "hung_tasks", "hung_tasks_suppressed_since"}));
   EXPECT_EQ(keys(j["host"]["processes"]),
             (std::set<std::string>{"helpers", "blocked", "zombies", "zombie_parents", "shims", "shims_total", "error"}));
   EXPECT_EQ(keys(j["host"]["processes"]["shims"][0]),
@@ -46,7 +47,8 @@ TEST(HostReport, DesignFieldNames) {
   EXPECT_TRUE(j["host"]["processes"]["shims"][2]["seconds"].is_null());  // no uptime: no age, not 0
   EXPECT_EQ(keys(j["host"]["processes"]["blocked"][0]),
             (std::set<std::string>{"pid", "comm", "state", "wchan", "wchan_hidden", "seconds", "tid", "tasks_in_d",
-                                   "threads", "sandbox_id", "pod"}));
+                                   "threads", "sandbox_id", "pod", "hung_task"}));
+  EXPECT_TRUE(j["host"]["processes"]["blocked"][0]["hung_task"].is_null()) << "no kernel report on it";
   EXPECT_EQ(keys(j["host"]["processes"]["zombie_parents"][0]),
             (std::set<std::string>{"pid", "comm", "count", "pod", "pod_uid", "sandbox_id", "found_by"}));
   EXPECT_EQ(keys(j["host"]["pid_limits"][0]), (std::set<std::string>{"scope", "current", "max"}));

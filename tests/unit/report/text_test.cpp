@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/html.h"
 #include "report/lag_text.h"
 #include "sample_report.h"
 
@@ -143,6 +144,27 @@ TEST(ReportText, TheAgentsStretchedPeriodIsNotTheNodesLag) {
             "2.4s); plegscope, relisting every 8s to spare the runtime, saw them 8.9s late");
   r.relist.duration_p99_seconds = 0.3;
   EXPECT_FALSE(lag_harm(r)) << "the kubelet sees changes within 1.3s: only the agent is late";
+}
+
+// The window's figures are the agent's own relists': while it stretches its
+// period they say so, in text and HTML, and the HTML marks no harm the
+// kubelet does not have.
+TEST(ReportText, StretchedLagFiguresAreLabelledTheAgents) {
+  Report r = sample();
+  r.event_lag.events = 40;
+  r.event_lag.p50_seconds = 7.5;
+  r.event_lag.p99_seconds = 8.9;
+  r.relist.duration_p99_seconds = 0.3;
+  EXPECT_EQ(lag_figures(r), "p50 7.5s, p99 8.9s over 40 events (runtime timestamp to the relist that saw it)");
+  EXPECT_TRUE(has(render_html(r), "data-material=\"true\"")) << "unstretched, 8.9s is the node's lag";
+  r.relist.stretched_period_seconds = 8;
+  EXPECT_EQ(lag_figures(r),
+            "p50 7.5s, p99 8.9s over 40 events (runtime timestamp to plegscope's relist that saw it, relisting "
+            "every 8s to spare the runtime; the kubelet relists every 1s)");
+  const std::string text = render_text(r);
+  EXPECT_TRUE(has(text, "plegscope's relist that saw it")) << text;
+  EXPECT_FALSE(has(text, "are seen 8.9s late")) << text;
+  EXPECT_TRUE(has(render_html(r), "data-material=\"false\"")) << "the kubelet sees changes within 1.3s";
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ Cause shim_stuck_in_d() {
   c.confidence = 0.9;
   c.summary = "A runtime shim is stuck in the kernel.";
   c.evidence = {{"blocked_seconds{containerd-shim}", 94, 10}};
-  c.processes.push_back({2816, "containerd-shim", "ovl_sync_fs", 94, 1, "sb-web"});
+  c.processes.push_back({2816, "containerd-shim", "ovl_sync_fs", 94, 1, "sb-web", host::WchanHidden::kNo, std::nullopt});
   c.pods.push_back({"shop", "db-0", "uid-db", "sb-db", ""});
   c.pods.push_back({"shop", "web-0", "uid-web", "sb-web", ""});
   return c;
