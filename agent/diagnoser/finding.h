@@ -143,6 +143,12 @@ struct Finding {
     int64_t count = 0;   // zombie parents: their zombies; blocked: tasks in D
     std::string sandbox_id;
     host::WchanHidden wchan_hidden = host::WchanHidden::kNo;  // why wchan is not a function
+    // --kernel-stacks: the top meaningful frame of its most telling task's
+    // kernel stack and that stack's class ("freezer", "storage", ...); ""
+    // when no stack was read.
+    std::string kernel_frame;
+    std::string kernel_class;
+    std::vector<std::string> kernel_stack;  // for tells_more between its tasks
   };
   std::vector<HostProcess> processes;  // blocked helpers, or zombie parents
   int64_t zombies = 0;
