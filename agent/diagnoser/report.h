@@ -138,7 +138,7 @@ struct HostReport {
       std::string top;                  // the first frame that is not the scheduler's
       std::string frame_class;          // "freezer", "storage", ... ("" when none matches)
     };
-    std::optional<KernelStack> kernel_stack;
+    std::optional<KernelStack> kernel_stack{};
   };
   struct ZombieParent {
     int64_t pid = 0;

@@ -57,7 +57,7 @@ struct BlockedTask {
   WchanHidden wchan_hidden = WchanHidden::kNo;  // why wchan is not a kernel function
   // --kernel-stacks: its kernel stack, innermost first, function names only;
   // empty when not read (the mode off or unavailable, or the task gone).
-  std::vector<std::string> kernel_stack;
+  std::vector<std::string> kernel_stack{};
 };
 
 // --kernel-stacks: what the last scan's read of the blocked tasks' stacks did.

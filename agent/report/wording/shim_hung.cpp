@@ -7,7 +7,7 @@ namespace {
 
 // What a kernel stack's class says the task waits on.
 std::string stack_class_words(const std::string& c) {
-  if (c == "freezer") return "the cgroup freezer holds it (its cgroup is frozen: freezer.state FROZEN or cgroup.freeze 1)";
+  if (c == "freezer") return "the cgroup freezer holds it, its cgroup is frozen (freezer.state FROZEN or cgroup.freeze 1)";
   if (c == "storage") return "it waits on a disk";
   if (c == "network_fs") return "it waits on a network filesystem (NFS, CIFS, Ceph, FUSE) that does not answer";
   if (c == "overlayfs") return "it waits in overlayfs, the container's root filesystem";
@@ -21,8 +21,7 @@ std::string where_words(const Finding::HostProcess& p) {
   if (p.kernel_frame.empty()) return wchan_words(p.wchan, p.wchan_hidden);
   std::string meaning = stack_class_words(p.kernel_class);
   if (meaning.empty()) meaning = wchan_meaning(p.kernel_frame);
-  return "in the kernel at " + p.kernel_frame + " (its kernel stack" +
-         (meaning.empty() ? "" : ": " + meaning) + ")";
+  return "in the kernel at " + p.kernel_frame + ", by its kernel stack" + (meaning.empty() ? "" : ": " + meaning);
 }
 
 std::string process_words(const Finding::HostProcess& p) {
