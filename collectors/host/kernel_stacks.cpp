@@ -28,7 +28,8 @@ std::optional<TaskKernelStack> task_line(std::string_view line) {
   if (next_word(line) != "task") return std::nullopt;
   TaskKernelStack t;
   uint64_t state = 0;
-  if (!parse_i64(next_word(line), t.pid) || !parse_i64(next_word(line), t.tid) || !parse_u64(next_word(line), state))
+  if (!parse_i64(next_word(line), t.pid) || !parse_i64(next_word(line), t.tid) ||
+      !parse_u64(next_word(line), state))
     return std::nullopt;
   t.state = state;
   std::string_view rest = next_word(line);
@@ -46,6 +47,7 @@ std::optional<TaskKernelStack> task_line(std::string_view line) {
 // What only schedules or waits generically: the frame above it names what
 // the task waits for.
 bool scheduler_frame(std::string_view f) {
+  // clang-format off
   static constexpr std::string_view kExact[] = {
       "__schedule", "schedule", "io_schedule", "io_schedule_timeout", "schedule_timeout",
       "schedule_preempt_disabled", "schedule_hrtimeout", "schedule_hrtimeout_range",
@@ -55,6 +57,7 @@ bool scheduler_frame(std::string_view f) {
       "out_of_line_wait_on_bit", "out_of_line_wait_on_bit_lock", "__wait_event", "wait_for_completion",
       "wait_for_completion_io", "wait_for_completion_timeout", "wait_for_completion_killable",
       "wait_for_completion_interruptible", "wait_for_completion_state"};
+  // clang-format on
   for (std::string_view e : kExact)
     if (f == e) return true;
   return f.rfind("preempt_schedule", 0) == 0 || f.rfind("schedule_timeout_", 0) == 0 ||
@@ -107,7 +110,8 @@ std::optional<FrameClass> stack_class(const std::vector<std::string>& frames) {
   return std::nullopt;
 }
 
-bool tells_more(const std::vector<std::string>& candidate, const std::vector<std::string>& current) {
+bool tells_more(const std::vector<std::string>& candidate,
+                const std::vector<std::string>& current) {
   if (candidate.empty()) return false;
   if (current.empty()) return true;
   return stack_class(candidate) && !stack_class(current);
@@ -116,14 +120,16 @@ bool tells_more(const std::vector<std::string>& candidate, const std::vector<std
 std::string kernel_stacks_precondition(bool btf_present, std::optional<uint64_t> cap_effective) {
   std::string missing;
   if (!btf_present)
-    missing = "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing: a kernel built without "
-              "CONFIG_DEBUG_INFO_BTF)";
+    missing =
+        "the kernel has no BTF (/sys/kernel/btf/vmlinux is missing: a kernel built without "
+        "CONFIG_DEBUG_INFO_BTF)";
   if (cap_effective) {
     auto held = [&](int cap) { return (*cap_effective >> cap) & 1; };
     const bool admin = held(kCapSysAdmin);
     std::string caps;
     if (!admin && !held(kCapBpf)) caps = "CAP_BPF";
-    if (!admin && !held(kCapPerfmon)) caps += std::string(caps.empty() ? "" : " and ") + "CAP_PERFMON";
+    if (!admin && !held(kCapPerfmon))
+      caps += std::string(caps.empty() ? "" : " and ") + "CAP_PERFMON";
     if (!caps.empty())
       missing += std::string(missing.empty() ? "" : "; ") + "the agent lacks " + caps +
                  " (add both to the container's capabilities: deploy/components/kernel-stacks)";

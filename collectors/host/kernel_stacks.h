@@ -79,14 +79,15 @@ inline constexpr size_t kMaxWatchedTids = 1024;
 
 struct KernelStackReaderOpen {
   std::unique_ptr<KernelStackReader> reader;  // null when unavailable
-  std::string unavailable;                     // why, when null
+  std::string unavailable;                    // why, when null
 };
 
 // Loads the BPF iterator: checks the preconditions first (BTF at
 // `btf_path`, the capabilities in `self_status_path`), then lets libbpf
 // load and attach it. Never throws.
-KernelStackReaderOpen open_kernel_stack_reader(const std::string& btf_path = "/sys/kernel/btf/vmlinux",
-                                               const std::string& self_status_path = "/proc/self/status");
+KernelStackReaderOpen open_kernel_stack_reader(
+    const std::string& btf_path = "/sys/kernel/btf/vmlinux",
+    const std::string& self_status_path = "/proc/self/status");
 
 // False when this build has no BPF support (no libbpf, bpftool or clang).
 bool kernel_stacks_built();

@@ -9,9 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
-#include <cstdarg>
 #include <cstring>
 #include <mutex>
 
@@ -106,7 +106,8 @@ class BpfKernelStackReader : public KernelStackReader {
 
 bool kernel_stacks_built() { return true; }
 
-KernelStackReaderOpen open_kernel_stack_reader(const std::string& btf_path, const std::string& self_status_path) {
+KernelStackReaderOpen open_kernel_stack_reader(const std::string& btf_path,
+                                               const std::string& self_status_path) {
   KernelStackReaderOpen out;
   std::optional<uint64_t> caps;
   if (FileText f = read_small_file(self_status_path, 16 * 1024); f.ok)

@@ -73,7 +73,8 @@ TEST(KernelStacks, EmptyAndTruncatedOutputNeverFail) {
 TEST(KernelStacks, FrameFunctionName) {
   EXPECT_EQ(frame_function_name("__refrigerator+0x4c/0x90"), "__refrigerator");
   EXPECT_EQ(frame_function_name(" nfs_wait_bit_killable+0x1d/0x70 [nfs]"), "nfs_wait_bit_killable");
-  EXPECT_EQ(frame_function_name("poll_schedule_timeout.constprop.0+0x5/0x9"), "poll_schedule_timeout.constprop.0");
+  EXPECT_EQ(frame_function_name("poll_schedule_timeout.constprop.0+0x5/0x9"),
+            "poll_schedule_timeout.constprop.0");
   EXPECT_EQ(frame_function_name("0xffffffffc0a1b2c3"), "0xffffffffc0a1b2c3");
 }
 
@@ -82,8 +83,9 @@ TEST(KernelStacks, TopMeaningfulFrameSkipsTheSchedulerAndGenericWaits) {
   EXPECT_EQ(top_meaningful_frame(stacks[0].frames), "__refrigerator");
   EXPECT_EQ(top_meaningful_frame(stacks[1].frames), "futex_do_wait");
   EXPECT_EQ(top_meaningful_frame(stacks[2].frames), "rpc_wait_bit_killable");
-  EXPECT_EQ(top_meaningful_frame({"__schedule", "schedule", "io_schedule", "folio_wait_bit_common"}),
-            "folio_wait_bit_common");
+  EXPECT_EQ(
+      top_meaningful_frame({"__schedule", "schedule", "io_schedule", "folio_wait_bit_common"}),
+      "folio_wait_bit_common");
   EXPECT_EQ(top_meaningful_frame({"__schedule", "schedule_timeout", "wait_for_completion"}), "");
   EXPECT_EQ(top_meaningful_frame({}), "");
 }
@@ -93,7 +95,8 @@ TEST(KernelStacks, ClassOfAStackIsItsFirstClassifiedFrame) {
   EXPECT_EQ(stack_class(stacks[0].frames), FrameClass::kFreezer);
   EXPECT_EQ(stack_class(stacks[1].frames), std::nullopt);
   EXPECT_EQ(stack_class(stacks[2].frames), FrameClass::kNetworkFs);
-  EXPECT_EQ(stack_class({"__schedule", "schedule", "io_schedule", "folio_wait_bit_common", "filemap_fault"}),
+  EXPECT_EQ(stack_class({"__schedule", "schedule", "io_schedule", "folio_wait_bit_common",
+                         "filemap_fault"}),
             FrameClass::kStorage);
   EXPECT_EQ(stack_class({"__schedule", "schedule", "ovl_sync_fs"}), FrameClass::kOverlayfs);
 }
