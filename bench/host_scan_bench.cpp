@@ -15,11 +15,15 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <vector>
 
 #include "host/host_files.h"
 #include "host/host_scanner.h"
+#include "host/kernel_stacks.h"
+#include "host/process_stat.h"
 
 namespace fs = std::filesystem;
 using namespace plegscope::host;
@@ -170,8 +174,65 @@ void BM_HostScanRealProc(benchmark::State& state) {
   state.counters["processes"] = static_cast<double>(processes);
 }
 
+// --kernel-stacks: one read of the kernel stacks of N sleeping threads of
+// this process through the BPF task iterator (it walks every task of the
+// host once and prints only those asked), beside BM_HostScanRealProc, the
+// scan it runs after. Needs CAP_BPF + CAP_PERFMON and BTF; else skipped
+// with the reason.
+void BM_KernelStacksRead(benchmark::State& state) {
+  static KernelStackReaderOpen opened = open_kernel_stack_reader();
+  if (!opened.reader) {
+    state.SkipWithError(opened.unavailable.c_str());
+    return;
+  }
+  const int n = static_cast<int>(state.range(0));
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) {
+    state.SkipWithError("pipe");
+    return;
+  }
+  std::vector<std::thread> sleepers;
+  std::vector<int64_t> tids;
+  std::mutex mu;
+  for (int i = 0; i < n; ++i)
+    sleepers.emplace_back([&] {
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        tids.push_back(::gettid());
+      }
+      char c;
+      benchmark::DoNotOptimize(::read(pipe_fds[0], &c, 1));  // sleeps in the kernel until the pipe closes
+    });
+  while (true) {
+    std::lock_guard<std::mutex> lock(mu);
+    if (static_cast<int>(tids.size()) == n) break;
+  }
+  size_t frames = 0, read = 0;
+  for (auto _ : state) {
+    auto r = opened.reader->read(tids);
+    read = r.stacks.size();
+    frames = 0;
+    for (const auto& st : r.stacks) frames += st.frames.size();
+  }
+  ::close(pipe_fds[1]);
+  for (auto& t : sleepers) t.join();
+  ::close(pipe_fds[0]);
+  state.counters["tasks_read"] = static_cast<double>(read);
+  state.counters["frames"] = static_cast<double>(frames);
+  DIR* dir = ::opendir("/proc");
+  int64_t tasks = 0;
+  while (dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    auto st = read_small_file(std::string("/proc/") + e->d_name + "/stat", 2048);
+    if (auto p = parse_process_stat(st.text)) tasks += p->num_threads;
+  }
+  ::closedir(dir);
+  state.counters["host_tasks"] = static_cast<double>(tasks);
+}
+
 }  // namespace
 
+BENCHMARK(BM_KernelStacksRead)->Arg(1)->Arg(16)->Arg(64)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RealProcFloor)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HostScanRealProc)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StatFloor)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);

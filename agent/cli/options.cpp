@@ -168,6 +168,10 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   app.add_option("--api-server-ca-file", c.api_server_ca_file,
                  "CA that signs the API server's certificate (the ServiceAccount ca.crt)")
       ->envname("PLEGSCOPE_API_SERVER_CA_FILE");
+  app.add_flag("--kernel-stacks", c.kernel_stacks,
+               "read the kernel stacks of the runtime's threads in D with a BPF task iterator, once per host scan "
+               "(needs BTF, CAP_BPF and CAP_PERFMON, and hostPID: deploy/components/kernel-stacks); off by default")
+      ->envname("PLEGSCOPE_KERNEL_STACKS");
   app.add_flag("--node-condition", c.node_condition,
                "write the condition plegscope.io/PLEGUnhealthy and Events on the agent's own Node through the API "
                "server (needs deploy/components/node-condition's RBAC); off by default")
@@ -347,6 +351,7 @@ NodeOptions node_options(const Config& config) {
   o.hang_threshold = config.hang_threshold;
   o.clock_ticks_per_second = config.host_clock_ticks;
   o.host_scan_interval = config.host_scan_interval;
+  o.kernel_stacks = config.kernel_stacks;
   o.host_diskstats_before = config.host_diskstats_before;
   return o;
 }

@@ -32,6 +32,7 @@ struct Config {
   std::string runtime_root;        // "" = resolved from the daemons seen
   long host_clock_ticks = 0;       // hidden, for fixture trees: their CLK_TCK (0: the host's)
   Duration host_scan_interval = std::chrono::seconds(5);  // hidden
+  bool kernel_stacks = false;  // --kernel-stacks
   std::string host_diskstats_before;  // hidden: fixture trees' diskstats.before
   std::string node_name;
   std::string log_level = "info";

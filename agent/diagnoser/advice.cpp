@@ -13,7 +13,11 @@ bool contains(std::string_view s, std::string_view part) { return s.find(part) !
 bool all_on_storage(const Finding& f) {
   if (f.processes.empty()) return false;
   return std::all_of(f.processes.begin(), f.processes.end(),
-                     [](const Finding::HostProcess& p) { return storage_wait_channel(p.wchan); });
+                     [](const Finding::HostProcess& p) {
+                       return storage_wait_channel(p.wchan) || storage_wait_channel(p.kernel_frame) ||
+                              p.kernel_class == "storage" || p.kernel_class == "network_fs" ||
+                              p.kernel_class == "overlayfs";
+                     });
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "diagnoser/interactions.h"
 #include "diagnoser/rule.h"
 #include "diagnoser/shim_list.h"
+#include "host/kernel_stacks.h"
 
 namespace plegscope {
 namespace {
@@ -83,6 +84,15 @@ void fill_beside(const Snapshot& s, Report& report) {
 // Issue 17: the slowest per-pod calls of the window and the host evidence.
 std::string pod_name(const PodRef& p) { return p.name.empty() ? "" : p.namespace_ + "/" + p.name; }
 
+HostReport::Blocked::KernelStack kernel_stack_report(const host::BlockedTask& b) {
+  HostReport::Blocked::KernelStack k;
+  k.tid = b.tid;
+  k.frames = b.kernel_stack;
+  k.top = host::top_meaningful_frame(b.kernel_stack);
+  if (auto c = host::stack_class(b.kernel_stack)) k.frame_class = host::frame_class_name(*c);
+  return k;
+}
+
 void fill_host(const Snapshot& s, const Context& c, Report& report) {
   constexpr size_t kSlowestPods = 10;
   for (const auto& pc : s.pod_calls) {
@@ -112,6 +122,8 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
                              [&](const HostReport::Blocked& e) { return e.pid == b.pid; });
     if (same != h.processes.blocked.end()) {
       same->tasks_in_d++;
+      if (host::tells_more(b.kernel_stack, same->kernel_stack ? same->kernel_stack->frames : std::vector<std::string>{}))
+        same->kernel_stack = kernel_stack_report(b);
       continue;
     }
     HostReport::Blocked e;
@@ -127,6 +139,7 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
     for (const auto& helper : p.helpers)
       if (helper.pid == b.pid) e.threads = helper.threads;
     e.hung_task = hung_task_for(s, b.pid);
+    if (!b.kernel_stack.empty()) e.kernel_stack = kernel_stack_report(b);
     h.processes.blocked.push_back(std::move(e));
   }
   h.processes.zombies = p.zombies;
@@ -141,6 +154,13 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
   }
   fill_shims(s, h.processes);
   if (!p.unreadable.empty()) h.processes.error = p.unreadable;
+  const host::KernelStacksRead& k = p.kernel_stacks;
+  h.processes.kernel_stacks.enabled = k.enabled;
+  h.processes.kernel_stacks.available = k.available;
+  if (!k.error.empty()) h.processes.kernel_stacks.error = k.error;
+  h.processes.kernel_stacks.tasks_asked = k.tasks_asked;
+  h.processes.kernel_stacks.tasks_read = k.tasks_read;
+  h.processes.kernel_stacks.read_seconds = k.wall_seconds;
   for (const auto& l : s.host->pid_limits)
     if (l.unreadable.empty()) h.pid_limits.push_back({l.scope, l.current, l.max});
   if (const auto& d = s.host->runtime_disk.value) {

@@ -164,6 +164,12 @@ struct Finding {
     // Blocked: the kernel's own hung-task report on one of its tasks, when
     // the journal holds one (host/hung_task.h).
     std::optional<KernelHungTask> hung_task;
+    // --kernel-stacks: the top meaningful frame of its most telling task's
+    // kernel stack and that stack's class ("freezer", "storage", ...); ""
+    // when no stack was read.
+    std::string kernel_frame{};
+    std::string kernel_class{};
+    std::vector<std::string> kernel_stack{};  // for tells_more between its tasks
   };
   std::vector<HostProcess> processes;  // blocked helpers, or zombie parents
   int64_t zombies = 0;

@@ -132,6 +132,16 @@ struct HostReport {
     // The kernel's newest hung-task report on one of its tasks (the
     // journal's kernel transport), with whether it predates this stall.
     std::optional<KernelHungTask> hung_task;
+    // --kernel-stacks: the kernel stack of its most telling task in D (one
+    // whose frames name a class, else the worst task's); absent when none
+    // was read.
+    struct KernelStack {
+      int64_t tid = 0;
+      std::vector<std::string> frames;  // innermost first
+      std::string top;                  // the first frame that is not the scheduler's
+      std::string frame_class;          // "freezer", "storage", ... ("" when none matches)
+    };
+    std::optional<KernelStack> kernel_stack{};
   };
   struct ZombieParent {
     int64_t pid = 0;
@@ -154,9 +164,19 @@ struct HostReport {
     std::string container_id;        // conmon's -c; "" for a shim
     std::string pod;                 // "namespace/name" or ""
   };
+  // --kernel-stacks: whether it is on, and why stacks are missing.
+  struct KernelStacks {
+    bool enabled = false;
+    bool available = false;              // the BPF iterator is loaded
+    std::optional<std::string> error;    // unavailable (no BTF, capabilities, load) or stacks missing
+    int64_t tasks_asked = 0;
+    int64_t tasks_read = 0;
+    double read_seconds = 0;             // the last read's wall time
+  };
   struct Processes {
     int64_t helpers = 0;
     std::vector<Blocked> blocked;
+    KernelStacks kernel_stacks;
     int64_t zombies = 0;
     std::vector<ZombieParent> zombie_parents;
     // Unmapped first, then by pod and pid; bounded, shims_total is the true count.

@@ -73,6 +73,18 @@ Node::Node(NodeOptions options, const Clock& clock)
     o.sys_path = options_.sys_path;
     o.runtime_root = options_.runtime_root;
     o.clock_ticks_per_second = options_.clock_ticks_per_second;
+    if (options_.kernel_stacks) {
+      o.kernel_stacks_enabled = true;
+      host::KernelStackReaderOpen opened = host::open_kernel_stack_reader();
+      o.kernel_stacks = std::move(opened.reader);
+      o.kernel_stacks_unavailable = opened.unavailable;
+      if (o.kernel_stacks)
+        spdlog::info("--kernel-stacks: the BPF task iterator is loaded; the kernel stacks of the runtime's tasks "
+                     "in D are read once per host scan");
+      else
+        spdlog::warn("--kernel-stacks unavailable, falling back to wchan and the kernel's hung-task reports: {}",
+                     opened.unavailable);
+    }
     host_scanner_ = std::make_unique<host::HostScanner>(std::move(o));
     seed_diskstats();
   }

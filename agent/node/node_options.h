@@ -52,6 +52,9 @@ struct NodeOptions {
   std::string sys_path = "/sys";  // --sys-path
   std::string runtime_root;       // --runtime-root; "" = resolved from the daemons seen
   Duration host_scan_interval = std::chrono::seconds(5);
+  // --kernel-stacks: read the kernel stacks of the runtime's tasks in D with
+  // a BPF task iterator, once per host scan.
+  bool kernel_stacks = false;
   Duration hang_threshold = std::chrono::seconds(10);  // a call this old triggers a scan now
   long clock_ticks_per_second = 0;  // 0: the host's (tests: the fixture tree's)
   // Tests: a diskstats file taken 10 s before the first scan, so one scan

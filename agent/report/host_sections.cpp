@@ -45,7 +45,17 @@ std::string blocked_text(const HostReport::Blocked& b) {
     where = "wchan hidden (reads 0; the credentials that would say why are unreadable)";
   else
     where = "wchan unreadable";
-  return b.comm + " pid " + std::to_string(b.pid) + tasks + " " + b.state + " " + duration(b.seconds) + " " + where;
+  std::string line = b.comm + " pid " + std::to_string(b.pid) + tasks + " " + b.state + " " + duration(b.seconds) + " " + where;
+  if (b.kernel_stack && !b.kernel_stack->frames.empty()) {
+    line += "; kernel stack (tid " + std::to_string(b.kernel_stack->tid) + ")";
+    if (!b.kernel_stack->top.empty()) line += " at " + b.kernel_stack->top;
+    if (!b.kernel_stack->frame_class.empty()) line += " [" + b.kernel_stack->frame_class + "]";
+    line += ":";
+    const size_t shown = std::min<size_t>(b.kernel_stack->frames.size(), 8);
+    for (size_t i = 0; i < shown; ++i) line += (i ? " < " : " ") + b.kernel_stack->frames[i];
+    if (b.kernel_stack->frames.size() > shown) line += " < ...";
+  }
+  return line;
 }
 
 // The pod a zombie parent belongs to, as far as it is known.
@@ -186,6 +196,12 @@ void host_text(const Report& r, std::ostream& out) {
     if (b.hung_task) out << "    kernel: " << hung_task_words(*b.hung_task) << "\n";
   }
   out << kernel_reports_text(r);
+  const auto& ks = h.processes.kernel_stacks;
+  if (ks.enabled)
+    out << "  kernel stacks: "
+        << (ks.available ? std::to_string(ks.tasks_read) + " of " + std::to_string(ks.tasks_asked) + " tasks in D read"
+                         : std::string("unavailable, wchan and the hung-task reports stand in"))
+        << (ks.error ? " (" + *ks.error + ")" : std::string()) << "\n";
   for (const auto& z : h.processes.zombie_parents)
     out << "  zombies: " << z.count << " under " << (z.comm.empty() ? "?" : z.comm) << " pid " << z.pid
         << zombie_pod(z) << "\n";

@@ -142,15 +142,47 @@ static void from_json(const json& j, PodCallReport& p) {
 // The kernel's hung-task report, on a blocked process and in host.hung_tasks.
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(KernelHungTask, time, comm, pid, tgid, blocked_seconds, kernel, frames,
                                                 classes, truncated, predates_stall_seconds)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Blocked, pid, comm, state, wchan, wchan_hidden, seconds,
-                                                tid, tasks_in_d, threads, sandbox_id,
-                                                pod, hung_task)
+// "class" is a keyword: the kernel stack's frame_class travels as "class".
+static void to_json(json& j, const HostReport::Blocked::KernelStack& k) {
+  j = {{"tid", k.tid}, {"frames", k.frames}, {"top", k.top}, {"class", k.frame_class}};
+}
+static void from_json(const json& j, HostReport::Blocked::KernelStack& k) {
+  k.tid = j.value("tid", int64_t{0});
+  k.frames = j.value("frames", std::vector<std::string>{});
+  k.top = j.value("top", "");
+  k.frame_class = j.value("class", "");
+}
+// kernel_stack only when read (--kernel-stacks), as an object.
+static void to_json(json& j, const HostReport::Blocked& b) {
+  j = {{"pid", b.pid},         {"comm", b.comm},           {"state", b.state},          {"wchan", b.wchan},
+       {"wchan_hidden", b.wchan_hidden}, {"seconds", b.seconds}, {"tid", b.tid},     {"tasks_in_d", b.tasks_in_d},
+       {"threads", b.threads}, {"sandbox_id", b.sandbox_id}, {"pod", b.pod}, {"hung_task", b.hung_task}};
+  if (b.kernel_stack) j["kernel_stack"] = *b.kernel_stack;
+}
+static void from_json(const json& j, HostReport::Blocked& b) {
+  HostReport::Blocked d;
+  b.pid = j.value("pid", d.pid);
+  b.comm = j.value("comm", d.comm);
+  b.state = j.value("state", d.state);
+  b.wchan = j.value("wchan", d.wchan);
+  b.wchan_hidden = j.value("wchan_hidden", d.wchan_hidden);
+  b.seconds = j.value("seconds", d.seconds);
+  b.tid = j.value("tid", d.tid);
+  b.tasks_in_d = j.value("tasks_in_d", d.tasks_in_d);
+  b.threads = j.value("threads", d.threads);
+  b.sandbox_id = j.value("sandbox_id", d.sandbox_id);
+  b.pod = j.value("pod", d.pod);
+  if (j.contains("hung_task") && j["hung_task"].is_object()) b.hung_task = j["hung_task"].get<KernelHungTask>();
+  if (j.contains("kernel_stack") && j["kernel_stack"].is_object()) b.kernel_stack = j["kernel_stack"].get<HostReport::Blocked::KernelStack>();
+}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::KernelStacks, enabled, available, error, tasks_asked,
+                                                tasks_read, read_seconds)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::ZombieParent, pid, comm, count, pod, pod_uid, sandbox_id,
                                                 found_by)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Shim, pid, comm, state, seconds, sandbox_id, container_id,
                                                 pod)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Processes, helpers, blocked, zombies, zombie_parents,
-                                                shims, shims_total, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Processes, helpers, blocked, kernel_stacks, zombies,
+                                                zombie_parents, shims, shims_total, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::PidLimit, scope, current, max)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Disk, device, mount, latency_ms, utilization, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport, reachable, error, processes, pid_limits, runtime_disk,

@@ -1,6 +1,7 @@
 #include "host/host_scanner.h"
 
 #include <dirent.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -236,6 +237,7 @@ HostEvidence HostScanner::scan() {
   first_seen_in_d_ = std::move(still_in_d);
   std::stable_sort(procs.blocked.begin(), procs.blocked.end(),
                    [](const BlockedTask& a, const BlockedTask& b) { return a.seconds_in_d > b.seconds_in_d; });
+  read_kernel_stacks(out);
 
   if (!zombies_by_parent.empty()) {
     std::sort(comms.begin(), comms.end());
@@ -289,6 +291,56 @@ HostEvidence HostScanner::scan() {
   scan_pid_limits(out, daemons);
   scan_disk(out, daemon_comms);
   return out;
+}
+
+// At most one read per scan, and only for the runtime's tasks in D: the
+// iterator walks every task once but prints only those asked.
+void HostScanner::read_kernel_stacks(HostEvidence& out) {
+  KernelStacksRead& k = out.processes.kernel_stacks;
+  k.enabled = options_.kernel_stacks_enabled;
+  if (!k.enabled) return;
+  if (!options_.kernel_stacks) {
+    k.error = options_.kernel_stacks_unavailable;
+    return;
+  }
+  k.available = true;
+  auto& blocked = out.processes.blocked;
+  if (blocked.empty()) return;
+  std::vector<int64_t> tids;
+  for (const auto& b : blocked) tids.push_back(b.tid);
+  k.tasks_asked = static_cast<int64_t>(tids.size());
+  timespec cpu0{}, cpu1{};
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+  const auto wall0 = std::chrono::steady_clock::now();
+  KernelStackReader::Result r = options_.kernel_stacks->read(tids);
+  k.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+  k.cpu_seconds = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec) / 1e9;
+  std::map<int64_t, TaskKernelStack*> by_tid;
+  for (auto& st : r.stacks) by_tid[st.tid] = &st;
+  int64_t failed = 0;
+  for (auto& b : blocked) {
+    auto it = by_tid.find(b.tid);
+    if (it == by_tid.end() || it->second->pid != b.pid) continue;
+    if (it->second->error) {
+      ++failed;
+      continue;
+    }
+    b.kernel_stack = std::move(it->second->frames);
+    ++k.tasks_read;
+  }
+  if (!r.error.empty()) {
+    k.error = r.error;
+  } else if (k.tasks_read < k.tasks_asked) {
+    const int64_t unseen = k.tasks_asked - k.tasks_read - failed;
+    k.error = std::to_string(k.tasks_asked - k.tasks_read) + " of " + std::to_string(k.tasks_asked) +
+              " tasks in D without a stack";
+    if (failed) k.error += ": " + std::to_string(failed) + " refused by the kernel";
+    if (unseen)
+      k.error += std::string(failed ? ", " : ": ") + std::to_string(unseen) +
+                 " not seen by the task iterator (exited since the scan, or outside the agent's PID namespace: the "
+                 "iterator walks only the tasks of its own, so the agent needs hostPID)";
+  }
 }
 
 }  // namespace plegscope::host

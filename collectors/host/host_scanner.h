@@ -18,6 +18,7 @@
 
 #include "host/cmdline_reader.h"
 #include "host/diskstats.h"
+#include "host/kernel_stacks.h"
 #include "host/wchan_access.h"
 
 namespace plegscope::host {
@@ -54,6 +55,20 @@ struct BlockedTask {
   std::string sandbox_id;
   std::string container_id;
   WchanHidden wchan_hidden = WchanHidden::kNo;  // why wchan is not a kernel function
+  // --kernel-stacks: its kernel stack, innermost first, function names only;
+  // empty when not read (the mode off or unavailable, or the task gone).
+  std::vector<std::string> kernel_stack{};
+};
+
+// --kernel-stacks: what the last scan's read of the blocked tasks' stacks did.
+struct KernelStacksRead {
+  bool enabled = false;    // --kernel-stacks given
+  bool available = false;  // and its reader is loaded
+  std::string error;     // why no stack (or not every stack) was read; "" when all were
+  int64_t tasks_asked = 0;
+  int64_t tasks_read = 0;
+  double wall_seconds = 0;  // the read's own wall and CPU time (0 when no task was asked)
+  double cpu_seconds = 0;
 };
 
 struct ZombieParent {
@@ -100,6 +115,7 @@ struct HostEvidence {
     int64_t in_d = 0;     // processes in D, node-wide (helpers or not)
     std::vector<HelperProcess> helpers;  // helpers and daemons
     std::vector<BlockedTask> blocked;    // longest in D first
+    KernelStacksRead kernel_stacks;
     int64_t zombies = 0;
     std::vector<ZombieParent> zombie_parents;  // most zombies first, top N
     std::string unreadable;
@@ -122,6 +138,12 @@ struct HostScanOptions {
   size_t top_zombie_parents = 5;
   // The agent's own credentials, against which a hidden wchan is explained.
   std::string self_status_path = "/proc/self/status";
+  // --kernel-stacks: the reader of the blocked tasks' kernel stacks, asked
+  // once per scan for the runtime's tasks in D only; null with the reason
+  // it could not be opened in kernel_stacks_unavailable.
+  bool kernel_stacks_enabled = false;
+  std::shared_ptr<KernelStackReader> kernel_stacks;
+  std::string kernel_stacks_unavailable;
 };
 
 // The runtime's root: that of a daemon seen running (dockerd ->
@@ -154,6 +176,7 @@ class HostScanner {
       return std::tie(pid, tid, starttime) < std::tie(o.pid, o.tid, o.starttime);
     }
   };
+  void read_kernel_stacks(HostEvidence& out);
   void scan_disk(HostEvidence& out, const std::vector<std::string>& daemons);
   void scan_pid_limits(HostEvidence& out, const std::vector<std::pair<int64_t, std::string>>& daemons);
 

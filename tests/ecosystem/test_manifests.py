@@ -2,7 +2,8 @@
 PrometheusRules come from mixin/ (test_mixin.py); the image
 scripts/build-image assembles runs plegscope as the DaemonSet's uid; kustomize
 renders the base alone and with each component (crio, host-port,
-web-auth, node-condition, and three together; kube-prometheus-stack's release label only on the
+web-auth, node-condition, kernel-stacks: exactly CAP_BPF, CAP_PERFMON and the flag, with root and
+hostPID, and three together; kube-prometheus-stack's release label only on the
 PodMonitor and the PrometheusRule, kube-prometheus' Role for prometheus-k8s),
 each doing what it says; the NetworkPolicy selects the agent's pods and
 admits only Prometheus and the API server's addresses; the pod runs as a
@@ -500,6 +501,38 @@ def _labels_everywhere(docs):
         if "podSelector" in spec:
             out[(kind, name, "spec.podSelector")] = spec["podSelector"].get("matchLabels", {})
     return out
+
+
+def test_kernel_stacks_component_adds_exactly_cap_bpf_cap_perfmon_and_the_flag():
+    import copy
+    base = kustomize([])
+    ks = kustomize(["kernel-stacks"])
+    c, before = _container(ks), _container(base)
+    sc = c["securityContext"]
+    assert sorted(sc["capabilities"]["add"]) == ["BPF", "PERFMON"], sc
+    assert sc["capabilities"]["drop"] == ["ALL"], sc
+    assert "add" not in before["securityContext"]["capabilities"], before["securityContext"]
+    assert c["args"] == before["args"] + ["--kernel-stacks"], c["args"]
+    assert "--kernel-stacks" not in before["args"]
+    # Still no privilege escalation, no privileged mode, a read-only root.
+    assert sc["allowPrivilegeEscalation"] is False and sc["privileged"] is False and sc["readOnlyRootFilesystem"]
+    # What makes the two capabilities count: root in the container (no
+    # ambient capabilities for a non-root uid) and the host's PID namespace
+    # (the task iterator walks only its own).
+    pod = ks[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
+    assert sc["runAsUser"] == 0 and sc["runAsNonRoot"] is False and pod["hostPID"] is True, (sc, pod.get("hostPID"))
+    assert "hostPID" not in base[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
+    # Nothing else changes, in the DaemonSet or any other object.
+    assert set(ks) == set(base), set(ks) ^ set(base)
+    stripped = copy.deepcopy(ks)
+    spec = stripped[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
+    del spec["hostPID"]
+    ssc = spec["containers"][0]["securityContext"]
+    for key in ("runAsUser", "runAsNonRoot"):
+        del ssc[key]
+    del ssc["capabilities"]["add"]
+    spec["containers"][0]["args"].remove("--kernel-stacks")
+    assert stripped == base, "the component changed more than its five fields"
 
 
 def test_kube_prometheus_stack_component_labels_only_what_the_chart_selects():

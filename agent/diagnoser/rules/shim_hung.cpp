@@ -6,6 +6,7 @@
 
 #include "diagnoser/hung_task_match.h"
 #include "diagnoser/rule.h"
+#include "host/kernel_stacks.h"
 
 namespace plegscope {
 namespace {
@@ -18,6 +19,15 @@ PodRef pod_of(const Context& c, const std::string& sandbox_id) {
   PodRef p;
   p.sandbox_id = sandbox_id;
   return p;
+}
+
+// --kernel-stacks: the frame that says what the process waits on.
+void set_kernel_stack(Finding::HostProcess& p, const std::vector<std::string>& stack) {
+  if (stack.empty()) return;
+  p.kernel_stack = stack;
+  p.kernel_frame = host::top_meaningful_frame(stack);
+  auto c = host::stack_class(stack);
+  p.kernel_class = c ? host::frame_class_name(*c) : "";
 }
 
 }  // namespace
@@ -82,11 +92,13 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
                              [&](const Finding::HostProcess& p) { return p.pid == b->pid; });
     if (same != f.processes.end()) {
       same->count++;
+      if (host::tells_more(b->kernel_stack, same->kernel_stack)) set_kernel_stack(*same, b->kernel_stack);
       continue;
     }
     Finding::HostProcess process{b->pid,         b->comm,         b->wchan, b->seconds_in_d, 1,
                                  b->sandbox_id, b->wchan_hidden, hung_task_for(c.s, b->pid)};
     f.processes.push_back(process);
+    set_kernel_stack(f.processes.back(), b->kernel_stack);
     PodRef pod = pod_of(c, b->sandbox_id);
     bool seen = false;
     for (const auto& p : f.pods) seen = seen || (p.sandbox_id == pod.sandbox_id && p.uid == pod.uid);
@@ -102,6 +114,12 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
                             std::nullopt});
     }
   }
+  // The kernel stack's top frame, one signal per process whose stack was read.
+  for (const auto& p : f.processes)
+    if (!p.kernel_frame.empty())
+      f.evidence.push_back({"kernel_stack{pid=" + std::to_string(p.pid) + ",frame=" + p.kernel_frame +
+                                (p.kernel_class.empty() ? "" : ",class=" + p.kernel_class) + "}",
+                            static_cast<double>(p.count), std::nullopt});
   if (hung_call)
     f.evidence.push_back({"oldest_in_flight_seconds{" + hung_call->op + "}", hung_call->seconds, hang});
   if (form == Form::kBehindHungLists) {

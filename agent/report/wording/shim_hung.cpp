@@ -5,8 +5,27 @@
 namespace plegscope {
 namespace {
 
+// What a kernel stack's class says the task waits on.
+std::string stack_class_words(const std::string& c) {
+  if (c == "freezer") return "the cgroup freezer holds it, its cgroup is frozen (freezer.state FROZEN or cgroup.freeze 1)";
+  if (c == "storage") return "it waits on a disk";
+  if (c == "network_fs") return "it waits on a network filesystem (NFS, CIFS, Ceph, FUSE) that does not answer";
+  if (c == "overlayfs") return "it waits in overlayfs, the container's root filesystem";
+  if (c == "cgroup") return "a cgroup operation does not finish";
+  if (c == "reclaim") return "it waits on memory reclaim";
+  return "";
+}
+
+// With --kernel-stacks the stack's top frame says where it waits; else wchan.
+std::string where_words(const Finding::HostProcess& p) {
+  if (p.kernel_frame.empty()) return wchan_words(p.wchan, p.wchan_hidden);
+  std::string meaning = stack_class_words(p.kernel_class);
+  if (meaning.empty()) meaning = wchan_meaning(p.kernel_frame);
+  return "in the kernel at " + p.kernel_frame + ", by its kernel stack" + (meaning.empty() ? "" : ": " + meaning);
+}
+
 std::string process_words(const Finding::HostProcess& p) {
-  const std::string where = wchan_words(p.wchan, p.wchan_hidden);
+  const std::string where = where_words(p);
   return p.comm + " (pid " + std::to_string(p.pid) + (p.count > 1 ? ", " + std::to_string(p.count) + " tasks" : "") +
          ") has been in D for at least " + text::duration(p.seconds) + " " + where +
          (p.hung_task ? "; " + hung_task_words(*p.hung_task) : "");
@@ -52,8 +71,12 @@ CauseWords words_of(const Finding& f) {
     w.reason = "the runtime helper of " + pods + " is stuck: " + what;
     w.summary = "A pod's shim is stuck in the kernel: " + w.reason + ".";
   }
-  w.action = "read that pid's kernel stack (as root) and fix what it waits on; restarting the runtime is not the "
-             "first remedy";
+  const Finding::HostProcess* top = f.processes.empty() ? nullptr : &f.processes.front();
+  w.action = top && !top->kernel_frame.empty()
+                 ? "fix what its kernel stack shows it waits on (" + top->kernel_frame +
+                       "); restarting the runtime is not the first remedy"
+                 : "read that pid's kernel stack (as root) and fix what it waits on; restarting the runtime is not the "
+                   "first remedy";
   return w;
 }
 

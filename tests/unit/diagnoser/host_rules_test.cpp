@@ -173,6 +173,58 @@ TEST(ShimHung, AHiddenWchanSaysWhyAndWhatWouldShowIt) {
 
 // A shim with 12 threads in D is one process in the report, with its thread
 // count and its worst (longest in D) task's state and wchan.
+// --kernel-stacks: the worst task sleeps in a futex, frozen in place; another
+// thread's stack is the freezer's. The process entry and shim_hung take the
+// telling one, and its top frame is the evidence.
+TEST(ShimHung, KernelStacksNameWhereItWaitsFromTheTellingTasksTopFrame) {
+  Builder b;
+  b.s.host = quiet_host();
+  b.s.host->processes.helpers[0].threads = 3;
+  host::BlockedTask worst = shim_in_d(40, "0");
+  worst.wchan_hidden = host::WchanHidden::kMissingCapabilities;
+  worst.kernel_stack = {"futex_do_wait", "__futex_wait", "futex_wait", "do_futex"};
+  host::BlockedTask frozen = worst;
+  frozen.tid = 4243;
+  frozen.seconds_in_d = 39;
+  frozen.kernel_stack = {"__refrigerator", "get_signal", "arch_do_signal_or_restart"};
+  host::BlockedTask unread = worst;
+  unread.tid = 4244;
+  unread.kernel_stack.clear();
+  b.s.host->processes.blocked = {worst, frozen, unread};
+  b.s.host->processes.kernel_stacks.enabled = b.s.host->processes.kernel_stacks.available = true;
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  Report r = b.report();
+  ASSERT_EQ(r.host.processes.blocked.size(), 1u);
+  const auto& e = r.host.processes.blocked[0];
+  ASSERT_TRUE(e.kernel_stack);
+  EXPECT_EQ(e.kernel_stack->tid, 4243);
+  EXPECT_EQ(e.kernel_stack->top, "__refrigerator");
+  EXPECT_EQ(e.kernel_stack->frame_class, "freezer");
+  EXPECT_EQ(e.tid, 4242) << "the worst task stays the worst";
+  EXPECT_TRUE(r.host.processes.kernel_stacks.available);
+  const Cause* c = find(r, CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("in the kernel at __refrigerator, by its kernel stack: the cgroup freezer"),
+            std::string::npos)
+      << c->summary;
+  EXPECT_EQ(c->summary.find("CAP_SYS_PTRACE"), std::string::npos) << "the stack replaces the hidden wchan";
+  bool evidence = false;
+  for (const auto& ev : c->evidence)
+    evidence = evidence || ev.signal == "kernel_stack{pid=4242,frame=__refrigerator,class=freezer}";
+  EXPECT_TRUE(evidence);
+
+  // Without stacks (the mode unavailable) the same process is worded by its wchan.
+  for (auto& t : b.s.host->processes.blocked) t.kernel_stack.clear();
+  b.s.host->processes.kernel_stacks.available = false;
+  b.s.host->processes.kernel_stacks.error = "the agent lacks CAP_BPF and CAP_PERFMON";
+  Report fallback = b.report();
+  EXPECT_FALSE(fallback.host.processes.blocked[0].kernel_stack);
+  EXPECT_EQ(*fallback.host.processes.kernel_stacks.error, "the agent lacks CAP_BPF and CAP_PERFMON");
+  const Cause* f = find(fallback, CauseId::kShimHung);
+  ASSERT_TRUE(f);
+  EXPECT_NE(f->summary.find("CAP_SYS_PTRACE"), std::string::npos) << f->summary;
+}
+
 TEST(ShimHung, BlockedProcessesAreListedOnceEachWithTheirThreads) {
   Builder b;
   b.s.host = quiet_host();

@@ -6,11 +6,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <future>
 #include <thread>
 
 #include "host/host_files.h"
 #include "host/host_scanner.h"
+#include "host/kernel_stacks.h"
 
 namespace plegscope::host {
 namespace {
@@ -95,6 +97,55 @@ TEST(HostScannerLive, ReadsThisProcessAsTheKernelReportsIt) {
   EXPECT_EQ(e.processes.unreadable, "");
   EXPECT_GE(e.processes.total, 2);
   EXPECT_GE(e.processes.threads, e.processes.total);
+}
+
+}  // namespace
+}  // namespace plegscope::host
+
+// --kernel-stacks on this machine's kernel: a thread of this process asleep
+// in a pipe read has its stack read through the BPF task iterator, with the
+// kernel's own symbols; a tid that does not exist gives no stack. Without
+// CAP_BPF/CAP_PERFMON or BPF support the reader says why (skipped, but a
+// failure under CI, where the build must have BPF support and runs as root).
+namespace plegscope::host {
+namespace {
+
+TEST(KernelStacksLive, AThreadAsleepInAPipeReadShowsItsKernelStack) {
+  KernelStackReaderOpen opened = open_kernel_stack_reader();
+  if (!opened.reader) {
+    const char* ci = std::getenv("CI");
+    if (ci && *ci && std::string(ci) != "0" && std::string(ci) != "false") FAIL() << opened.unavailable;
+    GTEST_SKIP() << opened.unavailable;
+  }
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::promise<int64_t> tid;
+  std::thread sleeper([&] {
+    tid.set_value(::gettid());
+    char c;
+    (void)!::read(fds[0], &c, 1);
+  });
+  const int64_t t = tid.get_future().get();
+  // Asleep once its state says so (it may not have reached read() yet).
+  std::vector<std::string> frames;
+  for (int i = 0; i < 200 && frames.empty(); ++i) {
+    auto r = opened.reader->read({t, 999999999});
+    ASSERT_EQ(r.error, "");
+    for (const auto& s : r.stacks) {
+      EXPECT_EQ(s.tid, t) << "only the tids asked, and only existing ones";
+      EXPECT_EQ(s.pid, ::getpid());
+      bool in_read = false;
+      for (const auto& f : s.frames) in_read = in_read || f.find("pipe_read") != std::string::npos;
+      if (in_read) frames = s.frames;
+    }
+    if (frames.empty()) std::this_thread::yield();
+  }
+  ::close(fds[1]);
+  sleeper.join();
+  ::close(fds[0]);
+  ASSERT_FALSE(frames.empty()) << "no stack through pipe_read for tid " << t;
+  EXPECT_NE(top_meaningful_frame(frames), "");
+  EXPECT_EQ(frames.back().find("0x"), std::string::npos) << "symbolised by the kernel: " << frames.back();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // HostScanner over the fixture trees in tests/fixtures/host (see its README):
 // what an operator needs named (which shim, which sandbox, which limit, which
 // disk) and, for broken or missing files, an "unreadable" that says why.
+#include <algorithm>
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -368,6 +369,77 @@ TEST(ResolveRuntimeRoot, DaemonFirstThenWhatExists) {
   EXPECT_EQ(resolve_runtime_root({"crio"}, none), "/var/lib/containers/storage");
   EXPECT_EQ(resolve_runtime_root({}, only_storage), "/var/lib/containers/storage");
   EXPECT_EQ(resolve_runtime_root({}, none), "");
+}
+
+}  // namespace
+}  // namespace plegscope::host
+
+namespace plegscope::host {
+namespace {
+
+// A reader that answers from a fixed iterator text and records what it was asked.
+struct RecordingReader : KernelStackReader {
+  std::string text;
+  std::vector<std::vector<int64_t>> asked;
+  Result read(const std::vector<int64_t>& tids) override {
+    asked.push_back(tids);
+    return {parse_kernel_stacks(text), ""};
+  }
+};
+
+TEST(HostScanner, KernelStacksAreReadOncePerScanForTheTasksInDOnly) {
+  auto reader = std::make_shared<RecordingReader>();
+  reader->text =
+      "task 4242 4242 2 3\n __schedule+0x1/0x2\n schedule+0x1/0x2\n nfs_wait_bit_killable+0x1/0x2 [nfs]\n"
+      "task 4242 4244 2 2\n __schedule+0x1/0x2\n rpc_wait_bit_killable+0x1/0x2 [sunrpc]\n";
+  HostScanOptions o = tree(kTrees + "shim_in_d_nfs");
+  o.kernel_stacks_enabled = true;
+  o.kernel_stacks = reader;
+  HostScanner scanner(o);
+  HostEvidence e = scanner.scan();
+  ASSERT_EQ(reader->asked.size(), 1u);
+  std::vector<int64_t> asked = reader->asked[0];
+  std::sort(asked.begin(), asked.end());
+  EXPECT_EQ(asked, (std::vector<int64_t>{4242, 4244})) << "only the runtime's tasks in D";
+  const auto& k = e.processes.kernel_stacks;
+  EXPECT_TRUE(k.enabled && k.available);
+  EXPECT_EQ(k.tasks_asked, 2);
+  EXPECT_EQ(k.tasks_read, 2);
+  EXPECT_EQ(k.error, "");
+  for (const auto& b : e.processes.blocked) {
+    ASSERT_FALSE(b.kernel_stack.empty()) << b.tid;
+    EXPECT_EQ(b.kernel_stack.back(), b.tid == 4242 ? "nfs_wait_bit_killable" : "rpc_wait_bit_killable");
+  }
+  scanner.scan();
+  EXPECT_EQ(reader->asked.size(), 2u);
+}
+
+TEST(HostScanner, KernelStacksMissingOrUnavailableSayWhy) {
+  auto reader = std::make_shared<RecordingReader>();
+  reader->text = "task 4242 4242 2 1\n __refrigerator+0x1/0x2\n";  // 4244 not seen by the iterator
+  HostScanOptions o = tree(kTrees + "shim_in_d_nfs");
+  o.kernel_stacks_enabled = true;
+  o.kernel_stacks = reader;
+  HostEvidence e = HostScanner(o).scan();
+  EXPECT_EQ(e.processes.kernel_stacks.tasks_read, 1);
+  EXPECT_NE(e.processes.kernel_stacks.error.find("1 of 2 tasks in D without a stack"), std::string::npos)
+      << e.processes.kernel_stacks.error;
+  EXPECT_NE(e.processes.kernel_stacks.error.find("hostPID"), std::string::npos);
+
+  HostScanOptions off = tree(kTrees + "shim_in_d_nfs");
+  off.kernel_stacks_enabled = true;
+  off.kernel_stacks_unavailable = "the agent lacks CAP_BPF and CAP_PERFMON";
+  HostEvidence fallback = HostScanner(off).scan();
+  EXPECT_FALSE(fallback.processes.kernel_stacks.available);
+  EXPECT_EQ(fallback.processes.kernel_stacks.error, "the agent lacks CAP_BPF and CAP_PERFMON");
+  ASSERT_EQ(fallback.processes.blocked.size(), 2u);
+  for (const auto& b : fallback.processes.blocked) {
+    EXPECT_TRUE(b.kernel_stack.empty());
+    EXPECT_FALSE(b.wchan.empty()) << "the wchan path stands in";
+  }
+  HostEvidence not_asked = HostScanner(tree(kTrees + "shim_in_d_nfs")).scan();
+  EXPECT_FALSE(not_asked.processes.kernel_stacks.enabled);
+  EXPECT_EQ(not_asked.processes.kernel_stacks.error, "");
 }
 
 }  // namespace

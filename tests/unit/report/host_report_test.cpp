@@ -41,7 +41,10 @@ TEST(HostReport, DesignFieldNames) {
   EXPECT_EQ(keys(j["host"]), (std::set<std::string>{"reachable", "error", "processes", "pid_limits", "runtime_disk",
                                                     "hung_tasks", "hung_tasks_suppressed_since"}));
   EXPECT_EQ(keys(j["host"]["processes"]),
-            (std::set<std::string>{"helpers", "blocked", "zombies", "zombie_parents", "shims", "shims_total", "error"}));
+            (std::set<std::string>{"helpers", "blocked", "kernel_stacks", "zombies", "zombie_parents", "shims",
+                                   "shims_total", "error"}));
+  EXPECT_EQ(keys(j["host"]["processes"]["kernel_stacks"]),
+            (std::set<std::string>{"enabled", "available", "error", "tasks_asked", "tasks_read", "read_seconds"}));
   EXPECT_EQ(keys(j["host"]["processes"]["shims"][0]),
             (std::set<std::string>{"pid", "comm", "state", "seconds", "sandbox_id", "container_id", "pod"}));
   EXPECT_TRUE(j["host"]["processes"]["shims"][2]["seconds"].is_null());  // no uptime: no age, not 0
@@ -70,6 +73,34 @@ TEST(HostReport, RoundTrips) {
   EXPECT_EQ(back.host.processes.shims[1].pod, "shop/web-0");
   EXPECT_EQ(back.host.processes.shims[2].container_id, "cc33dd44");
   EXPECT_FALSE(back.host.processes.shims[2].seconds);
+}
+
+TEST(HostReport, AKernelStackTravelsOnlyWhenReadAndShowsInText) {
+  Report r = with_stuck_pod();
+  json without = report_to_json(r);
+  EXPECT_FALSE(without["host"]["processes"]["blocked"][0].contains("kernel_stack"));
+  r.host.processes.kernel_stacks = {true, true, std::nullopt, 1, 1, 0.0004};
+  r.host.processes.blocked[0].kernel_stack =
+      HostReport::Blocked::KernelStack{4243, {"rpc_wait_bit_killable", "__wait_on_bit", "nfs_wait_on_request"},
+                                       "rpc_wait_bit_killable", "network_fs"};
+  json j = report_to_json(r);
+  const json& k = j["host"]["processes"]["blocked"][0]["kernel_stack"];
+  EXPECT_EQ(keys(k), (std::set<std::string>{"tid", "frames", "top", "class"}));
+  EXPECT_EQ(k["class"], "network_fs");
+  Report back = report_from_json(j);
+  EXPECT_EQ(report_to_json(back), j);
+  ASSERT_TRUE(back.host.processes.blocked[0].kernel_stack);
+  EXPECT_EQ(back.host.processes.blocked[0].kernel_stack->tid, 4243);
+  const std::string text = render_text(r);
+  EXPECT_NE(text.find("kernel stack (tid 4243) at rpc_wait_bit_killable [network_fs]: rpc_wait_bit_killable < "
+                      "__wait_on_bit < nfs_wait_on_request"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("kernel stacks: 1 of 1 tasks in D read"), std::string::npos) << text;
+  r.host.processes.kernel_stacks = {true, false, std::string("the kernel has no BTF"), 0, 0, 0};
+  EXPECT_NE(render_text(r).find("kernel stacks: unavailable, wchan and the hung-task reports stand in (the kernel "
+                                "has no BTF)"),
+            std::string::npos);
 }
 
 TEST(HostReport, AnOlderReportWithoutShimsStillReads) {
