@@ -3,6 +3,8 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/client_unary_call.h>
 
+#include <algorithm>
+
 #include "cri/kubernetes_labels.h"
 #include "cri/runtime_socket.h"
 
@@ -124,6 +126,16 @@ CallResult<Response> GrpcRuntimeClient::unary(const char* op, Call&& call, CallT
 
 CallResult<cri::VersionResponse> GrpcRuntimeClient::version() {
   return unary<cri::VersionResponse>(op::kVersion, [&](auto& ctx, auto& out) {
+    cri::VersionRequest req;
+    req.set_version("v1");
+    return stub_->Version(&ctx, req, &out);
+  });
+}
+
+CallResult<cri::VersionResponse> GrpcRuntimeClient::version_within(Duration timeout) {
+  return unary<cri::VersionResponse>(op::kVersion, [&](auto& ctx, auto& out) {
+    const auto deadline = std::chrono::system_clock::now() + std::min(timeout, options_.request_timeout);
+    if (deadline < ctx.deadline()) ctx.set_deadline(deadline);
     cri::VersionRequest req;
     req.set_version("v1");
     return stub_->Version(&ctx, req, &out);

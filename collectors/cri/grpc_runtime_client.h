@@ -29,6 +29,10 @@ class GrpcRuntimeClient final : public RuntimeClient {
   GrpcRuntimeClient(GrpcClientOptions options, OperationTracker& tracker, const Clock& clock);
 
   CallResult<cri::VersionResponse> version() override;
+  // Version with a deadline of its own, shorter than request_timeout: the
+  // caller shares its thread with other bounded jobs. (gRPC's callback API
+  // would need no waiting thread, but starts two threads of its own.)
+  CallResult<cri::VersionResponse> version_within(Duration timeout);
   CallResult<cri::StatusResponse> status() override;
   CallResult<ListAnswer<cri::PodSandbox>> list_pod_sandboxes(
       const cri::PodSandboxFilter& filter) override;
