@@ -70,6 +70,10 @@ class GrpcRuntimeClient final : public RuntimeClient {
                                                          bool unfiltered);
   template <typename L, typename Wire>
   CallResult<Wire> wire_list(const grpc::internal::RpcMethod& method);
+  // The unfiltered list: streamed while the runtime may stream, else the
+  // unary answer's bytes (wire_list), never a unary answer parsed.
+  template <typename L, typename Wire>
+  CallResult<Wire> unfiltered_list(const grpc::internal::RpcMethod& method, std::atomic<bool>& stream_unimplemented);
   std::optional<CallStatus> socket_problem() const;
   // Registers the call with the tracker, cancelling it at once if shutdown started.
   OperationTracker::CallId begin_call(const char* op, grpc::ClientContext& ctx, CallTarget target);
