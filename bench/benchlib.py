@@ -93,7 +93,8 @@ def floor(fake, benchmark, iterations, inspect_pods=0, pause_ms=50):
     if b.get("error_occurred"):
         raise RuntimeError("floor_client %s: %s" % (benchmark, b.get("error_message")))
     return {"mean_ms": b["real_time"], "p99_ms": b["p99_ms"], "cpu_ms": b["cpu_time"],
-            "peak_rss_mib": b["peak_rss_mib"], "calls": b["calls"], "iterations": b["iterations"]}
+            "peak_rss_mib": b["peak_rss_mib"], "threads": b.get("threads"), "calls": b["calls"],
+            "iterations": b["iterations"]}
 
 
 class AgentProbe:
@@ -137,6 +138,7 @@ def relist_window(probe, seconds):
         "calls_per_relist": (b["calls"] - a["calls"]) / relists,
         "calls_by_method": by_method,
         **memory_mib(probe.agent.proc.pid),
+        "thread_names": thread_names(probe.agent.proc.pid),
         "durations_ms": durations,
     }
 

@@ -113,7 +113,7 @@ def measure(window, floor_iterations, agent_flags, configs=CONFIGS):
                         "cpu_seconds": c1 - c0, "seconds": t1 - t0,
                         "kubelet_scrapes": kubelet.requests - k0, "runtime_metrics_scrapes": runtime_metrics.requests - r0,
                         "kubelet_up": m.get("pleg_kubelet_up"), "runtime_metrics_up": m.get("pleg_runtime_metrics_up"),
-                        "rss_mib": benchlib.memory_mib(pid)["rss_mib"],
+                        **benchlib.memory_mib(pid),
                         "thread_names": benchlib.thread_names(pid),
                     }
     finally:
@@ -129,8 +129,9 @@ def measure(window, floor_iterations, agent_flags, configs=CONFIGS):
 def print_table(r):
     print("\n## Whole agent, share of one core, 110x2 steady, 1 s relist, %d s window "
           "(floor: bare client, one list pair a second; budget: issue 17)\n" % r["window_seconds"])
-    print("| configuration | agent CPU | floor | ratio | budget | kubelet scrapes | runtime-metrics scrapes | RSS | threads |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| configuration | agent CPU | floor | ratio | budget | kubelet scrapes | runtime-metrics scrapes "
+          "| RSS (anon) | peak RSS | threads |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     labels = {"plain": "plain (host scan on an empty tree, no scrapers)",
               "host_scan": "host scan on (/proc, /sys)",
               "scrapers": "kubelet (%.1f MiB page, HTTPS, token) + containerd page (%d KiB)" % (
@@ -141,11 +142,15 @@ def print_table(r):
         if not c:
             continue
         budget = "%.1f %%" % r["budget_percent"] if config in ("host_scan", "everything") else "-"
-        print("| %s | %.3f %% | %.3f %% | %.1f | %s | %d | %d | %.1f MiB | %s |" % (
+        print("| %s | %.3f %% | %.3f %% | %.1f | %s | %d | %d | %.1f MiB (%.1f) | %.1f MiB | %s |" % (
             labels[config], c["percent_of_one_core"], r["floor_percent"],
             c["percent_of_one_core"] / r["floor_percent"] if r["floor_percent"] else 0, budget,
-            c["kubelet_scrapes"], c["runtime_metrics_scrapes"], c["rss_mib"],
-            sum(c["thread_names"].values()) if "thread_names" in c else "-"))
+            c["kubelet_scrapes"], c["runtime_metrics_scrapes"], c["rss_mib"], c.get("rss_anon_mib", 0),
+            c.get("peak_rss_mib", 0), sum(c["thread_names"].values()) if "thread_names" in c else "-"))
+    f = r.get("floor", {})
+    if f.get("threads") is not None:
+        print("| floor: bare gRPC client, same fakecri | | | | | | | peak %.1f MiB | | %d |" % (
+            f["peak_rss_mib"], f["threads"]))
     everything = r["configs"].get("everything", {}).get("thread_names")
     if everything:
         print("\nThreads with everything on, by name: " +

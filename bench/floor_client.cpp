@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -59,6 +60,17 @@ double peak_rss_mib() {
   for (std::string line; std::getline(status, line);)
     if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
   return 0;
+}
+
+// Threads of this process now: a bare gRPC client's are gRPC's own (its
+// executors, timer and event-engine pools) and the caller's one.
+double thread_count() {
+  std::error_code error;
+  double n = 0;
+  for (auto it = std::filesystem::directory_iterator("/proc/self/task", error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error))
+    ++n;
+  return n;
 }
 
 struct ListPair {
@@ -128,6 +140,7 @@ void report(benchmark::State& state, std::vector<double>& ms, double calls) {
   }
   state.counters["calls"] = calls;
   state.counters["peak_rss_mib"] = peak_rss_mib();
+  state.counters["threads"] = thread_count();
 }
 
 void BM_ListPair(benchmark::State& state) {

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -37,7 +38,7 @@ void log_transition(const VerdictTransition& t, const Diagnosis& d) {
 }  // namespace
 
 int serve(const Config& config) {
-  // Signals are taken by sigwait() below, never by an arbitrary thread.
+  // Signals are taken by sigtimedwait() below, never by an arbitrary thread.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
@@ -71,9 +72,11 @@ int serve(const Config& config) {
   if (socket == SocketState::kNotAUnixPath || socket == SocketState::kMissing)
     spdlog::warn("no CRI socket at {} yet; relisting keeps trying every {}s",
                  config.runtime_endpoint, to_seconds(config.relist_period));
-  node.start();
   VerdictWatch verdicts(diagnosis, clock, kVerdictWatchInterval, log_transition);
-  verdicts.start();
+  // A look at the verdict is short and never waits on the runtime: it
+  // shares the node's timer thread.
+  node.add_periodic(kVerdictWatchInterval, [&verdicts] { verdicts.check(); });
+  node.start(/*timers_on_caller=*/true);
   // The one write plegscope makes, to the API server only, and only when asked.
   std::optional<NodeConditionWriter> condition;
   if (config.node_condition) {
@@ -83,10 +86,21 @@ int serve(const Config& config) {
     condition->start();
   }
 
+  // The main thread, otherwise idle until a signal, runs the node's short
+  // periodic jobs (host scan, verdict watch) while it waits for one.
   int sig = 0;
-  sigwait(&signals, &sig);
+  node.run_timers([&](MonoTime next) {
+    if (next == MonoTime::max()) return sigwait(&signals, &sig) == 0;
+    const auto left = std::max(Duration::zero(), next - clock.monotonic());
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(left);
+    struct timespec timeout {};
+    timeout.tv_sec = seconds.count();
+    timeout.tv_nsec = (left - seconds).count();
+    const int got = sigtimedwait(&signals, nullptr, &timeout);
+    if (got > 0) sig = got;
+    return got > 0;  // otherwise the time came (EAGAIN) or a stray signal woke it (EINTR)
+  });
   spdlog::info("received signal {}, shutting down", sig);
-  verdicts.stop();
   if (condition) condition->stop();
   node.stop();
   http.stop();

@@ -3,10 +3,15 @@
 #include <spdlog/spdlog.h>
 
 #include "common/metric_family.h"
+#include "common/thread_name.h"
 #include "cri/runtime_socket.h"
 
 namespace plegscope {
 namespace {
+
+// Version shares the readers' thread with the HTTP scrapes: bounded like them
+// (a runtime that takes longer is asked again after the next good relist).
+constexpr Duration kVersionTimeout = std::chrono::seconds(5);
 
 JournalFollowerOptions journal_options(const NodeOptions& o) {
   JournalFollowerOptions j;
@@ -63,7 +68,9 @@ Node::Node(NodeOptions options, const Clock& clock)
       pressure_(options_.proc_path),
       journal_(journal_options(options_), clock),
       kubelet_(options_, clock),
-      runtime_metrics_(options_) {
+      runtime_metrics_(options_),
+      timers_("node-timers", clock),
+      readers_("readers", clock) {
   if (options_.evented == EventedMode::Auto && kubelet_.enabled())
     kubelet_.on_view([this](const KubeletView& view) { follow_kubelet_model(view); });
   // Host evidence (issue 17).
@@ -105,11 +112,14 @@ void Node::follow_kubelet_model(const KubeletView& view) {
 
 Node::~Node() { stop(); }
 
-void Node::start() {
+void Node::start(bool timers_on_caller) {
   stopping_ = false;
-  consumer_ = std::thread([this] { consume_events(); });
-  info_thread_ = std::thread([this] { refresh_runtime_info_loop(); });
-  if (host_scanner_) host_thread_ = std::thread([this] { host_scan_loop(); });
+  consumer_ = std::thread([this] {
+    name_this_thread("pleg-events");
+    consume_events();
+  });
+  if (host_scanner_) timers_.every(std::chrono::seconds(1), [this] { host_scan_tick(); });
+  if (!timers_on_caller) timers_.start();
   pleg_.start();
   // Auto beside a readable kubelet waits for its model (follow_kubelet_model).
   const bool follow_kubelet = options_.evented == EventedMode::Auto && kubelet_.enabled();
@@ -117,8 +127,10 @@ void Node::start() {
     evented_started_ = true;
     evented_.start();
   }
-  kubelet_.start();
-  runtime_metrics_.start();
+  readers_.every(std::chrono::seconds(1), [this] { refresh_runtime_info(); });
+  kubelet_.start(readers_);
+  runtime_metrics_.start(readers_);
+  readers_.start();
   journal_.start();
 }
 
@@ -126,22 +138,12 @@ void Node::stop() {
   if (stopping_.exchange(true)) return;
   client_.shutdown();
   journal_.stop();
-  kubelet_.stop();
-  runtime_metrics_.stop();
+  readers_.stop();
   evented_.stop();
   pleg_.stop();
   pleg_.watch().close();
   if (consumer_.joinable()) consumer_.join();
-  {
-    std::lock_guard<std::mutex> lock(info_mu_);  // no wake-up lost between its check and its wait
-  }
-  info_cv_.notify_all();
-  if (info_thread_.joinable()) info_thread_.join();
-  {
-    std::lock_guard<std::mutex> lock(host_mu_);
-  }
-  host_cv_.notify_all();
-  if (host_thread_.joinable()) host_thread_.join();
+  timers_.stop();
 }
 
 void Node::relist() { pleg_.relist(); }
@@ -223,9 +225,9 @@ Snapshot Node::snapshot() const {
     s.host = host_evidence_;
     s.zombie_history = zombie_history_;
     // The scanner's seconds in D are as of its scan: placed on the wall
-    // axis through this snapshot's reading, on the scanner's own clock.
+    // axis through this snapshot's reading, aged on the monotonic clock.
     if (host_evidence_)
-      s.host_scanned_at = s.now - std::chrono::duration_cast<Duration>(std::chrono::steady_clock::now() - host_scanned_);
+      s.host_scanned_at = s.now - std::chrono::duration_cast<Duration>(clock_.monotonic() - host_scanned_);
   }
   if (s.host) {
     s.pods_by_sandbox = pods_by_sandbox(*s.host);
@@ -253,29 +255,25 @@ void Node::on_relist(const RelistRecord& relist) {
   const bool failed = relist.error_code.has_value();
   std::lock_guard<std::mutex> lock(info_mu_);
   // After the first success and after every recovery: the runtime may have
-  // been upgraded while it was away.
-  if (!failed && (last_relist_failed_ || runtime_info_.name.empty())) {
-    info_wanted_ = true;
-    info_cv_.notify_one();
-  }
+  // been upgraded while it was away. The observer runs under the relist lock
+  // and must not call the runtime: readers_ does, within a second.
+  if (!failed && (last_relist_failed_ || runtime_info_.name.empty())) info_wanted_ = true;
   last_relist_failed_ = failed;
 }
 
-void Node::refresh_runtime_info_loop() {
-  std::unique_lock<std::mutex> lock(info_mu_);
-  while (true) {
-    info_cv_.wait(lock, [this] { return info_wanted_ || stopping_; });
-    if (stopping_) return;
+void Node::refresh_runtime_info() {
+  {
+    std::lock_guard<std::mutex> lock(info_mu_);
+    if (!info_wanted_ || stopping_) return;
     info_wanted_ = false;
-    lock.unlock();
-    auto version = client_.version();  // a failure is retried after the next good relist
-    lock.lock();
-    if (!version.ok()) continue;
-    runtime_info_ = {version.value.runtime_name(), version.value.runtime_version(),
-                     version.value.runtime_api_version()};
-    spdlog::info("runtime at {}: {} {} (CRI {})", options_.runtime_endpoint, runtime_info_.name,
-                 runtime_info_.version, runtime_info_.api_version);
   }
+  auto version = client_.version_within(kVersionTimeout);
+  if (!version.ok()) return;  // retried after the next good relist
+  std::lock_guard<std::mutex> lock(info_mu_);
+  runtime_info_ = {version.value.runtime_name(), version.value.runtime_version(),
+                   version.value.runtime_api_version()};
+  spdlog::info("runtime at {}: {} {} (CRI {})", options_.runtime_endpoint, runtime_info_.name,
+               runtime_info_.version, runtime_info_.api_version);
 }
 
 Node::RuntimeInfo Node::runtime_info() const {

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/periodic_tasks.h"
 #include "cri/grpc_runtime_client.h"
 #include "cri/operation_tracker.h"
 #include "diagnoser/snapshot.h"
@@ -43,7 +44,13 @@ class Node {
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
-  void start();
+  // Starts observing. The short periodic jobs (the host scan, what
+  // add_periodic() added) run on a thread of their own, or with
+  // `timers_on_caller` on whichever thread calls run_timers().
+  void start(bool timers_on_caller = false);
+  // Runs the periodic jobs on the calling thread until `sleep_until(next)`
+  // returns true (PeriodicTasks::run_here); only after start(true).
+  void run_timers(const std::function<bool(MonoTime next)>& sleep_until) { timers_.run_here(sleep_until); }
   void stop();  // cancels in-flight CRI calls, so it returns promptly
 
   // What was observed, copied out for the diagnoser. Takes only short
@@ -68,6 +75,10 @@ class Node {
   // report: the writer publishes it here after every call.
   void set_node_condition(const NodeConditionState& state);
 
+  // Adds a short job that never waits on the runtime or the network to the
+  // node's timer thread (the verdict watch); before start().
+  void add_periodic(Duration interval, std::function<void()> job) { timers_.every(interval, std::move(job)); }
+
   // One relist on the calling thread, for tests and fuzzers; after start()
   // the PLEG's runner relists by itself.
   void relist();
@@ -81,14 +92,14 @@ class Node {
 
   void on_relist(const RelistRecord& record);
   void consume_events();
-  void refresh_runtime_info_loop();
+  void refresh_runtime_info();  // on readers_, when a relist asked for it
   RuntimeInfo runtime_info() const;
   std::vector<prometheus::MetricFamily> computed_families() const;
   // Per-pod calls (issue 17): in flight and slowest recent, with their pods.
   std::vector<Snapshot::PodCall> pod_calls(const std::map<std::string, OperationStats>& operations) const;
   // Host evidence (issue 17): scans every host_scan_interval, and at once
-  // when a CRI call passes the hang threshold.
-  void host_scan_loop();
+  // when a CRI call passes the hang threshold; looked at every second.
+  void host_scan_tick();
   void seed_diskstats();  // NodeOptions::host_diskstats_before
   std::vector<prometheus::MetricFamily> host_families() const;
   std::map<std::string, PodRef> pods_by_sandbox(const host::HostEvidence& evidence) const;
@@ -111,28 +122,33 @@ class Node {
   NodePressureReader pressure_;
   // Journal: follows the kubelet's and the runtime's units on its own thread.
   JournalFollower journal_;
-  // The kubelet and the runtime's metrics (issue 18): each on its own thread.
+  // The kubelet and the runtime's metrics (issue 18), on readers_.
   KubeletReader kubelet_;
   RuntimeMetricsReader runtime_metrics_;
 
-  // Host evidence (issue 17): one long-lived scanner on its own thread;
+  // Host evidence (issue 17): one long-lived scanner on timers_;
   // snapshot() copies the latest evidence under host_mu_, never scans.
   std::unique_ptr<host::HostScanner> host_scanner_;
   mutable std::mutex host_mu_;
-  std::condition_variable host_cv_;
   std::optional<host::HostEvidence> host_evidence_;
-  std::chrono::steady_clock::time_point host_scanned_{};  // when host_evidence_ was read
+  MonoTime host_scanned_{};  // when host_evidence_ was read
   std::vector<int64_t> zombie_history_;  // per scan, oldest first, bounded
-  std::thread host_thread_;
+  MonoTime next_host_scan_{};            // timers_' thread only
+  bool hang_scanned_ = false;            // one on-demand scan per hang; timers_' thread only
+
+  // Short periodic jobs that never call the runtime share one thread (the
+  // host scan, and what add_periodic() adds); the jobs that wait on a
+  // socket, each bounded by its timeouts (the two HTTP readers, the runtime's
+  // Version), share another, so a slow kubelet, runtime page or runtime never
+  // delays the host scan a hang asks for.
+  PeriodicTasks timers_;
+  PeriodicTasks readers_;
 
   mutable std::mutex info_mu_;
   RuntimeInfo runtime_info_;
   bool last_relist_failed_ = true;
-  // Set by the relist observer, acted on by info_thread_: the observer runs
-  // under the relist lock and must not call the runtime.
+  // Set by the relist observer, acted on by readers_.
   bool info_wanted_ = false;
-  std::condition_variable info_cv_;
-  std::thread info_thread_;
 
   // --evented-pleg auto beside a readable kubelet: evented only once the
   // kubelet shows the EventedPLEG gate before 1.37 (issue 18, item 7).

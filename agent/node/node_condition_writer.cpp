@@ -15,7 +15,8 @@ NodeConditionWriter::NodeConditionWriter(std::optional<ApiServerConfig> api, std
       diagnosis_(diagnosis),
       node_(node),
       message_(std::move(message)),
-      policy_(options.policy) {
+      policy_(options.policy),
+      thread_("node-condition", node.clock()) {
   state_.enabled = true;
   if (!api_) {
     state_.outcome = ScrapeOutcome{ScrapeError::unreachable, 0,
@@ -25,7 +26,9 @@ NodeConditionWriter::NodeConditionWriter(std::optional<ApiServerConfig> api, std
 }
 
 void NodeConditionWriter::start() {
-  if (api_) thread_.start(options_.interval, [this] { step(); });
+  if (!api_) return;
+  thread_.every(options_.interval, [this] { step(); });
+  thread_.start();
 }
 
 void NodeConditionWriter::stop() { thread_.stop(); }

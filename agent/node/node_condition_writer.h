@@ -59,7 +59,7 @@ class NodeConditionWriter {
   TimePoint transition_{};  // lastTransitionTime of what was written
   int failures_in_a_row_ = 0;
   std::optional<MonoTime> retry_at_;
-  PollThread thread_;
+  PeriodicTasks thread_;  // its own: a write waits up to the API server's timeouts
 };
 
 }  // namespace plegscope

@@ -68,29 +68,20 @@ void Node::seed_diskstats() {
   host_scanner_->set_previous_diskstats(std::move(*sample), std::chrono::steady_clock::now() - std::chrono::seconds(10));
 }
 
-void Node::host_scan_loop() {
-  std::unique_lock<std::mutex> lock(host_mu_);
-  auto next_scan = std::chrono::steady_clock::time_point{};  // scan at once
-  bool hang_scanned = false;  // one on-demand scan per hang, not one per second
-  while (!stopping_) {
-    const double oldest = tracker_.oldest_in_flight_seconds();
-    const bool hang = oldest > to_seconds(options_.hang_threshold);
-    const bool on_demand = hang && !hang_scanned;
-    if (!hang) hang_scanned = false;
-    if (on_demand || std::chrono::steady_clock::now() >= next_scan) {
-      lock.unlock();
-      host::HostEvidence evidence = host_scanner_->scan();
-      lock.lock();
-      zombie_history_.push_back(evidence.processes.zombies);
-      if (zombie_history_.size() > kZombieHistory) zombie_history_.erase(zombie_history_.begin());
-      host_evidence_ = std::move(evidence);
-      host_scanned_ = std::chrono::steady_clock::now();
-      next_scan = std::chrono::steady_clock::now() + options_.host_scan_interval;
-      if (on_demand) hang_scanned = true;
-    }
-    // Wake each second to see a call pass the hang threshold.
-    host_cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stopping_.load(); });
-  }
+void Node::host_scan_tick() {
+  const double oldest = tracker_.oldest_in_flight_seconds();
+  const bool hang = oldest > to_seconds(options_.hang_threshold);
+  const bool on_demand = hang && !hang_scanned_;
+  if (!hang) hang_scanned_ = false;
+  if (!on_demand && clock_.monotonic() < next_host_scan_) return;
+  host::HostEvidence evidence = host_scanner_->scan();
+  std::lock_guard<std::mutex> lock(host_mu_);
+  zombie_history_.push_back(evidence.processes.zombies);
+  if (zombie_history_.size() > kZombieHistory) zombie_history_.erase(zombie_history_.begin());
+  host_evidence_ = std::move(evidence);
+  host_scanned_ = clock_.monotonic();
+  next_host_scan_ = clock_.monotonic() + options_.host_scan_interval;
+  if (on_demand) hang_scanned_ = true;
 }
 
 std::map<std::string, PodRef> Node::pods_by_sandbox(const host::HostEvidence& evidence) const {

@@ -23,15 +23,6 @@ std::optional<ApiServerConfig> api_server_config(const NodeOptions& options) {
   return api;
 }
 
-void PollThread::stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
 KubeletReader::KubeletReader(const NodeOptions& options, const Clock& clock)
     : clock_(clock),
       node_name_(options.node_name),
@@ -54,14 +45,9 @@ KubeletReader::KubeletReader(const NodeOptions& options, const Clock& clock)
     if (auto version = parse_kubelet_version(options.kubelet_version)) state_.set_version_override(*version);
 }
 
-void KubeletReader::start() {
-  if (source_) metrics_thread_.start(interval_, [this] { scrape_now(); });
-  if (api_ && !node_name_.empty()) ready_thread_.start(ready_interval_, [this] { fetch_ready_now(); });
-}
-
-void KubeletReader::stop() {
-  metrics_thread_.stop();
-  ready_thread_.stop();
+void KubeletReader::start(PeriodicTasks& thread) {
+  if (source_) thread.every(interval_, [this] { scrape_now(); });
+  if (api_ && !node_name_.empty()) thread.every(ready_interval_, [this] { fetch_ready_now(); });
 }
 
 void KubeletReader::scrape_now() {
@@ -139,11 +125,9 @@ RuntimeMetricsReader::RuntimeMetricsReader(const NodeOptions& options) : interva
   evidence_.endpoint = options.runtime_metrics_endpoint;
 }
 
-void RuntimeMetricsReader::start() {
-  if (source_) thread_.start(interval_, [this] { scrape_now(); });
+void RuntimeMetricsReader::start(PeriodicTasks& thread) {
+  if (source_) thread.every(interval_, [this] { scrape_now(); });
 }
-
-void RuntimeMetricsReader::stop() { thread_.stop(); }
 
 void RuntimeMetricsReader::scrape_now() {
   if (!source_) return;

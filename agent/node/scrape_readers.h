@@ -1,17 +1,18 @@
 #pragma once
 // The two readers that scrape over HTTP (issue 18): the kubelet's /metrics
 // (and, in-cluster, the Node's Ready message) and the runtime's own metrics
-// page. Each polls on its own thread, started and stopped with the Node,
-// and publishes a copy under a short lock: snapshot() never waits for a
-// scrape, and a failed scrape is evidence (reachable false), never fatal.
+// page. Each scrapes as a job of the Node's scrape thread (both share it:
+// every scrape is bounded by its timeouts) and publishes a copy under a
+// short lock: snapshot() never waits for a scrape, and a failed scrape is
+// evidence (reachable false), never fatal.
 #include <condition_variable>
 #include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 
+#include "common/periodic_tasks.h"
 #include "diagnoser/snapshot.h"
 #include "kubelet/kubelet_source.h"
 #include "kubelet/node_ready.h"
@@ -19,33 +20,6 @@
 #include "runtime_metrics/runtime_metrics.h"
 
 namespace plegscope {
-
-// A thread that runs `tick` now and then every `interval` until stop().
-// Thread-safe.
-class PollThread {
- public:
-  ~PollThread() { stop(); }
-  template <typename F>
-  void start(Duration interval, F tick) {
-    stopping_ = false;
-    thread_ = std::thread([this, interval, tick] {
-      std::unique_lock<std::mutex> lock(mu_);
-      while (!stopping_) {
-        lock.unlock();
-        tick();
-        lock.lock();
-        cv_.wait_for(lock, interval, [this] { return stopping_; });
-      }
-    });
-  }
-  void stop();
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopping_ = false;
-  std::thread thread_;
-};
 
 // The in-cluster API server as NodeOptions configure it (KUBERNETES_SERVICE_HOST
 // and _PORT, --api-server-token-file, --api-server-ca-file); nullopt outside a cluster.
@@ -56,8 +30,8 @@ class KubeletReader {
  public:
   KubeletReader(const NodeOptions& options, const Clock& clock);
   bool enabled() const { return source_.has_value(); }
-  void start();
-  void stop();
+  // Adds its jobs to `thread`, which runs them until it stops.
+  void start(PeriodicTasks& thread);
   // One scrape on the calling thread (tests); start() scrapes by itself.
   void scrape_now();
   void fetch_ready_now();
@@ -79,7 +53,6 @@ class KubeletReader {
   KubeletState state_;
   // The kubelet's sandbox call histograms of the last minute, oldest first.
   std::deque<std::pair<MonotonicTime, std::map<std::string, Histogram>>> sandbox_;
-  PollThread metrics_thread_, ready_thread_;
 };
 
 // Thread-safe.
@@ -87,8 +60,8 @@ class RuntimeMetricsReader {
  public:
   explicit RuntimeMetricsReader(const NodeOptions& options);
   bool enabled() const { return source_.has_value(); }
-  void start();
-  void stop();
+  // Adds its job to `thread`, which runs it until it stops.
+  void start(PeriodicTasks& thread);
   void scrape_now();
   RuntimeMetricsEvidence evidence() const;
 
@@ -101,7 +74,6 @@ class RuntimeMetricsReader {
   RuntimeMetricsState state_;
   // Network histograms of the last minute, oldest first, for a recent p99.
   std::deque<std::pair<MonotonicTime, std::map<std::string, Histogram>>> network_;
-  PollThread thread_;
 };
 
 // p99 per operation over what changed between the oldest and newest sample;

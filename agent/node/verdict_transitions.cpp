@@ -1,4 +1,5 @@
 #include "node/verdict_transitions.h"
+#include "common/thread_name.h"
 
 #include <algorithm>
 
@@ -62,6 +63,7 @@ void VerdictWatch::check() {
 }
 
 void VerdictWatch::run() {
+  name_this_thread("verdict-watch");
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     lock.unlock();

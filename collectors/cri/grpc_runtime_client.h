@@ -29,6 +29,10 @@ class GrpcRuntimeClient final : public RuntimeClient {
   GrpcRuntimeClient(GrpcClientOptions options, OperationTracker& tracker, const Clock& clock);
 
   CallResult<cri::VersionResponse> version() override;
+  // Version with a deadline of its own, shorter than request_timeout: the
+  // caller shares its thread with other bounded jobs. (gRPC's callback API
+  // would need no waiting thread, but starts two threads of its own.)
+  CallResult<cri::VersionResponse> version_within(Duration timeout);
   CallResult<cri::StatusResponse> status() override;
   CallResult<ListAnswer<cri::PodSandbox>> list_pod_sandboxes(
       const cri::PodSandboxFilter& filter) override;
@@ -66,6 +70,10 @@ class GrpcRuntimeClient final : public RuntimeClient {
                                                          bool unfiltered);
   template <typename L, typename Wire>
   CallResult<Wire> wire_list(const grpc::internal::RpcMethod& method);
+  // The unfiltered list: streamed while the runtime may stream, else the
+  // unary answer's bytes (wire_list), never a unary answer parsed.
+  template <typename L, typename Wire>
+  CallResult<Wire> unfiltered_list(const grpc::internal::RpcMethod& method, std::atomic<bool>& stream_unimplemented);
   std::optional<CallStatus> socket_problem() const;
   // Registers the call with the tracker, cancelling it at once if shutdown started.
   OperationTracker::CallId begin_call(const char* op, grpc::ClientContext& ctx, CallTarget target);

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "host/host_files.h"
+#include "common/thread_name.h"
 
 namespace plegscope::host {
 
@@ -32,17 +33,23 @@ struct CmdlineReader::State {
   bool stopping = false;
   bool active = true;  // a worker not stuck serves the queue
 
+  // Whether a worker of the current generation is alive. A worker exits once
+  // the queue is empty: helpers are read once each (the answers are kept),
+  // so on a steady node no thread waits for work that comes only when a
+  // new shim or conmon starts.
+  bool serving = false;
+
   void start_worker(std::shared_ptr<State> self) {
     ++live_workers;
+    serving = true;
     uint64_t mine = generation;
     std::thread([self, mine] { self->work(mine); }).detach();
   }
 
   void work(uint64_t mine) {
+    name_this_thread("cmdline-read");
     std::unique_lock<std::mutex> lock(mu);
-    while (true) {
-      changed.wait(lock, [&] { return stopping || generation != mine || !queue.empty(); });
-      if (stopping || generation != mine) break;
+    while (!stopping && generation == mine && !queue.empty()) {
       CmdlineRequest request = queue.front();
       queue.pop_front();
       Key key{request.pid, request.starttime};
@@ -67,6 +74,7 @@ struct CmdlineReader::State {
       answers[key] = answer;
       changed.notify_all();
     }
+    if (generation == mine) serving = false;
     --live_workers;
   }
 };
@@ -74,8 +82,6 @@ struct CmdlineReader::State {
 CmdlineReader::CmdlineReader(std::string proc_path, Options options) : state_(std::make_shared<State>()) {
   state_->proc_path = std::move(proc_path);
   state_->options = options;
-  std::lock_guard<std::mutex> lock(state_->mu);
-  state_->start_worker(state_);
 }
 
 CmdlineReader::~CmdlineReader() {
@@ -95,8 +101,9 @@ std::vector<CmdlineAnswer> CmdlineReader::resolve(const std::vector<CmdlineReque
     ++s.generation;  // abandon the stuck worker
     s.changed.notify_all();
     // Every live worker is now a stuck one.
+    s.serving = false;
     s.active = s.live_workers < s.options.max_stuck_workers && !s.stopping;
-    if (s.active) s.start_worker(state_);
+    if (s.active && !s.queue.empty()) s.start_worker(state_);
   };
   check_stuck();
   bool can_read = s.active;
@@ -110,6 +117,7 @@ std::vector<CmdlineAnswer> CmdlineReader::resolve(const std::vector<CmdlineReque
     s.queue.push_back(r);
     s.queued.insert(key);
   }
+  if (!s.queue.empty() && !s.serving && s.active) s.start_worker(state_);
   s.changed.notify_all();
   auto all_answered = [&] {
     for (const auto& r : requests)

@@ -3,7 +3,8 @@
 // the scanning thread. Reading cmdline takes the target's mmap lock and can
 // block for as long as that lock is held (moby#15204: a process stuck in D
 // with the lock held blocks `ps`), so the scan never reads it itself: a worker
-// thread does, the scan waits a bounded time, and whatever is not back yet is
+// thread does (started when there is something to read, gone when the queue
+// is empty), the scan waits a bounded time, and whatever is not back yet is
 // "pending" for this scan and picked up by a later one. A read stuck longer
 // than `stuck_after` marks that process "blocked" (never retried) and the
 // worker is abandoned; a new one serves the rest, up to `max_stuck_workers`

@@ -12,6 +12,7 @@
 #include <deque>
 
 #include "journal/journal_reader.h"
+#include "common/thread_name.h"
 
 namespace plegscope {
 
@@ -112,6 +113,7 @@ bool JournalFollower::wait(int journal_fd, std::chrono::milliseconds timeout) {
 }
 
 void JournalFollower::run() {
+  name_this_thread("journal");
   JournalReader reader(options_);
   // Marks reach the shared status in one batch per read, so a reader of
   // status() never sees half a batch and the lock is taken once per batch.

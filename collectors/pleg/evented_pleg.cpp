@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pleg/runtime_pods.h"
+#include "common/thread_name.h"
 
 namespace plegscope {
 EventedPleg::EventedPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,
@@ -65,6 +66,7 @@ std::string EventedPleg::fallback_reason() const {
 }
 
 void EventedPleg::watch_events() {
+  name_this_thread("event-stream");
   int attempts = 0;
   while (!stopping_) {
     if (attempts >= options_.max_stream_retries) {

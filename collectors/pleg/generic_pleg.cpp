@@ -4,6 +4,7 @@
 
 #include "common/go_duration.h"
 #include "common/metric_family.h"
+#include "common/thread_name.h"
 
 namespace plegscope {
 
@@ -70,6 +71,7 @@ std::optional<RelistStretch> GenericPleg::stretch() const {
 }
 
 void GenericPleg::run() {
+  name_this_thread("relist");
   std::unique_lock<std::mutex> lock(run_mu_);
   while (!stopping_) {
     lock.unlock();

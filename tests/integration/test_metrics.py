@@ -1,6 +1,7 @@
 """DESIGN §4: every metric family is exposed with its type and labels, the
 values describe the simulated node, and `promtool check metrics` is silent."""
 
+import os
 import subprocess
 
 import harness
@@ -148,6 +149,27 @@ def test_build_info_names_the_runtime():
         assert s.value == 1
         assert s.labels["runtime_version"] == "1.6.20", s.labels
         assert s.labels["version"], s.labels
+
+
+def test_every_thread_of_the_agent_is_named():
+    # The footprint census (bench/README) names each thread's owner by its
+    # name: only the main thread keeps the binary's; gRPC's, civetweb's and
+    # ours each carry one.
+    with FakeCri("steady") as fake, Agent(fake.endpoint, FAST) as agent:
+        wait_until(lambda: agent.metrics().find("plegscope_build_info", runtime_name="containerd"), 20,
+                   "the runtime's Version, read on the readers' thread")
+        pid = agent.proc.pid
+        names = {}
+        for tid in os.listdir("/proc/%d/task" % pid):
+            try:
+                with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
+                    names[int(tid)] = f.read().strip()
+            except OSError:
+                continue  # the thread ended while listed
+        unnamed = sorted(tid for tid, name in names.items() if name == "plegscope" and tid != pid)
+        assert not unnamed, names
+        for ours in ("relist", "pleg-events", "readers", "journal", "http-gate"):
+            assert ours in names.values(), (ours, names)
 
 
 def test_promtool_check_metrics_is_silent():

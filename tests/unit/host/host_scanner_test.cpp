@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "host/host_files.h"
 #include "host/host_scanner.h"
@@ -359,6 +360,35 @@ TEST(HostScanner, ABlockingCmdlineReadDoesNotHoldTheScan) {
   int fd = ::open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
   if (fd >= 0) ::close(fd);
   fs::remove_all(dir);
+}
+
+// Threads of this process named `name` (/proc/self/task/*/comm).
+int threads_named(const std::string& name) {
+  int n = 0;
+  for (const auto& task : fs::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) ++n;
+  }
+  return n;
+}
+
+TEST(HostScanner, NoCmdlineThreadWaitsOnASteadyNode) {
+  // Helpers are read once each: once every cmdline is answered, no worker
+  // stays behind, and a later helper still gets its read.
+  HostScanner scanner(tree(kTrees + "healthy_v2"));
+  HostEvidence e = scanner.scan();
+  for (int scans = 0; scans < 100 && helper(e, 2010)->sandbox_id.empty(); ++scans) e = scanner.scan();
+  ASSERT_EQ(helper(e, 2010)->sandbox_id, "01" + kSandbox.substr(2));
+  bool gone = false;
+  for (int tries = 0; tries < 500 && !gone; ++tries) {
+    gone = threads_named("cmdline-read") == 0;
+    if (!gone) std::this_thread::sleep_for(10ms);  // polls for the worker's exit, bounded
+  }
+  EXPECT_TRUE(gone) << "a cmdline worker is still alive with nothing to read";
+  e = scanner.scan();
+  EXPECT_EQ(helper(e, 2010)->sandbox_id, "01" + kSandbox.substr(2)) << "answers are kept";
+  EXPECT_EQ(threads_named("cmdline-read"), 0) << "nothing new to read: no worker started";
 }
 
 TEST(ResolveRuntimeRoot, DaemonFirstThenWhatExists) {
