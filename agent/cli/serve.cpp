@@ -72,7 +72,7 @@ int serve(const Config& config) {
   if (socket == SocketState::kNotAUnixPath || socket == SocketState::kMissing)
     spdlog::warn("no CRI socket at {} yet; relisting keeps trying every {}s",
                  config.runtime_endpoint, to_seconds(config.relist_period));
-  VerdictWatch verdicts(diagnosis, clock, kVerdictWatchInterval, log_transition);
+  VerdictWatch verdicts(diagnosis, clock, log_transition);
   // A look at the verdict is short and never waits on the runtime: it
   // shares the node's timer thread.
   node.add_periodic(kVerdictWatchInterval, [&verdicts] { verdicts.check(); });

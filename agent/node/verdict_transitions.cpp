@@ -37,41 +37,13 @@ std::optional<VerdictTransition> TransitionLimiter::observe(Status status, MonoT
   return t;
 }
 
-VerdictWatch::VerdictWatch(const DiagnosisService& diagnosis, const Clock& clock, Duration interval,
-                           Sink sink, TransitionLimits limits)
-    : diagnosis_(diagnosis), clock_(clock), interval_(interval), sink_(std::move(sink)), limiter_(limits) {}
-
-VerdictWatch::~VerdictWatch() { stop(); }
-
-void VerdictWatch::start() {
-  thread_ = std::thread([this] { run(); });
-}
-
-void VerdictWatch::stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  wake_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
+VerdictWatch::VerdictWatch(const DiagnosisService& diagnosis, const Clock& clock, Sink sink, TransitionLimits limits)
+    : diagnosis_(diagnosis), clock_(clock), sink_(std::move(sink)), limiter_(limits) {}
 
 void VerdictWatch::check() {
   auto diagnosis = diagnosis_.latest();
   if (!diagnosis->has_verdict()) return;
   if (auto t = limiter_.observe(diagnosis->report.status, clock_.monotonic())) sink_(*t, *diagnosis);
-}
-
-void VerdictWatch::run() {
-  name_this_thread("verdict-watch");
-  std::unique_lock<std::mutex> lock(mu_);
-  while (!stopping_) {
-    lock.unlock();
-    check();
-    lock.lock();
-    MonoTime deadline = clock_.monotonic() + interval_;
-    while (!stopping_ && clock_.monotonic() < deadline) clock_.wait_until(lock, wake_, deadline);
-  }
 }
 
 }  // namespace plegscope

@@ -11,16 +11,12 @@
 // one, that record is made then, even without a further change. The first
 // verdict is recorded (an agent restarted in the middle of a fault says so).
 //
-// VerdictWatch is the adapter: its own thread reads the DiagnosisService
-// every `interval` and hands each record to the sink. It shares diagnoses
-// with /metrics and /diagnose (the service diagnoses at most once per
-// relist), so a watch every 2 s costs a diagnosis at most every 2 s.
-#include <condition_variable>
+// VerdictWatch is the adapter: each check() reads the DiagnosisService and
+// hands a record to the sink. It shares diagnoses with /metrics and
+// /diagnose (the service diagnoses at most once per relist), so a check
+// every 2 s costs a diagnosis at most every 2 s.
 #include <functional>
-#include <memory>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include "common/clock.h"
 #include "diagnoser/report.h"
@@ -60,29 +56,15 @@ class TransitionLimiter {
 class VerdictWatch {
  public:
   using Sink = std::function<void(const VerdictTransition&, const Diagnosis&)>;
-  VerdictWatch(const DiagnosisService& diagnosis, const Clock& clock, Duration interval, Sink sink,
-               TransitionLimits limits = {});
-  ~VerdictWatch();
-  VerdictWatch(const VerdictWatch&) = delete;
-  VerdictWatch& operator=(const VerdictWatch&) = delete;
-
-  void start();
-  void stop();  // wakes the thread at once
-  // One look at the latest verdict on the calling thread (tests, and the thread's loop).
+  VerdictWatch(const DiagnosisService& diagnosis, const Clock& clock, Sink sink, TransitionLimits limits = {});
+  // One look at the latest verdict; the caller's timer calls it every few seconds.
   void check();
 
  private:
-  void run();
-
   const DiagnosisService& diagnosis_;
   const Clock& clock_;
-  const Duration interval_;
   const Sink sink_;
   TransitionLimiter limiter_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
-  std::thread thread_;
 };
 
 }  // namespace plegscope
