@@ -95,8 +95,12 @@ def test_draino_flags():
 def test_readme_remediation_section_names_every_recipe_and_privilege():
     readme = open(ecolib.path("README.md")).read()
     section = readme.split("## Remediation", 1)[1].split("\n## ", 1)[0]
-    for f in sorted(os.listdir(ecolib.path("deploy", "remediation"))):
+    recipes = sorted(f for f in os.listdir(ecolib.path("deploy", "remediation")) if f.endswith(".yaml"))
+    assert len(recipes) >= 4, recipes
+    own_readme = open(ecolib.path("deploy", "remediation", "README.md")).read()
+    for f in recipes:
         assert f in section, "README's Remediation section does not name %s" % f
+        assert f in own_readme, "deploy/remediation/README.md does not name %s" % f
     for words in ("PLEGFleetWideCause", "deploy/components/node-condition", "patch nodes/status",
                   "ValidatingAdmissionPolicy", "--node-condition", "advice", "%d%%" % FLEET_PERCENT):
         assert words in section, words
