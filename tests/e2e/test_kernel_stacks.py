@@ -3,7 +3,7 @@
 
 The set-up of test_stuck_shim.py (a private containerd with real pods, one
 pod's shim stopped in the kernel with the cgroup v1 freezer, all its tasks in
-D), and build/plegscope --kernel-stacks run twice as uid 0 with no_new_privs:
+D), and build/plegscope --kernel-stacks run three times as uid 0:
 
   * with every capability dropped but CAP_BPF and CAP_PERFMON: the BPF task
     iterator loads, the shim's entry in /diagnose carries its kernel stack,
@@ -25,12 +25,12 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import test_stuck_shim as stuck  # noqa: E402
-from e2e_util import log, wait_until  # noqa: E402
+from e2e_util import Agent, log, wait_until  # noqa: E402
 
 # uid 0, no_new_privs, and of all capabilities only these two.
 BPF_ONLY = ["setpriv", "--reuid=0", "--inh-caps=-all,+bpf,+perfmon", "--bounding-set=-all,+bpf,+perfmon",
             "--no-new-privs"]
-CAP_PERFMON, CAP_BPF = 38, 39
+CAP_SYS_PTRACE, CAP_PERFMON, CAP_BPF = 19, 38, 39
 
 
 class BpfOnlyAgent(stuck.ShippedAgent):
@@ -40,6 +40,8 @@ class BpfOnlyAgent(stuck.ShippedAgent):
 
 def start(agent_class):
     ctd = stuck.setup()
+    if stuck.Ctx.agent is not None:
+        stuck.Ctx.agent.__exit__(None, None, None)  # the previous step's agent
     flags = ["--relist-period", "1s", "--hang-threshold", "%ds" % stuck.HANG, "--host-scan-interval", "1s",
              "--proc-path", "/proc", "--sys-path", "/sys", "--kernel-stacks"]
     stuck.Ctx.agent = agent_class(ctd.endpoint, flags, log_level="info").__enter__()
@@ -119,6 +121,24 @@ def test_every_capability_dropped_says_why_and_falls_back_to_wchan():
     said = [l for l in stuck.Ctx.agent.log_tail(400).splitlines() if "--kernel-stacks unavailable" in l]
     log("  log: %s" % said)
     assert len(said) == 1 and "CAP_BPF" in said[0], said
+
+
+def test_root_with_every_capability_reads_the_wchan_and_the_stack():
+    eff = start(Agent)  # as this test runs: uid 0, every capability
+    assert eff & (1 << CAP_SYS_PTRACE) and eff & (1 << CAP_BPF), "CapEff %#x" % eff
+    pid = frozen_shim()
+
+    def both_read():
+        rep = stuck.report()
+        b = blocked_entry(rep, pid)
+        c = stuck.cause(rep, "shim_hung")
+        return b and c and b.get("kernel_stack") and b["wchan"] not in ("0", "") and (rep, b, c)
+    rep, b, c = wait_until(both_read, 15 + stuck.HANG, "shim_hung with the frozen shim's wchan and stack as root")
+    log("  blocked entry as root: %s" % json.dumps(b))
+    log("  shim_hung as root: %s" % c["summary"])
+    assert not b.get("wchan_hidden"), b
+    assert b["kernel_stack"]["class"] == "freezer", b
+    assert stuck.pod_name("web-0") in c["summary"], c["summary"]
 
 
 def teardown():
