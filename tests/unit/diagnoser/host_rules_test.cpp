@@ -166,7 +166,8 @@ TEST(ShimHung, AHiddenWchanSaysWhyAndWhatWouldShowIt) {
   EXPECT_EQ(r.host.processes.blocked[0].wchan_hidden, "missing_capabilities");
 
   b.s.host->processes.blocked[0].wchan_hidden = host::WchanHidden::kDenied;
-  c = find(b.report(), CauseId::kShimHung);
+  const Report denied = b.report();
+  c = find(denied, CauseId::kShimHung);
   ASSERT_TRUE(c);
   EXPECT_NE(c->summary.find("AppArmor"), std::string::npos) << c->summary;
 }
@@ -534,7 +535,8 @@ TEST(HostCauses, NoScanIsReportedAsNotRead) {
 TEST(Advice, AStuckPodsStatusCallAsksForNoNodeAction) {
   Builder b;
   hang_status_call(b, 14);
-  const Cause* c = find(b.report(), CauseId::kRuntimeHung);
+  const Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->advice, Advice::kFixPod);
 }
@@ -545,7 +547,8 @@ TEST(Advice, AHungUnfilteredListAsksForTheRuntimesRestart) {
   lists.in_flight = 1;
   lists.oldest_in_flight_seconds = 12;
   lists.in_flight_calls.push_back({12, {}});
-  const Cause* c = find(b.report(), CauseId::kRuntimeHung);
+  const Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->advice, Advice::kRestartRuntime);
 }
@@ -569,7 +572,8 @@ TEST(Advice, AShimInDElsewhereInTheKernelAsksForAReboot) {
   Builder b;
   b.s.host = quiet_host();
   b.s.host->processes.blocked.push_back(shim_in_d(10, "zap_pid_ns_processes"));
-  const Cause* c = find(b.report(), CauseId::kShimHung);
+  const Report r = b.report();
+  const Cause* c = find(r, CauseId::kShimHung);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->advice, Advice::kReboot);
 }
@@ -592,7 +596,8 @@ TEST(Advice, PodStatusSlowAloneIsThePodsAndAHealthyReportHasNoCause) {
   Builder b;
   EXPECT_TRUE(b.report().causes.empty());
   b.s.operations[op::kPodSandboxStatus] = op_stats(0.8, 1.5);
-  const Cause* c = find(b.report(), CauseId::kPodStatusSlow);
+  const Report r = b.report();
+  const Cause* c = find(r, CauseId::kPodStatusSlow);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->advice, Advice::kFixPod);
 }
