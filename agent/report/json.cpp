@@ -157,7 +157,7 @@ static void to_json(json& j, const HostReport::Blocked& b) {
   j = {{"pid", b.pid},         {"comm", b.comm},           {"state", b.state},          {"wchan", b.wchan},
        {"wchan_hidden", b.wchan_hidden}, {"seconds", b.seconds}, {"tid", b.tid},     {"tasks_in_d", b.tasks_in_d},
        {"threads", b.threads}, {"sandbox_id", b.sandbox_id}, {"pod", b.pod}, {"hung_task", b.hung_task}};
-  if (b.kernel_stack) j["kernel_stack"] = *b.kernel_stack;
+  if (b.kernel_stack) to_json(j["kernel_stack"], *b.kernel_stack);
 }
 static void from_json(const json& j, HostReport::Blocked& b) {
   HostReport::Blocked d;
@@ -173,7 +173,11 @@ static void from_json(const json& j, HostReport::Blocked& b) {
   b.sandbox_id = j.value("sandbox_id", d.sandbox_id);
   b.pod = j.value("pod", d.pod);
   if (j.contains("hung_task") && j["hung_task"].is_object()) b.hung_task = j["hung_task"].get<KernelHungTask>();
-  if (j.contains("kernel_stack") && j["kernel_stack"].is_object()) b.kernel_stack = j["kernel_stack"].get<HostReport::Blocked::KernelStack>();
+  if (j.contains("kernel_stack") && j["kernel_stack"].is_object()) {
+    HostReport::Blocked::KernelStack k;
+    from_json(j["kernel_stack"], k);  // called by name: clang's lookup from nlohmann's get<> misses these statics
+    b.kernel_stack = std::move(k);
+  }
 }
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::KernelStacks, enabled, available, error, tasks_asked,
                                                 tasks_read, read_seconds)
