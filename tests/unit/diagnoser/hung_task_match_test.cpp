@@ -48,12 +48,6 @@ Builder shim_thread_in_d(double seconds) {
   return b;
 }
 
-const Cause* find_cause(const Report& r, CauseId id) {
-  for (const auto& c : r.causes)
-    if (c.id == id) return &c;
-  return nullptr;
-}
-
 TEST(HungTaskMatch, AThreadsReportIsTiedToItsProcessWithItsClassInEvidenceAndWords) {
   Builder b = shim_thread_in_d(300);
   // Printed 100 s ago: within the five minutes the scan has seen it in D.
@@ -69,7 +63,7 @@ TEST(HungTaskMatch, AThreadsReportIsTiedToItsProcessWithItsClassInEvidenceAndWor
   EXPECT_FALSE(k->predates_stall_seconds) << "printed during the stall the scan measures";
   EXPECT_EQ(r.host.hung_tasks.size(), 2u) << "the other report (runc 5301) is listed, tied to nothing";
 
-  const Cause* c = find_cause(r, CauseId::kShimHung);
+  const Cause* c = find(r, CauseId::kShimHung);
   ASSERT_TRUE(c);
   bool in_evidence = false;
   for (const auto& e : c->evidence)
@@ -100,7 +94,7 @@ TEST(HungTaskMatch, AReportPrintedBeforeTheScanSawTheStallIsSaidToBeOlder) {
   ASSERT_TRUE(k);
   ASSERT_TRUE(k->predates_stall_seconds);
   EXPECT_NEAR(*k->predates_stall_seconds, 600 - 32, 0.01);
-  const Cause* c = find_cause(r, CauseId::kShimHung);
+  const Cause* c = find(r, CauseId::kShimHung);
   ASSERT_TRUE(c);
   EXPECT_NE(c->summary.find("an older kernel hung-task report on thread 5120"), std::string::npos) << c->summary;
   EXPECT_NE(c->summary.find("before plegscope first saw it in D"), std::string::npos) << c->summary;
