@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 namespace fakecri {
 
 namespace {
 
 constexpr int64_t kSecond = 1'000'000'000;
+constexpr const char* kJobPrefix = "job-";
 
 bool labels_match(const Labels& have, const Labels& want) {
   for (const auto& [k, v] : want) {
@@ -566,17 +568,21 @@ void SimulatedNode::crash_one(int64_t at) {
 }
 
 void SimulatedNode::gc_exited(PodRecord& pod, const std::string& name) {
-  if (churn_.keep_exited_attempts < 0) return;
-  std::vector<const ContainerRecord*> exited;
+  remove_oldest_exited(pod, churn_.keep_exited_attempts, [&](const ContainerRecord& c) { return c.name == name; });
+}
+
+void SimulatedNode::remove_oldest_exited(PodRecord& pod, int keep,
+                                         const std::function<bool(const ContainerRecord&)>& of_kind) {
+  if (keep < 0) return;
+  // container_ids is in creation order, so the first exited ones are the oldest.
+  std::vector<std::string> exited;
   for (const auto& id : pod.container_ids) {
     const auto& c = containers_.at(id);
-    if (c.name == name && c.state == ContainerState::Exited) exited.push_back(&c);
+    if (c.state == ContainerState::Exited && of_kind(c)) exited.push_back(id);
   }
-  if (exited.size() <= static_cast<size_t>(churn_.keep_exited_attempts)) return;
-  std::sort(exited.begin(), exited.end(), [](auto* a, auto* b) { return a->attempt < b->attempt; });
-  std::vector<std::string> doomed;
-  for (size_t i = 0; i + churn_.keep_exited_attempts < exited.size(); ++i) doomed.push_back(exited[i]->id);
-  for (const auto& id : doomed) erase_container(id, true);
+  if (exited.size() <= static_cast<size_t>(keep)) return;
+  exited.resize(exited.size() - static_cast<size_t>(keep));
+  for (const auto& id : exited) erase_container(id, true);
 }
 
 void SimulatedNode::add_exited_one(int64_t at) {
@@ -587,9 +593,11 @@ void SimulatedNode::add_exited_one(int64_t at) {
   PodRecord& pod = pods_.at(it->second);
   if (pod.sandbox_ids.empty()) return;
   const SandboxRecord& sb = sandboxes_.at(pod.sandbox_ids.back());
-  ContainerRecord& c = add_container(pod, sb, "job-" + std::to_string(pile_seq_++), 0, at - 2 * kSecond, nullptr, true);
+  ContainerRecord& c = add_container(pod, sb, kJobPrefix + std::to_string(pile_seq_++), 0, at - 2 * kSecond, nullptr, true);
   start(c, at - kSecond, true);
   finish(c, at, 0, "Completed", true);
+  remove_oldest_exited(pod, churn_.keep_exited_jobs_per_pod,
+                       [](const ContainerRecord& job) { return job.name.rfind(kJobPrefix, 0) == 0; });
 }
 
 void SimulatedNode::create_pod_one(int64_t at) {

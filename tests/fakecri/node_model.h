@@ -181,6 +181,7 @@ class SimulatedNode {
   void create_pod_one(int64_t at);
   void delete_pod_one();
   void gc_exited(PodRecord& pod, const std::string& name);
+  void remove_oldest_exited(PodRecord& pod, int keep, const std::function<bool(const ContainerRecord&)>& of_kind);
   bool pod_has_uid_label(int ordinal) const;
   std::string container_name(int index) const;
 

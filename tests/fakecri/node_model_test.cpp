@@ -1,6 +1,8 @@
 // SimulatedNode, stepped with a ManualClock: no sockets, no sleeps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "node_model.h"
 
 namespace fakecri {
@@ -131,6 +133,33 @@ TEST(SimulatedNode, FractionalRatesAccumulate) {
     node.tick();
   }
   EXPECT_EQ(node.summary().containers[static_cast<int>(ContainerState::Exited)], 2u);
+}
+
+TEST(SimulatedNode, ExitedJobsPileUpUnlessEachPodKeepsOnlyTheNewest) {
+  for (int keep : {-1, 2}) {
+    ManualClock clock;
+    SimulatedNode node(shape(2, 1), clock, 1);
+    ChurnSpec churn;
+    churn.exited_per_second = 4;
+    churn.keep_exited_jobs_per_pod = keep;
+    node.set_churn(churn);
+    for (int i = 0; i < 5; ++i) {
+      clock.advance(std::chrono::seconds(1));
+      node.tick();
+    }
+    // 20 jobs over 2 pods, round-robin: 10 each when they pile up.
+    const size_t per_pod = keep < 0 ? 10u : static_cast<size_t>(keep);
+    EXPECT_EQ(node.summary().containers[static_cast<int>(ContainerState::Exited)], 2 * per_pod) << "keep " << keep;
+    EXPECT_EQ(node.summary().containers[static_cast<int>(ContainerState::Running)], 2u) << "keep " << keep;
+    if (keep < 0) continue;
+    // The ones kept are each pod's newest: the highest job numbers.
+    std::vector<int> kept;
+    for (const auto& c : list(node)) {
+      if (c.state == ContainerState::Exited) kept.push_back(std::stoi(c.name.substr(4)));
+    }
+    std::sort(kept.begin(), kept.end());
+    EXPECT_EQ(kept, (std::vector<int>{16, 17, 18, 19}));
+  }
 }
 
 TEST(SimulatedNode, RolloutReplacesOldestPods) {

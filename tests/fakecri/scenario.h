@@ -61,6 +61,9 @@ struct ChurnSpec {
   double crashloop_restarts_per_second = 0;  // node-wide
   int keep_exited_attempts = 1;              // GC of crash-looping containers; < 0 keeps all
   double exited_per_second = 0;              // exited containers piling up
+  // Exited job containers one pod keeps, oldest removed first (what a
+  // kubelet whose container GC keeps up leaves); < 0 lets them pile up.
+  int keep_exited_jobs_per_pod = -1;
   double pods_created_per_second = 0;
   double pods_deleted_per_second = 0;
 };

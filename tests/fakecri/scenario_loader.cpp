@@ -159,13 +159,14 @@ std::optional<HangSpec> parse_hang(const json& j, const std::string& path) {
 
 ChurnSpec parse_churn(const json& j, const std::string& path) {
   check_keys(j, path, {"crashloop_pods", "crashloop_restarts_per_second", "keep_exited_attempts",
-                       "exited_per_second", "pods_created_per_second", "pods_deleted_per_second"});
+                       "exited_per_second", "keep_exited_jobs_per_pod", "pods_created_per_second", "pods_deleted_per_second"});
   ChurnSpec c;
   constexpr double kMaxRate = 100000;
   if (j.contains("crashloop_pods")) c.crashloop_pods = static_cast<int>(get_int(j["crashloop_pods"], path + ".crashloop_pods", 0, 1'000'000));
   if (j.contains("crashloop_restarts_per_second")) c.crashloop_restarts_per_second = get_number(j["crashloop_restarts_per_second"], path + ".crashloop_restarts_per_second", 0, kMaxRate);
   if (j.contains("keep_exited_attempts")) c.keep_exited_attempts = static_cast<int>(get_int(j["keep_exited_attempts"], path + ".keep_exited_attempts", -1, 1'000'000));
   if (j.contains("exited_per_second")) c.exited_per_second = get_number(j["exited_per_second"], path + ".exited_per_second", 0, kMaxRate);
+  if (j.contains("keep_exited_jobs_per_pod")) c.keep_exited_jobs_per_pod = static_cast<int>(get_int(j["keep_exited_jobs_per_pod"], path + ".keep_exited_jobs_per_pod", -1, 1'000'000));
   if (j.contains("pods_created_per_second")) c.pods_created_per_second = get_number(j["pods_created_per_second"], path + ".pods_created_per_second", 0, kMaxRate);
   if (j.contains("pods_deleted_per_second")) c.pods_deleted_per_second = get_number(j["pods_deleted_per_second"], path + ".pods_deleted_per_second", 0, kMaxRate);
   return c;
