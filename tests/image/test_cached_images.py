@@ -28,6 +28,7 @@ import harness  # noqa: E402  (tests/lib)
 import image_check  # noqa: E402
 
 TOKEN = "cached-image-token"
+MAX_LAYER_UNCOMPRESSED = 40 * 1000 * 1000
 
 QEMU = {"amd64": "qemu-x86_64-static", "arm64": "qemu-aarch64-static"}
 MACHINE = {"amd64": "Advanced Micro Devices X86-64", "arm64": "AArch64"}
@@ -93,6 +94,9 @@ def test_cached_images_run_under_qemu_and_their_sboms_hold():
     for arch, archive in sorted(images.items()):
         root = os.path.join(image_check.cross_dir(), arch)
         print("%s: %s" % (arch, image_check.check_sbom(archive, root)))
+        _, _, _, gz, raw = image_check.read_archive(archive)
+        print("%s image size: layer %d bytes gzip, %d bytes uncompressed" % (arch, gz, raw))
+        assert raw <= MAX_LAYER_UNCOMPRESSED, raw  # what a node's snapshotter unpacks it to
         tree = tempfile.mkdtemp(prefix="plegscope-tree-")
         try:
             image_check.extract(archive, tree)
