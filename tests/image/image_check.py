@@ -2,14 +2,19 @@
 Debian build root it was assembled from (scripts/build-root): its SBOM
 (SPDX 2.3, inside the image and next to the archive) lists every file of the
 image, each under the package whose dpkg database owns it at the version
-dpkg has, and nothing is ours that a Debian package ships."""
+dpkg has, and nothing is ours that a Debian package ships. The libcurl
+scripts/build-libcurl rebuilt is its own package: built from Debian's curl
+source at the root's libcurl4 version, owned by no Debian package, needing
+only OpenSSL, zlib and libc."""
 import gzip
 import hashlib
 import io
 import json
 import os
+import re
 import subprocess
 import tarfile
+import tempfile
 
 SBOM_IN_IMAGE = "usr/share/doc/plegscope/sbom.spdx.json"
 # Ours, not from a package; anything else claimed as ours fails the check.
@@ -17,6 +22,10 @@ OURS = {"usr/bin/plegscope", "etc/passwd", "etc/group", "etc/nsswitch.conf", "us
 OURS_DIRS = ("usr/lib/plegscope/openssl-compat/",)
 # Made by a package's maintainer script in the build root, owned by no package.
 GENERATED = {"etc/ssl/certs/ca-certificates.crt": "ca-certificates"}
+# scripts/build-libcurl's library and its source's copyright.
+REBUILT_LIBCURL = {"usr/lib/plegscope/libcurl.so.4", "usr/share/doc/plegscope/libcurl/copyright"}
+# What an HTTP/HTTPS-only libcurl built with OpenSSL and zlib may need.
+LIBCURL_NEEDS = {"libssl.so.3", "libcrypto.so.3", "libz.so.1", "libc.so.6", "ld-linux-aarch64.so.1"}
 
 
 def cross_dir():
@@ -160,6 +169,9 @@ def check_sbom(archive, root):
         if pkg["name"] == "plegscope":
             assert owner is None, "%s is claimed as ours but dpkg says %s ships it" % (name, owner)
             assert name in OURS or name.startswith(OURS_DIRS), "%s claimed as ours" % name
+        elif pid.startswith("SPDXRef-Package-rebuilt-"):
+            assert owner is None, "%s is claimed as rebuilt but dpkg says %s ships it" % (name, owner)
+            assert name in REBUILT_LIBCURL and pkg["name"] == "libcurl", (name, pkg["name"])
         elif name in GENERATED:
             assert owner is None and pkg["name"] == GENERATED[name], (name, pkg["name"])
         else:
@@ -168,7 +180,12 @@ def check_sbom(archive, root):
             assert dpkg_name in owner and dpkg_name.split(":")[0] == pkg["name"], (name, owner, pkg["name"], dpkg_name)
             assert len(owner) == 1 or dpkg_name.endswith(":" + config["architecture"]), (name, owner, dpkg_name)
     # versions as dpkg has them; each package's copyright shipped; none listed without a file
-    debian = [p for p in doc["packages"] if p["name"] != "plegscope"]
+    debian = [p for p in doc["packages"] if p["name"] != "plegscope" and not p["SPDXID"].startswith("SPDXRef-Package-rebuilt-")]
+    rebuilt = [p for p in doc["packages"] if p["SPDXID"].startswith("SPDXRef-Package-rebuilt-")]
+    # scripts/build-image always ships the rebuilt libcurl, and then Debian's has no file in the image
+    assert rebuilt, "no rebuilt libcurl in the SBOM (scripts/build-libcurl)"
+    check_rebuilt_libcurl(rebuilt, members, data, used_packages, root, config["architecture"])
+    assert not any(p["name"] == "libcurl4" for p in debian), "Debian's libcurl4 listed beside the rebuilt libcurl"
     for p in debian:
         dpkg_name = p["comment"].split(",")[0][len("dpkg: "):]
         assert p["versionInfo"] == dpkg_version(root, dpkg_name), (p["name"], p["versionInfo"])
@@ -177,6 +194,35 @@ def check_sbom(archive, root):
         assert p["SPDXID"] in used_packages, "%s listed with no file in the image" % p["name"]
     assert config["config"]["User"] == "65532:0" and config["config"]["Entrypoint"] == ["/usr/bin/plegscope"], config
     assert "nonroot:x:65532:" in data["etc/passwd"].decode()
-    return ("%s: %d files, %d Debian packages, every file owned as dpkg says, versions as dpkg has them; "
+    return ("%s: %d files, %d Debian packages%s, every file owned as dpkg says, versions as dpkg has them; "
             "layer %.1f MB gzip, %.1f MB uncompressed" % (os.path.basename(archive), len(image_files), len(debian),
+                                                         " and libcurl rebuilt from curl %s" % rebuilt[0]["versionInfo"],
                                                          gz / 1e6, raw / 1e6))
+
+
+def check_rebuilt_libcurl(rebuilt, members, data, used_packages, root, arch):
+    """The rebuilt libcurl's package: the source and version it names are the
+    root's libcurl4's, its flags leave out what it was rebuilt to drop, its
+    copyright is in the image, and the library needs nothing beyond OpenSSL,
+    zlib and libc."""
+    (p,) = rebuilt
+    assert p["SPDXID"] in used_packages, "the rebuilt libcurl listed with no file in the image"
+    assert p["versionInfo"] == dpkg_version(root, "libcurl4:" + arch), (p["versionInfo"], dpkg_version(root, "libcurl4:" + arch))
+    source = p["sourceInfo"]
+    assert source.startswith("built by scripts/build-image") and \
+        ("Debian source package curl %s," % p["versionInfo"]) in source, source
+    for flag in ("--with-openssl", "--disable-ldap", "--without-librtmp", "--without-gssapi", "--without-libssh2",
+                 "--without-libidn2", "--without-libpsl", "--without-nghttp2", "--without-brotli"):
+        assert flag in source.split(), (flag, source)
+    assert p["licenseDeclared"] == "curl", p["licenseDeclared"]
+    assert "/usr/share/doc/plegscope/libcurl/copyright" in p["comment"], p["comment"]
+    for path in REBUILT_LIBCURL:
+        assert path in members and members[path].isfile(), path
+    assert b"curl" in data["usr/share/doc/plegscope/libcurl/copyright"]
+    with tempfile.NamedTemporaryFile() as f:
+        f.write(data["usr/lib/plegscope/libcurl.so.4"])
+        f.flush()
+        dyn = subprocess.run(["readelf", "-d", "-W", f.name], capture_output=True, text=True, check=True).stdout
+    needed = set(re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", dyn))
+    assert "Library soname: [libcurl.so.4]" in dyn, dyn
+    assert needed <= LIBCURL_NEEDS, "the rebuilt libcurl needs %s" % sorted(needed - LIBCURL_NEEDS)

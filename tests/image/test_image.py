@@ -67,8 +67,10 @@ TOKEN = "image-test-token"
 TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
 PROBE_IMAGE = "localhost/plegscope-e2e/probe:1"
 BUSYBOX = "/bin/busybox"  # Debian's busybox-static: its applets run without links
-# What the registry transfers and a node stores compressed.
+# What the registry transfers and a node stores compressed, and what the
+# node's snapshotter unpacks it to.
 MAX_LAYER_GZIP = 40 * 1000 * 1000
+MAX_LAYER_UNCOMPRESSED = 40 * 1000 * 1000
 
 
 def require(condition, why):
@@ -297,6 +299,7 @@ def test_image_runs_as_the_daemonset():
         _, _, _, gz, raw = image_check.read_archive(tarball)
         print("image size: layer %d bytes gzip, %d bytes uncompressed" % (gz, raw))
         assert gz <= MAX_LAYER_GZIP, gz
+        assert raw <= MAX_LAYER_UNCOMPRESSED, raw
         with contextlib.ExitStack() as stack:
             ctd = stack.enter_context(containerd_fixture.Containerd(harness.build_dir()))
             for tb in oci_image.build_e2e_images(os.path.join(tmp, "e2e-images")).values():
