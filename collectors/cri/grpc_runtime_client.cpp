@@ -15,6 +15,11 @@ namespace {
 // must be found again within about a second of its socket returning.
 constexpr int kInitialReconnectBackoffMs = 100;
 constexpr int kMaxReconnectBackoffMs = 1000;
+// gRPC takes MIN_RECONNECT_BACKOFF as the least time one connection attempt
+// may take, handshake included. A runtime slow to answer on a loaded node is
+// slow, not gone: give it gRPC's default (as the kubelet's Go client does),
+// and leave hangs to the calls' own deadlines.
+constexpr int kMinConnectTimeoutMs = 20'000;
 
 bool is_unfiltered(const cri::PodSandboxFilter& f) {
   return f.id().empty() && !f.has_state() && f.label_selector().empty();
@@ -53,7 +58,7 @@ GrpcRuntimeClient::GrpcRuntimeClient(GrpcClientOptions options, OperationTracker
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options_.max_receive_bytes);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, kInitialReconnectBackoffMs);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, kInitialReconnectBackoffMs);
+  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, kMinConnectTimeoutMs);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, kMaxReconnectBackoffMs);
   // Never route a local unix socket through an HTTP proxy from the environment.
   args.SetInt(GRPC_ARG_ENABLE_HTTP_PROXY, 0);
