@@ -172,7 +172,7 @@ def test_every_thread_of_the_agent_is_named():
             assert ours in names.values(), (ours, names)
         # The journal follower is served by the readers' thread, not one of its own.
         assert "journal" not in names.values(), names
-        # gRPC's 8 (9 when its event engine starts a third pool thread), civetweb's 3, ours 5.
+        # gRPC's 7 (8 when its event engine starts a third pool thread), civetweb's 3, ours 5.
         assert len(names) <= 16, names
 
 
