@@ -14,7 +14,8 @@ ServeOnThisThread::ServeOnThisThread(FdTask* task) : previous_(served_task) { se
 ServeOnThisThread::~ServeOnThisThread() { served_task = previous_; }
 
 void serve_task_if_ready(FdTask& task, const pollfd* task_fd) {
-  const bool readable = task_fd && task_fd->fd >= 0 && (task_fd->revents & (POLLIN | POLLERR | POLLHUP));
+  const bool readable =
+      task_fd && task_fd->fd >= 0 && (task_fd->revents & (POLLIN | POLLERR | POLLHUP));
   if (!readable && task.until_due() > Duration::zero()) return;
   ServeOnThisThread none(nullptr);
   task.run();

@@ -62,7 +62,8 @@ class HeldServer {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return released_; });
     }
-    const std::string answer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
+    const std::string answer =
+        "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
     (void)::write(conn, answer.data(), answer.size());
     ::close(conn);
   }
