@@ -129,7 +129,9 @@ class JournalFollower final : public FdTask {
   // in real time; the injected clock gives only the wall time reading starts at.
   MonoTime due_{};
   uint64_t hung_generation_ = 0;
-  double cpu_seconds_ = 0;
+  bool own_thread_ = false;      // start() was called
+  double cpu_seconds_ = 0;       // of the steps before this one (served)
+  double step_cpu_start_ = 0;    // the serving thread's CPU time when this step began
   std::vector<JournalMark> batch_;
 
   mutable std::mutex mu_;
