@@ -48,7 +48,7 @@ std::map<std::string, std::string> parse_query(const std::string& query);
 // has arrived (ConnectionGate), so a worker is busy for the milliseconds an
 // answer takes, never waiting on a slow or silent client.
 struct HttpLimits {
-  int worker_threads = 3;            // answers are cached pages: a few workers keep up with hundreds of scrapers
+  int worker_threads = 2;            // answers are cached pages: a few workers keep up with hundreds of scrapers
   int request_timeout_ms = 1000;     // the request line and headers must arrive in this time; a write may stall this long
   int max_request_size = 16384;      // request line + headers; larger gets 413
   int listen_backlog = 4096;         // connections the kernel queues before the gate accepts them

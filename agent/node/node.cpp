@@ -130,14 +130,18 @@ void Node::start(bool timers_on_caller) {
   readers_.every(std::chrono::seconds(1), [this] { refresh_runtime_info(); });
   kubelet_.start(readers_);
   runtime_metrics_.start(readers_);
+  // The journal follower waits on the journal's fd; readers_ waits on the
+  // scrapes' sockets and between its jobs: one thread waits on both. The
+  // runtime's Version (at most kVersionTimeout, once after a good relist)
+  // holds the journal's reads back for that long; the marks keep their
+  // entries' times, so they come out the same.
+  readers_.serve(journal_);
   readers_.start();
-  journal_.start();
 }
 
 void Node::stop() {
   if (stopping_.exchange(true)) return;
   client_.shutdown();
-  journal_.stop();
   readers_.stop();
   evented_.stop();
   pleg_.stop();

@@ -120,7 +120,7 @@ class Node {
 
   // Node evidence, one reader per source, each read in snapshot().
   NodePressureReader pressure_;
-  // Journal: follows the kubelet's and the runtime's units on its own thread.
+  // Journal: follows the kubelet's and the runtime's units, served by readers_.
   JournalFollower journal_;
   // The kubelet and the runtime's metrics (issue 18), on readers_.
   KubeletReader kubelet_;
@@ -140,7 +140,8 @@ class Node {
   // host scan, and what add_periodic() adds); the jobs that wait on a
   // socket, each bounded by its timeouts (the two HTTP readers, the runtime's
   // Version), share another, so a slow kubelet, runtime page or runtime never
-  // delays the host scan a hang asks for.
+  // delays the host scan a hang asks for. readers_ also serves the journal
+  // follower: its waits (the scrapes' included) watch the journal's fd.
   PeriodicTasks timers_;
   PeriodicTasks readers_;
 

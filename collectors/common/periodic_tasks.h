@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/fd_task.h"
 
 namespace plegscope {
 
@@ -27,6 +28,11 @@ class PeriodicTasks {
   // Runs `job` at start() and then every `interval` after it ended (a slow
   // run delays only its own next run, never stacks). Only before start().
   void every(Duration interval, std::function<void()> job);
+  // Also serves `task` (fd_task.h) on this thread: between jobs the thread
+  // waits on the task's descriptor and deadline as well, and a job that
+  // waits on sockets (an HTTP scrape) serves it from that wait. That wait is
+  // poll()'s, in real time, whatever the clock. Only before start(); one task.
+  void serve(FdTask& task);
   bool empty() const;
   // Starts the thread, if there is a job.
   void start();
@@ -48,6 +54,8 @@ class PeriodicTasks {
     MonoTime due{};
   };
   void loop();
+  // Waits, serving task_, until `next` (by clock_) or stop().
+  void wait_serving_task(MonoTime next);
 
   const std::string name_;
   const Clock& clock_;
@@ -56,6 +64,8 @@ class PeriodicTasks {
   std::vector<Job> jobs_;
   bool stopping_ = false;
   std::thread thread_;
+  FdTask* task_ = nullptr;
+  int wake_fd_ = -1;  // eventfd that stop() signals, for the wait on task_
 };
 
 }  // namespace plegscope

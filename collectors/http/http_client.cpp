@@ -5,6 +5,8 @@
 #include <memory>
 #include <mutex>
 
+#include "common/fd_task.h"
+
 namespace plegscope {
 namespace {
 
@@ -61,6 +63,53 @@ struct CurlDeleter {
 struct SlistDeleter {
   void operator()(curl_slist* l) const { curl_slist_free_all(l); }
 };
+struct MultiDeleter {
+  void operator()(CURLM* m) const { curl_multi_cleanup(m); }
+};
+
+// The transfer of `h`, as curl_easy_perform would do it, on a thread that
+// serves `task` meanwhile: one curl_multi_poll waits on the transfer's
+// sockets and the task's descriptor. The transfer's own timeouts still
+// bound it; the task runs between its steps. The multi handle is the
+// thread's own and outlives the transfer, so its connection cache keeps
+// the open connections as the easy handle's would.
+CURLcode perform_serving(CURL* h, FdTask& task) {
+  thread_local std::unique_ptr<CURLM, MultiDeleter> multi;
+  if (!multi) multi.reset(curl_multi_init());
+  if (!multi || curl_multi_add_handle(multi.get(), h) != CURLM_OK) return curl_easy_perform(h);
+  // The longest curl_multi_poll may wait before libcurl's own timers (the
+  // transfer's timeouts) are looked at again: libcurl caps it further.
+  constexpr std::chrono::milliseconds kLongestWait{1000};
+  CURLcode code = CURLE_OK;
+  bool done = false;
+  while (!done) {
+    int running = 0;
+    CURLMcode mc = curl_multi_perform(multi.get(), &running);
+    if (mc != CURLM_OK) {
+      code = CURLE_RECV_ERROR;
+      break;
+    }
+    int queued = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi.get(), &queued)) {
+      if (msg->msg == CURLMSG_DONE && msg->easy_handle == h) {
+        code = msg->data.result;
+        done = true;
+      }
+    }
+    if (done || running == 0) break;
+    curl_waitfd extra{task.fd(), CURL_WAIT_POLLIN, 0};
+    mc = curl_multi_poll(multi.get(), extra.fd >= 0 ? &extra : nullptr, extra.fd >= 0 ? 1 : 0,
+                         task_wait_ms(task, kLongestWait), nullptr);
+    if (mc != CURLM_OK) {
+      code = CURLE_RECV_ERROR;
+      break;
+    }
+    pollfd ready{extra.fd, POLLIN, short(extra.revents)};
+    serve_task_if_ready(task, &ready);
+  }
+  curl_multi_remove_handle(multi.get(), h);
+  return code;
+}
 
 }  // namespace
 
@@ -166,7 +215,8 @@ HttpResult http_send(const std::string& method, const std::string& url, const st
   for (const auto& line : options.headers) add_header(line);
   if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
 
-  CURLcode code = curl_easy_perform(h);
+  FdTask* task = fd_task_of_this_thread();
+  CURLcode code = task ? perform_serving(h, *task) : curl_easy_perform(h);
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &result.status);
   if (code == CURLE_OK) return result;
   result.error = sink.overflowed ? HttpError::too_large : classify(code);

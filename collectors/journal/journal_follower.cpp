@@ -68,7 +68,8 @@ JournalFollower::~JournalFollower() {
 void JournalFollower::start() {
   if (started_) return;
   started_ = true;
-  thread_ = std::thread([this] { run(); });
+  own_thread_ = true;
+  thread_ = std::thread([this] { run_own_thread(); });
 }
 
 void JournalFollower::stop() {
@@ -96,105 +97,127 @@ void JournalFollower::publish(const std::function<void(JournalStatus&)>& change)
   {
     std::lock_guard<std::mutex> lock(mu_);
     change(status_);
-    status_.thread_cpu_seconds = thread_cpu_seconds();
+    // Its own thread's whole CPU time (waits included, as the bench has
+    // always read it); served, the time of its steps alone, since the
+    // serving thread's waits are shared with its other work.
+    status_.thread_cpu_seconds =
+        own_thread_ ? thread_cpu_seconds() : cpu_seconds_ + (thread_cpu_seconds() - step_cpu_start_);
   }
   changed_.notify_all();
 }
 
-bool JournalFollower::wait(int journal_fd, std::chrono::milliseconds timeout) {
-  pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {journal_fd, POLLIN, 0}};
-  const nfds_t count = journal_fd >= 0 ? 2 : 1;
-  int r;
-  do {
-    r = ::poll(fds, count, int(timeout.count()));
-  } while (r < 0 && errno == EINTR);
-  // Without an eventfd (creation failed) stop is seen here, after the timeout.
-  return !(fds[0].revents & POLLIN) && !stopping_.load();
+int JournalFollower::fd() const { return waiting_on_fd_ && reader_ ? reader_->fd() : -1; }
+
+Duration JournalFollower::until_due() const {
+  if (first_step_) return Duration::zero();
+  return due_ - MonotonicClock::now();
 }
 
 void JournalFollower::run() {
+  step_cpu_start_ = thread_cpu_seconds();
+  step();
+  cpu_seconds_ += thread_cpu_seconds() - step_cpu_start_;
+}
+
+void JournalFollower::run_own_thread() {
   name_this_thread("journal");
-  JournalReader reader(options_);
+  // The longest wait: stop() wakes it at once through the eventfd anyway.
+  constexpr std::chrono::milliseconds kLongestWait{60000};
+  while (!stopping_.load()) {
+    pollfd fds[2] = {{stop_fd_, POLLIN, 0}, {fd(), POLLIN, 0}};
+    int r;
+    do {
+      r = ::poll(fds, fds[1].fd >= 0 ? 2 : 1, task_wait_ms(*this, kLongestWait));
+    } while (r < 0 && errno == EINTR);
+    // Without an eventfd (creation failed) stop is seen here, after the wait.
+    if ((fds[0].revents & POLLIN) || stopping_.load()) return;
+    serve_task_if_ready(*this, &fds[1]);
+  }
+}
+
+void JournalFollower::step() {
+  if (first_step_) {
+    first_step_ = false;
+    reader_ = std::make_unique<JournalReader>(options_);
+    const auto since = clock_.now() - options_.lookback;
+    since_usec_ = std::chrono::duration_cast<std::chrono::microseconds>(since.time_since_epoch()).count();
+  }
+  JournalReader& reader = *reader_;
+  if (waiting_on_fd_ && reader.is_open()) reader.process();
+  waiting_on_fd_ = false;
+  if (!reader.is_open()) {
+    const std::string path = resolve_journal_path(options_.journal_path, options_.default_paths);
+    std::string error;
+    if (path.empty()) {
+      error = "no journal at " + joined_with_or(options_.default_paths);
+    } else if (!is_directory(path)) {
+      error = "no journal at " + path;
+    } else {
+      error = reader.open(path, since_usec_);
+    }
+    publish([&](JournalStatus& s) {
+      s.path = path;
+      s.available = error.empty();
+      s.error = error;
+    });
+    if (!error.empty()) {
+      due_ = MonotonicClock::now() + options_.reopen_interval;
+      return;
+    }
+  }
   // Marks reach the shared status in one batch per read, so a reader of
   // status() never sees half a batch and the lock is taken once per batch.
-  std::vector<JournalMark> batch;
-  uint64_t hung_generation = 0;
-  const auto since = clock_.now() - options_.lookback;
-  const int64_t since_usec =
-      std::chrono::duration_cast<std::chrono::microseconds>(since.time_since_epoch()).count();
-  while (true) {
-    if (!reader.is_open()) {
-      const std::string path = resolve_journal_path(options_.journal_path, options_.default_paths);
-      std::string error;
-      if (path.empty()) {
-        error = "no journal at " + joined_with_or(options_.default_paths);
-      } else if (!is_directory(path)) {
-        error = "no journal at " + path;
-      } else {
-        error = reader.open(path, since_usec);
-      }
-      publish([&](JournalStatus& s) {
-        s.path = path;
-        s.available = error.empty();
-        s.error = error;
-      });
-      if (!error.empty()) {
-        if (!wait(-1, options_.reopen_interval)) return;
-        continue;
-      }
+  batch_.clear();
+  const JournalReader::ReadResult got = reader.read(
+      options_.batch_entries, [&](JournalMark&& m) { batch_.push_back(std::move(m)); });
+  const size_t max_marks = options_.max_marks;
+  // The kernel's reports reach the status only when they changed: a copy
+  // of at most max_hung_tasks bounded traces.
+  const host::HungTaskAssembler& hung = reader.hung_tasks();
+  const bool hung_changed = hung.generation() != hung_generation_;
+  hung_generation_ = hung.generation();
+  publish([&](JournalStatus& s) {
+    s.kernel_lines_read = reader.kernel_lines();
+    if (hung_changed) {
+      s.hung_tasks = hung.reports();
+      s.hung_tasks_total = hung.reports_total();
+      s.hung_tasks_dropped = hung.reports_dropped();
+      s.hung_tasks_suppressed = hung.reports_suppressed();
+      s.hung_tasks_suppressed_since_usec = hung.suppressed_since_usec();
     }
-    batch.clear();
-    const JournalReader::ReadResult got = reader.read(
-        options_.batch_entries, [&](JournalMark&& m) { batch.push_back(std::move(m)); });
-    const size_t max_marks = options_.max_marks;
-    // The kernel's reports reach the status only when they changed: a copy
-    // of at most max_hung_tasks bounded traces.
-    const host::HungTaskAssembler& hung = reader.hung_tasks();
-    const bool hung_changed = hung.generation() != hung_generation;
-    hung_generation = hung.generation();
-    publish([&](JournalStatus& s) {
-      s.kernel_lines_read = reader.kernel_lines();
-      if (hung_changed) {
-        s.hung_tasks = hung.reports();
-        s.hung_tasks_total = hung.reports_total();
-        s.hung_tasks_dropped = hung.reports_dropped();
-        s.hung_tasks_suppressed = hung.reports_suppressed();
-        s.hung_tasks_suppressed_since_usec = hung.suppressed_since_usec();
-      }
-      s.entries_read += got.entries;
-      s.marks_total += batch.size();
-      for (JournalMark& m : batch) s.marks.push_back(std::move(m));
-      if (s.marks.size() > max_marks) {
-        const size_t excess = s.marks.size() - max_marks;
-        s.marks_dropped += excess;
-        s.marks.erase(s.marks.begin(), s.marks.begin() + std::ptrdiff_t(excess));
-      }
-      if (got.error < 0) {
-        ++s.read_errors;
-        s.available = false;
-        s.error = "reading the journal at " + s.path + " failed: " + std::strerror(-got.error);
-      }
-    });
+    s.entries_read += got.entries;
+    s.marks_total += batch_.size();
+    for (JournalMark& m : batch_) s.marks.push_back(std::move(m));
+    if (s.marks.size() > max_marks) {
+      const size_t excess = s.marks.size() - max_marks;
+      s.marks_dropped += excess;
+      s.marks.erase(s.marks.begin(), s.marks.begin() + std::ptrdiff_t(excess));
+    }
     if (got.error < 0) {
-      // Reopen from the cursor after a pause: a file that keeps failing costs
-      // one attempt per reopen_interval, never a spin.
-      reader.close();
-      if (!wait(-1, options_.reopen_interval)) return;
-      continue;
+      ++s.read_errors;
+      s.available = false;
+      s.error = "reading the journal at " + s.path + " failed: " + std::strerror(-got.error);
     }
-    if (got.entries == options_.batch_entries) {
-      if (!wait(-1, std::chrono::milliseconds(0))) return;  // more to read; stop first if asked
-      continue;
-    }
-    auto timeout = options_.wait_timeout;
-    const uint64_t limit_usec = reader.wait_limit_usec();
-    if (limit_usec != UINT64_MAX) {
-      timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                      std::chrono::microseconds(limit_usec)));
-    }
-    if (!wait(reader.fd(), timeout)) return;
-    reader.process();
+  });
+  if (got.error < 0) {
+    // Reopen from the cursor after a pause: a file that keeps failing costs
+    // one attempt per reopen_interval, never a spin.
+    reader.close();
+    due_ = MonotonicClock::now() + options_.reopen_interval;
+    return;
   }
+  if (got.entries == options_.batch_entries) {
+    due_ = MonotonicClock::now();  // more to read: at once, after the serving thread's other work
+    return;
+  }
+  auto timeout = options_.wait_timeout;
+  const uint64_t limit_usec = reader.wait_limit_usec();
+  if (limit_usec != UINT64_MAX) {
+    timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    std::chrono::microseconds(limit_usec)));
+  }
+  waiting_on_fd_ = true;
+  due_ = MonotonicClock::now() + timeout;
 }
 
 }  // namespace plegscope

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/fd_task.h"
 #include "host/hung_task.h"
 #include "journal/journal_marks.h"
 
@@ -57,7 +58,7 @@ struct JournalStatus {
   uint64_t marks_total = 0;        // marks ever made
   uint64_t marks_dropped = 0;      // pushed out of the ring by newer ones
   uint64_t read_errors = 0;        // sd_journal calls that failed (each reopens from the cursor)
-  double thread_cpu_seconds = 0;   // the follower thread's own CPU time
+  double thread_cpu_seconds = 0;   // CPU time spent following (reading, classifying, publishing)
   std::vector<JournalMark> marks;  // oldest first, at most max_marks
   // The kernel's hung-task reports, oldest first, at most max_hung_tasks.
   uint64_t kernel_lines_read = 0;
@@ -73,20 +74,24 @@ struct JournalStatus {
 class JournalReader;
 
 // Thread-safe: status() and wait_for() may be called from any thread while
-// the follower's own thread reads. The sd_journal handle lives on that
-// thread only (sd-journal objects are not thread-safe). stop() (and the
-// destructor) return promptly: the thread waits on the journal's inotify fd
-// and an eventfd that stop() signals, never in an uninterruptible call; the
-// longest it can take is one batch of batch_entries reads.
-class JournalFollower {
+// the follower reads. It reads on one thread only, since sd-journal objects
+// are not thread-safe: either its own (start()), or as an FdTask served by
+// a thread of the caller's (PeriodicTasks::serve), which then calls run()
+// whenever the journal's inotify fd wakes or a re-read is due; never both.
+// Either way the waits are on that fd with a timeout, never in an
+// uninterruptible call, and one run() reads at most batch_entries entries,
+// so the serving thread is never held longer than one batch. The times a
+// mark carries are the journal entries' own, so a read that comes late
+// (the serving thread busy with other work) reports the same marks.
+class JournalFollower final : public FdTask {
  public:
   JournalFollower(JournalFollowerOptions options, const Clock& clock);
-  ~JournalFollower();
+  ~JournalFollower() override;
   JournalFollower(const JournalFollower&) = delete;
   JournalFollower& operator=(const JournalFollower&) = delete;
 
-  void start();  // spawns the thread; once
-  void stop();   // wakes and joins it; idempotent
+  void start();  // spawns a thread of its own that serves it; once
+  void stop();   // wakes and joins that thread; idempotent
 
   JournalStatus status() const;
   // Waits until pred(status) holds or timeout passes; true when it held.
@@ -94,11 +99,19 @@ class JournalFollower {
   bool wait_for(const std::function<bool(const JournalStatus&)>& pred,
                 std::chrono::milliseconds timeout) const;
 
+  // FdTask, for the serving thread only.
+  int fd() const override;
+  Duration until_due() const override;
+  // One step: (re)opens the journal when it is closed, else reads at most
+  // one batch after telling sd-journal its fd woke; then sets when the next
+  // step is due (at once after a full batch, after reopen_interval after an
+  // error, else after wait_timeout or sd-journal's own limit).
+  void run() override;
+
  private:
-  void run();
-  // Waits for the journal fd (or -1: none) or the stop signal; false on stop.
-  bool wait(int journal_fd, std::chrono::milliseconds timeout);
+  void run_own_thread();
   void publish(const std::function<void(JournalStatus&)>& change);
+  void step();
 
   const JournalFollowerOptions options_;
   const Clock& clock_;
@@ -106,6 +119,20 @@ class JournalFollower {
   std::atomic<bool> stopping_{false};
   std::thread thread_;
   bool started_ = false;
+
+  // The serving thread's alone.
+  std::unique_ptr<JournalReader> reader_;
+  bool first_step_ = true;
+  int64_t since_usec_ = 0;         // where the first read starts
+  bool waiting_on_fd_ = false;     // the last step ended waiting for the fd
+  // The next step at the latest, on the steady clock: the waits are poll()'s,
+  // in real time; the injected clock gives only the wall time reading starts at.
+  MonoTime due_{};
+  uint64_t hung_generation_ = 0;
+  bool own_thread_ = false;      // start() was called
+  double cpu_seconds_ = 0;       // of the steps before this one (served)
+  double step_cpu_start_ = 0;    // the serving thread's CPU time when this step began
+  std::vector<JournalMark> batch_;
 
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;

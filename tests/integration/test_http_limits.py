@@ -15,7 +15,7 @@ import harness
 from harness import Agent, FakeCri, wait_until
 
 IDLE_CONNECTIONS = 1000
-SLOWLORIS_WRITERS = 200  # far more than the agent's 3 civetweb workers
+SLOWLORIS_WRITERS = 200  # far more than the agent's 2 civetweb workers
 SCRAPES = 8  # one a second, so the writers outlive the request timeout
 SCRAPE_TIMEOUT = 10.0  # Prometheus's default scrape_timeout
 

@@ -168,8 +168,12 @@ def test_every_thread_of_the_agent_is_named():
                 continue  # the thread ended while listed
         unnamed = sorted(tid for tid, name in names.items() if name == "plegscope" and tid != pid)
         assert not unnamed, names
-        for ours in ("relist", "pleg-events", "readers", "journal", "http-gate"):
+        for ours in ("relist", "pleg-events", "readers", "http-gate"):
             assert ours in names.values(), (ours, names)
+        # The journal follower is served by the readers' thread, not one of its own.
+        assert "journal" not in names.values(), names
+        # gRPC's 7 (8 when its event engine starts a third pool thread), civetweb's 3, ours 5.
+        assert len(names) <= 16, names
 
 
 def test_promtool_check_metrics_is_silent():

@@ -8,10 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <random>
 
+#include "common/periodic_tasks.h"
 #include "fake_clock.h"
 #include "journal/journal_reader.h"
 #include "journal_writer.h"
@@ -213,6 +215,34 @@ TEST_F(JournalDir, FollowerSeesEntriesAppendedWhileItFollows) {
   EXPECT_EQ(s.marks[1].unit, "containerd.service");
   EXPECT_EQ(s.entries_read, 4u);
   follower.stop();
+}
+
+// The agent's own arrangement: no thread of the follower's, the readers'
+// thread serving it between (and during) its jobs.
+TEST_F(JournalDir, FollowerServedByAnotherThreadSeesEntriesAppended) {
+  REQUIRE_JOURNAL_REMOTE();
+  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  ASSERT_TRUE(write_journal(file(), {unit_entry(now - 60'000'000, "kubelet.service", kPlegLine)}));
+  SystemClock clock;
+  JournalFollower follower(options(), clock);
+  PeriodicTasks readers("test-readers", clock);
+  std::atomic<int> job_runs{0};
+  readers.every(1h, [&] { ++job_runs; });  // runs once, then the thread only waits
+  readers.serve(follower);
+  readers.start();
+  ASSERT_TRUE(follower.wait_for([](const JournalStatus& s) { return s.marks.size() == 1; }, kWait))
+      << follower.status().error;
+  ASSERT_TRUE(write_journal(
+      file(), {unit_entry(now + 1, "kubelet.service", R"("Error syncing pod, skipping" pod="default/new")")}));
+  ASSERT_TRUE(follower.wait_for([](const JournalStatus& s) { return s.marks.size() == 2; }, kWait))
+      << "the entry appended while the serving thread waited for its next job";
+  const JournalStatus s = follower.status();
+  EXPECT_EQ(kinds(s.marks), (std::vector<std::string>{"pleg_not_healthy", "error_syncing_pod"}));
+  EXPECT_EQ(s.marks[1].realtime_usec, now + 1) << "the entry's own time, whenever it was read";
+  EXPECT_EQ(job_runs, 1);
+  readers.stop();
 }
 
 TEST_F(JournalDir, ReopenResumesAfterTheLastEntryRead) {

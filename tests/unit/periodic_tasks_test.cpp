@@ -6,12 +6,14 @@
 #include <vector>
 
 #include "fake_clock.h"
+#include "pipe_task.h"
 
 namespace plegscope {
 namespace {
 
 using namespace std::chrono_literals;
 using testing::FakeClock;
+using testing::PipeTask;
 
 TEST(PeriodicTasks, EachJobRunsOnItsOwnInterval) {
   FakeClock clock;
@@ -70,6 +72,49 @@ TEST(PeriodicTasks, NoJobNoThread) {
   EXPECT_TRUE(tasks.empty());
   tasks.start();
   tasks.stop();
+}
+
+TEST(PeriodicTasks, TheThreadServesItsTaskWhenItsFdTurnsReadable) {
+  FakeClock clock;
+  PeriodicTasks tasks("test-readers", clock);
+  PipeTask task;
+  std::atomic<int> runs{0};
+  tasks.every(1h, [&] { ++runs; });
+  tasks.serve(task);
+  tasks.start();
+  task.poke();
+  ASSERT_TRUE(task.wait_runs(1)) << "the thread, an hour from its next job, woke for the task's fd";
+  task.poke();
+  ASSERT_TRUE(task.wait_runs(2));
+  tasks.stop();  // the job and the task are an hour away: stop() wakes the wait at once
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(task.runs(), 2) << "the task ran when its fd was readable, never otherwise";
+}
+
+TEST(PeriodicTasks, ATaskThatComesDueRunsWithoutItsFd) {
+  FakeClock clock;
+  PeriodicTasks tasks("test-readers", clock);
+  PipeTask task;
+  task.due_now = true;
+  tasks.serve(task);  // a task alone is enough for a thread
+  tasks.start();
+  ASSERT_TRUE(task.wait_runs(1));
+  tasks.stop();
+  EXPECT_EQ(task.runs(), 1) << "once run, it is an hour away again";
+}
+
+TEST(PeriodicTasks, ATaskNeverRunsInsideItself) {
+  FakeClock clock;
+  PeriodicTasks tasks("test-readers", clock);
+  PipeTask task;
+  std::atomic<bool> nested{false};
+  task.on_run = [&] { nested = nested || fd_task_of_this_thread() != nullptr; };
+  tasks.serve(task);
+  tasks.start();
+  task.poke();
+  ASSERT_TRUE(task.wait_runs(1));
+  tasks.stop();
+  EXPECT_FALSE(nested) << "while it runs, a wait of its own must not serve it again";
 }
 
 }  // namespace
