@@ -35,6 +35,11 @@ const std::string kPlegLine =
     R"(E1124 05:00:00.000000    1234 kubelet.go:2345] "Skipping pod synchronization" )"
     R"(err="PLEG is not healthy: pleg was last seen active 3m5.2s ago; threshold is 3m0s")";
 
+int64_t wall_micros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 class JournalDir : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -185,9 +190,7 @@ TEST_F(JournalDir, ReaderCutsHugeAndCleansBinaryMessages) {
 
 TEST_F(JournalDir, FollowerSeesEntriesAppendedWhileItFollows) {
   REQUIRE_JOURNAL_REMOTE();
-  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = wall_micros();
   ASSERT_TRUE(write_journal(file(), {unit_entry(now - 60'000'000, "kubelet.service", kPlegLine)}));
   SystemClock clock;
   JournalFollower follower(options(), clock);
@@ -221,9 +224,7 @@ TEST_F(JournalDir, FollowerSeesEntriesAppendedWhileItFollows) {
 // thread serving it between (and during) its jobs.
 TEST_F(JournalDir, FollowerServedByAnotherThreadSeesEntriesAppended) {
   REQUIRE_JOURNAL_REMOTE();
-  const int64_t now = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count();
+  const int64_t now = wall_micros();
   ASSERT_TRUE(write_journal(file(), {unit_entry(now - 60'000'000, "kubelet.service", kPlegLine)}));
   SystemClock clock;
   JournalFollower follower(options(), clock);
