@@ -30,43 +30,69 @@ const std::vector<std::string>& wanted_families() {
   return names;
 }
 
-std::string label_or_empty(const PromSample& s, std::string_view name) {
-  const std::string* v = s.label(name);
-  return v ? *v : std::string();
+std::string_view label_or_empty(const PromSample& s, std::string_view name) {
+  return s.label(name).value_or(std::string_view());
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
+
+// containerd serves some 130 methods and each has a handled series per
+// grpc_code (some 2,000 lines): a method's counts are summed in place, found
+// by its two label values as the page wrote them.
+struct MethodCalls {
+  std::string_view service, method;
+  double started = 0, handled = 0;
+  bool operator<(const MethodCalls& o) const {
+    return service != o.service ? service < o.service : method < o.method;
+  }
+};
 
 void read_grpc(const PromParseResult& parsed, RuntimeMetricsSample& out) {
-  std::map<std::pair<std::string, std::string>, GrpcMethodCalls> calls;
+  std::vector<MethodCalls> calls;
   if (auto* started = parsed.family("grpc_server_started_total")) {
+    calls.reserve(started->samples.size());
     for (const auto& s : started->samples) {
-      auto key = std::make_pair(label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method"));
-      auto& c = calls[key];
-      c.service = key.first;
-      c.method = key.second;
-      c.started += s.value;
+      calls.push_back(MethodCalls{label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method"), s.value});
     }
   }
-  if (auto* handled = parsed.family("grpc_server_handled_total")) {
+  // A method may have several started series (other label sets): one entry, summed.
+  std::sort(calls.begin(), calls.end());
+  size_t kept = 0;
+  for (size_t k = 0; k < calls.size(); ++k) {
+    if (kept > 0 && !(calls[kept - 1] < calls[k])) {
+      calls[kept - 1].started += calls[k].started;
+    } else {
+      calls[kept++] = calls[k];
+    }
+  }
+  calls.resize(kept);
+  if (auto* handled = parsed.family("grpc_server_handled_total"); handled && !calls.empty()) {
+    MethodCalls* last = nullptr;  // one method's codes come together
     for (const auto& s : handled->samples) {
-      auto key = std::make_pair(label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method"));
-      auto it = calls.find(key);
-      if (it != calls.end()) it->second.handled += s.value;
+      MethodCalls key{label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method")};
+      if (!last || last->method != key.method || last->service != key.service) {
+        auto it = std::lower_bound(calls.begin(), calls.end(), key);
+        last = it != calls.end() && !(key < *it) ? &*it : nullptr;
+        if (!last) continue;
+      }
+      last->handled += s.value;
     }
   }
-  for (auto& [key, c] : calls) out.grpc_methods.push_back(std::move(c));
+  out.grpc_methods.reserve(calls.size());
+  for (const auto& c : calls) {
+    out.grpc_methods.push_back(GrpcMethodCalls{std::string(c.service), std::string(c.method), c.started, c.handled});
+  }
 }
 
 void read_crio(const PromParseResult& parsed, RuntimeMetricsSample& out) {
   if (auto* summary = parsed.family("container_runtime_crio_operations_latency_seconds_total")) {
     for (const auto& s : summary->samples) {
-      CrioOperation& op = out.crio_operations[label_or_empty(s, "operation")];
+      CrioOperation& op = out.crio_operations[std::string(label_or_empty(s, "operation"))];
       if (ends_with(s.name, "_sum")) op.sum = s.value;
       else if (ends_with(s.name, "_count")) op.count = s.value;
-      else if (const std::string* q = s.label("quantile")) {
+      else if (auto q = s.label("quantile")) {
         if (*q == "0.5") op.p50 = s.value;
         else if (*q == "0.9") op.p90 = s.value;
         else if (*q == "0.99") op.p99 = s.value;
@@ -75,11 +101,11 @@ void read_crio(const PromParseResult& parsed, RuntimeMetricsSample& out) {
   }
   if (auto* gauge = parsed.family("container_runtime_crio_operations_latency_seconds")) {
     for (const auto& s : gauge->samples) {
-      out.crio_operations[label_or_empty(s, "operation")].last_seconds = s.value;
+      out.crio_operations[std::string(label_or_empty(s, "operation"))].last_seconds = s.value;
     }
   }
   if (auto* errors = parsed.family("container_runtime_crio_operations_errors_total")) {
-    for (const auto& s : errors->samples) out.crio_operation_errors[label_or_empty(s, "operation")] += s.value;
+    for (const auto& s : errors->samples) out.crio_operation_errors[std::string(label_or_empty(s, "operation"))] += s.value;
   }
   if (auto* defunct = parsed.family("container_runtime_crio_processes_defunct")) {
     if (!defunct->samples.empty()) out.crio_processes_defunct = defunct->samples.front().value;
@@ -120,7 +146,7 @@ RuntimeMetricsSample parse_runtime_metrics(std::string_view exposition) {
   }
   if (auto* build = parsed.family("containerd_build_info_total")) {
     for (const auto& s : build->samples) {
-      if (const std::string* v = s.label("version")) out.version = *v;
+      if (auto v = s.label("version")) out.version = std::string(*v);
     }
   }
   for (const char* name : {"containerd_cri_network_plugin_operations_duration_seconds_seconds",
@@ -131,7 +157,7 @@ RuntimeMetricsSample parse_runtime_metrics(std::string_view exposition) {
   }
   out.gc_seconds = single_histogram(parsed.family("containerd_gc_gc_seconds"));
   if (auto* errors = parsed.family("containerd_cri_network_plugin_operations_errors_total")) {
-    for (const auto& s : errors->samples) out.network_operation_errors[label_or_empty(s, "operation_type")] += s.value;
+    for (const auto& s : errors->samples) out.network_operation_errors[std::string(label_or_empty(s, "operation_type"))] += s.value;
   }
   if (auto h = single_histogram(parsed.family("containerd_cri_sandbox_create_network_seconds"))) {
     out.network_operations.emplace("sandbox_create_network", *h);
