@@ -40,49 +40,55 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 // containerd serves some 130 methods and each has a handled series per
 // grpc_code (some 2,000 lines): a method's counts are summed in place, found
-// by its two label values as the page wrote them.
+// by its two label values as the page wrote them. A family's series come in
+// the same order under every code, so the method after the last one found is
+// tried first, and a search runs only where that order breaks.
 struct MethodCalls {
   std::string_view service, method;
   double started = 0, handled = 0;
+  bool same(const MethodCalls& o) const { return method == o.method && service == o.service; }
   bool operator<(const MethodCalls& o) const {
     return service != o.service ? service < o.service : method < o.method;
   }
 };
 
 void read_grpc(const PromParseResult& parsed, RuntimeMetricsSample& out) {
-  std::vector<MethodCalls> calls;
+  std::vector<MethodCalls> calls;  // as the page lists them
   if (auto* started = parsed.family("grpc_server_started_total")) {
     calls.reserve(started->samples.size());
     for (const auto& s : started->samples) {
       calls.push_back(MethodCalls{label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method"), s.value});
     }
   }
-  // A method may have several started series (other label sets): one entry, summed.
-  std::sort(calls.begin(), calls.end());
-  size_t kept = 0;
-  for (size_t k = 0; k < calls.size(); ++k) {
-    if (kept > 0 && !(calls[kept - 1] < calls[k])) {
-      calls[kept - 1].started += calls[k].started;
-    } else {
-      calls[kept++] = calls[k];
-    }
-  }
-  calls.resize(kept);
-  if (auto* handled = parsed.family("grpc_server_handled_total"); handled && !calls.empty()) {
-    MethodCalls* last = nullptr;  // one method's codes come together
+  if (calls.empty()) return;
+  std::vector<size_t> by_key(calls.size());
+  for (size_t k = 0; k < calls.size(); ++k) by_key[k] = k;
+  std::stable_sort(by_key.begin(), by_key.end(), [&calls](size_t a, size_t b) { return calls[a] < calls[b]; });
+  if (auto* handled = parsed.family("grpc_server_handled_total")) {
+    size_t next = 0;
     for (const auto& s : handled->samples) {
       MethodCalls key{label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method")};
-      if (!last || last->method != key.method || last->service != key.service) {
-        auto it = std::lower_bound(calls.begin(), calls.end(), key);
-        last = it != calls.end() && !(key < *it) ? &*it : nullptr;
-        if (!last) continue;
+      size_t at = next;
+      if (at >= calls.size() || !calls[at].same(key)) {
+        auto it = std::lower_bound(by_key.begin(), by_key.end(), key,
+                                   [&calls](size_t a, const MethodCalls& k) { return calls[a] < k; });
+        if (it == by_key.end() || !calls[*it].same(key)) continue;
+        at = *it;
       }
-      last->handled += s.value;
+      calls[at].handled += s.value;
+      next = at + 1;
     }
   }
+  // A method with several started series (other label sets) is one entry, summed.
   out.grpc_methods.reserve(calls.size());
-  for (const auto& c : calls) {
-    out.grpc_methods.push_back(GrpcMethodCalls{std::string(c.service), std::string(c.method), c.started, c.handled});
+  for (size_t k = 0; k < by_key.size(); ++k) {
+    const MethodCalls& c = calls[by_key[k]];
+    if (k > 0 && c.same(calls[by_key[k - 1]])) {
+      out.grpc_methods.back().started += c.started;
+      out.grpc_methods.back().handled += c.handled;
+    } else {
+      out.grpc_methods.push_back(GrpcMethodCalls{std::string(c.service), std::string(c.method), c.started, c.handled});
+    }
   }
 }
 
