@@ -7,26 +7,55 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace plegscope {
 namespace {
 
 bool name_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
 }
-// Every line's name is scanned, wanted or not: one table load per byte.
-struct NameChars {
-  bool table[256] = {};
-  NameChars() {
+// Every line's name is scanned, wanted or not, and every kept label: one
+// table load per byte.
+enum CharClass : unsigned char { kName = 1, kLabel = 2, kValueStop = 4 };
+struct CharClasses {
+  unsigned char table[256] = {};
+  CharClasses() {
     for (int c = 0; c < 256; ++c) {
-      table[c] = name_start(static_cast<char>(c)) || (c >= '0' && c <= '9');
+      bool digit = c >= '0' && c <= '9';
+      bool start = name_start(static_cast<char>(c));
+      table[c] = static_cast<unsigned char>(((start || digit) ? kName : 0) |
+                                            ((start || digit) && c != ':' ? kLabel : 0) |
+                                            (c == '"' || c == '\\' ? kValueStop : 0));
     }
   }
+  bool is(char c, CharClass k) const { return table[static_cast<unsigned char>(c)] & k; }
 };
-const NameChars kNameChars;
-bool name_char(char c) { return kNameChars.table[static_cast<unsigned char>(c)]; }
+const CharClasses kChars;
+bool name_char(char c) { return kChars.is(c, kName); }
 bool label_start(char c) { return name_start(c) && c != ':'; }
-bool label_char(char c) { return label_start(c) || (c >= '0' && c <= '9'); }
+bool label_char(char c) { return kChars.is(c, kLabel); }
 bool blank(char c) { return c == ' ' || c == '\t'; }
+
+// The first '"' or '\\' in [p, end), or end: where a label value ends or
+// needs unescaping. Values are most of a kept line's bytes, so 16 at a time
+// where the machine has it.
+const char* value_stop(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    int hits = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)));
+    if (hits) return p + __builtin_ctz(static_cast<unsigned>(hits));
+    p += 16;
+  }
+#endif
+  while (p < end && !kChars.is(*p, kValueStop)) ++p;
+  return p;
+}
 
 // A cursor over one line; every read checks the end.
 struct Cursor {
@@ -223,13 +252,12 @@ class Parser {
       skip_blanks();
       if (p == end || *p != '"') return "expected '\"' to open a label value";
       const char* value_begin = ++p;
-      // With no backslash before it, the first quote closes the value.
-      const char* quote = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
-      if (!quote) return "unterminated label value";
+      p = value_stop(p, end);
+      if (p == end) return "unterminated label value";
       std::string_view value;
-      if (!std::memchr(value_begin, '\\', static_cast<size_t>(quote - value_begin))) {
-        value = std::string_view(value_begin, static_cast<size_t>(quote - value_begin));
-        p = quote + 1;
+      if (*p == '"') {
+        value = std::string_view(value_begin, static_cast<size_t>(p - value_begin));
+        ++p;
       } else {
         bool escaped = false;
         for (; p < end; ++p) {
@@ -266,13 +294,21 @@ class Parser {
       return;
     }
     if (!name_start(c.peek())) return fail("expected a metric name");
-    std::string_view name = c.take_while(name_char);
-    if (!c.done() && c.peek() != '{' && !blank(c.peek())) return fail("bad character in metric name");
-    // Lines of one family come together: most lookups repeat the last one.
-    if (name != last_name_) {
+    // Lines of one family come together: most names repeat the last one,
+    // and a line that starts with it and then ends the name is checked and
+    // looked up already.
+    std::string_view rest = line.substr(c.i);
+    size_t n = last_name_.size();
+    if (n > 0 && rest.size() >= n && std::memcmp(rest.data(), last_name_.data(), n) == 0 &&
+        (rest.size() == n || rest[n] == '{' || blank(rest[n]))) {
+      c.i += n;
+    } else {
+      std::string_view name = c.take_while(name_char);
+      if (!c.done() && c.peek() != '{' && !blank(c.peek())) return fail("bad character in metric name");
       last_name_ = name;
       last_index_ = wanted_index(name);
     }
+    std::string_view name = last_name_;
     int k = last_index_;
     if (k < 0) return;
     PromSample sample;

@@ -143,6 +143,27 @@ TEST(PromText, AnEscapedQuoteDoesNotCloseTheValue) {
   EXPECT_EQ(s[0].value, 3);
 }
 
+TEST(PromText, ValuesOfEveryLengthWithAnEscapeAnywhere) {
+  // Values are scanned many bytes at a time: an end or escape at any offset,
+  // in a line that ends right after the value or goes on.
+  for (size_t len = 0; len < 40; ++len) {
+    for (size_t at = 0; at <= len; ++at) {
+      std::string want(len, 'v');
+      std::string written = want;
+      if (at < len) {
+        want[at] = '"';
+        written = want.substr(0, at) + "\\\"" + want.substr(at + 1);
+      }
+      std::string text = "m{a=\"" + written + "\"} 1\nm{a=\"" + written;
+      auto r = parse_prom_text(text, {"m"});
+      ASSERT_EQ(r.family("m")->samples.size(), 1u) << len << " " << at;
+      EXPECT_EQ(*r.family("m")->samples[0].label("a"), want) << len << " " << at;
+      EXPECT_EQ(r.malformed_lines, 1u);  // the unterminated second line
+      EXPECT_EQ(r.first_error, "line 2: unterminated label value");
+    }
+  }
+}
+
 TEST(PromText, ExactAndSuffixFamilyMatching) {
   std::string text =
       "h_bucket{le=\"1\"} 1\n"
