@@ -218,10 +218,11 @@ RuntimeMetricsSource::RuntimeMetricsSource(RuntimeMetricsSourceConfig config) : 
 
 RuntimeMetricsScrape RuntimeMetricsSource::scrape() const {
   RuntimeMetricsScrape out;
-  ScrapeResponse response = scrape_get(config_);
+  ScrapeResponse response = scrape_get(config_, page_storage_.take());
   out.outcome = response.outcome;
+  if (out.outcome.ok()) out.sample = parse_runtime_metrics(response.body);
+  page_storage_.give_back(std::move(response.body));
   if (!out.outcome.ok()) return out;
-  out.sample = parse_runtime_metrics(response.body);
   if (out.sample.families_found == 0) {
     out.outcome.error = ScrapeError::unexpected_content;
     out.outcome.detail = out.sample.parse_error.empty() ? "no runtime metric family" : out.sample.parse_error;
