@@ -388,8 +388,11 @@ void ConnectionGate::run() {
     std::vector<epoll_event> events(256);
     Clock::time_point next_sweep = Clock::now() + kSweepPeriod, resume_at{};
     while (!stopping_) {
+      // With no connection held and the listener armed there is nothing to
+      // sweep: an idle agent's gate sleeps until a client or stop() wakes it.
+      const bool idle = relay.size() == 0 && listening;
       int n = ::epoll_wait(epoll_fd, events.data(), static_cast<int>(events.size()),
-                           static_cast<int>(kSweepPeriod.count()));
+                           idle ? -1 : static_cast<int>(kSweepPeriod.count()));
       if (n < 0 && errno != EINTR) {
         spdlog::error("http: epoll_wait: {}", std::strerror(errno));
         break;
@@ -419,7 +422,9 @@ void ConnectionGate::run() {
         }
         relay.on_event(static_cast<End*>(target), events[i].events, now);
       }
-      if (now >= next_sweep) {
+      if (idle) {
+        next_sweep = now + kSweepPeriod;  // a connection just accepted gets its full head timeout first
+      } else if (now >= next_sweep) {
         relay.sweep(now);
         next_sweep = now + kSweepPeriod;
       }

@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "common/fd_task.h"
 
@@ -130,17 +131,19 @@ const char* http_error_name(HttpError error) {
   return "unknown";
 }
 
-HttpResult http_get(const std::string& url, const HttpRequestOptions& options) {
-  return http_send("GET", url, "", options);
+HttpResult http_get(const std::string& url, const HttpRequestOptions& options, std::string body_storage) {
+  return http_send("GET", url, "", options, std::move(body_storage));
 }
 
 HttpResult http_send(const std::string& method, const std::string& url, const std::string& body,
-                     const HttpRequestOptions& options) {
+                     const HttpRequestOptions& options, std::string body_storage) {
   // curl_global_init is not thread-safe on every libcurl build; once is enough.
   static std::once_flag init;
   std::call_once(init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
 
   HttpResult result;
+  result.body = std::move(body_storage);
+  result.body.clear();
   if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
     result.error = HttpError::bad_url;
     result.error_detail = "URL must start with http:// or https://";

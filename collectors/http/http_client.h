@@ -57,13 +57,14 @@ struct HttpResult {
 // Thread-safe: each thread reuses its own handle (and with it the open
 // connection and TLS session to a server it asked before); libcurl's global
 // set-up runs once, on the first call. Blocks at most about connect + total
-// timeout.
-HttpResult http_get(const std::string& url, const HttpRequestOptions& options);
+// timeout. body_storage, when given, receives the body (cleared first): a
+// caller that passes back the last body keeps its capacity across requests.
+HttpResult http_get(const std::string& url, const HttpRequestOptions& options, std::string body_storage = {});
 
 // The same client for the API server's writes (the node condition and its
 // Events, with --node-condition): `method` is "POST" or "PATCH", `body` is
 // sent as is (the caller sets Content-Type among options.headers).
 HttpResult http_send(const std::string& method, const std::string& url, const std::string& body,
-                     const HttpRequestOptions& options);
+                     const HttpRequestOptions& options, std::string body_storage = {});
 
 }  // namespace plegscope

@@ -4,9 +4,12 @@
 
 namespace plegscope {
 
-ScrapeResponse scrape_get(const ScrapeRequest& request) { return scrape_send(request, "GET", ""); }
+ScrapeResponse scrape_get(const ScrapeRequest& request, std::string body_storage) {
+  return scrape_send(request, "GET", "", std::move(body_storage));
+}
 
-ScrapeResponse scrape_send(const ScrapeRequest& request, const std::string& method, const std::string& body) {
+ScrapeResponse scrape_send(const ScrapeRequest& request, const std::string& method, const std::string& body,
+                           std::string body_storage) {
   ScrapeResponse out;
   HttpRequestOptions options;
   options.ca_file = request.ca_file;
@@ -25,7 +28,7 @@ ScrapeResponse scrape_send(const ScrapeRequest& request, const std::string& meth
       return out;
     }
   }
-  HttpResult result = http_send(method, request.url, body, options);
+  HttpResult result = http_send(method, request.url, body, options, std::move(body_storage));
   out.outcome = outcome_of(result);
   out.body = std::move(result.body);
   return out;

@@ -6,6 +6,7 @@
 // token is rotated on disk).
 #include <chrono>
 #include <cstddef>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,32 @@ struct ScrapeResponse {
   std::string body;       // what arrived, partial on a failed transfer
 };
 
-// Thread-safe; blocks at most about connect + total timeout.
-ScrapeResponse scrape_get(const ScrapeRequest& request);
+// Thread-safe; blocks at most about connect + total timeout. body_storage,
+// when given, receives the body (see ScrapeBuffer).
+ScrapeResponse scrape_get(const ScrapeRequest& request, std::string body_storage = {});
 // The same set-up for a write to the API server: "POST" or "PATCH" with
 // `body`; the Content-Type is among request.headers.
-ScrapeResponse scrape_send(const ScrapeRequest& request, const std::string& method, const std::string& body);
+ScrapeResponse scrape_send(const ScrapeRequest& request, const std::string& method, const std::string& body,
+                           std::string body_storage = {});
+
+// One reader's page storage, kept from one scrape to the next: a page of a
+// MiB or more, allocated afresh, costs its growth's copies and a page fault
+// per 4 KiB on every scrape; kept, it costs its size in memory between
+// scrapes. Thread-safe: a scrape that finds it taken gets a fresh one.
+class ScrapeBuffer {
+ public:
+  std::string take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::move(kept_);
+  }
+  void give_back(std::string body) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (body.capacity() > kept_.capacity()) kept_ = std::move(body);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::string kept_;
+};
 
 }  // namespace plegscope

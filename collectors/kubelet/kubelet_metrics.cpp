@@ -71,8 +71,7 @@ KubeletSample parse_kubelet_metrics(std::string_view exposition) {
   }
   if (auto* errors = f("kubelet_runtime_operations_errors")) {
     for (const auto& sample : errors->samples) {
-      const std::string* op = sample.label("operation_type");
-      s.runtime_operations_errors[op ? *op : ""] += sample.value;
+      s.runtime_operations_errors[std::string(sample.label("operation_type").value_or(""))] += sample.value;
     }
   }
   s.running_pods = scalar(f("kubelet_running_pods"));
@@ -88,13 +87,12 @@ KubeletSample parse_kubelet_metrics(std::string_view exposition) {
       single_histogram(f("kubelet_evented_pleg_connection_latency_seconds"));
   if (auto* gates = f("kubernetes_feature_enabled")) {
     for (const auto& sample : gates->samples) {
-      const std::string* name = sample.label("name");
-      if (name && *name == "EventedPLEG") s.evented_pleg_gate = sample.value > 0;
+      if (sample.label("name") == std::string_view("EventedPLEG")) s.evented_pleg_gate = sample.value > 0;
     }
   }
   if (auto* build = f("kubernetes_build_info")) {
     for (const auto& sample : build->samples) {
-      if (const std::string* v = sample.label("git_version")) {
+      if (auto v = sample.label("git_version")) {
         s.version = parse_kubelet_version(*v);
         if (s.version) break;
       }

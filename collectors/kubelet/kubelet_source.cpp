@@ -16,11 +16,12 @@ KubeletScrape KubeletSource::scrape() const {
   ScrapeRequest request = config_;
   while (!request.url.empty() && request.url.back() == '/') request.url.pop_back();
   request.url += "/metrics";
-  ScrapeResponse response = scrape_get(request);
+  ScrapeResponse response = scrape_get(request, page_storage_.take());
   out.body_bytes = response.body.size();
   out.outcome = response.outcome;
+  if (out.outcome.ok()) out.sample = parse_kubelet_metrics(response.body);
+  page_storage_.give_back(std::move(response.body));
   if (!out.outcome.ok()) return out;
-  out.sample = parse_kubelet_metrics(response.body);
   if (out.sample.families_found == 0) {
     out.outcome.error = ScrapeError::unexpected_content;
     out.outcome.detail = out.sample.parse_error.empty() ? "no kubelet metric family" : out.sample.parse_error;

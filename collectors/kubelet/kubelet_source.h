@@ -20,7 +20,7 @@ struct KubeletScrape {
   size_t body_bytes = 0;
 };
 
-// Thread-safe: holds only its config.
+// Thread-safe: holds its config and the last page's storage.
 class KubeletSource {
  public:
   explicit KubeletSource(KubeletSourceConfig config);
@@ -29,6 +29,7 @@ class KubeletSource {
 
  private:
   const KubeletSourceConfig config_;
+  mutable ScrapeBuffer page_storage_;
 };
 
 }  // namespace plegscope

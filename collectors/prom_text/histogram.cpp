@@ -7,16 +7,15 @@
 namespace plegscope {
 namespace {
 
-std::optional<double> parse_le(const std::string& text) {
-  if (text == "+Inf" || text == "Inf" || text == "inf") return HUGE_VAL;
-  char* end = nullptr;
-  double v = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0' || std::isnan(v)) return std::nullopt;
+// The le label as written; NaN is no bound.
+std::optional<double> parse_le(std::string_view text) {
+  auto v = parse_prom_value(text);
+  if (!v || std::isnan(*v)) return std::nullopt;
   return v;
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
 }  // namespace
@@ -26,10 +25,10 @@ std::map<std::string, Histogram> histograms_by(const PromFamily& family, std::st
   for (const auto& sample : family.samples) {
     std::string key;
     if (!by_label.empty()) {
-      if (const std::string* v = sample.label(by_label)) key = *v;
+      if (auto v = sample.label(by_label)) key = *v;
     }
     if (ends_with(sample.name, "_bucket")) {
-      const std::string* le = sample.label("le");
+      auto le = sample.label("le");
       if (!le) continue;
       auto bound = parse_le(*le);
       if (!bound) continue;

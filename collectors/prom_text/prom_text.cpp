@@ -7,26 +7,55 @@
 #include <cstring>
 #include <limits>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace plegscope {
 namespace {
 
 bool name_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
 }
-// Every line's name is scanned, wanted or not: one table load per byte.
-struct NameChars {
-  bool table[256] = {};
-  NameChars() {
+// Every line's name is scanned, wanted or not, and every kept label: one
+// table load per byte.
+enum CharClass : unsigned char { kName = 1, kLabel = 2, kValueStop = 4 };
+struct CharClasses {
+  unsigned char table[256] = {};
+  CharClasses() {
     for (int c = 0; c < 256; ++c) {
-      table[c] = name_start(static_cast<char>(c)) || (c >= '0' && c <= '9');
+      bool digit = c >= '0' && c <= '9';
+      bool start = name_start(static_cast<char>(c));
+      table[c] = static_cast<unsigned char>(((start || digit) ? kName : 0) |
+                                            ((start || digit) && c != ':' ? kLabel : 0) |
+                                            (c == '"' || c == '\\' ? kValueStop : 0));
     }
   }
+  bool is(char c, CharClass k) const { return table[static_cast<unsigned char>(c)] & k; }
 };
-const NameChars kNameChars;
-bool name_char(char c) { return kNameChars.table[static_cast<unsigned char>(c)]; }
+const CharClasses kChars;
+bool name_char(char c) { return kChars.is(c, kName); }
 bool label_start(char c) { return name_start(c) && c != ':'; }
-bool label_char(char c) { return label_start(c) || (c >= '0' && c <= '9'); }
+bool label_char(char c) { return kChars.is(c, kLabel); }
 bool blank(char c) { return c == ' ' || c == '\t'; }
+
+// The first '"' or '\\' in [p, end), or end: where a label value ends or
+// needs unescaping. Values are most of a kept line's bytes, so 16 at a time
+// where the machine has it.
+const char* value_stop(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    int hits = _mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(chunk, quote), _mm_cmpeq_epi8(chunk, backslash)));
+    if (hits) return p + __builtin_ctz(static_cast<unsigned>(hits));
+    p += 16;
+  }
+#endif
+  while (p < end && !kChars.is(*p, kValueStop)) ++p;
+  return p;
+}
 
 // A cursor over one line; every read checks the end.
 struct Cursor {
@@ -64,6 +93,17 @@ bool iequals(std::string_view a, std::string_view b) {
 // and ordinary decimals with an optional sign and exponent.
 std::optional<double> parse_value(std::string_view t) {
   if (t.empty()) return std::nullopt;
+  // Most values are small counts: digits only, exact in a double.
+  if (t.size() <= 15) {
+    int64_t n = 0;
+    size_t k = 0;
+    for (; k < t.size(); ++k) {
+      unsigned d = static_cast<unsigned char>(t[k]) - '0';
+      if (d > 9) break;
+      n = n * 10 + d;
+    }
+    if (k == t.size()) return static_cast<double>(n);
+  }
   bool negative = false;
   std::string_view body = t;
   if (body[0] == '+' || body[0] == '-') {
@@ -116,44 +156,6 @@ bool unescape(std::string_view in, bool quotes, std::string& out) {
   return true;
 }
 
-// Parses `{a="b",...}` starting at '{'; returns an error or "".
-const char* parse_labels(Cursor& c, std::vector<std::pair<std::string, std::string>>& labels) {
-  ++c.i;  // '{'
-  for (;;) {
-    c.skip_blanks();
-    if (c.peek() == '}') { ++c.i; return ""; }
-    if (!label_start(c.peek())) return "bad label name";
-    std::string name(c.take_while(label_char));
-    c.skip_blanks();
-    if (c.peek() != '=') return "expected '=' after label name";
-    ++c.i;
-    c.skip_blanks();
-    if (c.peek() != '"') return "expected '\"' to open a label value";
-    ++c.i;
-    size_t start = c.i;
-    bool escaped = false;
-    while (!c.done()) {
-      char ch = c.s[c.i];
-      if (escaped) escaped = false;
-      else if (ch == '\\') escaped = true;
-      else if (ch == '"') break;
-      ++c.i;
-    }
-    if (c.done()) return "unterminated label value";
-    std::string value;
-    if (!unescape(c.s.substr(start, c.i - start), true, value)) return "bad escape in label value";
-    ++c.i;  // closing quote
-    for (const auto& l : labels) {
-      if (l.first == name) return "duplicate label name";
-    }
-    labels.emplace_back(std::move(name), std::move(value));
-    c.skip_blanks();
-    if (c.peek() == ',') { ++c.i; continue; }
-    if (c.peek() == '}') { ++c.i; return ""; }
-    return "expected ',' or '}' after a label";
-  }
-}
-
 PromType type_from(std::string_view t) {
   if (t == "counter") return PromType::counter;
   if (t == "gauge") return PromType::gauge;
@@ -186,6 +188,13 @@ class Parser {
       one_line(line);
       pos = end + 1;
     }
+    // The label store has stopped growing: point each sample at its labels.
+    for (size_t f = 0; f < result_.families.size(); ++f) {
+      auto& samples = result_.families[f].samples;
+      for (size_t k = 0; k < samples.size(); ++k) {
+        samples[k].labels = result_.label_store.data() + first_label_[f][k];
+      }
+    }
     return std::move(result_);
   }
 
@@ -206,19 +215,73 @@ class Parser {
     return -1;
   }
 
-  PromFamily& family_at(int k) {
+  size_t slot_at(int k) {
     if (slot_[k] < 0) {
       slot_[k] = static_cast<int>(result_.families.size());
       result_.families.emplace_back();
       result_.families.back().name = std::string(names_[k]);
+      first_label_.emplace_back();
     }
-    return result_.families[slot_[k]];
+    return static_cast<size_t>(slot_[k]);
   }
 
   void fail(const char* what) {
     ++result_.malformed_lines;
     if (result_.first_error.empty()) {
       result_.first_error = "line " + std::to_string(line_no_) + ": " + what;
+    }
+  }
+
+  // Parses `{a="b",...}` from the '{' at p, appending to the label store;
+  // returns an error or nullptr, with p past the '}'.
+  const char* labels(const char*& p, const char* end, size_t first) {
+    auto skip_blanks = [&p, end] {
+      while (p < end && blank(*p)) ++p;
+    };
+    ++p;  // '{'
+    for (;;) {
+      skip_blanks();
+      if (p < end && *p == '}') { ++p; return nullptr; }
+      if (p == end || !label_start(*p)) return "bad label name";
+      const char* name_begin = p;
+      while (++p < end && label_char(*p)) {}
+      std::string_view name(name_begin, static_cast<size_t>(p - name_begin));
+      skip_blanks();
+      if (p == end || *p != '=') return "expected '=' after label name";
+      ++p;
+      skip_blanks();
+      if (p == end || *p != '"') return "expected '\"' to open a label value";
+      const char* value_begin = ++p;
+      p = value_stop(p, end);
+      if (p == end) return "unterminated label value";
+      std::string_view value;
+      if (*p == '"') {
+        value = std::string_view(value_begin, static_cast<size_t>(p - value_begin));
+        ++p;
+      } else {
+        bool escaped = false;
+        for (; p < end; ++p) {
+          if (escaped) escaped = false;
+          else if (*p == '\\') escaped = true;
+          else if (*p == '"') break;
+        }
+        if (p == end) return "unterminated label value";
+        std::string& copy = result_.unescaped_values.emplace_back();
+        if (!unescape(std::string_view(value_begin, static_cast<size_t>(p - value_begin)), true, copy)) {
+          return "bad escape in label value";
+        }
+        value = copy;
+        ++p;  // closing quote
+      }
+      auto& store = result_.label_store;
+      for (size_t k = first; k < store.size(); ++k) {
+        if (store[k].name == name) return "duplicate label name";
+      }
+      store.push_back(PromLabel{name, value});
+      skip_blanks();
+      if (p < end && *p == ',') { ++p; continue; }
+      if (p < end && *p == '}') { ++p; return nullptr; }
+      return "expected ',' or '}' after a label";
     }
   }
 
@@ -231,34 +294,57 @@ class Parser {
       return;
     }
     if (!name_start(c.peek())) return fail("expected a metric name");
-    std::string_view name = c.take_while(name_char);
-    if (!c.done() && c.peek() != '{' && !blank(c.peek())) return fail("bad character in metric name");
-    // Lines of one family come together: most lookups repeat the last one.
-    if (name != last_name_) {
+    // Lines of one family come together: most names repeat the last one,
+    // and a line that starts with it and then ends the name is checked and
+    // looked up already.
+    std::string_view rest = line.substr(c.i);
+    size_t n = last_name_.size();
+    if (n > 0 && rest.size() >= n && std::memcmp(rest.data(), last_name_.data(), n) == 0 &&
+        (rest.size() == n || rest[n] == '{' || blank(rest[n]))) {
+      c.i += n;
+    } else {
+      std::string_view name = c.take_while(name_char);
+      if (!c.done() && c.peek() != '{' && !blank(c.peek())) return fail("bad character in metric name");
       last_name_ = name;
       last_index_ = wanted_index(name);
     }
+    std::string_view name = last_name_;
     int k = last_index_;
     if (k < 0) return;
     PromSample sample;
-    sample.name = std::string(name);
+    sample.name = name;
+    size_t first = result_.label_store.size();
+    size_t copies = result_.unescaped_values.size();
     c.skip_blanks();
     if (c.peek() == '{') {
-      if (const char* err = parse_labels(c, sample.labels); *err) return fail(err);
+      const char* p = line.data() + c.i;
+      const char* err = labels(p, line.data() + line.size(), first);
+      c.i = static_cast<size_t>(p - line.data());
+      if (err) return drop(first, copies, err);
     }
+    sample.label_count = result_.label_store.size() - first;
     c.skip_blanks();
     auto value = parse_value(c.take_token());
-    if (!value) return fail("bad sample value");
+    if (!value) return drop(first, copies, "bad sample value");
     sample.value = *value;
     c.skip_blanks();
     if (!c.done()) {
       auto ts = parse_timestamp(c.take_token());
-      if (!ts) return fail("bad timestamp");
+      if (!ts) return drop(first, copies, "bad timestamp");
       sample.timestamp_ms = *ts;
       c.skip_blanks();
-      if (!c.done()) return fail("text after the timestamp");
+      if (!c.done()) return drop(first, copies, "text after the timestamp");
     }
-    family_at(k).samples.push_back(std::move(sample));
+    size_t slot = slot_at(k);
+    result_.families[slot].samples.push_back(sample);
+    first_label_[slot].push_back(first);
+  }
+
+  // A malformed line keeps nothing.
+  void drop(size_t first_label, size_t copies, const char* what) {
+    result_.label_store.resize(first_label);
+    result_.unescaped_values.resize(copies);
+    fail(what);
   }
 
   void comment(Cursor& c) {
@@ -276,7 +362,7 @@ class Parser {
     if (k < 0) return;
     c.skip_blanks();
     std::string_view rest = c.s.substr(std::min(c.i, c.s.size()));
-    PromFamily& family = family_at(k);
+    PromFamily& family = result_.families[slot_at(k)];
     if (keyword == "TYPE") {
       while (!rest.empty() && blank(rest.back())) rest.remove_suffix(1);
       family.type = type_from(rest);
@@ -288,6 +374,7 @@ class Parser {
 
   std::vector<std::string_view> names_;
   std::vector<int> slot_;
+  std::vector<std::vector<size_t>> first_label_;  // by family slot, by sample
   PromParseResult result_;
   size_t line_no_ = 0;
   std::string_view last_name_;  // points into the text being parsed
@@ -296,11 +383,11 @@ class Parser {
 
 }  // namespace
 
-const std::string* PromSample::label(std::string_view name) const {
-  for (const auto& l : labels) {
-    if (l.first == name) return &l.second;
+std::optional<std::string_view> PromSample::label(std::string_view name) const {
+  for (size_t k = 0; k < label_count; ++k) {
+    if (labels[k].name == name) return labels[k].value;
   }
-  return nullptr;
+  return std::nullopt;
 }
 
 const PromFamily* PromParseResult::family(std::string_view name) const {
@@ -313,5 +400,7 @@ const PromFamily* PromParseResult::family(std::string_view name) const {
 PromParseResult parse_prom_text(std::string_view text, const std::vector<std::string>& wanted) {
   return Parser(wanted).run(text);
 }
+
+std::optional<double> parse_prom_value(std::string_view text) { return parse_value(text); }
 
 }  // namespace plegscope

@@ -4,24 +4,35 @@
 // resource metrics: a multi-MiB exposition costs a newline scan plus a name
 // check per line, and only wanted lines are parsed. Garbage is counted and
 // described, never thrown.
+//
+// The reader costs what it keeps: a kept sample's name and labels are views
+// into the page, in one pass and with no string of their own; only a label
+// value written with an escape gets an unescaped copy, held by the result.
+// So the page must outlive the result, and the result is moved, never copied.
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace plegscope {
 
+struct PromLabel {
+  std::string_view name;
+  std::string_view value;  // unescaped
+};
+
 struct PromSample {
-  std::string name;  // as written: "x_bucket", "x_sum", "x_total", ...
-  std::vector<std::pair<std::string, std::string>> labels;  // unescaped values
+  std::string_view name;  // as written: "x_bucket", "x_sum", "x_total", ...
+  const PromLabel* labels = nullptr;  // label_count of them, in the order written
+  size_t label_count = 0;
   double value = 0;  // +Inf, -Inf and NaN as the doubles they name
   std::optional<int64_t> timestamp_ms;
 
-  // nullptr when the sample has no such label.
-  const std::string* label(std::string_view name) const;
+  // nullopt when the sample has no such label.
+  std::optional<std::string_view> label(std::string_view name) const;
 };
 
 enum class PromType { unknown, counter, gauge, histogram, summary, untyped };
@@ -40,13 +51,30 @@ struct PromParseResult {
   std::string first_error;     // "line N: what", empty when none
 
   const PromFamily* family(std::string_view name) const;
+
+  PromParseResult() = default;
+  PromParseResult(PromParseResult&&) = default;
+  PromParseResult& operator=(PromParseResult&&) = default;
+  // The samples point into label_store: a copy would point into the original.
+  PromParseResult(const PromParseResult&) = delete;
+  PromParseResult& operator=(const PromParseResult&) = delete;
+
+  // Every kept sample's labels, back to back; and the unescaped copies of the
+  // values written with an escape (a deque: its strings never move).
+  std::vector<PromLabel> label_store;
+  std::deque<std::string> unescaped_values;
 };
 
 // A sample line belongs to wanted family F when its name is F, or F plus
 // _bucket, _sum, _count, _total or _created; an exact match wins (so a
 // summary named "x_total" keeps "x_total_sum" apart from a family "x").
 // Lines of unwanted families are checked only for a well-formed name.
-// Never throws; any bytes are accepted.
+// Never throws; any bytes are accepted. The result's views point into text.
 PromParseResult parse_prom_text(std::string_view text, const std::vector<std::string>& wanted);
+
+// A sample value or an "le"/"quantile" label as the exposition writes it
+// (Go's ParseFloat spellings: +Inf, -Inf, NaN, decimals with an exponent);
+// nullopt for anything else.
+std::optional<double> parse_prom_value(std::string_view text);
 
 }  // namespace plegscope

@@ -30,43 +30,75 @@ const std::vector<std::string>& wanted_families() {
   return names;
 }
 
-std::string label_or_empty(const PromSample& s, std::string_view name) {
-  const std::string* v = s.label(name);
-  return v ? *v : std::string();
+std::string_view label_or_empty(const PromSample& s, std::string_view name) {
+  return s.label(name).value_or(std::string_view());
 }
 
-bool ends_with(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
+
+// containerd serves some 130 methods and each has a handled series per
+// grpc_code (some 2,000 lines): a method's counts are summed in place, found
+// by its two label values as the page wrote them. A family's series come in
+// the same order under every code, so the method after the last one found is
+// tried first, and a search runs only where that order breaks.
+struct MethodCalls {
+  std::string_view service, method;
+  double started = 0, handled = 0;
+  bool same(const MethodCalls& o) const { return method == o.method && service == o.service; }
+  bool operator<(const MethodCalls& o) const {
+    return service != o.service ? service < o.service : method < o.method;
+  }
+};
 
 void read_grpc(const PromParseResult& parsed, RuntimeMetricsSample& out) {
-  std::map<std::pair<std::string, std::string>, GrpcMethodCalls> calls;
+  std::vector<MethodCalls> calls;  // as the page lists them
   if (auto* started = parsed.family("grpc_server_started_total")) {
+    calls.reserve(started->samples.size());
     for (const auto& s : started->samples) {
-      auto key = std::make_pair(label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method"));
-      auto& c = calls[key];
-      c.service = key.first;
-      c.method = key.second;
-      c.started += s.value;
+      calls.push_back(MethodCalls{label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method"), s.value});
     }
   }
+  if (calls.empty()) return;
+  std::vector<size_t> by_key(calls.size());
+  for (size_t k = 0; k < calls.size(); ++k) by_key[k] = k;
+  std::stable_sort(by_key.begin(), by_key.end(), [&calls](size_t a, size_t b) { return calls[a] < calls[b]; });
   if (auto* handled = parsed.family("grpc_server_handled_total")) {
+    size_t next = 0;
     for (const auto& s : handled->samples) {
-      auto key = std::make_pair(label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method"));
-      auto it = calls.find(key);
-      if (it != calls.end()) it->second.handled += s.value;
+      MethodCalls key{label_or_empty(s, "grpc_service"), label_or_empty(s, "grpc_method")};
+      size_t at = next;
+      if (at >= calls.size() || !calls[at].same(key)) {
+        auto it = std::lower_bound(by_key.begin(), by_key.end(), key,
+                                   [&calls](size_t a, const MethodCalls& k) { return calls[a] < k; });
+        if (it == by_key.end() || !calls[*it].same(key)) continue;
+        at = *it;
+      }
+      calls[at].handled += s.value;
+      next = at + 1;
     }
   }
-  for (auto& [key, c] : calls) out.grpc_methods.push_back(std::move(c));
+  // A method with several started series (other label sets) is one entry, summed.
+  out.grpc_methods.reserve(calls.size());
+  for (size_t k = 0; k < by_key.size(); ++k) {
+    const MethodCalls& c = calls[by_key[k]];
+    if (k > 0 && c.same(calls[by_key[k - 1]])) {
+      out.grpc_methods.back().started += c.started;
+      out.grpc_methods.back().handled += c.handled;
+    } else {
+      out.grpc_methods.push_back(GrpcMethodCalls{std::string(c.service), std::string(c.method), c.started, c.handled});
+    }
+  }
 }
 
 void read_crio(const PromParseResult& parsed, RuntimeMetricsSample& out) {
   if (auto* summary = parsed.family("container_runtime_crio_operations_latency_seconds_total")) {
     for (const auto& s : summary->samples) {
-      CrioOperation& op = out.crio_operations[label_or_empty(s, "operation")];
+      CrioOperation& op = out.crio_operations[std::string(label_or_empty(s, "operation"))];
       if (ends_with(s.name, "_sum")) op.sum = s.value;
       else if (ends_with(s.name, "_count")) op.count = s.value;
-      else if (const std::string* q = s.label("quantile")) {
+      else if (auto q = s.label("quantile")) {
         if (*q == "0.5") op.p50 = s.value;
         else if (*q == "0.9") op.p90 = s.value;
         else if (*q == "0.99") op.p99 = s.value;
@@ -75,11 +107,11 @@ void read_crio(const PromParseResult& parsed, RuntimeMetricsSample& out) {
   }
   if (auto* gauge = parsed.family("container_runtime_crio_operations_latency_seconds")) {
     for (const auto& s : gauge->samples) {
-      out.crio_operations[label_or_empty(s, "operation")].last_seconds = s.value;
+      out.crio_operations[std::string(label_or_empty(s, "operation"))].last_seconds = s.value;
     }
   }
   if (auto* errors = parsed.family("container_runtime_crio_operations_errors_total")) {
-    for (const auto& s : errors->samples) out.crio_operation_errors[label_or_empty(s, "operation")] += s.value;
+    for (const auto& s : errors->samples) out.crio_operation_errors[std::string(label_or_empty(s, "operation"))] += s.value;
   }
   if (auto* defunct = parsed.family("container_runtime_crio_processes_defunct")) {
     if (!defunct->samples.empty()) out.crio_processes_defunct = defunct->samples.front().value;
@@ -120,7 +152,7 @@ RuntimeMetricsSample parse_runtime_metrics(std::string_view exposition) {
   }
   if (auto* build = parsed.family("containerd_build_info_total")) {
     for (const auto& s : build->samples) {
-      if (const std::string* v = s.label("version")) out.version = *v;
+      if (auto v = s.label("version")) out.version = std::string(*v);
     }
   }
   for (const char* name : {"containerd_cri_network_plugin_operations_duration_seconds_seconds",
@@ -131,7 +163,7 @@ RuntimeMetricsSample parse_runtime_metrics(std::string_view exposition) {
   }
   out.gc_seconds = single_histogram(parsed.family("containerd_gc_gc_seconds"));
   if (auto* errors = parsed.family("containerd_cri_network_plugin_operations_errors_total")) {
-    for (const auto& s : errors->samples) out.network_operation_errors[label_or_empty(s, "operation_type")] += s.value;
+    for (const auto& s : errors->samples) out.network_operation_errors[std::string(label_or_empty(s, "operation_type"))] += s.value;
   }
   if (auto h = single_histogram(parsed.family("containerd_cri_sandbox_create_network_seconds"))) {
     out.network_operations.emplace("sandbox_create_network", *h);
@@ -186,10 +218,11 @@ RuntimeMetricsSource::RuntimeMetricsSource(RuntimeMetricsSourceConfig config) : 
 
 RuntimeMetricsScrape RuntimeMetricsSource::scrape() const {
   RuntimeMetricsScrape out;
-  ScrapeResponse response = scrape_get(config_);
+  ScrapeResponse response = scrape_get(config_, page_storage_.take());
   out.outcome = response.outcome;
+  if (out.outcome.ok()) out.sample = parse_runtime_metrics(response.body);
+  page_storage_.give_back(std::move(response.body));
   if (!out.outcome.ok()) return out;
-  out.sample = parse_runtime_metrics(response.body);
   if (out.sample.families_found == 0) {
     out.outcome.error = ScrapeError::unexpected_content;
     out.outcome.detail = out.sample.parse_error.empty() ? "no runtime metric family" : out.sample.parse_error;

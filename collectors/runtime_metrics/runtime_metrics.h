@@ -98,7 +98,7 @@ struct RuntimeMetricsScrape {
   RuntimeMetricsSample sample;  // empty unless outcome.ok()
 };
 
-// Thread-safe: holds only its config.
+// Thread-safe: holds its config and the last page's storage.
 class RuntimeMetricsSource {
  public:
   explicit RuntimeMetricsSource(RuntimeMetricsSourceConfig config);
@@ -106,6 +106,7 @@ class RuntimeMetricsSource {
 
  private:
   const RuntimeMetricsSourceConfig config_;
+  mutable ScrapeBuffer page_storage_;
 };
 
 }  // namespace plegscope

@@ -23,6 +23,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const auto& sample : family.samples) {
       // A sample is only ever filed under a family its name starts with.
       if (sample.name.compare(0, family.name.size(), family.name) != 0) __builtin_trap();
+      // A sample's labels sit in the result's store; each name and value is
+      // the page's own bytes, or a value's unescaped copy held by the result.
+      const PromLabel* store = parsed.label_store.data();
+      if (sample.label_count > 0 &&
+          (sample.labels < store || sample.labels + sample.label_count > store + parsed.label_store.size())) {
+        __builtin_trap();
+      }
+      auto in_page = [&text](std::string_view v) {
+        return v.empty() || (v.data() >= text.data() && v.data() + v.size() <= text.data() + text.size());
+      };
+      for (size_t k = 0; k < sample.label_count; ++k) {
+        const PromLabel& label = sample.labels[k];
+        if (label.name.empty() || !in_page(label.name)) __builtin_trap();
+        if (!in_page(label.value)) {
+          bool held = false;
+          for (const auto& copy : parsed.unescaped_values) held = held || copy.data() == label.value.data();
+          if (!held) __builtin_trap();
+        }
+        if (sample.label(label.name) != label.value) __builtin_trap();  // names are unique
+      }
     }
     auto by = histograms_by(family, "le");
     for (const auto& [key, h] : by) {

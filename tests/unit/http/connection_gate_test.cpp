@@ -12,6 +12,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <dirent.h>
+#include <fstream>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -112,6 +116,43 @@ TEST(ConnectionGate, UnfinishedRequestsHoldNoWorkerAndAreCutOff) {
   EXPECT_EQ(get(server.port(), "/nope").rfind("HTTP/1.1 404", 0), 0u);
   server.stop();
   EXPECT_EQ(server.port(), 0);
+}
+
+// Voluntary context switches of this process's thread named `name`; -1 when none is.
+long switches_of_thread(const std::string& name) {
+  DIR* dir = ::opendir("/proc/self/task");
+  if (!dir) return -1;
+  long found = -1;
+  while (dirent* entry = ::readdir(dir)) {
+    std::string task = std::string("/proc/self/task/") + entry->d_name;
+    std::ifstream comm(task + "/comm");
+    std::string thread_name;
+    if (!std::getline(comm, thread_name) || thread_name != name) continue;
+    std::ifstream status(task + "/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0) found = std::stol(line.substr(24));
+    }
+  }
+  ::closedir(dir);
+  return found;
+}
+
+TEST(ConnectionGate, AnIdleGateSleepsUntilAClientComes) {
+  HttpServer server;
+  server.route("/metrics", [](const HttpRequest&) { return HttpResponse::text(200, "m 1\n"); });
+  ASSERT_EQ(server.start("127.0.0.1:0", {}), "");
+  EXPECT_EQ(get(server.port(), "/metrics").rfind("HTTP/1.1 200", 0), 0u);
+  // The answered connection is closed and swept within a sweep period or two.
+  long before = -1;
+  for (int i = 0; i < 50 && before < 0; ++i) before = switches_of_thread("http-gate");
+  ASSERT_GE(before, 0) << "no thread named http-gate";
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  before = switches_of_thread("http-gate");
+  // An interval that would hold ten sweeps of a gate that woke on a timer.
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_LE(switches_of_thread("http-gate") - before, 1);
+  EXPECT_EQ(get(server.port(), "/metrics").rfind("HTTP/1.1 200", 0), 0u);  // and it still answers
+  server.stop();
 }
 
 TEST(ConnectionGate, BadAddressIsAOneLineError) {

@@ -98,6 +98,134 @@ TEST(PromText, CrLfAndMissingFinalNewline) {
   EXPECT_EQ(r.family("m")->samples[1].value, 2);
 }
 
+TEST(PromText, LabelsAreViewsIntoThePageUnlessEscaped) {
+  std::string text =
+      "m{plain=\"abc\",esc=\"a\\\\b\\\"c\\nd\",empty=\"\"} 1\n"
+      "m{q=\"\\\"\"} 2\n";
+  auto r = parse_prom_text(text, {"m"});
+  EXPECT_EQ(r.malformed_lines, 0u) << r.first_error;
+  const auto& s = r.family("m")->samples;
+  ASSERT_EQ(s.size(), 2u);
+  ASSERT_EQ(s[0].label_count, 3u);
+  EXPECT_EQ(s[0].labels[0].name, "plain");
+  EXPECT_EQ(s[0].labels[1].name, "esc");
+  EXPECT_EQ(s[0].labels[2].name, "empty");
+  const char* page_begin = text.data();
+  const char* page_end = text.data() + text.size();
+  auto in_page = [&](std::string_view v) { return v.data() >= page_begin && v.data() + v.size() <= page_end; };
+  // Plain values, label names and sample names are the page's own bytes.
+  EXPECT_TRUE(in_page(*s[0].label("plain")));
+  EXPECT_TRUE(in_page(s[0].labels[1].name));
+  EXPECT_TRUE(in_page(s[0].name));
+  // An escaped value is an unescaped copy held by the result.
+  EXPECT_EQ(*s[0].label("esc"), "a\\b\"c\nd");
+  EXPECT_FALSE(in_page(*s[0].label("esc")));
+  EXPECT_EQ(*s[0].label("empty"), "");
+  EXPECT_FALSE(s[0].label("absent"));
+  EXPECT_EQ(*s[1].label("q"), "\"");
+  EXPECT_EQ(r.unescaped_values.size(), 2u);
+  // Moving the result keeps every view valid (the samples point into its stores).
+  PromParseResult moved = std::move(r);
+  EXPECT_EQ(*moved.family("m")->samples[0].label("esc"), "a\\b\"c\nd");
+  EXPECT_EQ(*moved.family("m")->samples[1].label("q"), "\"");
+}
+
+TEST(PromText, AnEscapedQuoteDoesNotCloseTheValue) {
+  // The first quote of the value is escaped: a reader that stopped there
+  // would see a label "x" and then garbage.
+  auto r = parse_prom_text("m{a=\"x\\\",b=\\\"y\",c=\"z\"} 3\n", {"m"});
+  EXPECT_EQ(r.malformed_lines, 0u) << r.first_error;
+  const auto& s = r.family("m")->samples;
+  ASSERT_EQ(s.size(), 1u);
+  ASSERT_EQ(s[0].label_count, 2u);
+  EXPECT_EQ(*s[0].label("a"), "x\",b=\"y");
+  EXPECT_EQ(*s[0].label("c"), "z");
+  EXPECT_EQ(s[0].value, 3);
+}
+
+TEST(PromText, ValuesOfEveryLengthWithAnEscapeAnywhere) {
+  // Values are scanned many bytes at a time: an end or escape at any offset,
+  // in a line that ends right after the value or goes on.
+  for (size_t len = 0; len < 40; ++len) {
+    for (size_t at = 0; at <= len; ++at) {
+      std::string want(len, 'v');
+      std::string written = want;
+      if (at < len) {
+        want[at] = '"';
+        written = want.substr(0, at) + "\\\"" + want.substr(at + 1);
+      }
+      std::string text = "m{a=\"" + written + "\"} 1\nm{a=\"" + written;
+      auto r = parse_prom_text(text, {"m"});
+      ASSERT_EQ(r.family("m")->samples.size(), 1u) << len << " " << at;
+      EXPECT_EQ(*r.family("m")->samples[0].label("a"), want) << len << " " << at;
+      EXPECT_EQ(r.malformed_lines, 1u);  // the unterminated second line
+      EXPECT_EQ(r.first_error, "line 2: unterminated label value");
+    }
+  }
+}
+
+TEST(PromText, ExactAndSuffixFamilyMatching) {
+  std::string text =
+      "h_bucket{le=\"1\"} 1\n"
+      "h_created 5\n"
+      "h_total 6\n"
+      "h_other 7\n"       // not a suffix the format knows: not h's
+      "hx_sum 8\n"        // another family that starts like h
+      "h_bucket_sum 9\n"  // a suffix of a suffixed name: not h's
+      "c_total_total 10\n"
+      "c_total 11\n";
+  auto r = parse_prom_text(text, {"h", "c_total"});
+  EXPECT_EQ(r.malformed_lines, 0u) << r.first_error;
+  ASSERT_NE(r.family("h"), nullptr);
+  std::vector<std::string_view> names;
+  for (const auto& s : r.family("h")->samples) names.push_back(s.name);
+  EXPECT_EQ(names, (std::vector<std::string_view>{"h_bucket", "h_created", "h_total"}));
+  ASSERT_NE(r.family("c_total"), nullptr);
+  ASSERT_EQ(r.family("c_total")->samples.size(), 2u);
+  EXPECT_EQ(r.family("c_total")->samples[0].name, "c_total_total");
+  EXPECT_EQ(r.family("c_total")->samples[1].value, 11);
+}
+
+TEST(PromText, AMalformedLineKeepsNoLabelsOfItsOwn) {
+  // Each bad line fails after some labels were read (one of them escaped):
+  // the good samples around them keep exactly their own labels.
+  std::string text =
+      "m{a=\"1\"} 1\n"
+      "m{a=\"2\",b=\"e\\\\s\",c=} 2\n"
+      "m{a=\"3\",b=\"e\\\\s\"} x\n"
+      "m{a=\"4\",b=\"e\\\\s\"} 4 5 6\n"
+      "m{a=\"5\",b=\"e\\\\s\"} 5 notatime\n"
+      "m{a=\"6\",a=\"7\"} 6\n"
+      "m{z=\"last\"} 7\n";
+  auto r = parse_prom_text(text, {"m"});
+  EXPECT_EQ(r.malformed_lines, 5u);
+  EXPECT_EQ(r.first_error.rfind("line 2: ", 0), 0u) << r.first_error;
+  const auto& s = r.family("m")->samples;
+  ASSERT_EQ(s.size(), 2u);
+  ASSERT_EQ(s[0].label_count, 1u);
+  EXPECT_EQ(*s[0].label("a"), "1");
+  ASSERT_EQ(s[1].label_count, 1u);
+  EXPECT_EQ(*s[1].label("z"), "last");
+  EXPECT_EQ(r.label_store.size(), 2u);
+  EXPECT_TRUE(r.unescaped_values.empty());
+}
+
+TEST(PromText, ValuesAsGoWritesThem) {
+  for (auto [text, want] : std::vector<std::pair<std::string, double>>{
+           {"0", 0}, {"12", 12}, {"007", 7}, {"123456789012345", 123456789012345.0},
+           {"1234567890123456789", 1234567890123456789.0}, {"-3", -3}, {"+2.5", 2.5},
+           {"1e3", 1000}, {"0.0123", 0.0123}, {"1e999", HUGE_VAL}}) {
+    auto v = parse_prom_value(text);
+    ASSERT_TRUE(v) << text;
+    EXPECT_DOUBLE_EQ(*v, want) << text;
+  }
+  for (std::string bad : {"", "1x", "--1", "+-1", "1 ", "0x", "1,5"}) {
+    EXPECT_FALSE(parse_prom_value(bad)) << bad;
+  }
+  EXPECT_TRUE(std::isnan(*parse_prom_value("NaN")));
+  EXPECT_EQ(*parse_prom_value("-Inf"), -HUGE_VAL);
+}
+
 TEST(Histogram, QuantileInterpolatesLikeHistogramQuantile) {
   Histogram h;
   h.buckets = {{0.1, 50}, {1, 100}, {HUGE_VAL, 100}};

@@ -30,6 +30,43 @@ TEST(RuntimeMetrics, RealContainerd16PageIsIdle) {
   EXPECT_FALSE(s.container_events_dropped);  // 2.x only
 }
 
+TEST(RuntimeMetrics, HandledCallsSumOverCodesInAnyOrder) {
+  // Handled series by code, in an order unlike the started ones; a method
+  // with two started series (another label set); a handled series of a
+  // method never started, and one with a label value written with escapes.
+  std::string page =
+      "grpc_server_started_total{grpc_method=\"List\",grpc_service=\"a.S\",grpc_type=\"unary\"} 5\n"
+      "grpc_server_started_total{grpc_method=\"Get\",grpc_service=\"a.S\",grpc_type=\"unary\"} 4\n"
+      "grpc_server_started_total{grpc_method=\"Get\",grpc_service=\"b.T\",grpc_type=\"unary\"} 3\n"
+      "grpc_server_started_total{grpc_method=\"Get\",grpc_service=\"a.S\",grpc_type=\"stream\"} 2\n"
+      "grpc_server_started_total{grpc_method=\"Q\\\"x\",grpc_service=\"a.S\",grpc_type=\"unary\"} 1\n"
+      "grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Get\",grpc_service=\"b.T\"} 1\n"
+      "grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"List\",grpc_service=\"a.S\"} 2\n"
+      "grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Get\",grpc_service=\"a.S\"} 3\n"
+      "grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Gone\",grpc_service=\"a.S\"} 9\n"
+      "grpc_server_handled_total{grpc_code=\"Unknown\",grpc_method=\"List\",grpc_service=\"a.S\"} 3\n"
+      "grpc_server_handled_total{grpc_code=\"Unknown\",grpc_method=\"Get\",grpc_service=\"a.S\"} 1\n"
+      "grpc_server_handled_total{grpc_code=\"Unknown\",grpc_method=\"Get\",grpc_service=\"b.T\"} 1\n"
+      "grpc_server_handled_total{grpc_code=\"OK\",grpc_method=\"Q\\\"x\",grpc_service=\"a.S\"} 1\n";
+  RuntimeMetricsSample s = parse_runtime_metrics(page);
+  EXPECT_EQ(s.malformed_lines, 0u) << s.parse_error;
+  ASSERT_EQ(s.grpc_methods.size(), 4u);
+  // Sorted by service, then method.
+  EXPECT_EQ(s.grpc_methods[0].method, "Get");
+  EXPECT_EQ(s.grpc_methods[0].service, "a.S");
+  EXPECT_EQ(s.grpc_methods[0].started, 6);
+  EXPECT_EQ(s.grpc_methods[0].handled, 4);
+  EXPECT_EQ(s.grpc_methods[1].method, "List");
+  EXPECT_EQ(s.grpc_methods[1].started, 5);
+  EXPECT_EQ(s.grpc_methods[1].handled, 5);
+  EXPECT_EQ(s.grpc_methods[2].method, "Q\"x");
+  EXPECT_EQ(s.grpc_methods[2].in_flight(), 0);
+  EXPECT_EQ(s.grpc_methods[3].service, "b.T");
+  EXPECT_EQ(s.grpc_methods[3].started, 3);
+  EXPECT_EQ(s.grpc_methods[3].handled, 2);
+  EXPECT_EQ(method(s, "a.S", "Gone"), nullptr);
+}
+
 TEST(RuntimeMetrics, ContainerdInFlightUpdateAndCni) {
   RuntimeMetricsSample s =
       parse_runtime_metrics(read_fixture("runtime_metrics/containerd-2.0-update-in-flight.txt"));
