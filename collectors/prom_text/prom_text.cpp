@@ -169,11 +169,15 @@ constexpr std::string_view kSuffixes[] = {"_bucket", "_sum", "_count", "_total",
 
 class Parser {
  public:
-  Parser(const std::vector<std::string>& wanted) {
+  Parser(const std::vector<std::string>& wanted, const std::vector<std::string>& summed) {
     for (const auto& w : wanted) names_.push_back(w);
     std::sort(names_.begin(), names_.end());
     names_.erase(std::unique(names_.begin(), names_.end()), names_.end());
     slot_.assign(names_.size(), -1);
+    summed_.assign(names_.size(), false);
+    for (const auto& name : summed) {
+      if (int k = find(name); k >= 0) summed_[k] = true;
+    }
   }
 
   PromParseResult run(std::string_view text) {
@@ -311,6 +315,11 @@ class Parser {
     std::string_view name = last_name_;
     int k = last_index_;
     if (k < 0) return;
+    if (summed_[k] && c.i < line.size() && line[c.i] == '{' && ends_in_zero_value(line)) {
+      slot_at(k);
+      ++result_.zero_samples_skipped;
+      return;
+    }
     PromSample sample;
     sample.name = name;
     size_t first = result_.label_store.size();
@@ -338,6 +347,16 @@ class Parser {
     size_t slot = slot_at(k);
     result_.families[slot].samples.push_back(sample);
     first_label_[slot].push_back(first);
+  }
+
+  // "...} 0": no label value can hold the closing brace here, since a value
+  // never spans lines and nothing follows the "0".
+  static bool ends_in_zero_value(std::string_view line) {
+    while (!line.empty() && blank(line.back())) line.remove_suffix(1);
+    if (line.size() < 3 || line.back() != '0' || !blank(line[line.size() - 2])) return false;
+    line.remove_suffix(2);
+    while (!line.empty() && blank(line.back())) line.remove_suffix(1);
+    return !line.empty() && line.back() == '}';
   }
 
   // A malformed line keeps nothing.
@@ -374,6 +393,7 @@ class Parser {
 
   std::vector<std::string_view> names_;
   std::vector<int> slot_;
+  std::vector<bool> summed_;  // by names_ index
   std::vector<std::vector<size_t>> first_label_;  // by family slot, by sample
   PromParseResult result_;
   size_t line_no_ = 0;
@@ -397,8 +417,9 @@ const PromFamily* PromParseResult::family(std::string_view name) const {
   return nullptr;
 }
 
-PromParseResult parse_prom_text(std::string_view text, const std::vector<std::string>& wanted) {
-  return Parser(wanted).run(text);
+PromParseResult parse_prom_text(std::string_view text, const std::vector<std::string>& wanted,
+                                const std::vector<std::string>& summed) {
+  return Parser(wanted, summed).run(text);
 }
 
 std::optional<double> parse_prom_value(std::string_view text) { return parse_value(text); }

@@ -48,6 +48,7 @@ struct PromParseResult {
   std::vector<PromFamily> families;  // only wanted ones that had a line
   size_t lines = 0;
   size_t malformed_lines = 0;  // skipped; counted over every line
+  size_t zero_samples_skipped = 0;  // of summed families (parse_prom_text)
   std::string first_error;     // "line N: what", empty when none
 
   const PromFamily* family(std::string_view name) const;
@@ -70,7 +71,13 @@ struct PromParseResult {
 // summary named "x_total" keeps "x_total_sum" apart from a family "x").
 // Lines of unwanted families are checked only for a well-formed name.
 // Never throws; any bytes are accepted. The result's views point into text.
-PromParseResult parse_prom_text(std::string_view text, const std::vector<std::string>& wanted);
+//
+// `summed` names wanted families whose samples the caller only adds up (a
+// counter summed over a label such as grpc_code, where most series of a
+// busy page are still 0): a line of theirs that ends in "} 0" adds nothing,
+// so it is not kept and its labels are neither read nor checked.
+PromParseResult parse_prom_text(std::string_view text, const std::vector<std::string>& wanted,
+                                const std::vector<std::string>& summed = {});
 
 // A sample value or an "le"/"quantile" label as the exposition writes it
 // (Go's ParseFloat spellings: +Inf, -Inf, NaN, decimals with an exponent);

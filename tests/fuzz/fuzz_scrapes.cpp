@@ -18,7 +18,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   using namespace plegscope;
 
-  auto parsed = parse_prom_text(text, {"m", "m_total", "kubelet_pleg_relist_duration_seconds"});
+  auto parsed = parse_prom_text(text, {"m", "m_total", "kubelet_pleg_relist_duration_seconds"}, {"m_total"});
+  // What a summed family skips is a line a full parse reads as 0.
+  auto unskipped = parse_prom_text(text, {"m", "m_total", "kubelet_pleg_relist_duration_seconds"});
+  if (const auto* all = unskipped.family("m_total")) {
+    const auto* kept = parsed.family("m_total");
+    size_t kept_samples = kept ? kept->samples.size() : 0;
+    if (kept_samples + parsed.zero_samples_skipped < all->samples.size()) __builtin_trap();
+  }
   for (const auto& family : parsed.families) {
     for (const auto& sample : family.samples) {
       // A sample is only ever filed under a family its name starts with.

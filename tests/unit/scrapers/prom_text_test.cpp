@@ -226,6 +226,36 @@ TEST(PromText, ValuesAsGoWritesThem) {
   EXPECT_EQ(*parse_prom_value("-Inf"), -HUGE_VAL);
 }
 
+TEST(PromText, ASummedFamilysZeroSamplesAreSkippedAndEveryOtherValueKept) {
+  std::string text =
+      "# TYPE h_total counter\n"
+      "h_total{m=\"a\",code=\"OK\"} 0\n"
+      "h_total{m=\"a\",code=\"Unknown\"} 10\n"  // ends in 0, not a 0
+      "h_total{m=\"b\",code=\"OK\"} 0.5\n"
+      "h_total{m=\"b\",code=\"Internal\"} 0 1700000000000\n"  // a timestamp: parsed
+      "h_total{m=\"c} 0\",code=\"OK\"} 7\n"  // \"} 0\" inside a value
+      "h_total{m=\"c\",code=\"Aborted\"}   0  \r\n"
+      "h_total 0\n"  // no labels: parsed
+      "g{m=\"a\"} 0\n";  // not summed: kept
+  auto r = parse_prom_text(text, {"h_total", "g"}, {"h_total"});
+  EXPECT_EQ(r.malformed_lines, 0u) << r.first_error;
+  EXPECT_EQ(r.zero_samples_skipped, 2u);
+  ASSERT_NE(r.family("h_total"), nullptr);
+  double sum = 0;
+  for (const auto& sample : r.family("h_total")->samples) sum += sample.value;
+  EXPECT_EQ(sum, 17.5);
+  EXPECT_EQ(r.family("h_total")->samples.size(), 5u);
+  EXPECT_EQ(*r.family("h_total")->samples[3].label("m"), "c} 0");
+  ASSERT_NE(r.family("g"), nullptr);
+  EXPECT_EQ(r.family("g")->samples.size(), 1u);
+
+  // A family of only zeros is still there, with its type and no samples.
+  auto zeros = parse_prom_text("# TYPE z counter\nz{code=\"OK\"} 0\n", {"z"}, {"z"});
+  ASSERT_NE(zeros.family("z"), nullptr);
+  EXPECT_EQ(zeros.family("z")->type, PromType::counter);
+  EXPECT_TRUE(zeros.family("z")->samples.empty());
+}
+
 TEST(Histogram, QuantileInterpolatesLikeHistogramQuantile) {
   Histogram h;
   h.buckets = {{0.1, 50}, {1, 100}, {HUGE_VAL, 100}};
