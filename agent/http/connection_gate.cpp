@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <list>
+#include <memory>
 #include <vector>
 
 namespace plegscope {
@@ -191,8 +192,7 @@ class Relay {
     }
     if ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) && !c.upstream_eof) {
       const bool was_empty = c.to_client.empty();
-      // civetweb closes with a reset; what it sent before is still read first.
-      if (!read_available(c.upstream.fd, c.to_client, SIZE_MAX, c.upstream_eof)) c.upstream_eof = true;
+      if (!pass_answer(c)) return close(c);
       if (was_empty && !c.to_client.empty()) c.deadline = now + limits_.stall_timeout;
       if (c.upstream_eof) {
         // The whole answer is here: civetweb's worker, which waits for this
@@ -200,16 +200,42 @@ class Relay {
         reset_close(c.upstream.fd);
         c.upstream.fd = -1;
       }
-      if (!c.to_client.empty()) {
-        bool progressed = false;
-        if (!write_available(c.client.fd, c.to_client, progressed)) return close(c);
-      }
     }
     if ((events & EPOLLOUT) && !c.to_upstream.empty() && c.upstream.fd >= 0) {
       bool progressed = false;
       if (!write_available(c.upstream.fd, c.to_upstream, progressed)) c.upstream_eof = true;
     }
     finish(c);
+  }
+
+  // Reads what civetweb has sent and writes it on to the client through the
+  // relay's one buffer: a client that keeps up (wrk, Prometheus) costs no
+  // copy into the connection, whose buffer would be allocated, faulted in
+  // and freed for every answer; what the client does not take yet waits in
+  // `to_client`. Reading goes on to the end either way, so civetweb's worker
+  // is not held by a slow client. False when the client's end failed.
+  bool pass_answer(Connection& c) {
+    for (;;) {
+      ssize_t n = ::recv(c.upstream.fd, chunk_.get(), kChunk, 0);
+      if (n > 0) {
+        size_t sent = 0;
+        while (c.to_client.empty() && sent < static_cast<size_t>(n)) {
+          ssize_t w = ::send(c.client.fd, chunk_.get() + sent, static_cast<size_t>(n) - sent, MSG_NOSIGNAL);
+          if (w > 0) sent += static_cast<size_t>(w);
+          else if (w < 0 && errno == EINTR) continue;
+          else if (w < 0 && !would_block()) return false;
+          else break;
+        }
+        c.to_client.append(chunk_.get() + sent, static_cast<size_t>(n) - sent);
+      } else if (n == 0) {
+        c.upstream_eof = true;
+        return true;
+      } else if (errno != EINTR) {
+        // civetweb closes with a reset; what it sent before has been read.
+        if (!would_block()) c.upstream_eof = true;
+        return true;
+      }
+    }
   }
 
   // Closes a connection whose answer is delivered, and passes a client's end
@@ -235,10 +261,14 @@ class Relay {
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(upstream_port_));
     address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) {
-      if (errno != EINPROGRESS) return false;
-      c.connecting = true;
-    }
+    const bool pending = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0;
+    if (pending && errno != EINPROGRESS) return false;
+    // A loopback connect has usually completed by the time it returns
+    // EINPROGRESS: the request goes at once, saving a wait for writability
+    // on every connection; a send that finds it still connecting gets EAGAIN.
+    bool progressed = false;
+    if (!write_available(fd, c.to_upstream, progressed)) return false;
+    c.connecting = pending && !progressed;
     return true;
   }
 
@@ -280,6 +310,8 @@ class Relay {
   int upstream_port_;
   bool tls_;
   GateLimits limits_;
+  static constexpr size_t kChunk = 65536;
+  std::unique_ptr<char[]> chunk_ = std::make_unique<char[]>(kChunk);
   std::list<Connection> connections_;  // stable addresses: epoll events point into them
 };
 
