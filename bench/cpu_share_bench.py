@@ -102,6 +102,7 @@ def measure(window, floor_iterations, agent_flags, configs=CONFIGS):
                         harness.wait_until(lambda: agent.metrics().get("pleg_kubelet_up") == 1, 30, "a kubelet scrape")
                     k0, r0 = kubelet.requests, runtime_metrics.requests
                     pid = agent.proc.pid
+                    benchlib.clear_referenced(pid)
                     c0, t0 = benchlib.cpu_seconds(pid), time.monotonic()
                     time.sleep(window)
                     c1, t1 = benchlib.cpu_seconds(pid), time.monotonic()
@@ -113,6 +114,7 @@ def measure(window, floor_iterations, agent_flags, configs=CONFIGS):
                         "kubelet_up": m.get("pleg_kubelet_up"), "runtime_metrics_up": m.get("pleg_runtime_metrics_up"),
                         **benchlib.memory_mib(pid),
                         "thread_names": benchlib.thread_names(pid),
+                        "pages": benchlib.referenced_kib(pid),
                     }
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -153,6 +155,12 @@ def print_table(r):
     if everything:
         print("\nThreads with everything on, by name: " +
               ", ".join("%s %d" % (name, n) for name, n in sorted(everything.items(), key=lambda kv: (-kv[1], kv[0]))))
+    pages = r["configs"].get("everything", {}).get("pages")
+    if pages:
+        print("\nPages with everything on, mapped (RSS) against referenced during the window, KiB: "
+              "files %d / %d, anonymous and private %d / %d; largest files: " % (
+                  pages["file_rss"], pages["file_referenced"], pages["anon_rss"], pages["anon_referenced"]) +
+              ", ".join("%s %d / %d" % f for f in pages["files"]))
     if r.get("agent_cpu_ms_per_scrape") is not None:
         print("\nAgent CPU per scrape with both readers (TLS, HTTP, parse; scrapers minus plain, per request): "
               "%.2f ms" % r["agent_cpu_ms_per_scrape"])
