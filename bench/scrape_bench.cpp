@@ -51,6 +51,35 @@ const std::string& containerd16_page() {
   return text;
 }
 
+// containerd's page on a runtime that has served calls: an idle one (the
+// fixture) prints 0 for every grpc_server_handled_total line, which the
+// reader skips unread; a busy one has a count on each method's OK line, and
+// in the worst case on every line. `every_line` picks the worst case.
+std::string containerd16_page_with_counts(bool every_line) {
+  std::istringstream in(containerd16_page());
+  std::string out, line;
+  long count = 1;
+  while (std::getline(in, line)) {
+    const bool handled = line.rfind("grpc_server_handled_total{", 0) == 0 && line.size() > 2 &&
+                         line.compare(line.size() - 2, 2, " 0") == 0;
+    if (handled && (every_line || line.find("grpc_code=\"OK\"") != std::string::npos))
+      line.replace(line.size() - 1, 1, std::to_string(count += 37));
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+const std::string& containerd16_busy_page() {
+  static const std::string text = containerd16_page_with_counts(false);
+  return text;
+}
+
+const std::string& containerd16_all_counted_page() {
+  static const std::string text = containerd16_page_with_counts(true);
+  return text;
+}
+
 // The floor: touching the page's bytes once, as any reader must.
 void newline_scan(benchmark::State& state, const std::string& text) {
   for (auto _ : state) {
@@ -73,6 +102,16 @@ BENCHMARK(BM_Floor_NewlineScan)->Unit(benchmark::kMicrosecond);
 void BM_Floor_NewlineScanContainerd16Page(benchmark::State& state) { newline_scan(state, containerd16_page()); }
 BENCHMARK(BM_Floor_NewlineScanContainerd16Page)->Unit(benchmark::kMicrosecond);
 
+void BM_Floor_NewlineScanContainerd16BusyPage(benchmark::State& state) {
+  newline_scan(state, containerd16_busy_page());
+}
+BENCHMARK(BM_Floor_NewlineScanContainerd16BusyPage)->Unit(benchmark::kMicrosecond);
+
+void BM_Floor_NewlineScanContainerd16AllCountedPage(benchmark::State& state) {
+  newline_scan(state, containerd16_all_counted_page());
+}
+BENCHMARK(BM_Floor_NewlineScanContainerd16AllCountedPage)->Unit(benchmark::kMicrosecond);
+
 void BM_ParseKubeletMetrics(benchmark::State& state) {
   const std::string& text = kubelet_exposition();
   for (auto _ : state) {
@@ -84,8 +123,7 @@ void BM_ParseKubeletMetrics(benchmark::State& state) {
 }
 BENCHMARK(BM_ParseKubeletMetrics)->Unit(benchmark::kMicrosecond);
 
-void BM_ParseContainerd16Page(benchmark::State& state) {
-  const std::string& text = containerd16_page();
+void parse_runtime_page(benchmark::State& state, const std::string& text) {
   for (auto _ : state) {
     auto sample = plegscope::parse_runtime_metrics(text);
     benchmark::DoNotOptimize(sample);
@@ -93,7 +131,17 @@ void BM_ParseContainerd16Page(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
   state.counters["exposition_bytes"] = static_cast<double>(text.size());
 }
+
+void BM_ParseContainerd16Page(benchmark::State& state) { parse_runtime_page(state, containerd16_page()); }
 BENCHMARK(BM_ParseContainerd16Page)->Unit(benchmark::kMicrosecond);
+
+void BM_ParseContainerd16BusyPage(benchmark::State& state) { parse_runtime_page(state, containerd16_busy_page()); }
+BENCHMARK(BM_ParseContainerd16BusyPage)->Unit(benchmark::kMicrosecond);
+
+void BM_ParseContainerd16AllCountedPage(benchmark::State& state) {
+  parse_runtime_page(state, containerd16_all_counted_page());
+}
+BENCHMARK(BM_ParseContainerd16AllCountedPage)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 
