@@ -118,6 +118,37 @@ TEST(ConnectionGate, UnfinishedRequestsHoldNoWorkerAndAreCutOff) {
   EXPECT_EQ(server.port(), 0);
 }
 
+TEST(ConnectionGate, AClientThatReadsLateGetsTheWholeAnswerAndHoldsNoWorker) {
+  HttpServer server;
+  std::string page(3 << 20, ' ');  // far more than the sockets between hold: most waits in the gate
+  for (size_t i = 0; i < page.size(); ++i) page[i] = static_cast<char>('a' + (i * 7919) % 26);
+  server.route("/metrics", [&](const HttpRequest&) { return HttpResponse::text(200, page); });
+  HttpLimits limits;
+  limits.worker_threads = 1;
+  limits.request_timeout_ms = 5000;
+  ASSERT_EQ(server.start("127.0.0.1:0", {}, limits), "");
+
+  int late = connect_to(server.port());
+  ASSERT_GE(late, 0);
+  int window = 65536;  // a fixed window: the kernel does not grow this client's buffer to hold the page
+  ::setsockopt(late, SOL_SOCKET, SO_RCVBUF, &window, sizeof(window));
+  const std::string request = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  ::send(late, request.data(), request.size(), MSG_NOSIGNAL);
+  // While that client reads nothing, the one worker is already free for the next.
+  std::string other = get(server.port(), "/metrics");
+  EXPECT_EQ(other.rfind("HTTP/1.1 200", 0), 0u) << other.substr(0, 80);
+  EXPECT_NE(other.find(page), std::string::npos) << "answer of " << other.size() << " bytes";
+
+  std::string answer = read_all(late, 5000);
+  ::close(late);
+  const size_t body = answer.find("\r\n\r\n");
+  ASSERT_NE(body, std::string::npos) << answer.substr(0, 80);
+  EXPECT_EQ(answer.rfind("HTTP/1.1 200", 0), 0u) << answer.substr(0, 80);
+  EXPECT_EQ(answer.size() - body - 4, other.size() - other.find("\r\n\r\n") - 4);
+  EXPECT_TRUE(answer.compare(body + 4, page.size(), page) == 0) << "the late client's answer differs";
+  server.stop();
+}
+
 // Voluntary context switches of this process's thread named `name`; -1 when none is.
 long switches_of_thread(const std::string& name) {
   DIR* dir = ::opendir("/proc/self/task");
