@@ -643,6 +643,9 @@ def refused_bpf(ctd, sandbox, spec, oci, tmp):
     ks = harness.wait_until(said, 30, "the agent under a profile refusing bpf() to say why")
     print("under containerd's profile without its bpf rule: kernel_stacks %s" % json.dumps(ks))
     assert ks["enabled"] and not ks["available"], ks
+    # the capabilities are there: the refusal is put on the profile
+    assert "lacks" not in ks["error"] and "Operation not permitted" in ks["error"], ks["error"]
+    assert "seccomp filter" in ks["error"] and "RuntimeDefault" in ks["error"], ks["error"]
     return ks
 
 
