@@ -37,7 +37,16 @@ has no shell, so a probe image holding only Debian's static busybox as
 /out for the answers) measure what that identity reads, as uid 65532 with the
 DaemonSet's groups, with no group 0 and no journal group, and as uid 0 with
 every capability dropped (the old setting), in a pod without hostPID and in
-one with it."""
+one with it.
+
+And deploy/components/kernel-stacks as it ships: its JSON patches read from
+its kustomization.yaml and applied to the DaemonSet, the RuntimeDefault
+seccomp profile kept, the image's agent reads the kernel stack of a shim of
+that containerd frozen with the cgroup v1 freezer; the filter containerd built
+for the container is read from its OCI spec (bpf and perf_event_open with and
+without the capabilities), and under that filter less its bpf rule (a
+Localhost profile) the agent says the seccomp filter refused bpf(). The image
+is built once for both tests."""
 import atexit
 import contextlib
 import grp
