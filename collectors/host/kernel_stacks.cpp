@@ -1,6 +1,7 @@
 #include "host/kernel_stacks.h"
 
 #include <cctype>
+#include <cerrno>
 
 #include "host/host_files.h"
 
@@ -135,6 +136,28 @@ std::string kernel_stacks_precondition(bool btf_present, std::optional<uint64_t>
                  " (add both to the container's capabilities: deploy/components/kernel-stacks)";
   }
   return missing;
+}
+
+bool status_seccomp_filtered(std::string_view status) {
+  constexpr std::string_view kKey = "Seccomp:";
+  while (!status.empty()) {
+    const size_t eol = status.find('\n');
+    std::string_view line = status.substr(0, eol);
+    status.remove_prefix(eol == std::string_view::npos ? status.size() : eol + 1);
+    if (line.substr(0, kKey.size()) != kKey) continue;
+    line.remove_prefix(kKey.size());
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    return line.substr(0, 1) == "2" && (line.size() == 1 || line[1] == ' ' || line[1] == '\t');
+  }
+  return false;
+}
+
+std::string kernel_stacks_refusal_hint(int err, bool seccomp_filtered) {
+  if ((err < 0 ? -err : err) != EPERM || !seccomp_filtered) return "";
+  return "; the agent holds the capabilities but runs under a seccomp filter, which refuses bpf() when "
+         "the container's profile has no rule for it (a RuntimeDefault profile allows it with CAP_BPF "
+         "only where the runtime's profile has that rule: README, --kernel-stacks), unless an LSM "
+         "refused it";
 }
 
 }  // namespace plegscope::host

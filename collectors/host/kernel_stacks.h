@@ -62,6 +62,16 @@ inline constexpr int kCapPerfmon = 38;
 inline constexpr int kCapBpf = 39;
 std::string kernel_stacks_precondition(bool btf_present, std::optional<uint64_t> cap_effective);
 
+// Whether a seccomp filter is on for the process whose /proc/PID/status this
+// is ("Seccomp:" 2). Pure.
+bool status_seccomp_filtered(std::string_view status);
+
+// What a load refused with `err` says beyond libbpf's reason: with the
+// capabilities already checked, EPERM under a seccomp filter is what a
+// container profile without a rule for bpf() returns (measured: containerd's
+// RuntimeDefault less that rule). "" when nothing more is known.
+std::string kernel_stacks_refusal_hint(int err, bool seccomp_filtered);
+
 // Reads stacks for the tids asked. Not thread-safe: one caller (the host
 // scanner, under its own lock).
 class KernelStackReader {

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <mutex>
+#include <string_view>
 
 #include "host/host_files.h"
 #include "host/kernel_stacks.h"
@@ -34,6 +35,9 @@ int keep_libbpf_message(enum libbpf_print_level level, const char* format, va_li
   int n = std::vsnprintf(line, sizeof line, format, args);
   std::string text(line, n < 0 ? 0 : std::min<size_t>(static_cast<size_t>(n), sizeof line - 1));
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  // libbpf prefixes its own name; the report already says "libbpf: ".
+  constexpr std::string_view kPrefix = "libbpf: ";
+  if (text.compare(0, kPrefix.size(), kPrefix) == 0) text.erase(0, kPrefix.size());
   std::lock_guard<std::mutex> lock(libbpf_message_mu);
   libbpf_message = std::move(text);
   return 0;
@@ -110,8 +114,11 @@ KernelStackReaderOpen open_kernel_stack_reader(const std::string& btf_path,
                                                const std::string& self_status_path) {
   KernelStackReaderOpen out;
   std::optional<uint64_t> caps;
-  if (FileText f = read_small_file(self_status_path, 16 * 1024); f.ok)
+  bool seccomp_filtered = false;
+  if (FileText f = read_small_file(self_status_path, 16 * 1024); f.ok) {
     if (auto creds = parse_status_creds(f.text)) caps = creds->cap_effective;
+    seccomp_filtered = status_seccomp_filtered(f.text);
+  }
   out.unavailable = kernel_stacks_precondition(::access(btf_path.c_str(), R_OK) == 0, caps);
   if (!out.unavailable.empty()) return out;
   libbpf_set_print(keep_libbpf_message);
@@ -121,7 +128,8 @@ KernelStackReaderOpen open_kernel_stack_reader(const std::string& btf_path,
     return out;
   }
   if (int err = kernel_stacks_bpf__load(skel); err) {
-    out.unavailable = failure("the kernel refused the BPF program", err);
+    out.unavailable = failure("the kernel refused the BPF program", err) +
+                      kernel_stacks_refusal_hint(err, seccomp_filtered);
     kernel_stacks_bpf__destroy(skel);
     return out;
   }

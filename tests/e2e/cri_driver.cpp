@@ -12,7 +12,8 @@
 //        "mounts": [{"container_path", "host_path", "readonly"}],
 //        "privileged", "readonly_rootfs", "no_new_privs", "drop_capabilities": [],
 //        "add_capabilities": [], "run_as_user", "run_as_group",
-//        "supplemental_groups": [], "seccomp": "RuntimeDefault"|"Unconfined",
+//        "supplemental_groups": [],
+//        "seccomp": "RuntimeDefault"|"Unconfined"|"Localhost:/ABSOLUTE/PROFILE.json",
 //        "host_pid": false}
 //       (host_pid: the pod's hostPID, for a sandbox made with host-pid)
 //       (what the kubelet makes of a pod spec's container and securityContext)
@@ -176,8 +177,12 @@ bool apply_spec(const nlohmann::json& spec, runtime::v1::ContainerConfig* cfg) {
       sc->mutable_seccomp()->set_profile_type(runtime::v1::SecurityProfile::RuntimeDefault);
     else if (seccomp == "Unconfined")
       sc->mutable_seccomp()->set_profile_type(runtime::v1::SecurityProfile::Unconfined);
-    else if (!seccomp.empty())
-      throw std::invalid_argument("seccomp: want RuntimeDefault or Unconfined, got " + seccomp);
+    else if (seccomp.rfind("Localhost:/", 0) == 0) {
+      // as the kubelet sends a Localhost profile: the file's absolute path
+      sc->mutable_seccomp()->set_profile_type(runtime::v1::SecurityProfile::Localhost);
+      sc->mutable_seccomp()->set_localhost_ref(seccomp.substr(std::string("Localhost:").size()));
+    } else if (!seccomp.empty())
+      throw std::invalid_argument("seccomp: want RuntimeDefault, Unconfined or Localhost:/PATH, got " + seccomp);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "cri-driver: create-container-spec: %s\n", e.what());
     return false;

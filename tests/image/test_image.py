@@ -37,7 +37,17 @@ has no shell, so a probe image holding only Debian's static busybox as
 /out for the answers) measure what that identity reads, as uid 65532 with the
 DaemonSet's groups, with no group 0 and no journal group, and as uid 0 with
 every capability dropped (the old setting), in a pod without hostPID and in
-one with it."""
+one with it.
+
+And deploy/components/kernel-stacks as it ships: its JSON patches read from
+its kustomization.yaml and applied to the DaemonSet, the RuntimeDefault
+seccomp profile kept, the image's agent reads the kernel stack of a shim of
+that containerd frozen with the cgroup v1 freezer; the filter containerd built
+for the container is read from its OCI spec (bpf and perf_event_open with and
+without the capabilities), and under that filter less its bpf rule (a
+Localhost profile) the agent says the seccomp filter refused bpf(). The image
+is built once for both tests."""
+import atexit
 import contextlib
 import grp
 import json
@@ -138,7 +148,24 @@ def container_spec(pod, c, host_paths, port, kubelet_url):
     seccomp = sc.get("seccompProfile", psc.get("seccompProfile", {})).get("type")
     if seccomp:
         spec["seccomp"] = seccomp
+    if pod.get("hostPID"):
+        spec["host_pid"] = True  # the sandbox too: run-pod ... host-pid
     return spec
+
+
+_ARCHIVE = []
+
+
+def image_archive():
+    """The image's OCI archive (its SBOM beside it), built once per run of
+    this file: every test here starts the same image."""
+    if not _ARCHIVE:
+        directory = tempfile.mkdtemp(prefix="plegscope-image-archive-")
+        atexit.register(shutil.rmtree, directory, True)
+        out = os.path.join(directory, "plegscope-oci.tar")
+        build_image(out)
+        _ARCHIVE.append(out)
+    return _ARCHIVE[0]
 
 
 def build_image(out):
@@ -292,8 +319,7 @@ def test_image_runs_as_the_daemonset():
     pod, c = daemonset_container()
     tmp = tempfile.mkdtemp(prefix="plegscope-image-")
     try:
-        tarball = os.path.join(tmp, "plegscope-oci.tar")
-        build_image(tarball)
+        tarball = image_archive()
         root = os.path.join(image_check.cross_dir(), "amd64")
         print("SBOM: " + image_check.check_sbom(tarball, root))
         _, _, _, gz, raw = image_check.read_archive(tarball)
@@ -494,6 +520,247 @@ def measure_privileges(ctd, sandbox, spec, tmp, psc, journal_gid):
           "runtime wchan %r as uid %d, %r as uid 0; fd/ %r as uid %d, %r as uid 0"
           % (own["host_proc_pids"], own["own_proc_pids"], host_pid["host_proc_pids"], host_pid["own_proc_pids"],
              own["runtime_wchan"], uid, root["runtime_wchan"], own["runtime_fd"][:40], uid, root["runtime_fd"]))
+
+
+# --kernel-stacks as deploy/components/kernel-stacks ships it ------------------
+
+FREEZER = "/sys/fs/cgroup/freezer"
+CAP_PERFMON, CAP_BPF = 38, 39
+
+
+def json_patch(doc, op):
+    """One RFC 6902 operation (add, replace, remove: what kustomize's JSON
+    patches use) applied to `doc` in place. A missing parent raises, as
+    kustomize fails the build."""
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in op["path"].split("/")[1:]]
+    parent = doc
+    for t in tokens[:-1]:
+        parent = parent[int(t)] if isinstance(parent, list) else parent[t]
+    last = tokens[-1]
+    if op["op"] not in ("add", "replace", "remove"):
+        raise AssertionError("JSON patch op %r: this test applies add, replace and remove" % op["op"])
+    if isinstance(parent, list):
+        if op["op"] == "add":
+            parent.insert(len(parent) if last == "-" else int(last), op["value"])
+        elif op["op"] == "replace":
+            parent[int(last)] = op["value"]
+        else:
+            del parent[int(last)]
+    else:
+        if op["op"] != "add":
+            assert last in parent, "%s: %s is not there" % (op["op"], op["path"])
+        if op["op"] == "remove":
+            del parent[last]
+        else:
+            parent[last] = op["value"]
+
+
+def daemonset_with_component(component):
+    """deploy/daemonset.yaml's DaemonSet with the JSON patches of
+    deploy/components/COMPONENT applied to it, as kustomize applies them:
+    what a cluster gets from an overlay naming that component."""
+    with open(os.path.join(ROOT, "deploy", "daemonset.yaml")) as f:
+        ds = yaml.safe_load(f)
+    with open(os.path.join(ROOT, "deploy", "components", component, "kustomization.yaml")) as f:
+        comp = yaml.safe_load(f)
+    assert comp["kind"] == "Component", comp["kind"]
+    # Anything but JSON patches (resources, strategic merges, generators)
+    # would change the node in ways this test does not apply.
+    assert set(comp) <= {"apiVersion", "kind", "patches"}, sorted(comp)
+    applied = 0
+    for p in comp["patches"]:
+        t = p["target"]
+        if t.get("kind") != ds["kind"] or t.get("name") != ds["metadata"]["name"]:
+            continue
+        ops = yaml.safe_load(p["patch"])
+        assert isinstance(ops, list), "a patch of %s that is not a JSON patch: %r" % (component, p["patch"][:80])
+        for op in ops:
+            json_patch(ds, op)
+            applied += 1
+    assert applied, "deploy/components/%s patches no DaemonSet %s" % (component, ds["metadata"]["name"])
+    pod = ds["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    return pod, container
+
+
+@contextlib.contextmanager
+def frozen(pid, name):
+    """`pid` stopped in the kernel by the cgroup v1 freezer, every task of it
+    in D (as tests/e2e/test_stuck_shim.py stops a shim), in a freezer cgroup
+    of its own; thawed, moved back and the cgroup removed on exit."""
+    d = os.path.join(FREEZER, "plegscope-freeze-" + name)
+    os.makedirs(d, exist_ok=True)
+    try:
+        with open(os.path.join(d, "cgroup.procs"), "w") as f:
+            f.write(str(pid))
+        with open(os.path.join(d, "freezer.state"), "w") as f:
+            f.write("FROZEN")
+        harness.wait_until(lambda: open(os.path.join(d, "freezer.state")).read().strip() == "FROZEN", 10,
+                           "pid %d frozen" % pid)
+        yield d
+    finally:
+        with open(os.path.join(d, "freezer.state"), "w") as f:
+            f.write("THAWED")
+        for task in open(os.path.join(d, "cgroup.procs")).read().split():
+            try:
+                with open(os.path.join(FREEZER, "cgroup.procs"), "w") as f:
+                    f.write(task)
+            except OSError:
+                pass  # exited meanwhile
+
+        def removed():  # EBUSY until the kernel has moved every task out
+            os.rmdir(d)
+            return True
+        harness.wait_until(removed, 10, "the freezer cgroup %s removed" % d)
+
+
+def seccomp_allows(oci_spec, syscall):
+    """Whether the container's seccomp filter, as containerd wrote it into
+    the OCI spec, lets `syscall` through: "allowed" by a rule without argument
+    conditions, "conditional" by one with them, "refused" when only the
+    default action (an error) applies to it."""
+    seccomp = oci_spec["linux"]["seccomp"]
+    verdict = "refused" if seccomp["defaultAction"] != "SCMP_ACT_ALLOW" else "allowed"
+    for rule in seccomp.get("syscalls") or []:
+        if syscall in rule["names"] and rule["action"] == "SCMP_ACT_ALLOW":
+            verdict = "conditional" if rule.get("args") else "allowed"
+            if verdict == "allowed":
+                break
+    return verdict
+
+
+def refused_bpf(ctd, sandbox, spec, oci, tmp):
+    """The component's container with the filter containerd built for it
+    less the rule that lets bpf() through with CAP_BPF (the profile of a
+    runtime without that rule), as a Localhost profile: the agent says why
+    it cannot read kernel stacks."""
+    seccomp = json.loads(json.dumps(oci["linux"]["seccomp"]))
+    for rule in seccomp["syscalls"]:
+        rule["names"] = [n for n in rule["names"] if n != "bpf"]
+    seccomp["syscalls"] = [r for r in seccomp["syscalls"] if r["names"]]
+    path = os.path.join(tmp, "no-bpf-seccomp.json")
+    with open(path, "w") as f:
+        json.dump(seccomp, f)
+    port = harness.free_port()
+    args = [a if not a.startswith("--listen-address=") else "--listen-address=127.0.0.1:%d" % port
+            for a in spec["args"]]
+    _, base = start_agent(ctd, sandbox, dict(spec, name="plegscope-no-bpf", args=args, seccomp="Localhost:" + path))
+
+    def said():
+        ks = json.loads(harness.http(base + "/diagnose")[1])["host"]["processes"]["kernel_stacks"]
+        return ks if ks["error"] else None
+    ks = harness.wait_until(said, 30, "the agent under a profile refusing bpf() to say why")
+    print("under containerd's profile without its bpf rule: kernel_stacks %s" % json.dumps(ks))
+    assert ks["enabled"] and not ks["available"], ks
+    # the capabilities are there: the refusal is put on the profile
+    assert "lacks" not in ks["error"] and "Operation not permitted" in ks["error"], ks["error"]
+    assert "seccomp filter" in ks["error"] and "RuntimeDefault" in ks["error"], ks["error"]
+    return ks
+
+
+def test_kernel_stacks_component_reads_a_frozen_shims_stack():
+    """The image's agent with deploy/components/kernel-stacks applied to the
+    DaemonSet (its seccomp profile kept) reads, through the BPF task
+    iterator, the kernel stack of a shim of the runtime frozen in D."""
+    require(os.geteuid() == 0, "not root (debootstrap, chroot, containerd, the cgroup freezer)")
+    require(shutil.which("debootstrap"), "debootstrap not installed (scripts/install-deps image)")
+    reason = containerd_fixture.skip_reason()
+    require(reason is None, str(reason))
+    require(os.path.isfile(os.path.join(FREEZER, "freezer.state")) or os.path.isdir(FREEZER),
+            "no cgroup v1 freezer at %s (the test stops a shim with it)" % FREEZER)
+    require(os.path.exists("/sys/kernel/btf/vmlinux"), "this kernel has no BTF (/sys/kernel/btf/vmlinux)")
+    pod, c = daemonset_with_component("kernel-stacks")
+    sc, psc = c["securityContext"], pod["securityContext"]
+    profile = sc.get("seccompProfile", psc.get("seccompProfile"))
+    print("deploy/daemonset.yaml + deploy/components/kernel-stacks: args %s, capabilities %s, runAsUser %s, "
+          "hostPID %s, seccompProfile %s" % (c["args"], sc["capabilities"], sc.get("runAsUser"), pod.get("hostPID"),
+                                             profile))
+    assert "--kernel-stacks" in c["args"], c["args"]
+    tmp = tempfile.mkdtemp(prefix="plegscope-image-kstacks-")
+    try:
+        tarball = image_archive()
+        with contextlib.ExitStack() as stack:
+            ctd = stack.enter_context(containerd_fixture.Containerd(harness.build_dir()))
+            for tb in oci_image.build_e2e_images(os.path.join(tmp, "e2e-images")).values():
+                ctd.import_image(tb)
+            ctd.import_image(tarball)
+            web = ctd.driver("run-pod", "web-0", str(uuid.uuid4()), "shop")
+            web_c = ctd.driver("create-container", web, "web", oci_image.WORKLOAD_IMAGE, "/workload", "600000")
+            ctd.driver("start-container", web_c)
+            (shim,) = [pid for pid, _, sid in ctd.shim_pids() if sid == web]
+
+            var_log, run_log = os.path.join(tmp, "var-log"), os.path.join(tmp, "run-log")
+            os.makedirs(os.path.join(var_log, "journal"))
+            os.makedirs(run_log)
+            kubelet = stack.enter_context(fake_kubelet.FakeKubelet(tmp, token=TOKEN))
+            token_dir = projected_token(os.path.join(tmp, "kube-api-access"), kubelet.ca_file)
+            spec = container_spec(pod, c, {"/run/containerd": os.path.dirname(ctd.sock), "/var/log": var_log,
+                                           "/run/log": run_log, "projected:kube-api-access": token_dir},
+                                  harness.free_port(), kubelet.url)
+            print("container config: %s" % json.dumps(spec))
+            agent_uid = str(uuid.uuid4())
+            sandbox = ctd.driver("run-pod", "plegscope-" + agent_uid[:5], agent_uid, "plegscope",
+                                 *(["host-pid"] if spec.get("host_pid") else []))
+            cid, base = start_agent(ctd, sandbox, spec)
+
+            pids = ctd.container_pids(cid)
+            status = dict(line.split(":", 1) for line in open("/proc/%d/status" % min(pids)).read().splitlines()
+                          if ":" in line)
+            eff = int(status["CapEff"], 16)
+            print("agent process %d: Uid %s CapEff %#x CapBnd %s NoNewPrivs %s Seccomp %s" % (
+                min(pids), status["Uid"].split()[0], eff, status["CapBnd"].strip(), status["NoNewPrivs"].strip(),
+                status["Seccomp"].strip()))
+            assert eff == (1 << CAP_BPF) | (1 << CAP_PERFMON), "CapEff %#x" % eff
+            assert status["NoNewPrivs"].strip() == "1", status["NoNewPrivs"]
+            # The filter containerd built for this container: what its profile
+            # lets through with these capabilities.
+            info = json.loads(ctd.ctr("containers", "info", cid))
+            oci = info["Spec"]
+            has_filter = bool(oci["linux"].get("seccomp"))
+            assert has_filter == (status["Seccomp"].strip() == "2"), (has_filter, status["Seccomp"])
+            verdicts = {s: seccomp_allows(oci, s) for s in ("bpf", "perf_event_open")} if has_filter else {}
+            print("containerd %s, seccomp %s with CAP_BPF and CAP_PERFMON: %s" % (
+                containerd_fixture.containerd_version(), profile["type"] if profile else None,
+                json.dumps(verdicts) if has_filter else "no filter"))
+            if has_filter:
+                # The same profile without the two capabilities (created, never
+                # started): what lets bpf() through is the capability, not the profile.
+                bare = dict(spec, name="plegscope-no-bpf-caps", add_capabilities=[])
+                bare_oci = json.loads(ctd.ctr("containers", "info", ctd.driver(
+                    "create-container-spec", sandbox, json.dumps(bare))))["Spec"]
+                bare_verdicts = {s: seccomp_allows(bare_oci, s) for s in verdicts}
+                print("the same profile without them: %s" % json.dumps(bare_verdicts))
+                assert bare_verdicts["bpf"] == "refused", bare_verdicts
+
+            def kernel_stacks():
+                ks = json.loads(harness.http(base + "/diagnose")[1])["host"]["processes"]["kernel_stacks"]
+                return ks if ks["available"] or ks["error"] else None
+            ks = harness.wait_until(kernel_stacks, 30, "host.processes.kernel_stacks to say whether it is available")
+            print("kernel_stacks before the freeze: %s" % json.dumps(ks))
+            assert ks["enabled"] and ks["available"], "the component's agent cannot read kernel stacks: %s (seccomp %s)" % (
+                ks, json.dumps(verdicts))
+            if has_filter:
+                refused_bpf(ctd, sandbox, spec, oci, tmp)
+
+            with frozen(shim, ctd.name):
+                def stack_read():
+                    rep = json.loads(harness.http(base + "/diagnose")[1])
+                    entries = [b for b in rep["host"]["processes"]["blocked"] if b["pid"] == shim]
+                    return entries and entries[0].get("kernel_stack") and (rep, entries[0])
+                rep, blocked = harness.wait_until(stack_read, 60, "the frozen shim's kernel stack in /diagnose")
+                ks = rep["host"]["processes"]["kernel_stacks"]
+                print("kernel_stacks: %s" % json.dumps(ks))
+                print("the frozen shim's entry: %s" % json.dumps(blocked))
+                shim_hung = next((x for x in rep["causes"] if x["id"] == "shim_hung"), None)
+                print("shim_hung: %s" % (shim_hung["summary"] if shim_hung else None))
+                assert ks["available"] and ks["tasks_read"] >= 1, ks
+                k = blocked["kernel_stack"]
+                assert k["class"] == "freezer", "the frozen shim's most telling stack is the freezer's: %r" % k
+                assert k["frames"] and k["top"] in k["frames"], k
+                assert any(w in k["top"] for w in ("refrigerator", "freezer", "freeze")), k
+                assert os.path.isdir("/proc/%d/task/%d" % (shim, k["tid"])), k
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":

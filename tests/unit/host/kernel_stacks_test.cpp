@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+
 using namespace plegscope::host;
 
 namespace {
@@ -123,4 +125,20 @@ TEST(KernelStacks, PreconditionNamesWhatIsMissing) {
   const std::string no_btf = kernel_stacks_precondition(false, bpf | perfmon);
   EXPECT_NE(no_btf.find("no BTF"), std::string::npos) << no_btf;
   EXPECT_EQ(no_btf.find("lacks"), std::string::npos) << no_btf;
+}
+
+TEST(KernelStacks, SeccompFilterFromStatus) {
+  EXPECT_TRUE(status_seccomp_filtered("Name:\tplegscope\nNoNewPrivs:\t1\nSeccomp:\t2\nSeccomp_filters:\t1\n"));
+  EXPECT_FALSE(status_seccomp_filtered("Name:\tplegscope\nSeccomp:\t0\nSeccomp_filters:\t0\n"));
+  EXPECT_FALSE(status_seccomp_filtered("Seccomp:\t1\n"));  // strict mode: no filter to blame
+  EXPECT_FALSE(status_seccomp_filtered("Seccomp_filters:\t2\n"));
+  EXPECT_FALSE(status_seccomp_filtered(""));
+}
+
+TEST(KernelStacks, RefusalUnderASeccompFilterNamesTheProfile) {
+  const std::string hint = kernel_stacks_refusal_hint(-EPERM, true);
+  EXPECT_NE(hint.find("seccomp"), std::string::npos) << hint;
+  EXPECT_EQ(kernel_stacks_refusal_hint(EPERM, true), hint);
+  EXPECT_EQ(kernel_stacks_refusal_hint(-EPERM, false), "");   // no filter: not the profile
+  EXPECT_EQ(kernel_stacks_refusal_hint(-EINVAL, true), "");   // the verifier, not a permission
 }
