@@ -225,8 +225,8 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
   auto add_top_pods = [&](const RelistRecord& r) {
     if (r.initial) return;  // every pod is new there
     for (const auto& p : r.top_pods) {
-      TopPod& top = pods[p.uid];
-      top = {p.uid, p.namespace_, p.name, top.events + p.events};
+      TopPod& top = pods[p.pod->uid];
+      top = {p.pod->uid, p.pod->namespace_, p.pod->name, top.events + p.events};
     }
   };
   for (const auto& r : s.timeline) add_top_pods(r);

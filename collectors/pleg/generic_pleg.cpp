@@ -327,7 +327,7 @@ void GenericPleg::relist() {
   EventsByPod events_by_pod = compute_events(records_, grouping_, record.start);
   for (const auto& [uid, events] : events_by_pod) record.events_found += static_cast<int>(events.size());
   record.pods_changed = static_cast<int>(events_by_pod.size());
-  record.top_pods = top_pods(events_by_pod, RelistRecord::kTopPods);
+  record.top_pods = top_pods(events_by_pod, RelistRecord::kTopPods, named_pods_);
   publish_progress(record);
 
   std::map<std::string, RuntimePod> needs_reinspection;

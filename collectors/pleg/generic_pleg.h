@@ -118,6 +118,7 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
 
   std::mutex relist_mu_;  // held for a whole relist; guards the records below
   PodRecords records_;
+  NamedPods named_pods_;  // the relist thread's
   std::map<std::string, RuntimePod> pods_to_reinspect_;
   PodGrouping grouping_;  // reused by every relist
   std::optional<GrpcCode> last_error_code_;  // of the last failed relist; none after a success

@@ -34,16 +34,37 @@ EventsByPod compute_events(PodRecords& records, const PodGrouping& grouping, Tim
   return events_by_pod;
 }
 
-std::vector<PodEventCount> top_pods(const EventsByPod& events, size_t limit) {
-  std::vector<PodEventCount> counts;
+std::shared_ptr<const NamedPod> NamedPods::get(const std::string& uid, const std::string& name,
+                                               const std::string& namespace_) {
+  auto& slot = by_uid_[uid];
+  auto named = slot.lock();
+  if (!named || named->name != name || named->namespace_ != namespace_) {
+    named = std::make_shared<const NamedPod>(NamedPod{uid, name, namespace_});
+    slot = named;
+  }
+  // Pods the timeline no longer names are forgotten in one sweep whenever
+  // the map has doubled since the last, so it stays within twice the pods
+  // the records hold.
+  if (by_uid_.size() >= prune_at_) {
+    for (auto it = by_uid_.begin(); it != by_uid_.end();) it = it->second.expired() ? by_uid_.erase(it) : ++it;
+    prune_at_ = std::max<size_t>(64, 2 * by_uid_.size());
+  }
+  return named;
+}
+
+std::vector<PodEventCount> top_pods(const EventsByPod& events, size_t limit, NamedPods& named_pods) {
+  std::vector<std::pair<const std::string*, int>> counts;  // uid, events
   counts.reserve(events.size());
-  for (const auto& [uid, pod_events] : events)
-    counts.push_back({uid, pod_events.front().pod_name, pod_events.front().pod_namespace,
-                      static_cast<int>(pod_events.size())});
-  std::stable_sort(counts.begin(), counts.end(),
-                   [](const auto& a, const auto& b) { return a.events > b.events; });
+  for (const auto& [uid, pod_events] : events) counts.emplace_back(&uid, static_cast<int>(pod_events.size()));
+  std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   if (counts.size() > limit) counts.resize(limit);
-  return counts;
+  std::vector<PodEventCount> top;
+  top.reserve(counts.size());
+  for (const auto& [uid, n] : counts) {
+    const PodLifecycleEvent& first = events.at(*uid).front();
+    top.push_back({named_pods.get(*uid, first.pod_name, first.pod_namespace), n});
+  }
+  return top;
 }
 
 bool update_cache(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,

@@ -5,8 +5,10 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/clock.h"
@@ -35,7 +37,20 @@ int count_running_pods(const PodGrouping& grouping);
 EventsByPod compute_events(PodRecords& records, const PodGrouping& grouping, TimePoint seen);
 
 // The pods with the most events, most first, at most `limit`.
-std::vector<PodEventCount> top_pods(const EventsByPod& events, size_t limit);
+// The identities the relist timeline's records share, one per pod while a
+// record names it: looked up by uid, and forgotten once no record holds it.
+class NamedPods {
+ public:
+  std::shared_ptr<const NamedPod> get(const std::string& uid, const std::string& name,
+                                         const std::string& namespace_);
+  size_t size() const { return by_uid_.size(); }
+
+ private:
+  std::unordered_map<std::string, std::weak_ptr<const NamedPod>> by_uid_;
+  size_t prune_at_ = 64;
+};
+
+std::vector<PodEventCount> top_pods(const EventsByPod& events, size_t limit, NamedPods& named_pods);
 
 // updateCache for one pod: inspect it (GetPodStatus's calls) and store the
 // status, or remove the pod when it is gone from the runtime (`pod` null).

@@ -274,7 +274,7 @@ TEST_F(GenericPlegTest, RelistMetricsAndRecord) {
   EXPECT_EQ(r.duration, r.list_time + r.status_time);
   EXPECT_EQ(r.pods_with_events, 2);
   ASSERT_FALSE(r.top_pods.empty());
-  EXPECT_EQ(r.top_pods[0].uid, "uid-1");
+  EXPECT_EQ(r.top_pods[0].pod->uid, "uid-1");
   EXPECT_EQ(r.top_pods[0].events, 3);
   EXPECT_EQ(metrics->relist_interval.Collect().histogram.sample_count, 0u)
       << "no interval before a second relist";

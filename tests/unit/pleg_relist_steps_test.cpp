@@ -80,12 +80,29 @@ TEST_F(RelistStepsTest, ComputeEventsAndTopPods) {
   EventsByPod events = compute_events(records, group(), clock.now());
   ASSERT_EQ(events.size(), 2u);
   EXPECT_EQ(events["uid-2"].size(), 3u);
-  auto top = top_pods(events, 1);
+  NamedPods named_pods;
+  auto top = top_pods(events, 1, named_pods);
   ASSERT_EQ(top.size(), 1u);
-  EXPECT_EQ(top[0].uid, "uid-2");
+  EXPECT_EQ(top[0].pod->uid, "uid-2");
   EXPECT_EQ(top[0].events, 3);
+  // The next relist's record names the same pod through the same identity.
+  auto again = top_pods(events, 1, named_pods);
+  EXPECT_EQ(again[0].pod.get(), top[0].pod.get());
   EXPECT_EQ(count_running_pods(grouping), 2);
   EXPECT_EQ(count_container_states(containers)[static_cast<size_t>(RuntimeState::Running)], 2);
+}
+
+TEST(NamedPodsTest, PodsNoRecordNamesAnyMoreAreForgotten) {
+  NamedPods named_pods;
+  std::vector<std::shared_ptr<const NamedPod>> held;  // what the timeline still holds
+  for (int i = 0; i < 10000; ++i) {
+    auto pod = named_pods.get("uid-" + std::to_string(i), "pod-" + std::to_string(i), "churn");
+    if (i % 100 == 0) held.push_back(pod);  // one pod in a hundred stays named
+  }
+  EXPECT_LE(named_pods.size(), 2 * held.size() + 64);
+  // A held pod is still found as the same identity; a renamed uid gets a new one.
+  EXPECT_EQ(named_pods.get("uid-500", "pod-500", "churn").get(), held[5].get());
+  EXPECT_NE(named_pods.get("uid-500", "pod-500b", "churn").get(), held[5].get());
 }
 
 TEST_F(RelistStepsTest, UpdateCacheInspectsStoresOrRemoves) {

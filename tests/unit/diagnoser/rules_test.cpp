@@ -582,7 +582,7 @@ TEST(Forecast, FlatDurationsHaveNoForecast) {
 TEST(Report, FiguresFromTheTimeline) {
   Builder b;
   RelistRecord r = storm_relist(3);
-  r.top_pods = {{"uid-1", "web-1", "shop", 4}, {"uid-2", "db-0", "payments", 2}};
+  r.top_pods = {PodEventCount::of("uid-1", "web-1", "shop", 4), PodEventCount::of("uid-2", "db-0", "payments", 2)};
   b.relists(10, r);
   b.s.events_discarded_total = 7;
   b.s.pods_to_reinspect = 1;

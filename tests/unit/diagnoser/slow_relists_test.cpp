@@ -180,7 +180,7 @@ TEST(SlowRelists, StormNamedFromTheRelistInProgress) {
   p.pods_changed = 60;
   p.events_found = 70;
   p.pods_inspected = 10;
-  p.top_pods = {{"uid-7", "web-7", "shop", 4}};
+  p.top_pods = {PodEventCount::of("uid-7", "web-7", "shop", 4)};
   b.s.in_progress = p;
   b.s.timeline.back().pods_changed = 55;  // and the one before found as many
   Report r = b.report();
