@@ -12,6 +12,8 @@ parent of ours, so a container's cgroup is <parent>/<container id>:
 import glob
 import os
 
+import harness  # tests/lib, on PYTHONPATH
+
 # Overridable to exercise the v2 code on a hybrid v1 host, whose v2 tree
 # (/sys/fs/cgroup/unified) holds the containers' processes too.
 ROOT = os.environ.get("PLEGSCOPE_E2E_CGROUP_ROOT", "/sys/fs/cgroup")
@@ -68,3 +70,46 @@ def pids(parent, cid=None):
         except OSError:
             pass
     return sorted(found)
+
+
+FREEZER = "/sys/fs/cgroup/freezer"  # the cgroup v1 freezer hierarchy
+
+
+def freeze(pid, name):
+    """Stops `pid` in the kernel with the cgroup v1 freezer, every task of it
+    in D, in a freezer cgroup of its own (FREEZER/plegscope-freeze-NAME: not
+    the containers' cgroup parent, whose children freezing would stop too);
+    returns that cgroup's directory, for thaw()."""
+    d = os.path.join(FREEZER, "plegscope-freeze-" + name)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "cgroup.procs"), "w") as f:
+        f.write(str(pid))
+    with open(os.path.join(d, "freezer.state"), "w") as f:
+        f.write("FROZEN")
+    harness.wait_until(lambda: open(os.path.join(d, "freezer.state")).read().strip() == "FROZEN", 10,
+                "pid %d frozen" % pid)
+    return d
+
+
+def thaw(d):
+    """Thaws freeze()'s cgroup `d`, moves its tasks back to the root freezer
+    cgroup and removes it."""
+    if not d or not os.path.isdir(d):
+        return
+    with open(os.path.join(d, "freezer.state"), "w") as f:
+        f.write("THAWED")
+    for task in open(os.path.join(d, "cgroup.procs")).read().split():
+        try:
+            with open(os.path.join(FREEZER, "cgroup.procs"), "w") as f:
+                f.write(task)
+        except OSError:
+            pass  # exited meanwhile
+
+    def removed():  # EBUSY until the kernel has moved every task out
+        try:
+            os.rmdir(d)
+            return True
+        except OSError:
+            return False
+    harness.wait_until(removed, 10, "the freezer cgroup %s removed" % d)
+

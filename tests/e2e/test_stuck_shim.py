@@ -32,13 +32,14 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import cgroups  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, Agent, log, wait_until  # noqa: E402
 
 HANG = 3  # --hang-threshold, seconds
-FREEZER = "/sys/fs/cgroup/freezer"
+FREEZER = cgroups.FREEZER
 PIDS = "/sys/fs/cgroup/pids"
 NAMESPACE = "plegscope-e2e"
 # As the DaemonSet runs the agent: root, no capability, no new privileges.
@@ -131,37 +132,12 @@ def task_states(pid):
 
 
 def freeze(pid):
-    # Not the fixture's cgroup parent (plegscope-e2e-NAME): the containers' own
-    # freezer cgroups live under that one, and freezing it would stop them all.
-    d = os.path.join(FREEZER, "plegscope-freeze-%s" % Ctx.ctd.name)
-    os.makedirs(d, exist_ok=True)
-    Ctx.freezer = d
-    with open(os.path.join(d, "cgroup.procs"), "w") as f:
-        f.write(str(pid))
-    with open(os.path.join(d, "freezer.state"), "w") as f:
-        f.write("FROZEN")
-    wait_until(lambda: open(os.path.join(d, "freezer.state")).read().strip() == "FROZEN", 10, "the shim frozen")
+    Ctx.freezer = cgroups.freeze(pid, Ctx.ctd.name)
 
 
 def thaw():
     """Thaws the shim, moves it back to the root freezer cgroup and removes ours."""
-    if not Ctx.freezer or not os.path.isdir(Ctx.freezer):
-        return
-    with open(os.path.join(Ctx.freezer, "freezer.state"), "w") as f:
-        f.write("THAWED")
-    for pid in open(os.path.join(Ctx.freezer, "cgroup.procs")).read().split():
-        try:
-            with open(os.path.join(FREEZER, "cgroup.procs"), "w") as f:
-                f.write(pid)
-        except OSError:
-            pass  # exited meanwhile
-    def removed():  # EBUSY until the kernel has moved every task out
-        try:
-            os.rmdir(Ctx.freezer)
-            return True
-        except OSError:
-            return False
-    wait_until(removed, 10, "the freezer cgroup %s removed" % Ctx.freezer)
+    cgroups.thaw(Ctx.freezer)
     Ctx.freezer = None
 
 

@@ -62,6 +62,7 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
+import cgroups  # noqa: E402
 import containerd_fixture  # noqa: E402
 import fake_kubelet  # noqa: E402  (tests/lib)
 import harness  # noqa: E402
@@ -524,7 +525,7 @@ def measure_privileges(ctd, sandbox, spec, tmp, psc, journal_gid):
 
 # --kernel-stacks as deploy/components/kernel-stacks ships it ------------------
 
-FREEZER = "/sys/fs/cgroup/freezer"
+FREEZER = cgroups.FREEZER
 CAP_PERFMON, CAP_BPF = 38, 39
 
 
@@ -586,32 +587,12 @@ def daemonset_with_component(component):
 @contextlib.contextmanager
 def frozen(pid, name):
     """`pid` stopped in the kernel by the cgroup v1 freezer, every task of it
-    in D (as tests/e2e/test_stuck_shim.py stops a shim), in a freezer cgroup
-    of its own; thawed, moved back and the cgroup removed on exit."""
-    d = os.path.join(FREEZER, "plegscope-freeze-" + name)
-    os.makedirs(d, exist_ok=True)
+    in D (tests/e2e/cgroups.py, as tests/e2e/test_stuck_shim.py stops a
+    shim); thawed, moved back and the cgroup removed on exit."""
     try:
-        with open(os.path.join(d, "cgroup.procs"), "w") as f:
-            f.write(str(pid))
-        with open(os.path.join(d, "freezer.state"), "w") as f:
-            f.write("FROZEN")
-        harness.wait_until(lambda: open(os.path.join(d, "freezer.state")).read().strip() == "FROZEN", 10,
-                           "pid %d frozen" % pid)
-        yield d
+        yield cgroups.freeze(pid, name)
     finally:
-        with open(os.path.join(d, "freezer.state"), "w") as f:
-            f.write("THAWED")
-        for task in open(os.path.join(d, "cgroup.procs")).read().split():
-            try:
-                with open(os.path.join(FREEZER, "cgroup.procs"), "w") as f:
-                    f.write(task)
-            except OSError:
-                pass  # exited meanwhile
-
-        def removed():  # EBUSY until the kernel has moved every task out
-            os.rmdir(d)
-            return True
-        harness.wait_until(removed, 10, "the freezer cgroup %s removed" % d)
+        cgroups.thaw(os.path.join(cgroups.FREEZER, "plegscope-freeze-" + name))
 
 
 def seccomp_allows(oci_spec, syscall):
