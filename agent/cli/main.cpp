@@ -15,8 +15,14 @@ namespace {
 // raises its mmap threshold after the first such free, so later answers land
 // on the heap and stay resident; and every thread may get its own 64 MiB
 // arena. Measured on fakecri's 10,000 containers: 72 -> 59 MiB RSS, same CPU.
+// The answer arrives in gRPC's receive slices of up to about 50 KiB, which
+// the relist decodes in place and then frees: below 128 KiB they were carved
+// from the heap, and the heap kept their pages between relists (RssAnon
+// 21-24 MiB at 10,000 containers against 18.5 with them mapped apart).
+constexpr int kMmapThresholdBytes = 32 * 1024;
+
 void tune_allocator() {
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  mallopt(M_MMAP_THRESHOLD, kMmapThresholdBytes);
   mallopt(M_ARENA_MAX, 2);
 }
 

@@ -309,16 +309,17 @@ CallResult<Wire> GrpcRuntimeClient::wire_list(const grpc::internal::RpcMethod& m
                                                         grpc::protobuf::MessageLite, grpc::ByteBuffer>(
         channel_.get(), method, &ctx, typename L::Request(), &reply);
     if (!st.ok()) return st;
-    std::vector<grpc::Slice> slices;
-    if (!reply.Dump(&slices).ok()) return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable answer");
-    std::string bytes;
-    bytes.reserve(reply.Length());
-    for (const auto& slice : slices)
-      bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
-    slices.clear();
+    // Decoded in gRPC's receive slices, which the list keeps: no copy of the answer.
+    auto slices = std::make_shared<std::vector<grpc::Slice>>();
+    if (!reply.Dump(slices.get()).ok())
+      return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable answer");
     reply.Clear();
+    std::vector<std::string_view> pieces;
+    pieces.reserve(slices->size());
+    for (const auto& slice : *slices)
+      pieces.emplace_back(reinterpret_cast<const char*>(slice.begin()), slice.size());
     std::string error;
-    if (!out.value.assign(std::move(bytes), error))
+    if (!out.value.assign_pieces(pieces, std::move(slices), error))
       return grpc::Status(grpc::StatusCode::INTERNAL, error);
     return grpc::Status::OK;
   });

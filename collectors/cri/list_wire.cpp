@@ -1,5 +1,8 @@
 #include "cri/list_wire.h"
 
+#include <algorithm>
+#include <cstdint>
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/common.h>
@@ -155,6 +158,128 @@ bool decode(std::string_view bytes, std::vector<ContainerEntry>& out, std::strin
   return decode_container_list(bytes, out, error);
 }
 
+// The answer's top level read across its pieces: only what a list of items
+// holds (varint, fixed and length-delimited fields with valid tags). Anything
+// else, malformed or not, makes next() give up, and the caller decodes the
+// joined bytes instead, so every answer is judged by the one decoder.
+class PieceReader {
+ public:
+  explicit PieceReader(const std::vector<std::string_view>& pieces) : pieces_(pieces) { skip_empty(); }
+
+  bool at_end() const { return piece_ == pieces_.size(); }
+
+  // The next field: false at the end or where the reader gives up (`gave_up`).
+  // A length-delimited field is returned as a view when it lies in one piece,
+  // else copied into `copy`.
+  bool next(int& number, bool& is_bytes, std::string_view& value, std::string& copy, bool& gave_up) {
+    gave_up = false;
+    if (at_end()) return false;
+    uint64_t tag = 0;
+    if (!varint(tag, 5) || tag > UINT32_MAX) return give_up(gave_up);
+    number = WireFormatLite::GetTagFieldNumber(static_cast<uint32_t>(tag));
+    if (number == 0) return give_up(gave_up);
+    is_bytes = false;
+    switch (WireFormatLite::GetTagWireType(static_cast<uint32_t>(tag))) {
+      case WireFormatLite::WIRETYPE_VARINT: {
+        uint64_t ignored = 0;
+        if (!varint(ignored, 10)) return give_up(gave_up);
+        return true;
+      }
+      case WireFormatLite::WIRETYPE_FIXED64:
+        if (!skip(8)) return give_up(gave_up);
+        return true;
+      case WireFormatLite::WIRETYPE_FIXED32:
+        if (!skip(4)) return give_up(gave_up);
+        return true;
+      case WireFormatLite::WIRETYPE_LENGTH_DELIMITED: {
+        uint64_t length = 0;
+        if (!varint(length, 5) || length > INT32_MAX) return give_up(gave_up);
+        if (!take(static_cast<size_t>(length), value, copy)) return give_up(gave_up);
+        is_bytes = true;
+        return true;
+      }
+      default:
+        return give_up(gave_up);
+    }
+  }
+
+ private:
+  static bool give_up(bool& gave_up) {
+    gave_up = true;
+    return false;
+  }
+
+  void skip_empty() {
+    while (piece_ < pieces_.size() && offset_ == pieces_[piece_].size()) {
+      ++piece_;
+      offset_ = 0;
+    }
+  }
+
+  bool byte(uint8_t& b) {
+    if (at_end()) return false;
+    b = static_cast<uint8_t>(pieces_[piece_][offset_++]);
+    skip_empty();
+    return true;
+  }
+
+  bool varint(uint64_t& out, int max_bytes) {
+    out = 0;
+    for (int i = 0; i < max_bytes; ++i) {
+      uint8_t b = 0;
+      if (!byte(b)) return false;
+      out |= static_cast<uint64_t>(b & 0x7f) << (7 * i);
+      if (!(b & 0x80)) return true;
+    }
+    return false;
+  }
+
+  bool skip(size_t n) {
+    while (n > 0) {
+      if (at_end()) return false;
+      const size_t here = std::min(n, pieces_[piece_].size() - offset_);
+      offset_ += here;
+      n -= here;
+      skip_empty();
+    }
+    return true;
+  }
+
+  bool take(size_t n, std::string_view& out, std::string& copy) {
+    if (n == 0) {
+      out = {};
+      return true;
+    }
+    if (at_end()) return false;
+    if (pieces_[piece_].size() - offset_ >= n) {
+      out = pieces_[piece_].substr(offset_, n);
+      offset_ += n;
+      skip_empty();
+      return true;
+    }
+    copy.clear();
+    copy.reserve(n);
+    while (copy.size() < n) {
+      if (at_end()) return false;
+      const size_t here = std::min(n - copy.size(), pieces_[piece_].size() - offset_);
+      copy.append(pieces_[piece_].data() + offset_, here);
+      offset_ += here;
+      skip_empty();
+    }
+    out = copy;
+    return true;
+  }
+
+  const std::vector<std::string_view>& pieces_;
+  size_t piece_ = 0;
+  size_t offset_ = 0;
+};
+
+bool decode_item(std::string_view data, SandboxEntry& e) { return decode_sandbox(data, e); }
+bool decode_item(std::string_view data, ContainerEntry& e) { return decode_container(data, e); }
+const char* item_name(const SandboxEntry*) { return "PodSandbox"; }
+const char* item_name(const ContainerEntry*) { return "Container"; }
+
 template <typename Item, typename Entry>
 bool serialize_then_decode(const ListAnswer<Item>& items, WireList<Entry>& out, std::string& error) {
   std::string bytes;
@@ -179,10 +304,52 @@ bool decode_container_list(std::string_view bytes, std::vector<ContainerEntry>& 
 
 template <typename Entry>
 bool WireList<Entry>::assign(std::string bytes, std::string& error) {
-  bytes_ = std::make_unique<const std::string>(std::move(bytes));
-  if (decode(*bytes_, entries_, error)) return true;
-  bytes_.reset();
+  auto storage = std::make_unique<Storage>();
+  storage->bytes = std::move(bytes);
+  storage->byte_size = storage->bytes.size();
+  storage_ = std::move(storage);
+  if (decode(storage_->bytes, entries_, error)) return true;
+  storage_.reset();
   return false;
+}
+
+template <typename Entry>
+bool WireList<Entry>::assign_pieces(const std::vector<std::string_view>& pieces,
+                                    std::shared_ptr<const void> owner, std::string& error) {
+  auto storage = std::make_unique<Storage>();
+  storage->owner = std::move(owner);
+  for (const auto& piece : pieces) storage->byte_size += piece.size();
+  entries_.clear();
+  PieceReader reader(pieces);
+  int number = 0;
+  bool is_bytes = false, gave_up = false;
+  std::string_view item;
+  std::string copy;
+  while (reader.next(number, is_bytes, item, copy, gave_up)) {
+    if (number != 1 || !is_bytes) continue;
+    if (item.data() == copy.data() && !item.empty()) {
+      storage->straddling.push_back(std::move(copy));
+      item = storage->straddling.back();
+      copy = std::string();
+    }
+    Entry entry;
+    if (!decode_item(item, entry)) {
+      error = std::string("malformed ") + item_name(static_cast<const Entry*>(nullptr)) + " in item " +
+              std::to_string(entries_.size());
+      entries_.clear();
+      storage_.reset();
+      return false;
+    }
+    entries_.push_back(entry);
+  }
+  if (gave_up) {
+    std::string joined;
+    joined.reserve(storage->byte_size);
+    for (const auto& piece : pieces) joined.append(piece);
+    return assign(std::move(joined), error);
+  }
+  storage_ = std::move(storage);
+  return true;
 }
 
 void write_message_field(int field, const google::protobuf::MessageLite& message,

@@ -12,15 +12,16 @@ void PodDirectory::remember(const RuntimePod& pod) {
   // The running sandbox, else the last listed: the one status calls go to.
   for (const auto& s : pod.sandboxes)
     if (known.sandbox_id.empty() || s.state == RuntimeState::Running) known.sandbox_id = s.id;
-  for (const auto& s : pod.sandboxes) {
-    ids_[s.id] = {pod.uid, "", true};
-    known.ids.push_back(s.id);
-  }
-  for (const auto& c : pod.containers) {
-    ids_[c.id] = {pod.uid, c.name, false};
-    known.ids.push_back(c.id);
-  }
-  pods_.emplace(pod.uid, std::move(known));
+  known.ids.reserve(pod.sandboxes.size() + pod.containers.size());
+  for (const auto& s : pod.sandboxes) known.ids.push_back(s.id);
+  for (const auto& c : pod.containers) known.ids.push_back(c.id);
+  // The ids are indexed once they sit where they stay (the map's node).
+  auto it = pods_.emplace(pod.uid, std::move(known)).first;
+  const std::string* uid = &it->first;
+  const std::vector<std::string>& ids = it->second.ids;
+  size_t i = 0;
+  for (size_t s = 0; s < pod.sandboxes.size(); ++s) index(ids[i++], {uid, "", true});
+  for (const auto& c : pod.containers) index(ids[i++], {uid, c.name, false});
   order_.push_back(pod.uid);
   while (pods_.size() > max_pods_ && !order_.empty()) {
     std::string oldest = order_.front();
@@ -53,11 +54,18 @@ void PodDirectory::unlist(const std::string& uid) {
   }
 }
 
+// The last pod to claim an id owns it; its key is re-made so that it views
+// the owner's copy (an earlier owner may be forgotten first).
+void PodDirectory::index(std::string_view id, IdEntry entry) {
+  ids_.erase(id);
+  ids_.emplace(id, std::move(entry));
+}
+
 void PodDirectory::forget(const std::string& uid) {
   auto it = pods_.find(uid);
   if (it == pods_.end()) return;
   for (const auto& id : it->second.ids)
-    if (auto e = ids_.find(id); e != ids_.end() && e->second.uid == uid) ids_.erase(e);
+    if (auto e = ids_.find(id); e != ids_.end() && e->second.uid == &it->first) ids_.erase(e);
   pods_.erase(it);
   order_.erase(std::remove(order_.begin(), order_.end(), uid), order_.end());
 }
@@ -70,7 +78,7 @@ std::optional<PodIdentity> PodDirectory::find(const CallTarget& target) const {
   if (target.kind != CallTarget::Kind::kPodUid) {
     auto e = ids_.find(target.id);
     if (e == ids_.end()) return std::nullopt;
-    uid = e->second.uid;
+    uid = *e->second.uid;
     container = e->second.container_name;
     if (e->second.sandbox) sandbox = target.id;
   }

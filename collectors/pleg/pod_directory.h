@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -49,17 +50,21 @@ class PodDirectory {
     std::vector<std::string> ids;  // its sandbox and container ids, as indexed
     bool listed = true;
   };
+  // At 10,000 containers the index is most of the agent's per-container
+  // memory: each id's text is kept once (in its pod's Known::ids, which the
+  // key views), and its pod is the pod's key in pods_, not a copy of the uid.
   struct IdEntry {
-    std::string uid;
-    std::string container_name;  // "" for a sandbox id
+    const std::string* uid = nullptr;  // a key of pods_: map nodes stay put
+    std::string container_name;        // "" for a sandbox id
     bool sandbox = false;
   };
+  void index(std::string_view id, IdEntry entry);
   void forget(const std::string& uid);
 
   const size_t max_pods_, max_unlisted_;
   mutable std::mutex mu_;
   std::unordered_map<std::string, Known> pods_;  // by uid
-  std::unordered_map<std::string, IdEntry> ids_;
+  std::unordered_map<std::string_view, IdEntry> ids_;  // keys view the owning pod's Known::ids
   std::deque<std::string> order_;     // uids, oldest first
   std::deque<std::string> unlisted_;  // uids in the order they went; may name pods listed again since
 };

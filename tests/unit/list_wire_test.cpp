@@ -7,6 +7,8 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
+#include <algorithm>
+#include <memory>
 #include <random>
 
 #include "cri/kubernetes_labels.h"
@@ -188,6 +190,98 @@ TEST(ListWire, AgreesWithProtobufOnCorruptedAnswers) {
     ++parsed_by_both;
   }
   EXPECT_GT(parsed_by_both, 1000) << "too few corruptions parsed to compare";
+}
+
+// `bytes` cut at `cuts` into separately allocated pieces, as gRPC's receive
+// slices arrive; the pieces live as long as the owner does.
+struct Pieces {
+  std::shared_ptr<std::vector<std::string>> owner = std::make_shared<std::vector<std::string>>();
+  std::vector<std::string_view> views;
+};
+
+Pieces cut(const std::string& bytes, std::vector<size_t> cuts) {
+  Pieces p;
+  cuts.push_back(bytes.size());
+  std::sort(cuts.begin(), cuts.end());
+  size_t from = 0;
+  p.owner->reserve(cuts.size());
+  for (size_t to : cuts) {
+    p.owner->push_back(bytes.substr(from, to - from));  // empty pieces too
+    from = to;
+  }
+  for (const auto& piece : *p.owner) p.views.emplace_back(piece);
+  return p;
+}
+
+// The pieces decode as the joined answer does: same outcome, same error,
+// same entries; a view into a piece never outlives the list.
+void expect_pieces_decode_as_joined(const std::string& bytes, const std::vector<size_t>& cuts) {
+  ContainerList joined, pieced;
+  std::string joined_error, pieced_error;
+  const bool joined_ok = joined.assign(bytes, joined_error);
+  bool pieced_ok = false;
+  {
+    Pieces p = cut(bytes, cuts);
+    pieced_ok = pieced.assign_pieces(p.views, p.owner, pieced_error);
+  }
+  ASSERT_EQ(pieced_ok, joined_ok) << pieced_error << " / " << joined_error;
+  EXPECT_EQ(pieced_error, joined_error);
+  ContainerList moved = std::move(pieced);
+  ASSERT_EQ(moved.size(), joined.size());
+  if (joined_ok) {
+    EXPECT_EQ(moved.byte_size(), bytes.size());
+  }
+  for (size_t i = 0; i < joined.size(); ++i) {
+    EXPECT_EQ(moved[i].id, joined[i].id);
+    EXPECT_EQ(moved[i].pod_sandbox_id, joined[i].pod_sandbox_id);
+    EXPECT_EQ(moved[i].name, joined[i].name);
+    EXPECT_EQ(moved[i].state, joined[i].state);
+    EXPECT_EQ(moved[i].pod_uid_label, joined[i].pod_uid_label);
+    EXPECT_EQ(moved[i].pod_name_label, joined[i].pod_name_label);
+    EXPECT_EQ(moved[i].pod_namespace_label, joined[i].pod_namespace_label);
+    EXPECT_EQ(moved[i].container_name_label, joined[i].container_name_label);
+  }
+}
+
+TEST(ListWire, AnswerInPiecesDecodesAtEveryCut) {
+  cri::ListContainersResponse answer;
+  for (const char* id : {"a", "b", "c"}) *answer.add_containers() = full_container(id);
+  std::string bytes = answer.SerializeAsString();
+  bytes += std::string("\x10\x01", 2);                  // field 2, varint
+  bytes += std::string("\x19\x01\x02\x03\x04\x05\x06\x07\x08", 9);  // field 3, fixed64
+  bytes += std::string("\x25\x01\x02\x03\x04", 5);      // field 4, fixed32
+  bytes += as_list_field(full_container("d").SerializeAsString());
+  for (size_t at = 0; at <= bytes.size(); ++at) {
+    expect_pieces_decode_as_joined(bytes, {at});
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  expect_pieces_decode_as_joined(bytes, {0, 0, 3, 3, bytes.size()});  // empty pieces
+}
+
+// Corrupted answers (groups, bad tags, cut lengths, invalid UTF-8) in random
+// pieces: refused or decoded exactly as the joined bytes are.
+TEST(ListWire, CorruptedAnswerInPiecesDecodesAsJoined) {
+  cri::ListContainersResponse answer;
+  for (const char* id : {"p", "q", "r", "s"}) *answer.add_containers() = full_container(id);
+  const std::string good = answer.SerializeAsString();
+  std::mt19937 rng(11);
+  int refused = 0, decoded = 0;
+  for (int round = 0; round < 5000; ++round) {
+    std::string bytes = good;
+    const int flips = static_cast<int>(rng() % 4);
+    for (int f = 0; f < flips; ++f) bytes[rng() % bytes.size()] = static_cast<char>(rng());
+    if (rng() % 4 == 0) bytes.resize(rng() % bytes.size());
+    std::vector<size_t> cuts;
+    const int n = static_cast<int>(rng() % 6);
+    for (int c = 0; c < n; ++c) cuts.push_back(bytes.empty() ? 0 : rng() % (bytes.size() + 1));
+    std::string error;
+    ContainerList probe;
+    (probe.assign(bytes, error) ? decoded : refused)++;
+    expect_pieces_decode_as_joined(bytes, cuts);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(refused, 500);
+  EXPECT_GT(decoded, 500);
 }
 
 TEST(ListWire, ListsKeepTheirViewsWhenMoved) {

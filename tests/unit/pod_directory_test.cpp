@@ -46,6 +46,29 @@ TEST(PodDirectory, APodSeenAgainReplacesItsOldIds) {
   EXPECT_EQ(d.size(), 1u);
 }
 
+TEST(PodDirectory, AnIdClaimedByTwoPodsBelongsToTheLastUntilItIsForgotten) {
+  // Ids as long as a runtime's (64 hex digits), so each is its own allocation.
+  const std::string shared(64, 'a'), sandbox_1(64, 'b'), sandbox_2(64, 'c');
+  PodDirectory d(2);
+  d.remember(pod("uid-1", "a", sandbox_1, shared, "first"));
+  d.remember(pod("uid-2", "b", sandbox_2, shared, "second"));
+  auto owner = d.find({CallTarget::Kind::kContainer, shared});
+  ASSERT_TRUE(owner);
+  EXPECT_EQ(owner->uid, "uid-2");
+  EXPECT_EQ(owner->container_name, "second");
+  // uid-1 goes (past the bound): the id stays with uid-2, readable.
+  d.remember(pod("uid-3", "c", std::string(64, 'd'), std::string(64, 'e'), "third"));
+  EXPECT_FALSE(d.find({CallTarget::Kind::kSandbox, sandbox_1}));
+  owner = d.find({CallTarget::Kind::kContainer, shared});
+  ASSERT_TRUE(owner);
+  EXPECT_EQ(owner->uid, "uid-2");
+  EXPECT_EQ(owner->sandbox_id, sandbox_2);
+  // uid-2 goes too: nothing claims it any more.
+  d.remember(pod("uid-4", "d", std::string(64, 'f'), std::string(64, '0'), "fourth"));
+  EXPECT_FALSE(d.find({CallTarget::Kind::kContainer, shared}));
+  EXPECT_EQ(d.ids(), 4u);
+}
+
 TEST(PodDirectory, ForgetsTheOldestPastItsBound) {
   PodDirectory d(2);
   d.remember(pod("uid-1", "a", "sb-1", "c-1", "x"));
