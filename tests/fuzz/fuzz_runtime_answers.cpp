@@ -2,11 +2,16 @@
 // answers and container events, then put through two relists and the evented
 // PLEG. A hostile or broken runtime must never crash the agent. The relist's
 // own wire decoding (list_wire.h) is checked against protobuf's parser on the
-// same bytes: whatever protobuf parses, it must decode to the same fields.
+// same bytes: whatever protobuf parses, it must decode to the same fields,
+// and cut in pieces as gRPC receives it, the same as joined.
 #include <prometheus/registry.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "cri/list_wire.h"
 #include "fuzz_quiet.h"
@@ -74,6 +79,44 @@ void check_wire_decoding(const uint8_t* data, size_t size) {
       });
 }
 
+// The relist decodes an answer in the pieces gRPC received it in: cut
+// anywhere, the same bytes must decode as they do joined (the same success,
+// error and entries). The cut points come from the input's first byte.
+template <typename Entry, typename Same>
+void check_pieces_against_joined(std::string_view bytes, uint8_t cut_seed, Same same) {
+  WireList<Entry> joined, pieced;
+  std::string joined_error, pieced_error;
+  const bool joined_ok = joined.assign(std::string(bytes), joined_error);
+  auto copy = std::make_shared<std::string>(bytes);  // the pieces' owner, as gRPC's slices are
+  std::vector<std::string_view> pieces;
+  const size_t step = 1 + cut_seed % 97;
+  for (size_t at = 0, n = 0; at < copy->size(); at += n) {
+    n = std::min(copy->size() - at, step + (at * 7 + cut_seed) % step);
+    pieces.emplace_back(copy->data() + at, n);
+  }
+  const bool pieced_ok = pieced.assign_pieces(pieces, copy, pieced_error);
+  check(pieced_ok == joined_ok && pieced_error == joined_error && pieced.size() == joined.size());
+  copy.reset();  // the list's owner keeps the pieces alive
+  for (size_t i = 0; i < joined.size(); ++i) check(same(pieced[i], joined[i]));
+}
+
+void check_pieced_decoding(const uint8_t* data, size_t size) {
+  if (size == 0) return;
+  const size_t third = size / 3;
+  const char* bytes = reinterpret_cast<const char*>(data);
+  check_pieces_against_joined<SandboxEntry>(std::string_view(bytes, third), data[0],
+                                            [](const SandboxEntry& a, const SandboxEntry& b) {
+                                              return a.id == b.id && a.name == b.name && a.uid == b.uid &&
+                                                     a.namespace_ == b.namespace_ && a.state == b.state;
+                                            });
+  check_pieces_against_joined<ContainerEntry>(
+      std::string_view(bytes + third, third), data[0], [](const ContainerEntry& a, const ContainerEntry& b) {
+        return a.id == b.id && a.pod_sandbox_id == b.pod_sandbox_id && a.name == b.name && a.state == b.state &&
+               a.pod_uid_label == b.pod_uid_label && a.pod_name_label == b.pod_name_label &&
+               a.pod_namespace_label == b.pod_namespace_label && a.container_name_label == b.container_name_label;
+      });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -82,6 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   cri::ContainerEventResponse event;
   decode(data, size, sandboxes, containers, event);
   check_wire_decoding(data, size);
+  check_pieced_decoding(data, size);
 
   plegscope::testing::FakeRuntime fake;
   plegscope::testing::FakeClock clock;
