@@ -53,16 +53,18 @@ std::shared_ptr<const NamedPod> NamedPods::get(const std::string& uid, const std
 }
 
 std::vector<PodEventCount> top_pods(const EventsByPod& events, size_t limit, NamedPods& named_pods) {
-  std::vector<std::pair<const std::string*, int>> counts;  // uid, events
-  counts.reserve(events.size());
-  for (const auto& [uid, pod_events] : events) counts.emplace_back(&uid, static_cast<int>(pod_events.size()));
-  std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (counts.size() > limit) counts.resize(limit);
+  std::vector<const EventsByPod::value_type*> busiest;
+  busiest.reserve(events.size());
+  for (const auto& pod : events) busiest.push_back(&pod);
+  std::stable_sort(busiest.begin(), busiest.end(),
+                   [](const auto* a, const auto* b) { return a->second.size() > b->second.size(); });
+  if (busiest.size() > limit) busiest.resize(limit);
   std::vector<PodEventCount> top;
-  top.reserve(counts.size());
-  for (const auto& [uid, n] : counts) {
-    const PodLifecycleEvent& first = events.at(*uid).front();
-    top.push_back({named_pods.get(*uid, first.pod_name, first.pod_namespace), n});
+  top.reserve(busiest.size());
+  for (const auto* pod : busiest) {
+    const PodLifecycleEvent& first = pod->second.front();
+    top.push_back({named_pods.get(pod->first, first.pod_name, first.pod_namespace),
+                   static_cast<int>(pod->second.size())});
   }
   return top;
 }
