@@ -1,0 +1,64 @@
+#pragma once
+// One shape for every evidence source beside the PLEG (the runtime's
+// Version, node pressure, the host scan, the journal, the kubelet, the
+// runtime's metrics page, the runtime's Status). A source owns no thread:
+// its jobs run on the agent's two shared lanes, it reads time only through
+// the injected Clock, and what it observed is read through one typed,
+// non-blocking evidence(). Node keeps a list of them for start, stop and
+// /metrics; a new source is its folder, one list entry and one snapshot line.
+#include <prometheus/collectable.h>
+#include <prometheus/metric_family.h>
+
+#include <string_view>
+#include <vector>
+
+#include "common/fd_task.h"
+#include "common/periodic_tasks.h"
+
+namespace plegscope {
+
+// The agent's shared threads. Each thread is resident on every node, so
+// sources share two instead of keeping their own.
+struct SourceLanes {
+  // Jobs that never wait on a socket, the runtime or the network (the host
+  // scan, the verdict watch): a hang must never delay the scan it asks for.
+  PeriodicTasks& quick;
+  // Jobs that wait, each bounded by its own timeouts (HTTP scrapes, CRI
+  // calls outside the relist). Between and during its jobs this lane also
+  // serves the one FdTask a source declares through waiting_task().
+  PeriodicTasks& waiting;
+};
+
+// Implementations are thread-safe: evidence() and Collect() are called from
+// the HTTP server's threads while the source's jobs run on the lanes.
+class Source : public prometheus::Collectable {
+ public:
+  // A short stable name for logs and /debug ("kubelet", "host").
+  virtual std::string_view name() const = 0;
+  // Off by its options (an endpoint set to off, a reader not asked for): a
+  // disabled source schedules nothing and exports nothing.
+  virtual bool enabled() const = 0;
+  // Schedules its jobs on the lanes; called once, before the lanes start.
+  virtual void start(SourceLanes lanes) = 0;
+  // Ends what the source holds beyond its lane jobs; the lanes stop first.
+  virtual void stop() {}
+  // A descriptor-driven task the waiting lane serves (the journal's fd), or
+  // nullptr. Declared here rather than found through thread state, so that
+  // which thread runs whose work is visible where the lanes are built.
+  virtual FdTask* waiting_task() { return nullptr; }
+  // The source's own metric families, computed at scrape time.
+  std::vector<prometheus::MetricFamily> Collect() const override { return {}; }
+};
+
+// A source whose observation is one plain value: the diagnoser's snapshot
+// holds it as it is, without a field-by-field copy.
+template <typename Evidence>
+class SourceOf : public Source {
+ public:
+  using EvidenceType = Evidence;
+  // The latest observation, copied under a short lock: never waits on I/O
+  // that can hang (a socket, the runtime, a stalled disk).
+  virtual Evidence evidence() const = 0;
+};
+
+}  // namespace plegscope
