@@ -40,17 +40,17 @@ int print(const Report& report, const std::string& output) {
 }
 
 int diagnose_url(const Config& config) {
-  auto url = parse_agent_url(config.diagnose_url);
-  if (!url) return fail("--url: invalid value \"" + config.diagnose_url + "\" (expected http[s]://HOST:PORT)");
-  FetchedReport fetched = fetch_report(*url, agent_client_options(config));
-  if (!fetched.report) return fail("--url " + config.diagnose_url + ": " + fetched.error);
-  return print(*fetched.report, config.diagnose_output);
+  auto url = parse_agent_url(config.diagnose.url);
+  if (!url) return fail("--url: invalid value \"" + config.diagnose.url + "\" (expected http[s]://HOST:PORT)");
+  FetchedReport fetched = fetch_report(*url, config.diagnose.client);
+  if (!fetched.report) return fail("--url " + config.diagnose.url + ": " + fetched.error);
+  return print(*fetched.report, config.diagnose.output);
 }
 
 // Fails fast on an endpoint that is not a working CRI runtime: the first
 // relist fails as UNAVAILABLE (nobody listening) or UNIMPLEMENTED (not CRI).
-std::optional<std::string> not_a_runtime(const Node& node, const Config& config, MonoTime deadline) {
-  const Clock& clock = node.clock();
+std::optional<std::string> not_a_runtime(const Node& node, const Config& config, const Clock& clock,
+                                         MonoTime deadline) {
   while (clock.monotonic() < deadline && node.relist_count() == 0)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   if (node.relist_count() == 0) return std::nullopt;
@@ -60,34 +60,39 @@ std::optional<std::string> not_a_runtime(const Node& node, const Config& config,
   if (!record.error_code ||
       (*record.error_code != GrpcCode::kUnavailable && *record.error_code != GrpcCode::kUnimplemented))
     return std::nullopt;
-  return "--container-runtime-endpoint: " + config.runtime_endpoint + " did not answer as a CRI runtime: " +
+  return "--container-runtime-endpoint: " + config.node.runtime.endpoint + " did not answer as a CRI runtime: " +
          grpc_code_name(*record.error_code) +
          (record.error_message.empty() ? "" : " (" + record.error_message + ")");
 }
 
 int diagnose_endpoint(const Config& config) {
-  if (runtime_socket_state(config.runtime_endpoint) != SocketState::kSocket)
-    return fail("--container-runtime-endpoint: no CRI socket at " + config.runtime_endpoint +
+  if (runtime_socket_state(config.node.runtime.endpoint) != SocketState::kSocket)
+    return fail("--container-runtime-endpoint: no CRI socket at " + config.node.runtime.endpoint +
                 " (expected the runtime's unix socket, e.g. unix:///run/containerd/containerd.sock)");
   SystemClock clock;
-  Node node(node_options(config), clock);
-  DiagnosisService diagnosis(node, diagnosis_options(config));
-  node.start();
-  const MonoTime deadline = clock.monotonic() + config.diagnose_duration;
-  if (auto error = not_a_runtime(node, config, deadline)) {
+  Lanes lanes(clock);
+  Node node(config.node, clock);
+  DiagnosisService diagnosis(node, clock, config.diagnosis);
+  node.start(lanes.view());
+  lanes.quick().start();
+  lanes.waiting().start();
+  const MonoTime deadline = clock.monotonic() + config.diagnose.duration;
+  if (auto error = not_a_runtime(node, config, clock, deadline)) {
     node.stop();
+    lanes.stop();
     leave(fail(*error));
   }
   while (clock.monotonic() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   auto latest = diagnosis.latest();
   node.stop();  // cancels a hung call, so this returns promptly
-  leave(print(latest->report, config.diagnose_output));
+  lanes.stop();
+  leave(print(latest->report, config.diagnose.output));
 }
 
 }  // namespace
 
 int run_diagnose(const Config& config) {
-  if (!config.diagnose_url.empty()) return diagnose_url(config);
+  if (!config.diagnose.url.empty()) return diagnose_url(config);
   return diagnose_endpoint(config);
 }
 

@@ -12,9 +12,9 @@
 #include "http/server.h"
 #include "node/diagnosis_service.h"
 #include "node/node.h"
-#include "node/verdict_transitions.h"
+#include "condition/verdict_transitions.h"
 #include "report/transition_record.h"
-#include "node/node_condition_writer.h"
+#include "condition/node_condition_writer.h"
 #include "report/condition_words.h"
 #include "cri/runtime_socket.h"
 
@@ -54,10 +54,11 @@ int serve(const Config& config) {
   }
 
   SystemClock clock;
-  Node node(node_options(config), clock);
-  DiagnosisService diagnosis(node, diagnosis_options(config));
+  Lanes lanes(clock);
+  Node node(config.node, clock);
+  DiagnosisService diagnosis(node, clock, config.diagnosis);
   HttpServer http;
-  add_routes(http, node, diagnosis);
+  add_routes(http, node, diagnosis, clock);
   if (std::string error = http.start(config.listen_address, config.web); !error.empty()) {
     std::fprintf(stderr, "plegscope: %s: %s\n",
                  config.web.tls && error.rfind("cannot listen", 0) != 0 ? "--web-config-file" : "--listen-address",
@@ -65,31 +66,33 @@ int serve(const Config& config) {
     return 2;
   }
   spdlog::info("plegscope {} on node {}: serving {}://{}/metrics{}, runtime {}{}", PLEGSCOPE_VERSION,
-               config.node_name, config.web.tls ? "https" : "http", config.listen_address,
+               config.node.node_name, config.web.tls ? "https" : "http", config.listen_address,
                config.web.basic_auth_users.empty() ? "" : " (basic auth)",
-               config.runtime_endpoint, config.endpoint_auto_detected ? " (auto-detected)" : "");
-  SocketState socket = runtime_socket_state(config.runtime_endpoint);
+               config.node.runtime.endpoint, config.endpoint_auto_detected ? " (auto-detected)" : "");
+  SocketState socket = runtime_socket_state(config.node.runtime.endpoint);
   if (socket == SocketState::kNotAUnixPath || socket == SocketState::kMissing)
     spdlog::warn("no CRI socket at {} yet; relisting keeps trying every {}s",
-                 config.runtime_endpoint, to_seconds(config.relist_period));
+                 config.node.runtime.endpoint, to_seconds(config.node.pleg.relist_period));
   VerdictWatch verdicts(diagnosis, clock, log_transition);
   // A look at the verdict is short and never waits on the runtime: it
-  // shares the node's timer thread.
-  node.add_periodic(kVerdictWatchInterval, [&verdicts] { verdicts.check(); });
-  node.start(/*timers_on_caller=*/true);
+  // shares the quick lane with the host scan.
+  lanes.quick().every(kVerdictWatchInterval, [&verdicts] { verdicts.check(); });
+  node.start(lanes.view());
+  lanes.waiting().start();
   // The one write plegscope makes, to the API server only, and only when asked.
   std::optional<NodeConditionWriter> condition;
   if (config.node_condition) {
-    auto api = api_server_config(node_options(config));
+    auto api = api_server_config(config.node.api_server);
     if (!api) spdlog::warn("--node-condition: not in a cluster (KUBERNETES_SERVICE_HOST and _PORT unset): no writes");
-    condition.emplace(api, config.node_name, node_condition_options(config), diagnosis, node, condition_message);
+    condition.emplace(api, config.node.node_name, config.condition, diagnosis, clock, condition_message);
+    diagnosis.read_condition_from([&condition] { return condition->state(); });
     condition->start();
   }
 
-  // The main thread, otherwise idle until a signal, runs the node's short
-  // periodic jobs (host scan, verdict watch) while it waits for one.
+  // The main thread, otherwise idle until a signal, runs the quick lane
+  // (host scan, verdict watch) while it waits for one.
   int sig = 0;
-  node.run_timers([&](MonoTime next) {
+  lanes.quick().run_here([&](MonoTime next) {
     if (next == MonoTime::max()) return sigwait(&signals, &sig) == 0;
     const auto left = std::max(Duration::zero(), next - clock.monotonic());
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(left);
@@ -103,6 +106,7 @@ int serve(const Config& config) {
   spdlog::info("received signal {}, shutting down", sig);
   if (condition) condition->stop();
   node.stop();
+  lanes.stop();
   http.stop();
   spdlog::info("stopped");
   spdlog::shutdown();

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "common/clock.h"
-#include "http/scrape_error.h"
+#include "scrape/scrape_error.h"
 
 namespace plegscope {
 

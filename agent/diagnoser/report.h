@@ -13,7 +13,7 @@
 #include "diagnoser/culprit.h"
 #include "diagnoser/finding.h"
 #include "diagnoser/node_condition_state.h"
-#include "http/scrape_error.h"
+#include "scrape/scrape_error.h"
 
 namespace plegscope {
 

@@ -10,47 +10,15 @@
 #include "common/clock.h"
 #include "cri/operation_stats.h"
 #include "diagnoser/journal_evidence.h"
-#include "diagnoser/node_condition_state.h"
-#include "http/scrape_error.h"
-#include "kubelet/kubelet_state.h"
 #include "diagnoser/finding.h"
+#include "diagnoser/node_condition_state.h"
 #include "host/host_scanner.h"
-#include "node/node_pressure.h"
+#include "host/node_pressure.h"
+#include "kubelet/kubelet_evidence.h"
 #include "pleg/relist_record.h"
+#include "runtime_metrics/runtime_metrics_evidence.h"
 
 namespace plegscope {
-
-// The kubelet and the runtime's own metrics (issue 18), as last scraped.
-// A reader that is off has an empty endpoint; one that failed has
-// reachable false and its error.
-struct KubeletEvidence {
-  std::string endpoint;  // "" when --kubelet-endpoint is off
-  std::string tls_mode;  // kubelet_tls_mode(): "skip_verify", "ca_file", "system_ca"
-  bool reachable = false;  // the last scrape succeeded
-  ScrapeOutcome outcome;   // why not, when it did not
-  KubeletView view;        // what the samples so far say
-  std::optional<std::string> ready_message;  // the Node's Ready condition, in-cluster only
-  std::optional<ScrapeOutcome> ready_outcome;  // the last get nodes/<node>; nullopt: not in-cluster
-  // The kubelet's run_podsandbox / stop_podsandbox p99 over the last minute.
-  std::map<std::string, double> sandbox_p99_seconds;
-};
-
-struct RuntimeMetricsEvidence {
-  struct InFlight {
-    std::string method;  // "UpdateContainerResources"
-    double count = 0;
-    double seconds = 0;  // since first seen in flight, continuously
-    double completed_since = 0;
-  };
-  std::string endpoint;  // "" when --runtime-metrics-endpoint is off
-  bool reachable = false;
-  ScrapeOutcome outcome;
-  std::string kind;  // "containerd", "crio", "unknown"
-  std::vector<InFlight> in_flight;  // longest first
-  // Network setup/teardown p99 over the last minute, by the runtime's
-  // operation name ("set_up_pod", "sandbox_create_network", "network_setup_pod").
-  std::map<std::string, double> network_p99_seconds;
-};
 
 struct Snapshot {
   std::string node;
@@ -99,10 +67,10 @@ struct Snapshot {
   // Journal: the kubelet's and the runtime's own lines (--journal-path);
   // available false and the reason in error when there is none.
   JournalEvidence journal;
-  // Beside the agent (issue 18): the kubelet's own PLEG and the runtime's metrics.
+  // Beside the agent: the kubelet's own PLEG and the runtime's metrics.
   KubeletEvidence kubelet;
   RuntimeMetricsEvidence runtime_metrics;
-  // Per-pod calls (issue 17): the pod behind each per-pod call in flight and
+  // Per-pod calls: the pod behind each per-pod call in flight and
   // behind the slowest recent ones, resolved from the pods the PLEG inspected.
   struct PodCall {
     std::string op;
@@ -113,7 +81,7 @@ struct Snapshot {
   };
   std::vector<PodCall> pod_calls;  // in flight first (oldest first), then slowest first
 
-  // Host evidence below the CRI (issue 17): the latest periodic scan;
+  // Host evidence below the CRI: the latest periodic scan;
   // nullopt while none ran (the reader is off).
   std::optional<host::HostEvidence> host;
   // When that scan ran: a blocked task's seconds_in_d count back from here.

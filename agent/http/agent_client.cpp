@@ -1,6 +1,6 @@
 #include "http/agent_client.h"
 
-#include "http/http_client.h"
+#include "scrape/http_client.h"
 #include "report/json.h"
 
 namespace plegscope {

@@ -1,6 +1,6 @@
 #pragma once
 // The client side of /diagnose: `plegscope diagnose --url` fetches a running
-// agent's report with libcurl (collectors/http: host names verified), over plain HTTP or TLS, with basic
+// agent's report with libcurl (collectors/scrape: host names verified), over plain HTTP or TLS, with basic
 // auth when given.
 #include <optional>
 #include <string>

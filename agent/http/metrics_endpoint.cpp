@@ -18,7 +18,7 @@ HttpResponse MetricsEndpoint::serve() {
     return response;
   };
   std::unique_lock<std::mutex> lock(mu_);
-  const MonoTime now = node_.clock().monotonic();
+  const MonoTime now = clock_.monotonic();
   // The oldest of the last kStormRenders render starts (the ring's next slot).
   const bool many_renders =
       render_count_ >= kStormRenders && now - render_starts_[render_count_ % kStormRenders] < kStormWindow;
@@ -37,7 +37,7 @@ HttpResponse MetricsEndpoint::serve() {
     }
     rendering_ = true;
     const uint64_t number = ++started_;
-    const MonoTime began = node_.clock().monotonic();
+    const MonoTime began = clock_.monotonic();
     render_starts_[render_count_++ % kStormRenders] = began;
     lock.unlock();
     auto body = std::make_shared<const std::string>(render());

@@ -33,7 +33,8 @@ class MetricsEndpoint {
   static constexpr size_t kStormRenders = 20;
   static constexpr Duration kStormWindow = std::chrono::seconds(1);
 
-  MetricsEndpoint(const Node& node, const DiagnosisService& diagnosis) : node_(node), diagnosis_(diagnosis) {}
+  MetricsEndpoint(const Node& node, const DiagnosisService& diagnosis, const Clock& clock)
+      : node_(node), diagnosis_(diagnosis), clock_(clock) {}
 
   HttpResponse serve();
   uint64_t rendered() const;  // how many texts were built (for tests)
@@ -43,6 +44,7 @@ class MetricsEndpoint {
 
   const Node& node_;
   const DiagnosisService& diagnosis_;
+  const Clock& clock_;
   mutable std::mutex mu_;
   std::condition_variable done_;
   bool rendering_ = false;

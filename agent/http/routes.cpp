@@ -13,13 +13,13 @@ HttpResponse json_response(const nlohmann::json& body) {
 
 }  // namespace
 
-void add_routes(HttpServer& server, const Node& node, const DiagnosisService& diagnosis) {
+void add_routes(HttpServer& server, const Node& node, const DiagnosisService& diagnosis, const Clock& clock) {
   server.route("/", [](const HttpRequest&) {
     return HttpResponse::text(
         200,
         "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events /debug/sizes");
   });
-  auto metrics = std::make_shared<MetricsEndpoint>(node, diagnosis);
+  auto metrics = std::make_shared<MetricsEndpoint>(node, diagnosis, clock);
   server.route("/metrics", [metrics](const HttpRequest&) { return metrics->serve(); });
   server.route("/diagnose", [&diagnosis](const HttpRequest& request) {
     return diagnose_response(diagnosis, request);

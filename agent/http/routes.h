@@ -7,6 +7,6 @@
 
 namespace plegscope {
 
-void add_routes(HttpServer& server, const Node& node, const DiagnosisService& diagnosis);
+void add_routes(HttpServer& server, const Node& node, const DiagnosisService& diagnosis, const Clock& clock);
 
 }  // namespace plegscope

@@ -22,8 +22,13 @@ bool Diagnosis::has_verdict() const {
   return false;
 }
 
-DiagnosisService::DiagnosisService(const Node& node, DiagnosisOptions options)
-    : node_(node), options_(options), thresholds_(thresholds_from(options)) {}
+DiagnosisService::DiagnosisService(const Node& node, const Clock& clock, DiagnosisOptions options)
+    : node_(node), clock_(clock), options_(options), thresholds_(thresholds_from(options)) {}
+
+void DiagnosisService::read_condition_from(std::function<NodeConditionState()> reader) {
+  std::lock_guard<std::mutex> lock(mu_);
+  condition_ = std::move(reader);
+}
 
 bool DiagnosisService::fresh(const Diagnosis& d, MonoTime now, uint64_t relists) const {
   return d.relists == relists && now - d.made_at < options_.max_age;
@@ -36,7 +41,7 @@ std::shared_ptr<const Diagnosis> DiagnosisService::published() const {
 
 std::shared_ptr<const Diagnosis> DiagnosisService::latest() const {
   auto fresh_one = [this](const std::shared_ptr<const Diagnosis>& d) {
-    return d && fresh(*d, node_.clock().monotonic(), node_.relist_count());
+    return d && fresh(*d, clock_.monotonic(), node_.relist_count());
   };
   if (auto d = published(); fresh_one(d)) return d;
   std::lock_guard<std::mutex> making(diagnose_mu_);
@@ -44,6 +49,12 @@ std::shared_ptr<const Diagnosis> DiagnosisService::latest() const {
   auto made = std::make_shared<Diagnosis>();
   made->relists = node_.relist_count();  // before the snapshot: a relist during it makes the next read diagnose
   Snapshot snapshot = node_.snapshot();
+  std::function<NodeConditionState()> condition;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    condition = condition_;
+  }
+  if (condition) snapshot.node_condition = condition();
   made->made_at = snapshot.monotonic;
   made->report = diagnose(snapshot, thresholds_);
   made->confidences = cause_confidences(made->report);

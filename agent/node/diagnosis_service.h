@@ -15,6 +15,7 @@
 // interval, not the relist period.
 #include <prometheus/metric_family.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -44,7 +45,10 @@ struct Diagnosis {
 // Thread-safe.
 class DiagnosisService {
  public:
-  DiagnosisService(const Node& node, DiagnosisOptions options);
+  DiagnosisService(const Node& node, const Clock& clock, DiagnosisOptions options);
+  // Where the acting side's state comes from (the node condition writer's),
+  // read into every snapshot for the report; none: the writer is off.
+  void read_condition_from(std::function<NodeConditionState()> reader);
 
   // The latest diagnosis; made first when a relist completed since the last
   // one or it is older than max_age. Never null.
@@ -59,12 +63,14 @@ class DiagnosisService {
   std::shared_ptr<const Diagnosis> published() const;
 
   const Node& node_;
+  const Clock& clock_;
   const DiagnosisOptions options_;
   const DiagnoserThresholds thresholds_;
   mutable std::mutex diagnose_mu_;  // held while one is made: the others wait and share it
   mutable std::mutex mu_;           // guards the two below, held only to copy them
   mutable std::shared_ptr<const Diagnosis> published_;
   mutable uint64_t diagnoses_ = 0;
+  std::function<NodeConditionState()> condition_;
 };
 
 }  // namespace plegscope

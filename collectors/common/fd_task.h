@@ -24,28 +24,16 @@ class FdTask {
   // Called when fd() was readable or until_due() passed, on the serving
   // thread only.
   virtual void run() = 0;
-};
-
-// The task the calling thread serves while it waits, or nullptr. Set by the
-// thread that owns the task for the length of its loop (ServeOnThisThread);
-// a wait that can watch one more descriptor (an HTTP request's) serves it.
-FdTask* fd_task_of_this_thread();
-
-class ServeOnThisThread {
- public:
-  explicit ServeOnThisThread(FdTask* task);
-  ~ServeOnThisThread();
-  ServeOnThisThread(const ServeOnThisThread&) = delete;
-  ServeOnThisThread& operator=(const ServeOnThisThread&) = delete;
 
  private:
-  FdTask* previous_;
+  friend void serve_task_if_ready(FdTask& task, const pollfd* task_fd);
+  bool running_ = false;  // the serving thread's alone
 };
 
 // Runs the calling thread's task when `task_fd` (the entry for its fd() that
 // the caller put in its poll set, or nullptr) was readable or when it is
-// due. While it runs, the thread serves no task, so a task never re-enters
-// itself through a wait of its own.
+// due. A task that is already running is not run again, so a wait inside
+// its own run() never re-enters it.
 void serve_task_if_ready(FdTask& task, const pollfd* task_fd);
 
 // The longest a wait may block before the task is due, in milliseconds,

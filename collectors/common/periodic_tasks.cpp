@@ -88,7 +88,6 @@ void PeriodicTasks::run_here(const std::function<bool(MonoTime next)>& sleep_unt
 
 void PeriodicTasks::loop() {
   name_this_thread(name_);
-  ServeOnThisThread serving(task_);
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
     lock.unlock();

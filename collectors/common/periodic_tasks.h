@@ -30,9 +30,13 @@ class PeriodicTasks {
   void every(Duration interval, std::function<void()> job);
   // Also serves `task` (fd_task.h) on this thread: between jobs the thread
   // waits on the task's descriptor and deadline as well, and a job that
-  // waits on sockets (an HTTP scrape) serves it from that wait. That wait is
+  // waits on sockets (an HTTP scrape) serves it from that wait when it passes
+  // served_task() to its request. That wait is
   // poll()'s, in real time, whatever the clock. Only before start(); one task.
   void serve(FdTask& task);
+  // The task serve() gave, for a job whose waits should serve it too (it
+  // passes it to its HTTP requests); nullptr when there is none.
+  FdTask* served_task() const { return task_; }
   bool empty() const;
   // Starts the thread, if there is a job.
   void start();

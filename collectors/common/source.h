@@ -29,6 +29,25 @@ struct SourceLanes {
   PeriodicTasks& waiting;
 };
 
+// The two lanes as threads, owned by the process entry point (or a test,
+// which drives them with run_due() and a fake clock instead).
+class Lanes {
+ public:
+  explicit Lanes(const Clock& clock) : quick_("node-timers", clock), waiting_("readers", clock) {}
+  SourceLanes view() { return {quick_, waiting_}; }
+  PeriodicTasks& quick() { return quick_; }
+  PeriodicTasks& waiting() { return waiting_; }
+  // After the sources' owner stopped: each lane ends after the job it runs.
+  void stop() {
+    waiting_.stop();
+    quick_.stop();
+  }
+
+ private:
+  PeriodicTasks quick_;
+  PeriodicTasks waiting_;
+};
+
 // Implementations are thread-safe: evidence() and Collect() are called from
 // the HTTP server's threads while the source's jobs run on the lanes.
 class Source : public prometheus::Collectable {

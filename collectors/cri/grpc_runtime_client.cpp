@@ -102,8 +102,18 @@ std::optional<CallStatus> GrpcRuntimeClient::socket_problem() const {
   return std::nullopt;
 }
 
+namespace {
+
+// A deadline `timeout` from now on gRPC's own monotonic clock: the call's
+// real bound on the wire, whatever the injected clock or a wall-clock step says.
+gpr_timespec deadline_after(Duration timeout) {
+  return gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_nanos(timeout.count(), GPR_TIMESPAN));
+}
+
+}  // namespace
+
 void GrpcRuntimeClient::set_deadline(grpc::ClientContext& ctx) const {
-  ctx.set_deadline(std::chrono::system_clock::now() + options_.request_timeout);
+  ctx.set_deadline(deadline_after(options_.request_timeout));
 }
 
 template <typename Call>
@@ -139,8 +149,7 @@ CallResult<cri::VersionResponse> GrpcRuntimeClient::version() {
 
 CallResult<cri::VersionResponse> GrpcRuntimeClient::version_within(Duration timeout) {
   return unary<cri::VersionResponse>(op::kVersion, [&](auto& ctx, auto& out) {
-    const auto deadline = std::chrono::system_clock::now() + std::min(timeout, options_.request_timeout);
-    if (deadline < ctx.deadline()) ctx.set_deadline(deadline);
+    if (timeout < options_.request_timeout) ctx.set_deadline(deadline_after(timeout));
     cri::VersionRequest req;
     req.set_version("v1");
     return stub_->Version(&ctx, req, &out);

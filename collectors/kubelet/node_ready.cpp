@@ -21,6 +21,15 @@ bool dns_subdomain(const std::string& name) {
   return true;
 }
 
+std::optional<ApiServerConfig> api_server_config(const ApiServerOptions& options) {
+  auto api = in_cluster_api_server(options.host, options.port);
+  if (api) {
+    api->token_file = options.token_file;
+    api->ca_file = options.ca_file;
+  }
+  return api;
+}
+
 ScrapeRequest api_request(const ApiServerConfig& api, const std::string& path) {
   ScrapeRequest request;
   request.url = api.base_url + path;
@@ -29,6 +38,7 @@ ScrapeRequest api_request(const ApiServerConfig& api, const std::string& path) {
   request.connect_timeout = api.connect_timeout;
   request.total_timeout = api.total_timeout;
   request.max_body_bytes = api.max_body_bytes;
+  request.serve_while_waiting = api.serve_while_waiting;
   request.headers.push_back("Accept: application/json");
   return request;
 }

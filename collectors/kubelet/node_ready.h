@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "http/scrape_error.h"
-#include "http/scrape_get.h"
+#include "scrape/scrape_error.h"
+#include "scrape/scrape_get.h"
 
 namespace plegscope {
 
@@ -26,18 +26,35 @@ std::optional<NodeReadyCondition> parse_node_ready(std::string_view node_json, s
 std::optional<NodeReadyCondition> parse_node_condition(std::string_view node_json, const std::string& type,
                                                        std::string* error);
 
+// Where a pod finds its ServiceAccount's credentials: the defaults of every
+// token and CA flag that talks to the kubelet or the API server.
+inline constexpr const char* kServiceAccountTokenFile = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+inline constexpr const char* kServiceAccountCaFile = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+
 struct ApiServerConfig {
   std::string base_url;  // "https://10.96.0.1:443"
-  std::string token_file = "/var/run/secrets/kubernetes.io/serviceaccount/token";
-  std::string ca_file = "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt";
+  std::string token_file = kServiceAccountTokenFile;
+  std::string ca_file = kServiceAccountCaFile;
   std::chrono::milliseconds connect_timeout{2000};
   std::chrono::milliseconds total_timeout{5000};
   size_t max_body_bytes = 4u << 20;
+  FdTask* serve_while_waiting = nullptr;  // HttpRequestOptions'
+};
+
+// The API server as the agent's options give it: KUBERNETES_SERVICE_HOST and
+// _PORT from the environment, --api-server-token-file, --api-server-ca-file.
+struct ApiServerOptions {
+  std::string host;  // empty: not in a cluster
+  std::string port;
+  std::string token_file = kServiceAccountTokenFile;
+  std::string ca_file = kServiceAccountCaFile;
 };
 
 // The in-cluster API server from KUBERNETES_SERVICE_HOST and _PORT (values
 // passed in); nullopt when either is empty. An IPv6 host is bracketed.
 std::optional<ApiServerConfig> in_cluster_api_server(std::string_view host, std::string_view port);
+// The same, with the options' credentials; nullopt outside a cluster.
+std::optional<ApiServerConfig> api_server_config(const ApiServerOptions& options);
 
 // A request to the API server at `path` ("/api/v1/nodes/worker-3") with the
 // config's token, CA, timeouts and body cap; JSON accepted.

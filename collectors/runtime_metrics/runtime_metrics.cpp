@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "http/scrape_get.h"
+#include "scrape/scrape_get.h"
 
 namespace plegscope {
 namespace {
@@ -217,9 +217,9 @@ std::vector<RuntimeInFlightCall> RuntimeMetricsState::in_flight(MonotonicTime no
   return out;
 }
 
-RuntimeMetricsSource::RuntimeMetricsSource(RuntimeMetricsSourceConfig config) : config_(std::move(config)) {}
+RuntimeMetricsScraper::RuntimeMetricsScraper(RuntimeMetricsScrapeConfig config) : config_(std::move(config)) {}
 
-RuntimeMetricsScrape RuntimeMetricsSource::scrape() const {
+RuntimeMetricsScrape RuntimeMetricsScraper::scrape() const {
   RuntimeMetricsScrape out;
   ScrapeResponse response = scrape_get(config_, page_storage_.take());
   out.outcome = response.outcome;

@@ -12,8 +12,8 @@
 #include <string_view>
 #include <vector>
 
-#include "http/scrape_error.h"
-#include "http/scrape_get.h"
+#include "scrape/scrape_error.h"
+#include "scrape/scrape_get.h"
 #include "prom_text/histogram.h"
 
 namespace plegscope {
@@ -91,7 +91,7 @@ class RuntimeMetricsState {
 
 // url is the whole URL: containerd "http://127.0.0.1:1338/v1/metrics"; CRI-O's
 // metrics can require mutual TLS (client_cert_file, client_key_file).
-using RuntimeMetricsSourceConfig = ScrapeRequest;
+using RuntimeMetricsScrapeConfig = ScrapeRequest;
 
 struct RuntimeMetricsScrape {
   ScrapeOutcome outcome;
@@ -99,13 +99,15 @@ struct RuntimeMetricsScrape {
 };
 
 // Thread-safe: holds its config and the last page's storage.
-class RuntimeMetricsSource {
+class RuntimeMetricsScraper {
  public:
-  explicit RuntimeMetricsSource(RuntimeMetricsSourceConfig config);
+  explicit RuntimeMetricsScraper(RuntimeMetricsScrapeConfig config);
+  // A task the scrape's waits serve (the waiting lane's); before scraping.
+  void serve_while_waiting(FdTask* task) { config_.serve_while_waiting = task; }
   RuntimeMetricsScrape scrape() const;
 
  private:
-  const RuntimeMetricsSourceConfig config_;
+  RuntimeMetricsScrapeConfig config_;
   mutable ScrapeBuffer page_storage_;
 };
 

@@ -25,11 +25,11 @@ struct Agent {
   std::unique_ptr<DiagnosisService> diagnosis;
   HttpServer server;
   Agent() {
-    options.runtime_endpoint = "unix:///nonexistent/fuzz-cri.sock";
-    options.proc_path = PLEGSCOPE_SOURCE_DIR "/tests/fixtures/proc/io_pressure";
+    options.runtime.endpoint = "unix:///nonexistent/fuzz-cri.sock";
+    options.host.proc_path = PLEGSCOPE_SOURCE_DIR "/tests/fixtures/proc/io_pressure";
     node = std::make_unique<Node>(options, clock);
-    diagnosis = std::make_unique<DiagnosisService>(*node, DiagnosisOptions{});
-    add_routes(server, *node, *diagnosis);
+    diagnosis = std::make_unique<DiagnosisService>(*node, clock, DiagnosisOptions{});
+    add_routes(server, *node, *diagnosis, clock);
   }
 };
 

@@ -6,7 +6,7 @@
 
 #include "common/go_duration.h"
 #include "http/server.h"
-#include "node/node_pressure.h"
+#include "host/node_pressure.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text(reinterpret_cast<const char*>(data), size);

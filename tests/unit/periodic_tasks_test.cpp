@@ -108,7 +108,18 @@ TEST(PeriodicTasks, ATaskNeverRunsInsideItself) {
   PeriodicTasks tasks("test-readers", clock);
   PipeTask task;
   std::atomic<bool> nested{false};
-  task.on_run = [&] { nested = nested || fd_task_of_this_thread() != nullptr; };
+  // A wait inside the task's own run() that would serve it (due at once).
+  std::atomic<int> depth{0};
+  task.on_run = [&] {
+    if (++depth == 1) {
+      task.due_now = true;
+      serve_task_if_ready(task, nullptr);
+      task.due_now = false;
+    } else {
+      nested = true;
+    }
+    --depth;
+  };
   tasks.serve(task);
   tasks.start();
   task.poke();

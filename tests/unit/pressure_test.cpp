@@ -2,7 +2,7 @@
 // under tests/fixtures/proc (node_exporter style).
 #include <gtest/gtest.h>
 
-#include "node/node_pressure.h"
+#include "host/node_pressure.h"
 
 namespace plegscope {
 namespace {

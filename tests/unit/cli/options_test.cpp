@@ -17,19 +17,19 @@ ParseOutcome parse(std::vector<const char*> args) {
 TEST(CommandLine, DefaultsAreTheKubelets) {
   auto out = parse({"--container-runtime-endpoint", "unix:///x.sock"});
   ASSERT_TRUE(out.config);
-  EXPECT_EQ(out.config->relist_period, std::chrono::seconds(1));
-  EXPECT_EQ(out.config->relist_threshold, std::chrono::minutes(3));
-  EXPECT_EQ(out.config->runtime_request_timeout, std::chrono::minutes(2));
-  EXPECT_EQ(out.config->event_channel_capacity, 1000u);
+  EXPECT_EQ(out.config->node.pleg.relist_period, std::chrono::seconds(1));
+  EXPECT_EQ(out.config->node.pleg.relist_threshold, std::chrono::minutes(3));
+  EXPECT_EQ(out.config->node.runtime.request_timeout, std::chrono::minutes(2));
+  EXPECT_EQ(out.config->node.pleg.event_channel_capacity, 1000u);
   EXPECT_EQ(out.config->listen_address, "0.0.0.0:9547");
   EXPECT_EQ(out.config->command, Config::Command::Serve);
-  EXPECT_EQ(out.config->relist_backoff_max, std::chrono::seconds(10));
+  EXPECT_EQ(out.config->node.pleg.relist_backoff_max, std::chrono::seconds(10));
 }
 
 TEST(CommandLine, RelistBackoffMaxZeroTurnsItOff) {
   auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", "--relist-backoff-max", "0s"});
   ASSERT_TRUE(out.config);
-  EXPECT_EQ(out.config->relist_backoff_max, std::chrono::seconds(0));
+  EXPECT_EQ(out.config->node.pleg.relist_backoff_max, std::chrono::seconds(0));
 }
 
 TEST(CommandLine, BadValuesExit2WithOneLineNamingTheFlag) {
@@ -49,7 +49,7 @@ TEST(CommandLine, BadValuesExit2WithOneLineNamingTheFlag) {
            {{"--relist-backoff-max", "soon"}, "--relist-backoff-max"},
            {{"--no-such-flag"}, "--no-such-flag"},
            {{"diagnose", "--output", "yaml"}, "--output"},
-           // issue 17 (hidden, for fixture trees)
+           // hidden, for fixture trees
            {{"--host-scan-interval", "often"}, "--host-scan-interval"},
            {{"--host-clock-ticks", "-5"}, "--host-clock-ticks"},
            {{"--host-diskstats-before", "/no/such/file"}, "--host-diskstats-before"}}) {
@@ -66,7 +66,7 @@ TEST(CommandLine, EnvironmentVariablesSetFlags) {
   auto out = parse({"--container-runtime-endpoint", "unix:///x.sock"});
   unsetenv("PLEGSCOPE_RELIST_PERIOD");
   ASSERT_TRUE(out.config);
-  EXPECT_EQ(out.config->relist_period, std::chrono::milliseconds(250));
+  EXPECT_EQ(out.config->node.pleg.relist_period, std::chrono::milliseconds(250));
 }
 
 TEST(CommandLine, Subcommands) {
@@ -74,8 +74,8 @@ TEST(CommandLine, Subcommands) {
                     "--container-runtime-endpoint", "/run/x.sock"});
   ASSERT_TRUE(out.config) << out.message;
   EXPECT_EQ(out.config->command, Config::Command::Diagnose);
-  EXPECT_EQ(out.config->diagnose_duration, std::chrono::seconds(3));
-  EXPECT_EQ(out.config->diagnose_output, "json");
+  EXPECT_EQ(out.config->diagnose.duration, std::chrono::seconds(3));
+  EXPECT_EQ(out.config->diagnose.output, "json");
   EXPECT_EQ(parse({"version"}).config->command, Config::Command::Version);
 }
 
@@ -85,42 +85,42 @@ TEST(CommandLine, FlagsBecomeEachRoomsOptions) {
                     "--event-channel-capacity", "7", "--evented-pleg", "false", "--proc-path", "/host/proc",
                     "--node-name", "worker-3", "--hang-threshold", "5s"});
   ASSERT_TRUE(out.config) << out.message;
-  NodeOptions node = node_options(*out.config);
-  EXPECT_EQ(node.runtime_endpoint, "unix:///x.sock");
+  NodeOptions node = out.config->node;
+  EXPECT_EQ(node.runtime.endpoint, "unix:///x.sock");
   EXPECT_EQ(node.node_name, "worker-3");
-  EXPECT_EQ(node.relist_period, std::chrono::seconds(2));
-  EXPECT_EQ(node.relist_threshold, std::chrono::minutes(4));
-  EXPECT_EQ(node.runtime_request_timeout, std::chrono::seconds(30));
-  EXPECT_EQ(node.relist_backoff_max, Duration(0));
-  EXPECT_EQ(node.event_channel_capacity, 7u);
-  EXPECT_EQ(node.evented, EventedMode::Off);
-  EXPECT_EQ(node.proc_path, "/host/proc");
-  EXPECT_EQ(diagnosis_options(*out.config).hang_threshold, std::chrono::seconds(5));
+  EXPECT_EQ(node.pleg.relist_period, std::chrono::seconds(2));
+  EXPECT_EQ(node.pleg.relist_threshold, std::chrono::minutes(4));
+  EXPECT_EQ(node.runtime.request_timeout, std::chrono::seconds(30));
+  EXPECT_EQ(node.pleg.relist_backoff_max, Duration(0));
+  EXPECT_EQ(node.pleg.event_channel_capacity, 7u);
+  EXPECT_EQ(node.pleg.evented, EventedMode::Off);
+  EXPECT_EQ(node.host.proc_path, "/host/proc");
+  EXPECT_EQ(out.config->diagnosis.hang_threshold, std::chrono::seconds(5));
 }
 
-// Issue 17: the host evidence's flags reach the Node.
+// The host evidence's flags reach the Node.
 TEST(CommandLine, HostFlagsBecomeNodeOptions) {
   auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", "--sys-path", "/host/sys", "--runtime-root",
                     "/var/lib/docker", "--hang-threshold", "4s", "--host-clock-ticks", "100",
                     "--host-scan-interval", "2s"});
   ASSERT_TRUE(out.config) << out.message;
-  NodeOptions node = node_options(*out.config);
-  EXPECT_EQ(node.sys_path, "/host/sys");
-  EXPECT_EQ(node.runtime_root, "/var/lib/docker");
+  NodeOptions node = out.config->node;
+  EXPECT_EQ(node.host.sys_path, "/host/sys");
+  EXPECT_EQ(node.host.runtime_root, "/var/lib/docker");
   EXPECT_EQ(node.hang_threshold, std::chrono::seconds(4));  // a call this old triggers a scan
-  EXPECT_EQ(node.clock_ticks_per_second, 100);
-  EXPECT_EQ(node.host_scan_interval, std::chrono::seconds(2));
-  NodeOptions defaults = node_options(*parse({"--container-runtime-endpoint", "unix:///x.sock"}).config);
-  EXPECT_EQ(defaults.sys_path, "/sys");
-  EXPECT_EQ(defaults.runtime_root, "");  // resolved from the daemons seen
-  EXPECT_EQ(defaults.host_scan_interval, std::chrono::seconds(5));
+  EXPECT_EQ(node.host.clock_ticks_per_second, 100);
+  EXPECT_EQ(node.host.interval, std::chrono::seconds(2));
+  NodeOptions defaults = parse({"--container-runtime-endpoint", "unix:///x.sock"}).config->node;
+  EXPECT_EQ(defaults.host.sys_path, "/sys");
+  EXPECT_EQ(defaults.host.runtime_root, "");  // resolved from the daemons seen
+  EXPECT_EQ(defaults.host.interval, std::chrono::seconds(5));
 }
 
 TEST(CommandLine, DiagnoseUrlFlagsBecomeTheClientsOptions) {
   auto out = parse({"diagnose", "--url", "https://10.0.0.3:9547", "--tls-ca-file", "/ca.pem", "--tls-client-cert",
                     "/me.pem", "--basic-auth-user", "alice", "--basic-auth-password", "secret"});
   ASSERT_TRUE(out.config) << out.message;
-  AgentClientOptions client = agent_client_options(*out.config);
+  AgentClientOptions client = out.config->diagnose.client;
   EXPECT_EQ(client.tls_ca_file, "/ca.pem");
   EXPECT_EQ(client.tls_client_cert, "/me.pem");
   EXPECT_EQ(client.basic_auth_user, "alice");
@@ -131,26 +131,26 @@ TEST(CommandLine, DiagnoseUrlFlagsBecomeTheClientsOptions) {
 TEST(CommandLine, JournalFlagsBecomeTheNodesOptions) {
   auto defaults = parse({"--container-runtime-endpoint", "unix:///x.sock"});
   ASSERT_TRUE(defaults.config);
-  NodeOptions d = node_options(*defaults.config);
-  EXPECT_EQ(d.journal_path, "");  // the follower tries /var/log/journal, then /run/log/journal
-  EXPECT_EQ(d.journal_kubelet_unit, "kubelet.service");
-  EXPECT_EQ(d.journal_runtime_units,
+  NodeOptions d = defaults.config->node;
+  EXPECT_EQ(d.journal.journal_path, "");  // the follower tries /var/log/journal, then /run/log/journal
+  EXPECT_EQ(d.journal.units.kubelet_unit, "kubelet.service");
+  EXPECT_EQ(d.journal.units.runtime_units,
             (std::vector<std::string>{"containerd.service", "crio.service", "docker.service"}));
 
   auto out = parse({"--container-runtime-endpoint", "unix:///x.sock", "--journal-path",
                     "/host/var/log/journal", "--journal-kubelet-unit", "snap.kubelite.daemon-kubelite.service",
                     "--journal-runtime-units", "k3s.service"});
   ASSERT_TRUE(out.config) << out.message;
-  NodeOptions node = node_options(*out.config);
-  EXPECT_EQ(node.journal_path, "/host/var/log/journal");
-  EXPECT_EQ(node.journal_kubelet_unit, "snap.kubelite.daemon-kubelite.service");
-  EXPECT_EQ(node.journal_runtime_units, (std::vector<std::string>{"k3s.service"}));
+  NodeOptions node = out.config->node;
+  EXPECT_EQ(node.journal.journal_path, "/host/var/log/journal");
+  EXPECT_EQ(node.journal.units.kubelet_unit, "snap.kubelite.daemon-kubelite.service");
+  EXPECT_EQ(node.journal.units.runtime_units, (std::vector<std::string>{"k3s.service"}));
 
   setenv("PLEGSCOPE_JOURNAL_RUNTIME_UNITS", "containerd.service,cri-o.service", 1);
   auto env = parse({"--container-runtime-endpoint", "unix:///x.sock"});
   unsetenv("PLEGSCOPE_JOURNAL_RUNTIME_UNITS");
   ASSERT_TRUE(env.config) << env.message;
-  EXPECT_EQ(env.config->journal_runtime_units,
+  EXPECT_EQ(env.config->node.journal.units.runtime_units,
             (std::vector<std::string>{"containerd.service", "cri-o.service"}));
 }
 
@@ -172,16 +172,16 @@ TEST(CommandLine, BadJournalUnitsExit2WithOneLine) {
   }
 }
 
-// Issue 18: the kubelet and the runtime's metrics.
+// The kubelet and the runtime's metrics.
 TEST(CommandLine, KubeletEndpointDefaultsToNodeIpElseOff) {
   ::unsetenv("NODE_IP");
   auto off = parse({"--container-runtime-endpoint", "unix:///x.sock"});
   ASSERT_TRUE(off.config);
-  EXPECT_EQ(off.config->kubelet_endpoint, "");
-  EXPECT_EQ(off.config->runtime_metrics_endpoint, "");
-  EXPECT_FALSE(off.config->kubelet_insecure_skip_tls_verify);
-  EXPECT_EQ(off.config->kubelet_token_file, "/var/run/secrets/kubernetes.io/serviceaccount/token");
-  EXPECT_EQ(off.config->kubelet_ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+  EXPECT_EQ(off.config->node.kubelet.endpoint, "");
+  EXPECT_EQ(off.config->node.runtime_metrics.endpoint, "");
+  EXPECT_FALSE(off.config->node.kubelet.insecure_skip_tls_verify);
+  EXPECT_EQ(off.config->node.kubelet.token_file, "/var/run/secrets/kubernetes.io/serviceaccount/token");
+  EXPECT_EQ(off.config->node.kubelet.ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
   ::setenv("NODE_IP", "10.0.0.5", 1);
   auto on = parse({"--container-runtime-endpoint", "unix:///x.sock"});
   ::setenv("NODE_IP", "fd00::5", 1);
@@ -189,9 +189,9 @@ TEST(CommandLine, KubeletEndpointDefaultsToNodeIpElseOff) {
   auto disabled = parse({"--container-runtime-endpoint", "unix:///x.sock", "--kubelet-endpoint", "off"});
   ::unsetenv("NODE_IP");
   ASSERT_TRUE(on.config && v6.config && disabled.config);
-  EXPECT_EQ(on.config->kubelet_endpoint, "https://10.0.0.5:10250");
-  EXPECT_EQ(v6.config->kubelet_endpoint, "https://[fd00::5]:10250");
-  EXPECT_EQ(disabled.config->kubelet_endpoint, "");
+  EXPECT_EQ(on.config->node.kubelet.endpoint, "https://10.0.0.5:10250");
+  EXPECT_EQ(v6.config->node.kubelet.endpoint, "https://[fd00::5]:10250");
+  EXPECT_EQ(disabled.config->node.kubelet.endpoint, "");
 }
 
 TEST(CommandLine, KubeletFlagsReachTheNode) {
@@ -199,13 +199,13 @@ TEST(CommandLine, KubeletFlagsReachTheNode) {
                     "--kubelet-token-file", "/t", "--kubelet-ca-file", "/ca", "--kubelet-insecure-skip-tls-verify",
                     "--kubelet-version", "v1.36.1", "--runtime-metrics-endpoint", "http://127.0.0.1:1338/v1/metrics"});
   ASSERT_TRUE(out.config) << out.message;
-  NodeOptions o = node_options(*out.config);
-  EXPECT_EQ(o.kubelet_endpoint, "https://127.0.0.1:10250");
-  EXPECT_EQ(o.kubelet_token_file, "/t");
-  EXPECT_EQ(o.kubelet_ca_file, "/ca");
-  EXPECT_TRUE(o.kubelet_insecure_skip_tls_verify);
-  EXPECT_EQ(o.kubelet_version, "v1.36.1");
-  EXPECT_EQ(o.runtime_metrics_endpoint, "http://127.0.0.1:1338/v1/metrics");
+  NodeOptions o = out.config->node;
+  EXPECT_EQ(o.kubelet.endpoint, "https://127.0.0.1:10250");
+  EXPECT_EQ(o.kubelet.token_file, "/t");
+  EXPECT_EQ(o.kubelet.ca_file, "/ca");
+  EXPECT_TRUE(o.kubelet.insecure_skip_tls_verify);
+  EXPECT_EQ(o.kubelet.version, "v1.36.1");
+  EXPECT_EQ(o.runtime_metrics.endpoint, "http://127.0.0.1:1338/v1/metrics");
 }
 
 TEST(CommandLine, ApiServerFlagsAndEnvironmentReachTheNode) {
@@ -217,12 +217,12 @@ TEST(CommandLine, ApiServerFlagsAndEnvironmentReachTheNode) {
   ::unsetenv("KUBERNETES_SERVICE_HOST");
   ::unsetenv("KUBERNETES_SERVICE_PORT");
   ASSERT_TRUE(out.config && defaults.config) << out.message;
-  NodeOptions o = node_options(*out.config);
-  EXPECT_EQ(o.api_server_host, "10.96.0.1");
-  EXPECT_EQ(o.api_server_port, "443");
-  EXPECT_EQ(o.api_server_token_file, "/api-token");
-  EXPECT_EQ(o.api_server_ca_file, "/api-ca");
-  EXPECT_EQ(node_options(*defaults.config).api_server_ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+  NodeOptions o = out.config->node;
+  EXPECT_EQ(o.api_server.host, "10.96.0.1");
+  EXPECT_EQ(o.api_server.port, "443");
+  EXPECT_EQ(o.api_server.token_file, "/api-token");
+  EXPECT_EQ(o.api_server.ca_file, "/api-ca");
+  EXPECT_EQ(defaults.config->node.api_server_ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
 }
 
 TEST(CommandLine, BadKubeletValuesExit2NamingTheFlag) {
@@ -242,7 +242,7 @@ TEST(CommandLine, NodeConditionIsOffByDefaultAndItsDurationsReachTheWriter) {
   auto defaults = parse({"--container-runtime-endpoint", "unix:///x.sock"});
   ASSERT_TRUE(defaults.config) << defaults.message;
   EXPECT_FALSE(defaults.config->node_condition);
-  NodeConditionOptions d = node_condition_options(*defaults.config);
+  NodeConditionOptions d = defaults.config->condition;
   EXPECT_EQ(d.policy.hold, std::chrono::seconds(30));
   EXPECT_EQ(d.policy.clear_after, std::chrono::minutes(2));
   EXPECT_EQ(d.policy.heartbeat, std::chrono::minutes(5));
@@ -251,7 +251,7 @@ TEST(CommandLine, NodeConditionIsOffByDefaultAndItsDurationsReachTheWriter) {
                    "--node-condition-heartbeat", "1m"});
   ASSERT_TRUE(on.config) << on.message;
   EXPECT_TRUE(on.config->node_condition);
-  NodeConditionOptions o = node_condition_options(*on.config);
+  NodeConditionOptions o = on.config->condition;
   EXPECT_EQ(o.policy.hold, std::chrono::seconds(0));
   EXPECT_EQ(o.policy.clear_after, std::chrono::seconds(90));
   EXPECT_EQ(o.policy.min_interval, std::chrono::seconds(10));

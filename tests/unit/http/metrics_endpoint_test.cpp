@@ -16,8 +16,8 @@ namespace {
 TEST(MetricsEndpoint, EveryAnswerIsCollectedAfterItsRequestArrived) {
   testing::FakeClock clock;
   Node node(testing::node_without_runtime(), clock);
-  DiagnosisService diagnosis(node, DiagnosisOptions{});
-  MetricsEndpoint endpoint(node, diagnosis);
+  DiagnosisService diagnosis(node, clock, DiagnosisOptions{});
+  MetricsEndpoint endpoint(node, diagnosis, clock);
   HttpResponse first = endpoint.serve();
   EXPECT_EQ(first.status, 200);
   EXPECT_NE(first.content().find("pleg_relist_period_seconds 1"), std::string::npos) << first.content();
@@ -33,8 +33,8 @@ TEST(MetricsEndpoint, EveryAnswerIsCollectedAfterItsRequestArrived) {
 TEST(MetricsEndpoint, ConcurrentScrapesAllGetAText) {
   testing::FakeClock clock;
   Node node(testing::node_without_runtime(), clock);
-  DiagnosisService diagnosis(node, DiagnosisOptions{});
-  MetricsEndpoint endpoint(node, diagnosis);
+  DiagnosisService diagnosis(node, clock, DiagnosisOptions{});
+  MetricsEndpoint endpoint(node, diagnosis, clock);
   std::atomic<int> good{0};
   std::vector<std::thread> scrapers;
   for (int i = 0; i < 8; ++i)
@@ -52,8 +52,8 @@ TEST(MetricsEndpoint, ConcurrentScrapesAllGetAText) {
 TEST(MetricsEndpoint, ScrapesOneAfterAnotherAtAStormsRateShareATextPerTenthOfASecond) {
   testing::FakeClock clock;
   Node node(testing::node_without_runtime(), clock);
-  DiagnosisService diagnosis(node, DiagnosisOptions{});
-  MetricsEndpoint endpoint(node, diagnosis);
+  DiagnosisService diagnosis(node, clock, DiagnosisOptions{});
+  MetricsEndpoint endpoint(node, diagnosis, clock);
   for (int i = 0; i < 200; ++i) ASSERT_EQ(endpoint.serve().status, 200);
   EXPECT_EQ(endpoint.rendered(), MetricsEndpoint::kStormRenders) << "then the last text, younger than 100 ms";
   clock.step(MetricsEndpoint::kStormMaxAge);

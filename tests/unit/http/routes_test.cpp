@@ -13,8 +13,8 @@ namespace {
 
 class RoutesTest : public ::testing::Test {
  protected:
-  RoutesTest() : node_(testing::node_without_runtime(), clock_), diagnosis_(node_, DiagnosisOptions{}) {
-    add_routes(server_, node_, diagnosis_);
+  RoutesTest() : node_(testing::node_without_runtime(), clock_), diagnosis_(node_, clock_, DiagnosisOptions{}) {
+    add_routes(server_, node_, diagnosis_, clock_);
   }
   HttpResponse get(const std::string& path, std::map<std::string, std::string> query = {}) {
     return server_.dispatch({"GET", path, std::move(query)});

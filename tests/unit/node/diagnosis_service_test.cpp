@@ -18,7 +18,7 @@ TEST(DiagnosisService, ScrapesShareOneDiagnosisUntilARelistOrMaxAge) {
   Node node(testing::node_without_runtime(), clock);  // not started: no relist runs by itself
   DiagnosisOptions options;
   options.max_age = std::chrono::seconds(1);
-  DiagnosisService diagnosis(node, options);
+  DiagnosisService diagnosis(node, clock, options);
 
   auto families = diagnosis.collect_metrics();
   ASSERT_EQ(families.size(), 1u);
@@ -53,7 +53,7 @@ TEST(DiagnosisService, AWallClockStepNeverFreezesTheVerdict) {
     Node node(testing::node_without_runtime(), clock);
     DiagnosisOptions options;
     options.max_age = std::chrono::seconds(1);
-    DiagnosisService diagnosis(node, options);
+    DiagnosisService diagnosis(node, clock, options);
     auto first = diagnosis.latest();
     clock.step_wall(wall_step);
     EXPECT_EQ(diagnosis.latest(), first) << "no monotonic time passed: still fresh";
@@ -66,7 +66,7 @@ TEST(DiagnosisService, AWallClockStepNeverFreezesTheVerdict) {
 TEST(DiagnosisService, EveryCauseIdIsExportedEvenWhenAbsent) {
   testing::FakeClock clock;
   Node node(testing::node_without_runtime(), clock);
-  DiagnosisService diagnosis(node, DiagnosisOptions{});
+  DiagnosisService diagnosis(node, clock, DiagnosisOptions{});
   std::set<std::string> exported;
   auto families = diagnosis.collect_metrics();
   for (const auto& metric : families.at(0).metric) exported.insert(metric.label.at(0).value);
@@ -77,7 +77,7 @@ TEST(DiagnosisService, EveryCauseIdIsExportedEvenWhenAbsent) {
 TEST(DiagnosisService, PublishesTheNodesObservationsAndKeepsThemUntilStale) {
   testing::FakeClock clock;
   Node node(testing::node_without_runtime(), clock);
-  DiagnosisService diagnosis(node, DiagnosisOptions{});
+  DiagnosisService diagnosis(node, clock, DiagnosisOptions{});
   auto before = diagnosis.latest();
   EXPECT_EQ(before->report.node, "test");
   EXPECT_FALSE(before->report.healthy) << "no relist has succeeded";

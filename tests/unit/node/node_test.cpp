@@ -75,7 +75,7 @@ TEST(Node, EveryRelistLandsInTheTimelineAndTheCount) {
 TEST(Node, ReadsNodeEvidenceFromTheGivenProcPath) {
   testing::FakeClock clock;
   NodeOptions options = testing::node_without_runtime();
-  options.proc_path = PLEGSCOPE_FIXTURES_DIR "/proc/io_pressure";
+  options.host.proc_path = PLEGSCOPE_FIXTURES_DIR "/proc/io_pressure";
   Node node(options, clock);
   Snapshot s = node.snapshot();
   ASSERT_TRUE(s.pressure);
@@ -83,23 +83,21 @@ TEST(Node, ReadsNodeEvidenceFromTheGivenProcPath) {
   EXPECT_DOUBLE_EQ(*s.pressure->io_some_avg10, 62.35);
 }
 
-// Issue 17: the host scanner runs on the Node's own thread; snapshot()
-// copies its latest evidence and never scans itself.
-TEST(Node, HostEvidenceComesFromItsOwnThreadNotFromSnapshot) {
+// The host scan runs as a job of the quick lane; snapshot() copies its
+// latest evidence and never scans itself.
+TEST(Node, HostEvidenceComesFromItsLaneNotFromSnapshot) {
   testing::FakeClock clock;
   NodeOptions options = testing::node_without_runtime();
-  options.proc_path = PLEGSCOPE_FIXTURES_DIR "/host/zombies_300/proc";
-  options.sys_path = PLEGSCOPE_FIXTURES_DIR "/host/zombies_300/sys";
-  options.clock_ticks_per_second = 100;
+  options.host.proc_path = PLEGSCOPE_FIXTURES_DIR "/host/zombies_300/proc";
+  options.host.sys_path = PLEGSCOPE_FIXTURES_DIR "/host/zombies_300/sys";
+  options.host.clock_ticks_per_second = 100;
   Node node(options, clock);
-  EXPECT_FALSE(node.snapshot().host) << "no scan before start(): snapshot() does not scan";
-  node.start();
-  std::optional<host::HostEvidence> host;
-  for (int i = 0; i < 500 && !host; ++i) {  // the scan thread's first scan, at once on start
-    host = node.snapshot().host;
-    if (!host) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  ASSERT_TRUE(host) << "no host scan within 5 s of start()";
+  Lanes lanes(clock);
+  node.start(lanes.view());
+  EXPECT_FALSE(node.snapshot().host) << "no scan before the lane ran: snapshot() does not scan";
+  lanes.quick().run_due();  // the scan's first run is due at once
+  std::optional<host::HostEvidence> host = node.snapshot().host;
+  ASSERT_TRUE(host) << "no host scan on the quick lane's first run";
   EXPECT_EQ(host->processes.zombies, 303);
   std::set<std::string> names;
   for (const auto& family : node.collect_metrics()) names.insert(family.name);
@@ -107,16 +105,20 @@ TEST(Node, HostEvidenceComesFromItsOwnThreadNotFromSnapshot) {
   EXPECT_EQ(names.count("pleg_host_blocked_processes"), 1u);
   EXPECT_FALSE(node.snapshot().zombie_history.empty());
   node.stop();
+  lanes.stop();
 }
 
 TEST(Node, HostScanOffLeavesTheSnapshotWithout) {
   testing::FakeClock clock;
   NodeOptions options = testing::node_without_runtime();
-  options.host_scan = false;
+  options.host.enabled = false;
   Node node(options, clock);
-  node.start();
+  Lanes lanes(clock);
+  node.start(lanes.view());
+  lanes.quick().run_due();
   EXPECT_FALSE(node.snapshot().host);
   node.stop();
+  lanes.stop();
 }
 
 TEST(Node, MetricsHoldTheRegistryTheTrackerAndTheVerdict) {

@@ -7,8 +7,8 @@ namespace plegscope::testing {
 
 inline NodeOptions node_without_runtime() {
   NodeOptions o;
-  o.runtime_endpoint = "unix:///nonexistent/plegscope-test.sock";
-  o.proc_path = "/nonexistent";
+  o.runtime.endpoint = "unix:///nonexistent/plegscope-test.sock";
+  o.host.proc_path = "/nonexistent";
   o.node_name = "test";
   return o;
 }

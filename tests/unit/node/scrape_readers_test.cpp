@@ -1,8 +1,9 @@
-// Issue 18's readers in the Node: off by default (the snapshot's sections
+// The metrics-page readers in the Node: off by default (the snapshot's sections
 // empty, no up gauge), an unreachable kubelet or runtime-metrics page
 // reported as data without blocking snapshot(), and the recent p99 of a
 // histogram that only grows.
-#include "node/scrape_readers.h"
+#include "kubelet/kubelet_reader.h"
+#include "runtime_metrics/runtime_metrics_reader.h"
 
 #include <gtest/gtest.h>
 
@@ -54,11 +55,11 @@ TEST(ScrapeReaders, UnreachableSourcesAreEvidenceNotFailures) {
   testing::FakeClock clock;
   NodeOptions o = testing::node_without_runtime();
   const std::string base = "http://127.0.0.1:" + std::to_string(closed_port());
-  o.kubelet_endpoint = base;
-  o.kubelet_token_file = "";
-  o.runtime_metrics_endpoint = base + "/v1/metrics";
-  KubeletReader kubelet(o, clock);
-  RuntimeMetricsReader runtime(o);
+  o.kubelet.endpoint = base;
+  o.kubelet.token_file = "";
+  o.runtime_metrics.endpoint = base + "/v1/metrics";
+  KubeletReader kubelet(o.kubelet, api_server_config(o.api_server), o.node_name, clock);
+  RuntimeMetricsReader runtime(o.runtime_metrics, clock);
   kubelet.scrape_now();
   runtime.scrape_now();
   KubeletEvidence k = kubelet.evidence();
@@ -79,9 +80,9 @@ TEST(ScrapeReaders, UnreachableSourcesAreEvidenceNotFailures) {
 TEST(ScrapeReaders, KubeletVersionFlagSetsTheModelWithoutAScrape) {
   testing::FakeClock clock;
   NodeOptions o = testing::node_without_runtime();
-  o.kubelet_endpoint = "http://127.0.0.1:1";
-  o.kubelet_version = "v1.36.0";
-  KubeletReader kubelet(o, clock);
+  o.kubelet.endpoint = "http://127.0.0.1:1";
+  o.kubelet.version = "v1.36.0";
+  KubeletReader kubelet(o.kubelet, api_server_config(o.api_server), o.node_name, clock);
   KubeletEvidence k = kubelet.evidence();
   ASSERT_TRUE(k.view.version);
   EXPECT_EQ(k.view.version->minor, 36);

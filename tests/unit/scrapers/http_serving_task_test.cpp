@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-#include "http/http_client.h"
+#include "scrape/http_client.h"
 #include "pipe_task.h"
 
 namespace plegscope {
@@ -88,8 +88,9 @@ TEST(HttpServingTask, TheTaskRunsWhileTheRequestWaitsForItsAnswer) {
   PipeTask task;
   task.on_run = [&] { server.release(); };  // the answer comes only after the task ran
   task.poke();
-  ServeOnThisThread serving(&task);
-  const HttpResult result = http_get(server.url(), bounded());
+  HttpRequestOptions o = bounded();
+  o.serve_while_waiting = &task;
+  const HttpResult result = http_get(server.url(), o);
   ASSERT_TRUE(result.ok()) << http_error_name(result.error) << ": " << result.error_detail;
   EXPECT_EQ(result.body, "ok");
   EXPECT_EQ(task.runs(), 1);
@@ -100,8 +101,9 @@ TEST(HttpServingTask, ATaskThatComesDueRunsDuringTheRequest) {
   PipeTask task;
   task.on_run = [&] { server.release(); };
   task.due_now = true;  // no fd activity: its deadline alone
-  ServeOnThisThread serving(&task);
-  const HttpResult result = http_get(server.url(), bounded());
+  HttpRequestOptions o = bounded();
+  o.serve_while_waiting = &task;
+  const HttpResult result = http_get(server.url(), o);
   ASSERT_TRUE(result.ok()) << http_error_name(result.error) << ": " << result.error_detail;
   EXPECT_EQ(task.runs(), 1);
 }
@@ -109,8 +111,8 @@ TEST(HttpServingTask, ATaskThatComesDueRunsDuringTheRequest) {
 TEST(HttpServingTask, TheRequestKeepsItsOwnTimeout) {
   HeldServer server;  // never told to answer
   PipeTask task;
-  ServeOnThisThread serving(&task);
   HttpRequestOptions o = bounded();
+  o.serve_while_waiting = &task;
   o.total_timeout = 300ms;
   const HttpResult result = http_get(server.url(), o);
   EXPECT_EQ(result.error, HttpError::timeout) << result.error_detail;

@@ -3,8 +3,8 @@
 #include <string>
 #include <utility>
 
-#include "http/http_client.h"
-#include "http/scrape_get.h"
+#include "scrape/http_client.h"
+#include "scrape/scrape_get.h"
 
 namespace plegscope {
 namespace {

@@ -13,8 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "http/http_client.h"
-#include "kubelet/kubelet_source.h"
+#include "scrape/http_client.h"
+#include "kubelet/kubelet_scraper.h"
 #include "kubelet/kubelet_state.h"
 #include "runtime_metrics/runtime_metrics.h"
 
@@ -37,13 +37,13 @@ int main(int argc, char** argv) {
   std::string kind = argv[1];
   std::string line;
   if (kind == "kubelet" && argc >= 5) {
-    KubeletSourceConfig config;
+    KubeletScrapeConfig config;
     config.url = argv[2];
     config.token_file = argv[3];
     config.ca_file = argv[4];
     config.insecure_skip_verify = argc > 5 && std::string(argv[5]) == "insecure";
     config.total_timeout = std::chrono::milliseconds(3000);
-    KubeletSource source(config);
+    KubeletScraper source(config);
     KubeletState state;
     while (std::getline(std::cin, line)) {
       auto started = std::chrono::steady_clock::now();
@@ -105,9 +105,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (kind == "runtime") {
-    RuntimeMetricsSourceConfig config;
+    RuntimeMetricsScrapeConfig config;
     config.url = argv[2];
-    RuntimeMetricsSource source(config);
+    RuntimeMetricsScraper source(config);
     RuntimeMetricsState state;
     while (std::getline(std::cin, line)) {
       RuntimeMetricsScrape scrape = source.scrape();

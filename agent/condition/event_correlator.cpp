@@ -1,4 +1,4 @@
-#include "node/event_correlator.h"
+#include "condition/event_correlator.h"
 
 #include <cstdio>
 

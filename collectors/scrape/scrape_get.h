@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "http/scrape_error.h"
+#include "common/fd_task.h"
+#include "scrape/scrape_error.h"
 
 namespace plegscope {
 
@@ -26,6 +27,7 @@ struct ScrapeRequest {
   std::chrono::milliseconds total_timeout{5000};
   size_t max_body_bytes = 32u << 20;
   std::vector<std::string> headers;  // extra "Name: value" lines
+  FdTask* serve_while_waiting = nullptr;  // HttpRequestOptions'
 };
 
 struct ScrapeResponse {

@@ -1,4 +1,4 @@
-#include "http/http_client.h"
+#include "scrape/http_client.h"
 
 #include <curl/curl.h>
 
@@ -218,7 +218,7 @@ HttpResult http_send(const std::string& method, const std::string& url, const st
   for (const auto& line : options.headers) add_header(line);
   if (headers) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers.get());
 
-  FdTask* task = fd_task_of_this_thread();
+  FdTask* task = options.serve_while_waiting;
   CURLcode code = task ? perform_serving(h, *task) : curl_easy_perform(h);
   curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &result.status);
   if (code == CURLE_OK) return result;

@@ -2,17 +2,17 @@
 // Fetches the kubelet's /metrics (the adapter at the edge; the parse is
 // parse_kubelet_metrics). The token file is read on every scrape: a
 // projected ServiceAccount token rotates under the agent.
-#include "http/scrape_error.h"
-#include "http/scrape_get.h"
+#include "scrape/scrape_error.h"
+#include "scrape/scrape_get.h"
 #include "kubelet/kubelet_metrics.h"
 
 namespace plegscope {
 
 // url is the kubelet's base URL, "https://10.0.0.5:10250": "/metrics" is appended.
-using KubeletSourceConfig = ScrapeRequest;
+using KubeletScrapeConfig = ScrapeRequest;
 
 // "skip_verify", "ca_file" or "system_ca", for the report's "which mode" line.
-const char* kubelet_tls_mode(const KubeletSourceConfig& config);
+const char* kubelet_tls_mode(const KubeletScrapeConfig& config);
 
 struct KubeletScrape {
   ScrapeOutcome outcome;
@@ -21,14 +21,16 @@ struct KubeletScrape {
 };
 
 // Thread-safe: holds its config and the last page's storage.
-class KubeletSource {
+class KubeletScraper {
  public:
-  explicit KubeletSource(KubeletSourceConfig config);
+  explicit KubeletScraper(KubeletScrapeConfig config);
+  // A task the scrape's waits serve (the waiting lane's); before scraping.
+  void serve_while_waiting(FdTask* task) { config_.serve_while_waiting = task; }
   KubeletScrape scrape() const;
-  const KubeletSourceConfig& config() const { return config_; }
+  const KubeletScrapeConfig& config() const { return config_; }
 
  private:
-  const KubeletSourceConfig config_;
+  KubeletScrapeConfig config_;
   mutable ScrapeBuffer page_storage_;
 };
 

@@ -1,11 +1,11 @@
 // The node condition's state machine on a stepped monotonic time: when it
 // turns True, when it clears, that it never clears before a verdict, and
 // that flapping is rate-limited.
-#include "node/condition_policy.h"
+#include "condition/condition_policy.h"
 
 #include <gtest/gtest.h>
 
-#include "node/event_correlator.h"
+#include "condition/event_correlator.h"
 
 namespace plegscope {
 namespace {

@@ -1,4 +1,4 @@
-#include "node/verdict_transitions.h"
+#include "condition/verdict_transitions.h"
 #include "common/thread_name.h"
 
 #include <algorithm>

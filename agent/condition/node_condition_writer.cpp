@@ -1,4 +1,4 @@
-#include "node/node_condition_writer.h"
+#include "condition/node_condition_writer.h"
 
 #include <spdlog/spdlog.h>
 
@@ -8,21 +8,20 @@ namespace plegscope {
 
 NodeConditionWriter::NodeConditionWriter(std::optional<ApiServerConfig> api, std::string node_name,
                                          NodeConditionOptions options, const DiagnosisService& diagnosis,
-                                         Node& node, ConditionMessage message)
+                                         const Clock& clock, ConditionMessage message)
     : api_(std::move(api)),
       node_name_(std::move(node_name)),
       options_(options),
       diagnosis_(diagnosis),
-      node_(node),
+      clock_(clock),
       message_(std::move(message)),
       policy_(options.policy),
-      thread_("node-condition", node.clock()) {
+      thread_("node-condition", clock) {
   state_.enabled = true;
   if (!api_) {
     state_.outcome = ScrapeOutcome{ScrapeError::unreachable, 0,
                                    "not in a cluster: KUBERNETES_SERVICE_HOST and _PORT are not set"};
   }
-  node_.set_node_condition(state_);
 }
 
 void NodeConditionWriter::start() {
@@ -33,10 +32,14 @@ void NodeConditionWriter::start() {
 
 void NodeConditionWriter::stop() { thread_.stop(); }
 
-void NodeConditionWriter::publish() { node_.set_node_condition(state_); }
+NodeConditionState NodeConditionWriter::state() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return state_;
+}
 
 // Books one call; false when it failed (logged when what went wrong changes).
 bool NodeConditionWriter::call(const ScrapeOutcome& outcome, MonoTime now) {
+  std::lock_guard<std::mutex> lock(state_mu_);
   if (outcome.ok()) {
     if (!state_.reachable && state_.failures > 0) spdlog::info("API server: node condition writes go through again");
     state_.reachable = true;
@@ -62,7 +65,7 @@ bool NodeConditionWriter::call(const ScrapeOutcome& outcome, MonoTime now) {
 
 void NodeConditionWriter::step() {
   if (!api_) return;
-  const Clock& clock = node_.clock();
+  const Clock& clock = clock_;
   const MonoTime now = clock.monotonic();
   if (retry_at_ && now < *retry_at_) return;
   const auto diagnosis = diagnosis_.latest();
@@ -96,10 +99,10 @@ void NodeConditionWriter::step() {
   }
   value.transition = transition_;
   if (!call(patch_node_condition(*api_, node_name_, value), now)) {
-    publish();
     return;
   }
   policy_.confirm(*write, now);
+  std::unique_lock<std::mutex> lock(state_mu_);
   state_.status = write->problem ? "True" : "False";
   state_.reason = value.reason;
   state_.message = value.message;
@@ -108,15 +111,15 @@ void NodeConditionWriter::step() {
   if (write->change != ConditionChange::kHeartbeat)
     spdlog::info("node condition {}={} reason {} on {}", kNodeConditionType, *state_.status, value.reason,
                  node_name_);
+  lock.unlock();
   if (write->change == ConditionChange::kUnhealthy || write->change == ConditionChange::kRecovered ||
       write->change == ConditionChange::kCauseChanged)
     record_event(*write, value.reason, value.message);
-  publish();
 }
 
 void NodeConditionWriter::record_event(const ConditionWrite& write, const std::string& reason,
                                        const std::string& message) {
-  const Clock& clock = node_.clock();
+  const Clock& clock = clock_;
   bool repeat = false;
   NodeEvent event = events_.next(node_name_, write.problem ? "Warning" : "Normal", reason, message, clock.now(),
                                  clock.monotonic(), &repeat);
@@ -129,6 +132,7 @@ void NodeConditionWriter::record_event(const ConditionWrite& write, const std::s
   }
   if (call(outcome, clock.monotonic())) {
     events_.sent(event, clock.monotonic());
+    std::lock_guard<std::mutex> lock(state_mu_);
     state_.events++;
   } else {
     events_.failed(event);

@@ -5,7 +5,7 @@
 // is kept for the log.
 #include <string>
 
-#include "http/http_client.h"
+#include "scrape/http_client.h"
 
 namespace plegscope {
 

@@ -1,6 +1,6 @@
 // One record per change of the verdict's status, none while it holds, and a
 // flapping node rate-limited without losing the fact that it flapped.
-#include "node/verdict_transitions.h"
+#include "condition/verdict_transitions.h"
 
 #include <gtest/gtest.h>
 
@@ -107,7 +107,7 @@ TEST(TransitionLimiter, TheLastStatusIsRecordedEvenIfTheChangeFoundNoToken) {
 TEST(VerdictWatch, HandsTheSinkTheFirstVerdictOnceARelistEndedThenNothingWhileItHolds) {
   testing::FakeClock clock;
   Node node(testing::node_without_runtime(), clock);
-  DiagnosisService diagnosis(node, DiagnosisOptions{});
+  DiagnosisService diagnosis(node, clock, DiagnosisOptions{});
   std::vector<VerdictTransition> seen;
   VerdictWatch watch(diagnosis, clock,
                      [&](const VerdictTransition& t, const Diagnosis& d) {

@@ -1,4 +1,4 @@
-#include "node/node_pressure.h"
+#include "host/node_pressure.h"
 
 #include <dirent.h>
 

@@ -8,15 +8,15 @@
 // call is state for the report, retried with back-off, never fatal, and the
 // relist never waits for it.
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <string>
 
 #include "kubelet/node_condition_api.h"
-#include "node/condition_policy.h"
+#include "condition/condition_policy.h"
+#include "condition/event_correlator.h"
+#include "diagnoser/node_condition_state.h"
 #include "node/diagnosis_service.h"
-#include "node/event_correlator.h"
-#include "node/node.h"
-#include "node/scrape_readers.h"
 
 namespace plegscope {
 
@@ -27,7 +27,7 @@ struct NodeConditionOptions {
 };
 
 // The condition's message for a write: agent/report's words, passed in by
-// the CLI (agent/node has no English).
+// the CLI (agent/condition has no English).
 using ConditionMessage = std::function<std::string(const Report& report, std::optional<CauseId> cause)>;
 
 // Thread-safe: start/stop from one thread; step() is what the thread runs.
@@ -35,26 +35,28 @@ class NodeConditionWriter {
  public:
   // `api` nullopt: not in a cluster; every step says so in the report.
   NodeConditionWriter(std::optional<ApiServerConfig> api, std::string node_name, NodeConditionOptions options,
-                      const DiagnosisService& diagnosis, Node& node, ConditionMessage message);
+                      const DiagnosisService& diagnosis, const Clock& clock, ConditionMessage message);
   ~NodeConditionWriter() { stop(); }
   void start();
   void stop();
   // One step on the calling thread (tests).
   void step();
+  // What it wrote and whether the API server took it, for the report.
+  NodeConditionState state() const;
 
  private:
   bool call(const ScrapeOutcome& outcome, MonoTime now);
   void record_event(const ConditionWrite& write, const std::string& reason, const std::string& message);
-  void publish();
 
   const std::optional<ApiServerConfig> api_;
   const std::string node_name_;
   const NodeConditionOptions options_;
   const DiagnosisService& diagnosis_;
-  Node& node_;
+  const Clock& clock_;
   const ConditionMessage message_;
   ConditionPolicy policy_;
   EventCorrelator events_;
+  mutable std::mutex state_mu_;  // state_ is written by the step, read by the report
   NodeConditionState state_;
   TimePoint transition_{};  // lastTransitionTime of what was written
   int failures_in_a_row_ = 0;

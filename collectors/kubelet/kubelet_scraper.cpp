@@ -1,17 +1,17 @@
-#include "kubelet/kubelet_source.h"
+#include "kubelet/kubelet_scraper.h"
 
 #include <utility>
 
 namespace plegscope {
 
-const char* kubelet_tls_mode(const KubeletSourceConfig& config) {
+const char* kubelet_tls_mode(const KubeletScrapeConfig& config) {
   if (config.insecure_skip_verify) return "skip_verify";
   return config.ca_file.empty() ? "system_ca" : "ca_file";
 }
 
-KubeletSource::KubeletSource(KubeletSourceConfig config) : config_(std::move(config)) {}
+KubeletScraper::KubeletScraper(KubeletScrapeConfig config) : config_(std::move(config)) {}
 
-KubeletScrape KubeletSource::scrape() const {
+KubeletScrape KubeletScraper::scrape() const {
   KubeletScrape out;
   ScrapeRequest request = config_;
   while (!request.url.empty() && request.url.back() == '/') request.url.pop_back();

@@ -1,4 +1,4 @@
-#include "http/scrape_error.h"
+#include "scrape/scrape_error.h"
 
 #include <cerrno>
 #include <cstring>

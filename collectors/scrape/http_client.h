@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "common/fd_task.h"
+
 namespace plegscope {
 
 struct HttpRequestOptions {
@@ -24,6 +26,9 @@ struct HttpRequestOptions {
   size_t max_body_bytes = 16u << 20;
   bool use_environment_proxy = false;  // honour HTTPS_PROXY and friends
   std::vector<std::string> headers;    // extra "Name: value" lines
+  // Served while the request waits (the waiting lane's journal follower),
+  // so that a thread that waits on sockets does the task's work meanwhile.
+  FdTask* serve_while_waiting = nullptr;
 };
 
 enum class HttpError {

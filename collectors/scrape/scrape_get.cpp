@@ -1,4 +1,4 @@
-#include "http/scrape_get.h"
+#include "scrape/scrape_get.h"
 
 #include <utility>
 
@@ -20,6 +20,7 @@ ScrapeResponse scrape_send(const ScrapeRequest& request, const std::string& meth
   options.total_timeout = request.total_timeout;
   options.max_body_bytes = request.max_body_bytes;
   options.headers = request.headers;
+  options.serve_while_waiting = request.serve_while_waiting;
   if (!request.token_file.empty()) {
     std::string error;
     if (!read_token_file(request.token_file, options.bearer_token, error)) {

@@ -1,4 +1,4 @@
-#include "node/condition_policy.h"
+#include "condition/condition_policy.h"
 
 #include <cctype>
 

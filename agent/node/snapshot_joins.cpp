@@ -1,0 +1,126 @@
+// The snapshot's joins across the PLEG and the sources.
+#include "node/snapshot_joins.h"
+
+#include <algorithm>
+
+namespace plegscope {
+namespace {
+
+constexpr size_t kMaxInFlightPodCalls = 20;
+constexpr size_t kMaxSlowPodCalls = 10;
+
+PodRef pod_ref(const CallTarget& target, const std::optional<PodIdentity>& found) {
+  PodRef p;
+  if (found) {
+    p = {found->namespace_, found->name, found->uid, found->sandbox_id, found->container_name};
+  } else if (target.kind == CallTarget::Kind::kSandbox) {
+    p.sandbox_id = target.id;  // a pod not inspected yet: its id is all there is
+  } else if (target.kind == CallTarget::Kind::kPodUid) {
+    p.uid = target.id;
+  }
+  return p;
+}
+
+}  // namespace
+
+std::vector<Snapshot::PodCall> pod_calls(const std::map<std::string, OperationStats>& operations,
+                                         const PodLookup& find_pod) {
+  using Call = std::pair<Snapshot::PodCall, CallTarget>;
+  std::vector<Call> in_flight, done;
+  for (const auto& [op, st] : operations) {
+    for (const auto& call : st.in_flight_calls)
+      if (!call.target.empty()) in_flight.push_back({{op, call.seconds, true, {}, {}}, call.target});
+    for (const auto& sample : st.recent)
+      if (!sample.target.empty()) done.push_back({{op, sample.seconds, false, sample.end, {}}, sample.target});
+  }
+  auto slowest_first = [](const Call& a, const Call& b) { return a.first.seconds > b.first.seconds; };
+  std::stable_sort(in_flight.begin(), in_flight.end(), slowest_first);
+  std::stable_sort(done.begin(), done.end(), slowest_first);
+  if (in_flight.size() > kMaxInFlightPodCalls) in_flight.resize(kMaxInFlightPodCalls);
+  if (done.size() > kMaxSlowPodCalls) done.resize(kMaxSlowPodCalls);
+  in_flight.insert(in_flight.end(), done.begin(), done.end());
+  // Resolve only the calls kept: each lookup takes the directory's lock.
+  std::vector<Snapshot::PodCall> calls;
+  for (auto& [call, target] : in_flight) {
+    call.pod = pod_ref(target, find_pod(target));
+    calls.push_back(std::move(call));
+  }
+  return calls;
+}
+
+std::map<std::string, PodRef> pods_by_sandbox(const host::HostEvidence& evidence, const PodLookup& find_pod) {
+  std::map<std::string, PodRef> pods;
+  auto add = [&](const std::string& sandbox) {
+    if (sandbox.empty() || pods.count(sandbox)) return;
+    CallTarget target{CallTarget::Kind::kSandbox, sandbox};
+    if (auto found = find_pod(target)) pods[sandbox] = pod_ref(target, found);
+  };
+  for (const auto& b : evidence.processes.blocked) add(b.sandbox_id);
+  for (const auto& z : evidence.processes.zombie_parents) add(z.sandbox_id);
+  return pods;
+}
+
+// A shim names its sandbox, a conmon its container (CRI-O's infra container
+// has the sandbox's id). Only pods the runtime still lists count: a helper
+// of a pod gone from the lists is left unmapped, which is what a leak looks like.
+std::map<int64_t, PodRef> shim_pods(const host::HostEvidence& evidence, const PodLookup& find_pod) {
+  std::map<int64_t, PodRef> pods;
+  for (const auto& h : evidence.processes.helpers) {
+    CallTarget target;
+    if (h.role == "shim" && !h.sandbox_id.empty())
+      target = {CallTarget::Kind::kSandbox, h.sandbox_id};
+    else if (h.role == "conmon" && !h.container_id.empty())
+      target = {CallTarget::Kind::kContainer, h.container_id};
+    else
+      continue;
+    auto found = find_pod(target);
+    if (found && found->listed) {
+      PodRef p = pod_ref(target, found);
+      p.container_name.clear();  // the helper serves the pod, not one container
+      pods[h.pid] = std::move(p);
+    }
+  }
+  return pods;
+}
+
+std::map<int64_t, PodRef> zombie_parent_pods(const host::HostEvidence& evidence, const PodLookup& find_pod) {
+  std::map<int64_t, PodRef> pods;
+  for (const auto& z : evidence.processes.zombie_parents) {
+    CallTarget target;
+    if (!z.sandbox_id.empty())
+      target = {CallTarget::Kind::kSandbox, z.sandbox_id};
+    else if (!z.container_id.empty())
+      target = {CallTarget::Kind::kContainer, z.container_id};
+    else if (!z.pod_uid.empty())
+      target = {CallTarget::Kind::kPodUid, z.pod_uid};
+    else
+      continue;
+    PodRef p = pod_ref(target, find_pod(target));
+    p.container_name.clear();
+    pods[z.pid] = std::move(p);
+  }
+  return pods;
+}
+
+JournalEvidence journal_evidence(const JournalStatus& status, const UnitRoles& units,
+                                 const std::vector<RelistRecord>& timeline, TimePoint now) {
+  JournalEvidence j;
+  j.available = status.available;
+  j.path = status.path;
+  j.error = status.error;
+  j.kubelet_unit = units.kubelet_unit;
+  j.runtime_units = units.runtime_units;
+  j.kernel_lines_read = status.kernel_lines_read;
+  j.hung_tasks = status.hung_tasks;
+  j.hung_tasks_total = status.hung_tasks_total;
+  if (status.hung_tasks_suppressed)
+    j.hung_tasks_suppressed_since = TimePoint(std::chrono::microseconds(status.hung_tasks_suppressed_since_usec));
+  j.marks.reserve(status.marks.size());
+  for (const auto& m : status.marks)
+    j.marks.push_back({TimePoint(std::chrono::microseconds(m.realtime_usec)), m.unit,
+                       std::string(mark_kind_name(m.kind)), m.message});
+  summarize_journal_window(j, timeline.empty() ? now : timeline.front().start);
+  return j;
+}
+
+}  // namespace plegscope

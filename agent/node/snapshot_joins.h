@@ -1,0 +1,36 @@
+#pragma once
+// What the snapshot joins across the PLEG and the sources: pure functions
+// of their values and of a pod lookup, tested without a Node.
+#include <functional>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "diagnoser/snapshot.h"
+#include "journal/journal_follower.h"
+#include "pleg/pod_directory.h"
+
+namespace plegscope {
+
+// The PLEG's pod behind a call target (a sandbox, container or pod uid), if
+// it inspected one.
+using PodLookup = std::function<std::optional<PodIdentity>(const CallTarget&)>;
+
+// Per-pod calls in flight (oldest first) and the slowest recent ones, each
+// with its pod; a pod not known yet is named by its id alone.
+std::vector<Snapshot::PodCall> pod_calls(const std::map<std::string, OperationStats>& operations,
+                                         const PodLookup& find_pod);
+// The pods of the sandboxes the host evidence names (helpers in D, zombie parents).
+std::map<std::string, PodRef> pods_by_sandbox(const host::HostEvidence& evidence, const PodLookup& find_pod);
+// The pod each shim or conmon (by pid) serves, among the pods the runtime lists now.
+std::map<int64_t, PodRef> shim_pods(const host::HostEvidence& evidence, const PodLookup& find_pod);
+// The pod of each zombie parent (by pid) the host evidence ties to one.
+std::map<int64_t, PodRef> zombie_parent_pods(const host::HostEvidence& evidence, const PodLookup& find_pod);
+
+// The journal follower's status as the diagnoser reads it, its window counts
+// over the relist timeline's span (from its oldest relist, else `now`), so
+// that counts and relists agree.
+JournalEvidence journal_evidence(const JournalStatus& status, const UnitRoles& units,
+                                 const std::vector<RelistRecord>& timeline, TimePoint now);
+
+}  // namespace plegscope

@@ -1,0 +1,45 @@
+#pragma once
+// The runtime's own metrics page (containerd's [metrics] address, CRI-O's
+// enable_metrics), as a source: scraped every scrape_interval on the
+// waiting lane, bounded by its timeouts. A failed scrape is evidence
+// (reachable false), never fatal.
+#include <mutex>
+#include <optional>
+
+#include "common/source.h"
+#include "runtime_metrics/runtime_metrics.h"
+#include "runtime_metrics/runtime_metrics_evidence.h"
+
+namespace plegscope {
+
+struct RuntimeMetricsOptions {
+  std::string endpoint;  // the whole URL, "http://127.0.0.1:1338/v1/metrics"; "" turns it off
+  Duration scrape_interval = std::chrono::seconds(5);
+};
+
+// Thread-safe.
+class RuntimeMetricsReader final : public SourceOf<RuntimeMetricsEvidence> {
+ public:
+  RuntimeMetricsReader(const RuntimeMetricsOptions& options, const Clock& clock);
+
+  std::string_view name() const override { return "runtime_metrics"; }
+  bool enabled() const override { return scraper_.has_value(); }
+  void start(SourceLanes lanes) override;
+  RuntimeMetricsEvidence evidence() const override;
+  // pleg_runtime_metrics_up, while the reader is on.
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+  void scrape_now();  // one scrape on the calling thread (tests)
+
+ private:
+  const Clock& clock_;
+  std::optional<RuntimeMetricsScraper> scraper_;
+  const Duration interval_;
+  mutable std::mutex mu_;
+  RuntimeMetricsEvidence evidence_;  // all but in_flight
+  bool logged_once_ = false;
+  RuntimeMetricsState state_;
+  HistogramWindow network_;  // network setup/teardown histograms
+};
+
+}  // namespace plegscope

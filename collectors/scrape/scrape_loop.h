@@ -1,0 +1,48 @@
+#pragma once
+// What the readers of other components' metrics pages (the kubelet's, the
+// runtime's) do around each scrape, written once: the outcome booked as
+// evidence and logged only when what went wrong changes, and a minute of
+// histogram samples for a recent p99 of figures that only ever grow.
+#include <deque>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "common/clock.h"
+#include "prom_text/histogram.h"
+#include "scrape/scrape_error.h"
+
+namespace plegscope {
+
+// A reader's record of its page: whether the last scrape went through, and
+// why not. Not thread-safe: its reader's lock guards it.
+struct ScrapeRecord {
+  bool reachable = false;  // the last scrape succeeded
+  ScrapeOutcome outcome;   // why not, when it did not
+};
+
+// Books `outcome` into `record` and logs "<what> at <endpoint>: ..." on the
+// first scrape and whenever the error changes, never on every scrape.
+void record_scrape(const char* what, const std::string& endpoint, const ScrapeOutcome& outcome, bool& logged_once,
+                   ScrapeRecord& record);
+
+// Histograms by name as sampled over the last `window`, oldest first.
+// Not thread-safe: its reader's lock guards it.
+class HistogramWindow {
+ public:
+  explicit HistogramWindow(Duration window = std::chrono::seconds(60)) : window_(window) {}
+  void add(MonoTime now, std::map<std::string, Histogram> sample);
+  // p99 per name over what the window's samples added (recent_p99).
+  std::map<std::string, double> recent_p99() const;
+
+ private:
+  Duration window_;
+  std::deque<std::pair<MonoTime, std::map<std::string, Histogram>>> samples_;
+};
+
+// p99 per name over what changed between the oldest and newest sample; a
+// name with no new observations has none. Pure.
+std::map<std::string, double> recent_p99(const std::map<std::string, Histogram>& oldest,
+                                         const std::map<std::string, Histogram>& newest);
+
+}  // namespace plegscope

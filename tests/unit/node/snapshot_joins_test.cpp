@@ -1,0 +1,52 @@
+// The snapshot's joins as pure functions: the pods behind per-pod calls and
+// behind the host's runtime helpers, resolved through a lookup, no Node.
+#include "node/snapshot_joins.h"
+
+#include <gtest/gtest.h>
+
+namespace plegscope {
+namespace {
+
+PodLookup known_pods() {
+  return [](const CallTarget& target) -> std::optional<PodIdentity> {
+    if (target.id == "sandbox-a" || target.id == "container-a")
+      return PodIdentity{"uid-a", "web-0", "shop", "sandbox-a", target.id == "container-a" ? "app" : "", true};
+    if (target.id == "sandbox-gone") return PodIdentity{"uid-g", "old-0", "shop", "sandbox-gone", "", false};
+    return std::nullopt;
+  };
+}
+
+TEST(SnapshotJoins, PodCallsAreInFlightFirstThenSlowestAndNameTheirPod) {
+  std::map<std::string, OperationStats> ops;
+  OperationStats& status = ops["container_status"];
+  status.in_flight_calls = {{3.0, {CallTarget::Kind::kContainer, "container-a"}},
+                            {12.0, {CallTarget::Kind::kSandbox, "sandbox-unknown"}}};
+  status.recent = {{TimePoint{}, 0.5, GrpcCode::kOk, {CallTarget::Kind::kContainer, "container-a"}},
+                   {TimePoint{}, 0.1, GrpcCode::kOk, {}}};
+  auto calls = pod_calls(ops, known_pods());
+  ASSERT_EQ(calls.size(), 3u) << "a call without a target names no pod and is left out";
+  EXPECT_TRUE(calls[0].in_flight);
+  EXPECT_EQ(calls[0].seconds, 12.0) << "the oldest in flight first";
+  EXPECT_EQ(calls[0].pod.sandbox_id, "sandbox-unknown") << "a pod not inspected yet is named by its id";
+  EXPECT_TRUE(calls[0].pod.name.empty());
+  EXPECT_EQ(calls[1].pod.name, "web-0");
+  EXPECT_EQ(calls[1].pod.container_name, "app");
+  EXPECT_FALSE(calls[2].in_flight);
+}
+
+TEST(SnapshotJoins, ShimsMapOnlyToPodsTheRuntimeStillLists) {
+  host::HostEvidence h;
+  host::HelperProcess listed, gone, runc;
+  listed.pid = 10, listed.role = "shim", listed.sandbox_id = "sandbox-a";
+  gone.pid = 11, gone.role = "shim", gone.sandbox_id = "sandbox-gone";
+  runc.pid = 12, runc.role = "oci_runtime", runc.sandbox_id = "sandbox-a";
+  h.processes.helpers = {listed, gone, runc};
+  auto pods = shim_pods(h, known_pods());
+  ASSERT_EQ(pods.count(10), 1u);
+  EXPECT_EQ(pods[10].name, "web-0");
+  EXPECT_EQ(pods.count(11), 0u) << "a shim of a pod gone from the lists is what a leak looks like: unmapped";
+  EXPECT_EQ(pods.count(12), 0u) << "only shims and conmons serve a pod";
+}
+
+}  // namespace
+}  // namespace plegscope
