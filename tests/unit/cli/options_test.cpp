@@ -222,7 +222,7 @@ TEST(CommandLine, ApiServerFlagsAndEnvironmentReachTheNode) {
   EXPECT_EQ(o.api_server.port, "443");
   EXPECT_EQ(o.api_server.token_file, "/api-token");
   EXPECT_EQ(o.api_server.ca_file, "/api-ca");
-  EXPECT_EQ(defaults.config->node.api_server_ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
+  EXPECT_EQ(defaults.config->node.api_server.ca_file, "/var/run/secrets/kubernetes.io/serviceaccount/ca.crt");
 }
 
 TEST(CommandLine, BadKubeletValuesExit2NamingTheFlag) {
