@@ -237,6 +237,7 @@ Snapshot Node::snapshot() const {
     s.pods_by_sandbox = pods_by_sandbox(*s.host);
     s.shim_pods = shim_pods(*s.host);
     s.zombie_parent_pods = zombie_parent_pods(*s.host);
+    cgroup_v2_view(s);
   }
   return s;
 }

@@ -129,6 +129,8 @@ class Node {
   // Host evidence (issue 17): one long-lived scanner on timers_;
   // snapshot() copies the latest evidence under host_mu_, never scans.
   std::unique_ptr<host::HostScanner> host_scanner_;
+  // The runtime's state and the pod of each cgroup v2 container (node_host.cpp).
+  void cgroup_v2_view(Snapshot& s) const;
   mutable std::mutex host_mu_;
   std::optional<host::HostEvidence> host_evidence_;
   MonoTime host_scanned_{};  // when host_evidence_ was read

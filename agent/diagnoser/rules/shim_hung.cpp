@@ -1,5 +1,6 @@
 // shim_hung: a pod's runtime helper (shim, conmon, runc) or one of its
-// threads has been in uninterruptible sleep (D) for at least the hang
+// threads has been in uninterruptible sleep (D), or in a frozen cgroup v2
+// cgroup (its tasks then sleep in S, as stopped), for at least the hang
 // threshold, or a hung per-pod call belongs to a pod whose helper is in D.
 // Whether it explains runtime_hung is decided in interactions.cpp.
 #include <algorithm>
@@ -97,13 +98,21 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
     }
     Finding::HostProcess process{b->pid,         b->comm,         b->wchan, b->seconds_in_d, 1,
                                  b->sandbox_id, b->wchan_hidden, hung_task_for(c.s, b->pid)};
+    process.frozen_cgroup = b->frozen_cgroup;
+    process.freeze_incomplete = b->freeze_incomplete;
     f.processes.push_back(process);
     set_kernel_stack(f.processes.back(), b->kernel_stack);
     PodRef pod = pod_of(c, b->sandbox_id);
     bool seen = false;
     for (const auto& p : f.pods) seen = seen || (p.sandbox_id == pod.sandbox_id && p.uid == pod.uid);
     if (!seen && !b->sandbox_id.empty()) f.pods.push_back(pod);
-    f.evidence.push_back({"seconds_in_d{pid=" + std::to_string(b->pid) + "}", b->seconds_in_d, hang});
+    // A frozen cgroup v2 task sleeps in S: the same stop, named for what it is.
+    if (b->frozen_cgroup.empty())
+      f.evidence.push_back({"seconds_in_d{pid=" + std::to_string(b->pid) + "}", b->seconds_in_d, hang});
+    else
+      f.evidence.push_back({"seconds_frozen{pid=" + std::to_string(b->pid) + ",cgroup=" + b->frozen_cgroup +
+                                (b->freeze_incomplete ? ",complete=false" : "") + "}",
+                            b->seconds_in_d, hang});
     // The kernel's own report on it: how long it said, and what the frames wait on.
     if (const auto& k = process.hung_task) {
       std::string labels = "pid=" + std::to_string(k->pid);
