@@ -74,6 +74,11 @@ void Node::host_scan_tick() {
   const bool on_demand = hang && !hang_scanned_;
   if (!hang) hang_scanned_ = false;
   if (!on_demand && clock_.monotonic() < next_host_scan_) return;
+  // cgroup v2: the pods with a call in flight get their limits and pressure read.
+  std::set<std::string> watched;
+  for (const auto& call : pod_calls(tracker_.all_stats()))
+    if (call.in_flight && !call.pod.uid.empty()) watched.insert(call.pod.uid);
+  host_scanner_->watch_pods(std::move(watched));
   host::HostEvidence evidence = host_scanner_->scan();
   std::lock_guard<std::mutex> lock(host_mu_);
   zombie_history_.push_back(evidence.processes.zombies);

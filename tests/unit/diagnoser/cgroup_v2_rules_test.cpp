@@ -5,6 +5,7 @@
 // report's cgroup v2 section keeps "unavailable" apart from zero.
 #include <gtest/gtest.h>
 
+#include "diagnoser/cgroup_stalls.h"
 #include "diagnoser/cgroup_v2_view.h"
 #include "report/json.h"
 #include "snapshot_builder.h"
@@ -140,6 +141,48 @@ TEST(CgroupV2Report, AV1HostHasNoSection) {
   b.s.host->cgroup_v2 = {};
   b.s.host->cgroup_v2.mode = "v1";
   EXPECT_FALSE(b.report().host.cgroup_v2);
+}
+
+TEST(CgroupV2Evidence, StallsNameTheUnitAndTheResourceAboveTheMaterialShare) {
+  Snapshot s;
+  s.host = host::HostEvidence{};
+  host::CgroupV2Unit rt;
+  rt.role = "runtime";
+  rt.owner = "containerd";
+  rt.pressure = {{"cpu", 0.5, std::nullopt, 10}, {"io", 6.0, 4.0, 10}, {"memory", std::nullopt, std::nullopt, 0}};
+  s.host->cgroup_v2.units.push_back(rt);
+  host::CgroupV2Unit pod;
+  pod.role = "pod";
+  pod.pod_uid = "uid-web-0";
+  pod.pressure = {{"io", 2.0, 0.0, 10}};
+  s.host->cgroup_v2.units.push_back(pod);
+  DiagnoserThresholds t;
+  Context c(s, t);
+  Finding f = make_finding(CauseId::kRuntimeDiskSlow, Severity::kWarning, 0.5);
+  add_cgroup_stalls(c, f, {"io"});
+  ASSERT_EQ(f.evidence.size(), 2u);
+  EXPECT_EQ(f.evidence[0].signal, "cgroup_stall_share{unit=runtime,owner=containerd,resource=io}");
+  EXPECT_DOUBLE_EQ(f.evidence[0].value, 0.6);
+  EXPECT_EQ(f.evidence[1].signal, "cgroup_stall_share{unit=pod,pod=uid-web-0,resource=io}");
+  Finding cpu = make_finding(CauseId::kRuntimeSlow, Severity::kWarning, 0.5);
+  add_cgroup_stalls(c, cpu, {"cpu", "memory"});
+  EXPECT_TRUE(cpu.evidence.empty()) << "5 % of the interval is no material stall, and no delta yet is none";
+}
+
+TEST(CgroupV2Evidence, ForksRefusedJoinPidExhaustion) {
+  Builder b;
+  b.s.host = host_with_frozen_shim(0);
+  b.s.host->processes.blocked.clear();
+  b.s.host->pid_limits.push_back({"runtime", "containerd", "system.slice/containerd.service", "", 4900, 4915,
+                                  4900.0 / 4915, ""});
+  host::CgroupV2Unit rt;
+  rt.role = "runtime";
+  rt.pids_events_max = 37;
+  b.s.host->cgroup_v2.units.push_back(rt);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kPidExhaustion);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(has_evidence(*c, "cgroup_pids_forks_refused{unit=runtime}"));
 }
 
 }  // namespace
