@@ -242,10 +242,8 @@ void CgroupV2Reader::walk_pod(int pod_dir, const std::string& path, const std::s
   pod.path = path;
   pod.pod_uid = uid;
   read_state(pod_dir, pod);
-  std::string text;
-  // Forks refused are read for every pod; the rest only for the watched.
-  if (!watched && read_cgroup_file(pod_dir, "pids.events", text) == 0)
-    if (auto m = parse_pids_events_max(text)) pod.pids_events_max = *m;
+  // Limits and pressure only for the watched pods (a call in flight): every
+  // pod's freeze state is what the scan cannot do without.
   if (watched) {
     read_limits(pod_dir, pod);
     read_pressure(pod_dir, pod);

@@ -28,8 +28,8 @@ class CgroupV2Reader {
   // One cgroup, `path` relative to the root ("/a/b" and "a/b" alike).
   CgroupV2Unit read_unit(const std::string& role, const std::string& path, Depth depth);
   // Every pod and container under kubepods(.slice): state for all, limits
-  // for each pod, pressure for the pods in `watched` (uids); stopped and
-  // watched pods and stopped containers are added to out.units.
+  // and pressure for the pods in `watched` (uids); stopped and watched pods
+  // and stopped containers are added to out.units.
   void walk_kubepods(CgroupV2Evidence& out, const std::set<std::string>& watched);
   // Drops the PSI history of cgroups not read this scan.
   void end();
