@@ -2,6 +2,7 @@
 // (state, limits, events, pressure), every pod and container under kubepods,
 // and the runtime's processes whose cgroup is frozen. On a v1 host with no
 // v2 hierarchy mounted nothing is read.
+#include <algorithm>
 #include <map>
 
 #include "host/cgroup_pids.h"
@@ -78,17 +79,22 @@ void HostScanner::add_frozen_helpers(HostEvidence& out, ScanState& st) {
     auto path = unified_path(options_.proc_path, h.pid, error);
     if (!path || path->empty()) continue;  // gone, or the root cgroup (never frozen)
     auto it = by_path.find(*path);
-    if (it == by_path.end())
-      it = by_path.emplace(*path, cgroup_v2_.read_unit("helper", *path, CgroupV2Reader::Depth::kState)).first;
-    CgroupV2Unit& unit = it->second;
-    if (!unit.stopped()) continue;
-    if (unit.owner.empty()) {
+    if (it == by_path.end()) {
+      // Its limits and events too (memory.events' high and oom_kill on the
+      // helpers' cgroups), once per cgroup: shims often share the runtime's.
+      it = by_path.emplace(*path, cgroup_v2_.read_unit("helper", *path, CgroupV2Reader::Depth::kLimits)).first;
+      CgroupV2Unit& unit = it->second;
       unit.owner = h.comm;
       if (auto uid = pod_uid_from_cgroup("0::/" + *path)) unit.pod_uid = *uid;
-      if (std::none_of(v2.units.begin(), v2.units.end(),
-                       [&](const CgroupV2Unit& u) { return u.path == unit.path && u.role == "helper"; }))
+      const bool own_unit = std::any_of(v2.units.begin(), v2.units.end(),
+                                        [&](const CgroupV2Unit& u) {
+                                          return u.path == unit.path && (u.role == "runtime" || u.role == "kubelet");
+                                        });
+      if (!own_unit && (unit.stopped() || unit.memory_oom_kill.value_or(0) > 0 || unit.memory_high.value_or(0) > 0))
         v2.units.push_back(unit);
     }
+    const CgroupV2Unit& unit = it->second;
+    if (!unit.stopped()) continue;
     BlockedTask b = blocked_task(st, h, s.stat.starttime, h.pid, h.comm,
                                  options_.proc_path + "/" + std::to_string(h.pid) + "/wchan");
     b.state = s.stat.state;

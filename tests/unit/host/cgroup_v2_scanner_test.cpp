@@ -69,8 +69,9 @@ TEST(CgroupV2Witness, FrozenShimIsBlockedWithItsSandbox) {
   e = scanner.scan();
   ASSERT_EQ(e.processes.blocked.size(), 1u);
   EXPECT_DOUBLE_EQ(e.processes.blocked[0].seconds_in_d, 30);
-  const CgroupV2Unit* helper = unit(e, "helper");
+  const CgroupV2Unit* helper = unit(e, "helper", kPodB);
   ASSERT_TRUE(helper);
+  EXPECT_TRUE(helper->stopped());
   EXPECT_EQ(helper->owner, "containerd-shim");
   EXPECT_EQ(helper->pod_uid, kPodB);
 }
@@ -87,12 +88,26 @@ TEST(CgroupV2Witness, StoppedPodsAndContainersNamedByPod) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->container_id.substr(0, 4), "b2b2");
   EXPECT_FALSE(unit(e, "pod", kPodC));  // nothing wrong with it but its container's process count
-  ASSERT_EQ(e.cgroup_v2.containers.size(), 3u);
+  ASSERT_EQ(e.cgroup_v2.containers.size(), 4u);  // and pod C's conmon scope
   for (const auto& k : e.cgroup_v2.containers) {
-    if (k.pod_uid == kPodC) EXPECT_EQ(k.populated, std::optional<bool>(false));
+    if (k.pod_uid == kPodC) EXPECT_EQ(k.populated, std::optional<bool>(k.kind == "conmon"));
     if (k.pod_uid == kPodA) EXPECT_EQ(k.populated, std::optional<bool>(true));
     EXPECT_EQ(k.stopped, k.pod_uid == kPodB);
   }
+}
+
+TEST(CgroupV2Witness, AHelpersOwnCgroupWithOomKillsIsListed) {
+  HostScanner scanner(tree(kTrees + "v2_systemd_frozen_shim"));
+  HostEvidence e = scanner.scan();
+  const CgroupV2Unit* conmon = nullptr;
+  for (const auto& u : e.cgroup_v2.units)
+    if (u.role == "helper" && u.owner == "conmon") conmon = &u;
+  ASSERT_TRUE(conmon);
+  EXPECT_EQ(conmon->pod_uid, kPodC);
+  EXPECT_EQ(conmon->memory_oom_kill, std::optional<uint64_t>(2));
+  EXPECT_FALSE(conmon->stopped());
+  for (const auto& u : e.cgroup_v2.units)  // the runtime's unit is not listed again as a helper's
+    EXPECT_FALSE(u.role == "helper" && u.path == "system.slice/containerd.service");
 }
 
 TEST(CgroupV2Witness, RuntimeKubeletAndKubepodsLimits) {
