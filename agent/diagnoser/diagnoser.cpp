@@ -6,6 +6,7 @@
 
 #include "common/quantile.h"
 #include "diagnoser/advice.h"
+#include "diagnoser/cgroup_v2_view.h"
 #include "diagnoser/context.h"
 #include "diagnoser/event_lag_window.h"
 #include "diagnoser/forecast.h"
@@ -140,6 +141,8 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
       if (helper.pid == b.pid) e.threads = helper.threads;
     e.hung_task = hung_task_for(s, b.pid);
     if (!b.kernel_stack.empty()) e.kernel_stack = kernel_stack_report(b);
+    e.frozen_cgroup = b.frozen_cgroup;
+    e.freeze_incomplete = b.freeze_incomplete;
     h.processes.blocked.push_back(std::move(e));
   }
   h.processes.zombies = p.zombies;
@@ -170,6 +173,7 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
     h.runtime_disk.utilization = d->utilization;
   }
   if (!s.host->runtime_disk.unreadable.empty()) h.runtime_disk.error = s.host->runtime_disk.unreadable;
+  fill_cgroup_v2(s, h);
 }
 
 void fill_figures(const Snapshot& s, const Context& c, Report& report) {

@@ -170,6 +170,10 @@ struct Finding {
     std::string kernel_frame{};
     std::string kernel_class{};
     std::vector<std::string> kernel_stack{};  // for tells_more between its tasks
+    // Blocked: stopped by a frozen cgroup v2 cgroup (this path) rather than
+    // in D; freeze_incomplete when the freeze was asked and never completed.
+    std::string frozen_cgroup{};
+    bool freeze_incomplete = false;
   };
   std::vector<HostProcess> processes;  // blocked helpers, or zombie parents
   int64_t zombies = 0;

@@ -142,6 +142,10 @@ struct HostReport {
       std::string frame_class;          // "freezer", "storage", ... ("" when none matches)
     };
     std::optional<KernelStack> kernel_stack{};
+    // Stopped by a frozen cgroup v2 cgroup (state S), not in D: that cgroup,
+    // and whether its freeze never completed (cgroup.freeze 1, frozen 0).
+    std::string frozen_cgroup{};
+    bool freeze_incomplete = false;
   };
   struct ZombieParent {
     int64_t pid = 0;
@@ -203,6 +207,42 @@ struct HostReport {
   // The kernel stopped reporting hung tasks then (kernel.hung_task_warnings
   // ran out): a hang since then goes unreported.
   std::optional<TimePoint> hung_tasks_suppressed_since;
+  // cgroup v2's own view of the node (host/cgroup_v2_evidence.h); absent on
+  // a v1 host with no v2 hierarchy mounted.
+  struct CgroupV2 {
+    std::string mode;    // "unified" or "hybrid"
+    std::string root;
+    std::string driver;  // "systemd", "cgroupfs", "" (no kubepods)
+    int64_t pods_read = 0;
+    struct Stall {
+      std::string resource;  // "cpu", "io", "memory"
+      std::optional<double> some_seconds, full_seconds;
+      double interval_seconds = 0;
+    };
+    // The runtime's, the kubelet's and kubepods' cgroups, then those stopped
+    // (frozen or freezing) or watched (a pod with a pending call).
+    struct Unit {
+      std::string role, path, owner, pod_uid, pod, container_id;
+      std::optional<bool> populated, frozen, freeze;
+      std::optional<int64_t> pids_current, pids_max;
+      std::optional<uint64_t> pids_events_max, pids_events_local_max, memory_high, memory_oom_kill,
+          nr_dying_descendants;
+      std::vector<Stall> pressure;
+      std::vector<std::string> unavailable;  // files this kernel lacks: no figure, not zero
+      std::optional<std::string> error;
+    };
+    std::vector<Unit> units;
+    // A container whose cgroup disagrees with the runtime's list:
+    // "running_without_process" or "exited_with_processes".
+    struct Divergence {
+      std::string kind, container_id, pod_uid, pod, runtime_state, path;
+    };
+    std::vector<Divergence> divergences;
+    // false while the PLEG's records were busy (a relist running): not compared.
+    bool divergence_checked = false;
+    int64_t containers = 0;  // container cgroups read
+  };
+  std::optional<CgroupV2> cgroup_v2;
 };
 
 // The /diagnose JSON's contract version (docs/report.schema.json): raised

@@ -97,6 +97,12 @@ struct Snapshot {
   // The pod of each zombie parent (by pid) the host evidence ties to one,
   // where the PLEG knows it; uid or sandbox id alone where it does not.
   std::map<int64_t, PodRef> zombie_parent_pods;
+  // The runtime's state of each container cgroup v2 lists
+  // (host->cgroup_v2.containers, same order): "running", "exited",
+  // "created", "unknown", "" when not listed; nullopt while a relist ran.
+  std::optional<std::vector<std::string>> cgroup_container_states;
+  // The pods (by uid) the cgroup v2 evidence names, where the PLEG knows them.
+  std::map<std::string, PodRef> cgroup_pods;
 };
 
 }  // namespace plegscope

@@ -29,7 +29,9 @@ Node::Node(NodeOptions options, const Clock& clock)
                                   &pleg_.directory()}),
       runtime_info_(client_, options_.runtime.endpoint),
       pressure_(options_.host.proc_path),
-      host_(options_.host, clock, [this] { return tracker_.oldest_in_flight_seconds(); }, options_.hang_threshold),
+      host_(options_.host, clock,
+            CallsInFlight{[this] { return tracker_.oldest_in_flight_seconds(); }, [this] { return pods_in_flight(); }},
+            options_.hang_threshold),
       journal_(options_.journal, clock),
       kubelet_(options_.kubelet, api_server_config(options_.api_server), options_.node_name, clock),
       runtime_metrics_(options_.runtime_metrics, clock),
@@ -159,8 +161,16 @@ Snapshot Node::snapshot() const {
     s.pods_by_sandbox = pods_by_sandbox(*s.host, find_pod);
     s.shim_pods = shim_pods(*s.host, find_pod);
     s.zombie_parent_pods = zombie_parent_pods(*s.host, find_pod);
+    join_cgroup_v2(s, find_pod, [this](const auto& uid_ids) { return pleg_.container_states(uid_ids); });
   }
   return s;
+}
+
+std::set<std::string> Node::pods_in_flight() const {
+  std::set<std::string> uids;
+  for (const auto& call : pod_calls(tracker_.all_stats(), [this](const CallTarget& t) { return pleg_.find_pod(t); }))
+    if (call.in_flight && !call.pod.uid.empty()) uids.insert(call.pod.uid);
+  return uids;
 }
 
 std::vector<PodStatus> Node::pods() const { return cache_.snapshot(); }

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <memory>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -80,6 +81,8 @@ class Node {
   void consume_events();
   void follow_kubelet_model(const KubeletView& view);
   std::vector<prometheus::MetricFamily> computed_families() const;
+  // The pods with a CRI call in flight, for the host scan's cgroup v2 reads.
+  std::set<std::string> pods_in_flight() const;
 
   const NodeOptions options_;
   const Clock& clock_;

@@ -102,6 +102,22 @@ std::map<int64_t, PodRef> zombie_parent_pods(const host::HostEvidence& evidence,
   return pods;
 }
 
+void join_cgroup_v2(Snapshot& s, const PodLookup& find_pod, const ContainerStates& states) {
+  const auto& v2 = s.host->cgroup_v2;
+  std::vector<std::pair<std::string, std::string>> ids;
+  for (const auto& c : v2.containers) ids.emplace_back(c.pod_uid, c.id);
+  if (!ids.empty()) s.cgroup_container_states = states(ids);
+  auto add = [&](const std::string& uid) {
+    if (uid.empty() || s.cgroup_pods.count(uid)) return;
+    CallTarget target{CallTarget::Kind::kPodUid, uid};
+    if (auto found = find_pod(target)) s.cgroup_pods[uid] = pod_ref(target, found);
+  };
+  for (const auto& u : v2.units) add(u.pod_uid);
+  if (s.cgroup_container_states)
+    for (size_t i = 0; i < v2.containers.size(); ++i)
+      if (!(*s.cgroup_container_states)[i].empty()) add(v2.containers[i].pod_uid);
+}
+
 JournalEvidence journal_evidence(const JournalStatus& status, const UnitRoles& units,
                                  const std::vector<RelistRecord>& timeline, TimePoint now) {
   JournalEvidence j;

@@ -27,6 +27,14 @@ std::map<int64_t, PodRef> shim_pods(const host::HostEvidence& evidence, const Po
 // The pod of each zombie parent (by pid) the host evidence ties to one.
 std::map<int64_t, PodRef> zombie_parent_pods(const host::HostEvidence& evidence, const PodLookup& find_pod);
 
+// The runtime's state of each (pod uid, container or sandbox id) at the last
+// relist, "" where it lists none; nullopt while a relist runs.
+using ContainerStates = std::function<std::optional<std::vector<std::string>>(
+    const std::vector<std::pair<std::string, std::string>>& uid_ids)>;
+// The cgroup v2 containers' runtime states (populated against what the
+// runtime lists) and the pods of the cgroups the host scan names.
+void join_cgroup_v2(Snapshot& s, const PodLookup& find_pod, const ContainerStates& states);
+
 // The journal follower's status as the diagnoser reads it, its window counts
 // over the relist timeline's span (from its oldest relist, else `now`), so
 // that counts and relists agree.

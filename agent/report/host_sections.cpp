@@ -33,7 +33,10 @@ std::string blocked_text(const HostReport::Blocked& b) {
     tasks = " (" + std::to_string(b.tasks_in_d) + (b.threads > 0 ? " of " + std::to_string(b.threads) : "") +
             (b.threads == 1 ? " thread" : " threads") + " in D)";
   std::string where;
-  if (b.wchan_hidden.empty() && !b.wchan.empty() && b.wchan != "0")
+  if (!b.frozen_cgroup.empty())
+    where = std::string(b.freeze_incomplete ? "freezing (never completes)" : "frozen") + " in cgroup v2 " +
+            b.frozen_cgroup + (b.wchan.empty() || b.wchan == "0" ? "" : " at " + b.wchan);
+  else if (b.wchan_hidden.empty() && !b.wchan.empty() && b.wchan != "0")
     where = "at " + b.wchan;
   else if (b.wchan_hidden == "missing_capabilities")
     where = "wchan hidden (reads 0: without CAP_SYS_PTRACE plegscope lacks capabilities this process holds)";
@@ -162,7 +165,8 @@ std::optional<std::string> stuck_pod_line(const Report& r) {
                                                                                  short_id(helper->sandbox_id) + ")");
   }
   if (helper && (!call || call->sandbox_id == helper->sandbox_id))
-    line += (call ? "; its " : ": its ") + helper->comm + " (pid " + std::to_string(helper->pid) + ") in D" +
+    line += (call ? "; its " : ": its ") + helper->comm + " (pid " + std::to_string(helper->pid) + ")" +
+            (helper->frozen_cgroup.empty() ? " in D" : " frozen") +
             (helper->wchan_hidden.empty() && !helper->wchan.empty() && helper->wchan != "0" ? " at " + helper->wchan
                                                                                              : "");
   return line;
@@ -212,6 +216,7 @@ void host_text(const Report& r, std::ostream& out) {
       if (s.pod.empty() && shown++ < kUnmappedShown) out << "    unmapped: " << unmapped_shim(s) << "\n";
     if (shown > kUnmappedShown) out << "    ... and " << shown - kUnmappedShown << " more unmapped\n";
   }
+  out << cgroup_v2_text(h);
   if (!h.pid_limits.empty()) {
     out << "  pid limits:";
     for (const auto& l : h.pid_limits) out << " " << limit_text(l) << ";";

@@ -10,6 +10,8 @@
 namespace plegscope {
 
 void host_text(const Report& report, std::ostream& out);
+// The cgroup v2 lines of the host section ("" on a v1 host): cgroup_v2_text.cpp.
+std::string cgroup_v2_text(const HostReport& host);
 std::string host_html(const Report& report);
 
 // The pod that holds the node, when a hang cause is named: the pod of a

@@ -158,6 +158,10 @@ static void to_json(json& j, const HostReport::Blocked& b) {
        {"wchan_hidden", b.wchan_hidden}, {"seconds", b.seconds}, {"tid", b.tid},     {"tasks_in_d", b.tasks_in_d},
        {"threads", b.threads}, {"sandbox_id", b.sandbox_id}, {"pod", b.pod}, {"hung_task", b.hung_task}};
   if (b.kernel_stack) to_json(j["kernel_stack"], *b.kernel_stack);
+  if (!b.frozen_cgroup.empty()) {
+    j["frozen_cgroup"] = b.frozen_cgroup;
+    j["freeze_incomplete"] = b.freeze_incomplete;
+  }
 }
 static void from_json(const json& j, HostReport::Blocked& b) {
   HostReport::Blocked d;
@@ -172,6 +176,8 @@ static void from_json(const json& j, HostReport::Blocked& b) {
   b.threads = j.value("threads", d.threads);
   b.sandbox_id = j.value("sandbox_id", d.sandbox_id);
   b.pod = j.value("pod", d.pod);
+  b.frozen_cgroup = j.value("frozen_cgroup", d.frozen_cgroup);
+  b.freeze_incomplete = j.value("freeze_incomplete", d.freeze_incomplete);
   if (j.contains("hung_task") && j["hung_task"].is_object()) b.hung_task = j["hung_task"].get<KernelHungTask>();
   if (j.contains("kernel_stack") && j["kernel_stack"].is_object()) {
     HostReport::Blocked::KernelStack k;
@@ -189,8 +195,18 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Processes, helpers, 
                                                 zombie_parents, shims, shims_total, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::PidLimit, scope, current, max)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::Disk, device, mount, latency_ms, utilization, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::CgroupV2::Stall, resource, some_seconds, full_seconds,
+                                                interval_seconds)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::CgroupV2::Unit, role, path, owner, pod_uid, pod,
+                                                container_id, populated, frozen, freeze, pids_current, pids_max,
+                                                pids_events_max, pids_events_local_max, memory_high, memory_oom_kill,
+                                                nr_dying_descendants, pressure, unavailable, error)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::CgroupV2::Divergence, kind, container_id, pod_uid, pod,
+                                                runtime_state, path)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport::CgroupV2, mode, root, driver, pods_read, containers, units,
+                                                divergences, divergence_checked)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostReport, reachable, error, processes, pid_limits, runtime_disk,
-                                                hung_tasks, hung_tasks_suppressed_since)
+                                                hung_tasks, hung_tasks_suppressed_since, cgroup_v2)
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Runtime, endpoint, name, version,
                                                 operations, slowest_pods)

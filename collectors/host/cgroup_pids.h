@@ -16,6 +16,12 @@ struct CgroupPaths {
 // nullopt when a line is malformed or no line names a path.
 std::optional<CgroupPaths> parse_proc_cgroup(std::string_view text);
 
+// A process's cgroup path as the host's root sees it. Under a private
+// cgroup namespace (the default for pods on cgroup v2) a host process reads
+// "/../../system.slice/containerd.service"; the ".." parts are dropped
+// (runtime daemons sit at the top of the tree). No leading '/'.
+std::string strip_cgroup_namespace_dots(std::string path);
+
 // pids.max: a count, or "max" (no limit: limit is nullopt).
 struct PidsMax {
   std::optional<int64_t> limit;

@@ -1,5 +1,7 @@
 #include "host/host_scanner.h"
 
+#include "common/clock.h"
+
 #include <dirent.h>
 #include <time.h>
 #include <unistd.h>
@@ -8,6 +10,7 @@
 #include <unordered_map>
 
 #include "host/host_files.h"
+#include "host/host_scan_state.h"
 #include "host/pod_cgroup.h"
 #include "host/process_stat.h"
 
@@ -49,11 +52,6 @@ std::optional<ProcessCreds> read_creds(const std::string& status_path) {
 // shallow, and a loop in a racing read must end.
 constexpr int kMaxAncestry = 32;
 
-// A runtime process as the scan saw it, before cmdline answers come back.
-struct Seen {
-  ProcessStat stat;
-  RuntimeRole role;
-};
 
 }  // namespace
 
@@ -74,8 +72,9 @@ std::string resolve_runtime_root(const std::vector<std::string>& daemon_comms,
 
 HostScanner::HostScanner(HostScanOptions options, MonotonicNow now)
     : options_(std::move(options)),
-      now_(std::move(now)),
-      ticks_(options_.clock_ticks_per_second > 0 ? options_.clock_ticks_per_second : ::sysconf(_SC_CLK_TCK)) {
+      now_(now ? std::move(now) : MonotonicNow([] { return SystemClock().monotonic(); })),
+      ticks_(options_.clock_ticks_per_second > 0 ? options_.clock_ticks_per_second : ::sysconf(_SC_CLK_TCK)),
+      cgroup_v2_(options_.sys_path) {
   if (options_.cmdline == HostScanOptions::Cmdline::kOffThread)
     cmdline_ = std::make_unique<CmdlineReader>(options_.proc_path, options_.cmdline_options);
 }
@@ -88,28 +87,52 @@ void HostScanner::set_previous_diskstats(std::vector<DiskCounters> sample, Stead
   previous_disk_at_ = taken;
 }
 
+void HostScanner::watch_pods(std::set<std::string> uids) {
+  std::lock_guard<std::mutex> lock(mu_);
+  watched_pods_ = std::move(uids);
+}
+
 HostEvidence HostScanner::scan() {
   std::lock_guard<std::mutex> lock(mu_);
   HostEvidence out;
+  ScanState st;
+  st.now = now_();
+  if (FileText f = read_small_file(options_.proc_path + "/uptime", 256); f.ok) st.uptime = parse_uptime(f.text);
+  if (!read_processes(out, st)) {
+    out.runtime_disk.unreadable = "process scan failed";
+    scan_pid_limits(out, {});
+    scan_cgroup_v2(out, st);
+    return out;
+  }
+  resolve_helpers(out, st);
+  scan_blocked(out, st);
+  std::vector<std::string> daemon_comms;
+  for (const auto& s : st.runtime)
+    if (s.role == RuntimeRole::kDaemon) {
+      st.daemons.emplace_back(s.stat.pid, s.stat.comm);
+      daemon_comms.push_back(s.stat.comm);
+    }
+  scan_cgroup_v2(out, st);
+  first_seen_in_d_ = std::move(st.still_in_d);
+  std::stable_sort(out.processes.blocked.begin(), out.processes.blocked.end(),
+                   [](const BlockedTask& a, const BlockedTask& b) { return a.seconds_in_d > b.seconds_in_d; });
+  read_kernel_stacks(out);
+  scan_zombie_parents(out, st);
+  scan_pid_limits(out, st.daemons);
+  scan_disk(out, daemon_comms);
+  return out;
+}
+
+// One stat read per process: counts, zombies by parent, and the runtime's
+// processes. false when <proc> cannot be listed.
+bool HostScanner::read_processes(HostEvidence& out, ScanState& st) {
   auto& procs = out.processes;
   const std::string& proc = options_.proc_path;
-  const SteadyTime now = now_();
-
-  std::optional<double> uptime;
-  if (FileText f = read_small_file(proc + "/uptime", 256); f.ok) uptime = parse_uptime(f.text);
-
   DIR* dir = ::opendir(proc.c_str());
   if (!dir) {
     procs.unreadable = "cannot list " + proc;
-    out.runtime_disk.unreadable = "process scan failed";
-    scan_pid_limits(out, {});
-    return out;
+    return false;
   }
-  std::vector<Seen> runtime;
-  std::unordered_map<int64_t, int64_t> zombies_by_parent;
-  std::unordered_map<int64_t, int64_t> parent_of;  // every process's ppid: zombie parents' pods
-  // Parents' comms, looked up only once zombies were seen.
-  std::vector<std::pair<int64_t, std::string>> comms;
   int64_t malformed = 0;
   std::string path;
   char buffer[2048];  // a stat line is ~300 bytes, at most ~1.1 KiB
@@ -124,26 +147,30 @@ HostEvidence HostScanner::scan() {
       continue;
     }
     ++procs.total;
-    parent_of[stat->pid] = stat->ppid;
+    st.parent_of[stat->pid] = stat->ppid;
     procs.threads += stat->num_threads;
     if (stat->state == 'D') ++procs.in_d;
     if (stat->state == 'Z') {
       ++procs.zombies;
-      ++zombies_by_parent[stat->ppid];
+      ++st.zombies_by_parent[stat->ppid];
     }
     RuntimeRole role = runtime_role(stat->comm);
-    if (role != RuntimeRole::kNone && stat->state != 'Z') runtime.push_back({*stat, role});
-    comms.emplace_back(stat->pid, std::move(stat->comm));
+    if (role != RuntimeRole::kNone && stat->state != 'Z') st.runtime.push_back({*stat, role});
+    st.comms.emplace_back(stat->pid, std::move(stat->comm));
   }
   ::closedir(dir);
   if (procs.total == 0)
     procs.unreadable = malformed ? "every <pid>/stat under " + proc + " is malformed" : "no process under " + proc;
   else if (malformed)
     procs.unreadable = std::to_string(malformed) + " malformed <pid>/stat file(s) skipped";
+  return true;
+}
 
-  // Which sandbox or container each helper serves (off-thread, bounded).
+// Which sandbox or container each helper serves (off-thread, bounded).
+void HostScanner::resolve_helpers(HostEvidence& out, ScanState& st) {
+  auto& procs = out.processes;
   std::vector<CmdlineRequest> requests;
-  for (const auto& s : runtime)
+  for (const auto& s : st.runtime)
     if (s.role == RuntimeRole::kShim || s.role == RuntimeRole::kConmon)
       requests.push_back({s.stat.pid, s.stat.starttime, s.role});
   std::vector<CmdlineAnswer> answers;
@@ -151,9 +178,8 @@ HostEvidence HostScanner::scan() {
     answers = cmdline_->resolve(requests);
     cmdline_->retain(requests);
   }
-  std::unordered_map<int64_t, size_t> helper_index;
   size_t next_request = 0;
-  for (const auto& s : runtime) {
+  for (const auto& s : st.runtime) {
     HelperProcess h;
     h.pid = s.stat.pid;
     h.ppid = s.stat.ppid;
@@ -161,8 +187,8 @@ HostEvidence HostScanner::scan() {
     h.role = role_name(s.role);
     h.state = s.stat.state;
     h.threads = s.stat.num_threads;
-    if (uptime && ticks_ > 0)
-      h.age_seconds = std::max(0.0, *uptime - static_cast<double>(s.stat.starttime) / static_cast<double>(ticks_));
+    if (st.uptime && ticks_ > 0)
+      h.age_seconds = std::max(0.0, *st.uptime - static_cast<double>(s.stat.starttime) / static_cast<double>(ticks_));
     if (s.role == RuntimeRole::kShim || s.role == RuntimeRole::kConmon) {
       if (!cmdline_) {
         h.cmdline_status = "skipped";
@@ -173,124 +199,114 @@ HostEvidence HostScanner::scan() {
       }
       ++next_request;
     }
-    helper_index[h.pid] = procs.helpers.size();
+    st.helper_index[h.pid] = procs.helpers.size();
     procs.helpers.push_back(std::move(h));
   }
   // runc/crun run under the shim (or conmon) of the pod they act on.
   for (auto& h : procs.helpers) {
     if (h.role != "oci_runtime") continue;
-    if (auto it = helper_index.find(h.ppid); it != helper_index.end()) {
+    if (auto it = st.helper_index.find(h.ppid); it != st.helper_index.end()) {
       h.sandbox_id = procs.helpers[it->second].sandbox_id;
       h.container_id = procs.helpers[it->second].container_id;
     }
   }
+}
 
-  // Blocked runtime processes and threads; time in D tracked across scans.
-  std::map<TaskKey, SteadyTime> still_in_d;
-  std::optional<std::optional<ProcessCreds>> self_creds;  // read once, when a wchan is hidden
-  std::unordered_map<int64_t, std::optional<ProcessCreds>> target_creds;
-  auto hidden_because = [&](const std::string& wchan, int64_t pid) {
-    if (wchan != "0") return wchan_hidden(wchan, std::nullopt, std::nullopt);
-    if (!self_creds) self_creds = read_creds(options_.self_status_path);
-    auto it = target_creds.find(pid);
-    if (it == target_creds.end()) it = target_creds.emplace(pid, read_creds(proc + "/" + std::to_string(pid) + "/status")).first;
-    return wchan_hidden(wchan, *self_creds, it->second);
-  };
-  auto blocked = [&](const HelperProcess& h, uint64_t starttime, int64_t tid, const std::string& comm,
-                     const std::string& wchan_path) {
-    TaskKey key{h.pid, tid, starttime};
-    auto it = first_seen_in_d_.find(key);
-    SteadyTime since = it == first_seen_in_d_.end() ? now : it->second;
-    still_in_d[key] = since;
-    BlockedTask b;
-    b.pid = h.pid;
-    b.tid = tid;
-    b.comm = comm;
-    b.role = h.role;
-    b.wchan = read_wchan(wchan_path);
-    b.wchan_hidden = hidden_because(b.wchan, h.pid);
-    b.seconds_in_d = std::chrono::duration<double>(now - since).count();
-    b.sandbox_id = h.sandbox_id;
-    b.container_id = h.container_id;
-    procs.blocked.push_back(std::move(b));
-  };
-  for (size_t i = 0; i < runtime.size(); ++i) {
-    const auto& s = runtime[i];
+BlockedTask HostScanner::blocked_task(ScanState& st, const HelperProcess& h, uint64_t starttime, int64_t tid,
+                                      const std::string& comm, const std::string& wchan_path) {
+  TaskKey key{h.pid, tid, starttime};
+  auto it = first_seen_in_d_.find(key);
+  SteadyTime since = it == first_seen_in_d_.end() ? st.now : it->second;
+  st.still_in_d[key] = since;
+  BlockedTask b;
+  b.pid = h.pid;
+  b.tid = tid;
+  b.comm = comm;
+  b.role = h.role;
+  b.wchan = read_wchan(wchan_path);
+  if (b.wchan != "0") {
+    b.wchan_hidden = wchan_hidden(b.wchan, std::nullopt, std::nullopt);
+  } else {
+    if (!st.self_creds) st.self_creds = read_creds(options_.self_status_path);
+    auto c = st.target_creds.find(h.pid);
+    if (c == st.target_creds.end())
+      c = st.target_creds.emplace(h.pid, read_creds(options_.proc_path + "/" + std::to_string(h.pid) + "/status")).first;
+    b.wchan_hidden = wchan_hidden(b.wchan, *st.self_creds, c->second);
+  }
+  b.seconds_in_d = std::chrono::duration<double>(st.now - since).count();
+  b.sandbox_id = h.sandbox_id;
+  b.container_id = h.container_id;
+  return b;
+}
+
+// Blocked runtime processes and threads; time in D tracked across scans.
+void HostScanner::scan_blocked(HostEvidence& out, ScanState& st) {
+  auto& procs = out.processes;
+  std::string path;
+  char buffer[2048];
+  for (size_t i = 0; i < st.runtime.size(); ++i) {
+    const auto& s = st.runtime[i];
     const HelperProcess& h = procs.helpers[i];
-    const std::string base = proc + "/" + std::to_string(h.pid);
-    if (s.stat.state == 'D') blocked(h, s.stat.starttime, h.pid, h.comm, base + "/wchan");
+    const std::string base = options_.proc_path + "/" + std::to_string(h.pid);
+    if (s.stat.state == 'D') procs.blocked.push_back(blocked_task(st, h, s.stat.starttime, h.pid, h.comm, base + "/wchan"));
     if (s.stat.num_threads <= 1) continue;
     DIR* tasks = ::opendir((base + "/task").c_str());
     if (!tasks) continue;
     while (dirent* e = ::readdir(tasks)) {
       if (!numeric_name(e->d_name)) continue;
-      const std::string task = base + "/task/" + e->d_name;
       path.assign(e->d_name).append("/stat");
       long n = read_into_at(::dirfd(tasks), path.c_str(), buffer, sizeof buffer);
       if (n < 0) continue;
       auto t = parse_process_stat(std::string_view(buffer, static_cast<size_t>(n)));
       if (!t || t->pid == h.pid || t->state != 'D') continue;
-      blocked(h, s.stat.starttime, t->pid, t->comm, task + "/wchan");
+      procs.blocked.push_back(
+          blocked_task(st, h, s.stat.starttime, t->pid, t->comm, base + "/task/" + e->d_name + "/wchan"));
     }
     ::closedir(tasks);
   }
-  first_seen_in_d_ = std::move(still_in_d);
-  std::stable_sort(procs.blocked.begin(), procs.blocked.end(),
-                   [](const BlockedTask& a, const BlockedTask& b) { return a.seconds_in_d > b.seconds_in_d; });
-  read_kernel_stacks(out);
+}
 
-  if (!zombies_by_parent.empty()) {
-    std::sort(comms.begin(), comms.end());
-    for (const auto& [ppid, count] : zombies_by_parent) {
-      ZombieParent z;
-      z.pid = ppid;
-      z.zombies = count;
-      auto it = std::lower_bound(comms.begin(), comms.end(), std::make_pair(ppid, std::string()));
-      if (it != comms.end() && it->first == ppid) z.comm = it->second;
-      procs.zombie_parents.push_back(std::move(z));
-    }
-    std::sort(procs.zombie_parents.begin(), procs.zombie_parents.end(),
-              [](const ZombieParent& a, const ZombieParent& b) {
-                return a.zombies != b.zombies ? a.zombies > b.zombies : a.pid < b.pid;
-              });
-    if (procs.zombie_parents.size() > options_.top_zombie_parents)
-      procs.zombie_parents.resize(options_.top_zombie_parents);
-    // The pod of each parent kept: it is a helper, or a helper is among its
-    // ancestors, or its cgroup names the pod.
-    for (ZombieParent& z : procs.zombie_parents) {
-      int64_t pid = z.pid;
-      for (int depth = 0; depth < kMaxAncestry && pid > 1; ++depth) {
-        auto h = helper_index.find(pid);
-        if (h != helper_index.end() && (procs.helpers[h->second].role == "shim" ||
-                                        procs.helpers[h->second].role == "conmon")) {
-          z.sandbox_id = procs.helpers[h->second].sandbox_id;
-          z.container_id = procs.helpers[h->second].container_id;
-          if (!z.sandbox_id.empty() || !z.container_id.empty()) z.found_by = depth == 0 ? "helper" : "ancestry";
-          break;
-        }
-        auto up = parent_of.find(pid);
-        if (up == parent_of.end()) break;
-        pid = up->second;
-      }
-      if (!z.found_by.empty()) continue;
-      if (FileText f = read_small_file(proc + "/" + std::to_string(z.pid) + "/cgroup", 16 * 1024); f.ok)
-        if (auto uid = pod_uid_from_cgroup(f.text)) {
-          z.pod_uid = *uid;
-          z.found_by = "cgroup";
-        }
-    }
+// The top zombie parents, each with the pod it belongs to: it is a helper,
+// or a helper is among its ancestors, or its cgroup names the pod.
+void HostScanner::scan_zombie_parents(HostEvidence& out, const ScanState& st) {
+  auto& procs = out.processes;
+  if (st.zombies_by_parent.empty()) return;
+  std::vector<std::pair<int64_t, std::string>> comms = st.comms;
+  std::sort(comms.begin(), comms.end());
+  for (const auto& [ppid, count] : st.zombies_by_parent) {
+    ZombieParent z;
+    z.pid = ppid;
+    z.zombies = count;
+    auto it = std::lower_bound(comms.begin(), comms.end(), std::make_pair(ppid, std::string()));
+    if (it != comms.end() && it->first == ppid) z.comm = it->second;
+    procs.zombie_parents.push_back(std::move(z));
   }
-
-  std::vector<std::pair<int64_t, std::string>> daemons;
-  std::vector<std::string> daemon_comms;
-  for (const auto& s : runtime)
-    if (s.role == RuntimeRole::kDaemon) {
-      daemons.emplace_back(s.stat.pid, s.stat.comm);
-      daemon_comms.push_back(s.stat.comm);
+  std::sort(procs.zombie_parents.begin(), procs.zombie_parents.end(), [](const ZombieParent& a, const ZombieParent& b) {
+    return a.zombies != b.zombies ? a.zombies > b.zombies : a.pid < b.pid;
+  });
+  if (procs.zombie_parents.size() > options_.top_zombie_parents) procs.zombie_parents.resize(options_.top_zombie_parents);
+  for (ZombieParent& z : procs.zombie_parents) {
+    int64_t pid = z.pid;
+    for (int depth = 0; depth < kMaxAncestry && pid > 1; ++depth) {
+      auto h = st.helper_index.find(pid);
+      if (h != st.helper_index.end() &&
+          (procs.helpers[h->second].role == "shim" || procs.helpers[h->second].role == "conmon")) {
+        z.sandbox_id = procs.helpers[h->second].sandbox_id;
+        z.container_id = procs.helpers[h->second].container_id;
+        if (!z.sandbox_id.empty() || !z.container_id.empty()) z.found_by = depth == 0 ? "helper" : "ancestry";
+        break;
+      }
+      auto up = st.parent_of.find(pid);
+      if (up == st.parent_of.end()) break;
+      pid = up->second;
     }
-  scan_pid_limits(out, daemons);
-  scan_disk(out, daemon_comms);
-  return out;
+    if (!z.found_by.empty()) continue;
+    if (FileText f = read_small_file(options_.proc_path + "/" + std::to_string(z.pid) + "/cgroup", 16 * 1024); f.ok)
+      if (auto uid = pod_uid_from_cgroup(f.text)) {
+        z.pod_uid = *uid;
+        z.found_by = "cgroup";
+      }
+  }
 }
 
 // At most one read per scan, and only for the runtime's tasks in D: the
@@ -311,9 +327,9 @@ void HostScanner::read_kernel_stacks(HostEvidence& out) {
   k.tasks_asked = static_cast<int64_t>(tids.size());
   timespec cpu0{}, cpu1{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
-  const auto wall0 = std::chrono::steady_clock::now();
+  const auto wall0 = now_();
   KernelStackReader::Result r = options_.kernel_stacks->read(tids);
-  k.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  k.wall_seconds = std::chrono::duration<double>(now_() - wall0).count();
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
   k.cpu_seconds = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec) / 1e9;
   std::map<int64_t, TaskKernelStack*> by_tid;

@@ -12,10 +12,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "host/cgroup_v2_evidence.h"
+#include "host/cgroup_v2_reader.h"
 #include "host/cmdline_reader.h"
 #include "host/diskstats.h"
 #include "host/kernel_stacks.h"
@@ -40,7 +43,10 @@ struct HelperProcess {
   std::string cmdline_status;         // "known", "no_owner", "unreadable", "pending", "blocked", "skipped", ""
 };
 
-// A runtime process or one of its threads in D (uninterruptible sleep).
+// A runtime process or one of its threads in D (uninterruptible sleep), or
+// a runtime process whose cgroup v2 cgroup is frozen: its tasks then sleep
+// in S, trapped in the freezer (wchan get_signal / do_freezer_trap), and
+// cannot run any more than a task in D can.
 struct BlockedTask {
   int64_t pid = 0;
   int64_t tid = 0;  // == pid for the process's own (main thread) state
@@ -58,6 +64,10 @@ struct BlockedTask {
   // --kernel-stacks: its kernel stack, innermost first, function names only;
   // empty when not read (the mode off or unavailable, or the task gone).
   std::vector<std::string> kernel_stack{};
+  // Frozen through cgroup v2: the frozen cgroup (relative to the v2 root),
+  // and whether its freeze was asked but has not completed; "" when in D.
+  std::string frozen_cgroup{};
+  bool freeze_incomplete = false;
 };
 
 // --kernel-stacks: what the last scan's read of the blocked tasks' stacks did.
@@ -125,6 +135,7 @@ struct HostEvidence {
     std::optional<RuntimeDisk> value;
     std::string unreadable;
   } runtime_disk;
+  CgroupV2Evidence cgroup_v2;
 };
 
 struct HostScanOptions {
@@ -159,7 +170,8 @@ std::string resolve_runtime_root(const std::vector<std::string>& daemon_comms,
 // per process, plus wchan/task reads for runtime processes only.
 class HostScanner {
  public:
-  explicit HostScanner(HostScanOptions options, MonotonicNow now = std::chrono::steady_clock::now);
+  // `now` is the injected clock's monotonic reading; none: the system's.
+  explicit HostScanner(HostScanOptions options, MonotonicNow now = {});
   ~HostScanner();
 
   HostEvidence scan();
@@ -168,7 +180,12 @@ class HostScanner {
   // had read it at `taken` (tests and scenarios feed two samples this way).
   void set_previous_diskstats(std::vector<DiskCounters> sample, SteadyTime taken);
 
+  // The pods (uids) whose cgroup v2 limits and pressure the next scans read
+  // beside every pod's freeze state: those with a pending or hung call.
+  void watch_pods(std::set<std::string> uids);
+
  private:
+  struct ScanState;  // one scan's process table (host_scanner.cpp)
   struct TaskKey {
     int64_t pid, tid;
     uint64_t starttime;
@@ -176,6 +193,14 @@ class HostScanner {
       return std::tie(pid, tid, starttime) < std::tie(o.pid, o.tid, o.starttime);
     }
   };
+  bool read_processes(HostEvidence& out, ScanState& st);
+  void resolve_helpers(HostEvidence& out, ScanState& st);
+  void scan_blocked(HostEvidence& out, ScanState& st);
+  BlockedTask blocked_task(ScanState& st, const HelperProcess& h, uint64_t starttime, int64_t tid,
+                           const std::string& comm, const std::string& wchan_path);
+  void scan_zombie_parents(HostEvidence& out, const ScanState& st);
+  void scan_cgroup_v2(HostEvidence& out, ScanState& st);
+  void add_frozen_helpers(HostEvidence& out, ScanState& st);
   void read_kernel_stacks(HostEvidence& out);
   void scan_disk(HostEvidence& out, const std::vector<std::string>& daemons);
   void scan_pid_limits(HostEvidence& out, const std::vector<std::pair<int64_t, std::string>>& daemons);
@@ -188,6 +213,8 @@ class HostScanner {
   std::map<TaskKey, SteadyTime> first_seen_in_d_;
   std::optional<std::vector<DiskCounters>> previous_disk_;
   SteadyTime previous_disk_at_{};
+  CgroupV2Reader cgroup_v2_;
+  std::set<std::string> watched_pods_;
 };
 
 }  // namespace plegscope::host

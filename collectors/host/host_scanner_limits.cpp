@@ -33,18 +33,6 @@ std::vector<std::string> kubepods_dirs(const std::string& dir) {
   return out;
 }
 
-// Under a private cgroup namespace (the default for pods on cgroup v2) a host
-// process's path reads "/../../system.slice/containerd.service": relative to
-// this pod's own cgroup. Runtime daemons sit at the top of the tree
-// (system.slice/...), so dropping the ".." parts gives their path from the
-// root; a daemon nested deeper would be read at the wrong place and reported
-// unreadable (no such file), never mistaken for another.
-std::string strip_namespace_dots(std::string path) {
-  while (path.rfind("/..", 0) == 0 && (path.size() == 3 || path[3] == '/')) path.erase(0, 3);
-  while (!path.empty() && path[0] == '/') path.erase(0, 1);
-  return path;
-}
-
 PidLimit usage_limit(const std::string& sys, const std::string& scope, const std::string& owner,
                      const std::string& root, const std::string& dir) {
   PidLimit limit;
@@ -80,6 +68,18 @@ PidLimit node_limit(const std::string& file, const std::string& scope, int64_t c
 
 }  // namespace
 
+// Under a private cgroup namespace (the default for pods on cgroup v2) a host
+// process's path reads "/../../system.slice/containerd.service": relative to
+// this pod's own cgroup. Runtime daemons sit at the top of the tree
+// (system.slice/...), so dropping the ".." parts gives their path from the
+// root; a daemon nested deeper would be read at the wrong place and reported
+// unreadable (no such file), never mistaken for another.
+std::string strip_cgroup_namespace_dots(std::string path) {
+  while (path.rfind("/..", 0) == 0 && (path.size() == 3 || path[3] == '/')) path.erase(0, 3);
+  while (!path.empty() && path[0] == '/') path.erase(0, 1);
+  return path;
+}
+
 void HostScanner::scan_pid_limits(HostEvidence& out, const std::vector<std::pair<int64_t, std::string>>& daemons) {
   const std::string& sys = options_.sys_path;
   const std::string cgroup_fs = sys + "/fs/cgroup";
@@ -95,10 +95,10 @@ void HostScanner::scan_pid_limits(HostEvidence& out, const std::vector<std::pair
       limit.owner = comm;
       limit.unreadable = f.ok ? file + ": malformed" : f.error;
     } else if (paths->v1_pids && is_dir(cgroup_fs + "/pids")) {
-      std::string dir = strip_namespace_dots(*paths->v1_pids);
+      std::string dir = strip_cgroup_namespace_dots(*paths->v1_pids);
       limit = usage_limit(sys, "runtime", comm, "pids", dir.empty() ? "pids" : "pids/" + dir);
     } else if (paths->unified) {
-      std::string dir = strip_namespace_dots(*paths->unified);
+      std::string dir = strip_cgroup_namespace_dots(*paths->unified);
       if (dir.empty()) {
         limit.scope = "runtime";
         limit.owner = comm;

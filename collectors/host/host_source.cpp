@@ -29,10 +29,10 @@ std::shared_ptr<host::KernelStackReader> open_kernel_stacks(host::HostScanOption
 
 }  // namespace
 
-HostSource::HostSource(const HostSourceOptions& options, const Clock& clock,
-                       std::function<double()> oldest_call_seconds, Duration hang_threshold)
+HostSource::HostSource(const HostSourceOptions& options, const Clock& clock, CallsInFlight calls,
+                       Duration hang_threshold)
     : clock_(clock),
-      oldest_call_seconds_(std::move(oldest_call_seconds)),
+      calls_(std::move(calls)),
       hang_threshold_(hang_threshold),
       interval_(options.interval) {
   if (!options.enabled) return;
@@ -67,10 +67,11 @@ void HostSource::start(SourceLanes lanes) {
 
 void HostSource::tick() {
   if (!scanner_) return;
-  const bool hang = oldest_call_seconds_ && oldest_call_seconds_() > to_seconds(hang_threshold_);
+  const bool hang = calls_.oldest_seconds && calls_.oldest_seconds() > to_seconds(hang_threshold_);
   const bool on_demand = hang && !hang_scanned_;
   if (!hang) hang_scanned_ = false;
   if (!on_demand && clock_.monotonic() < next_scan_) return;
+  if (calls_.pod_uids) scanner_->watch_pods(calls_.pod_uids());
   host::HostEvidence scan = scanner_->scan();
   const MonoTime now = clock_.monotonic();
   next_scan_ = now + interval_;

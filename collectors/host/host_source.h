@@ -9,6 +9,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "common/source.h"
@@ -38,13 +40,19 @@ struct HostObservation {
   std::vector<int64_t> zombie_history;     // zombie counts per scan, oldest first, bounded
 };
 
+// What the scan asks of the CRI calls in flight, on the quick lane.
+struct CallsInFlight {
+  // The age of the oldest: past the hang threshold a scan runs at once,
+  // once per hang.
+  std::function<double()> oldest_seconds;
+  // The pods with a call in flight: their cgroup limits and pressure are read.
+  std::function<std::set<std::string>()> pod_uids;
+};
+
 // Thread-safe.
 class HostSource final : public SourceOf<HostObservation> {
  public:
-  // `oldest_call_seconds` gives the age of the oldest CRI call in flight:
-  // past `hang_threshold` it asks for a scan at once, once per hang.
-  HostSource(const HostSourceOptions& options, const Clock& clock, std::function<double()> oldest_call_seconds,
-             Duration hang_threshold);
+  HostSource(const HostSourceOptions& options, const Clock& clock, CallsInFlight calls, Duration hang_threshold);
   ~HostSource() override;
 
   std::string_view name() const override { return "host"; }
@@ -61,7 +69,7 @@ class HostSource final : public SourceOf<HostObservation> {
   void seed_diskstats(const std::string& path);
 
   const Clock& clock_;
-  const std::function<double()> oldest_call_seconds_;
+  const CallsInFlight calls_;
   const Duration hang_threshold_, interval_;
   std::unique_ptr<host::HostScanner> scanner_;
   mutable std::mutex mu_;

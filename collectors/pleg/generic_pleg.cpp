@@ -165,6 +165,20 @@ std::vector<std::pair<std::string, size_t>> GenericPleg::structure_sizes() const
           {"pod_status_cache", cache_.size()}};
 }
 
+std::optional<std::vector<std::string>> GenericPleg::container_states(
+    const std::vector<std::pair<std::string, std::string>>& uid_ids) const {
+  std::unique_lock<std::mutex> lock(relist_mu_, std::try_to_lock);
+  if (!lock.owns_lock()) return std::nullopt;
+  std::vector<std::string> out;
+  out.reserve(uid_ids.size());
+  for (const auto& [uid, id] : uid_ids) {
+    const RuntimePod* pod = records_.old_pod(uid);
+    const RuntimeContainer* c = pod ? pod->find(id) : nullptr;
+    out.emplace_back(c ? runtime_state_name(c->state) : "");
+  }
+  return out;
+}
+
 RelistRecord GenericPleg::begin_relist() {
   RelistRecord record;
   record.start = clock_.now();

@@ -80,6 +80,11 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   // The pod a per-pod CRI call was for, among the pods inspected lately
   // (never blocks on a relist in progress).
   std::optional<PodIdentity> find_pod(const CallTarget& target) const { return directory_.find(target); }
+  // The runtime's state of each (pod uid, container or sandbox id) at the
+  // last delivered relist, "" for an id it does not list; nullopt while a
+  // relist runs (never waits on one).
+  std::optional<std::vector<std::string>> container_states(
+      const std::vector<std::pair<std::string, std::string>>& uid_ids) const;
   // The directory find_pod reads; the evented PLEG adds the pods its events name.
   PodDirectory& directory() { return directory_; }
 
@@ -116,7 +121,7 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   EventChannel events_;
   PodDirectory directory_;  // own lock: read while a relist hangs
 
-  std::mutex relist_mu_;  // held for a whole relist; guards the records below
+  mutable std::mutex relist_mu_;  // held for a whole relist; guards the records below
   PodRecords records_;
   NamedPods named_pods_;  // the relist thread's
   std::map<std::string, RuntimePod> pods_to_reinspect_;

@@ -113,3 +113,53 @@ def thaw(d):
             return False
     harness.wait_until(removed, 10, "the freezer cgroup %s removed" % d)
 
+
+
+def unified_root():
+    """The cgroup2 hierarchy this host mounts: /sys/fs/cgroup (unified), or
+    /sys/fs/cgroup/unified (hybrid, as on this project's machines), or None."""
+    for d in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+        if _fs_type(d) == "cgroup2":
+            return d
+    return None
+
+
+def v2_move(pids, d):
+    """Moves `pids` (whole processes) into the v2 cgroup `d`, made if needed."""
+    os.makedirs(d, exist_ok=True)
+    for pid in pids:
+        with open(os.path.join(d, "cgroup.procs"), "w") as f:
+            f.write(str(pid))
+
+
+def v2_freeze(d):
+    """Freezes the v2 cgroup `d` and waits for the kernel to say it is done
+    (cgroup.events "frozen 1"): its tasks then sleep in S, not D."""
+    with open(os.path.join(d, "cgroup.freeze"), "w") as f:
+        f.write("1")
+    harness.wait_until(lambda: "frozen 1" in open(os.path.join(d, "cgroup.events")).read(), 10,
+                       "%s frozen" % d)
+
+
+def v2_remove(d, root):
+    """Thaws the v2 cgroup `d` and everything below it, moves their processes
+    back to `root` and removes the cgroups, deepest first."""
+    if not d or not os.path.isdir(d):
+        return
+    for dp, _, _ in sorted(os.walk(d), key=lambda w: -w[0].count("/")):
+        with open(os.path.join(dp, "cgroup.freeze"), "w") as f:
+            f.write("0")
+        for pid in open(os.path.join(dp, "cgroup.procs")).read().split():
+            try:
+                with open(os.path.join(root, "cgroup.procs"), "w") as f:
+                    f.write(pid)
+            except OSError:
+                pass  # exited meanwhile
+
+        def removed(dp=dp):  # EBUSY until the kernel has moved every task out
+            try:
+                os.rmdir(dp)
+                return True
+            except OSError:
+                return False
+        harness.wait_until(removed, 10, "the cgroup %s removed" % dp)

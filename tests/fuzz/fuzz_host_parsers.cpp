@@ -1,7 +1,9 @@
 // libFuzzer target for collectors/host's parsers: every /proc and /sys file
 // the host scanner reads (process stat, uptime, btime, cmdline, cgroup,
 // pids.max/current, mountinfo, diskstats, the status credentials behind a
-// hidden wchan, a pod's cgroup) and the rates between two diskstats
+// hidden wchan, a pod's cgroup; cgroup v2's cgroup.events, cgroup.freeze,
+// cgroup.stat, pids.events, memory.events, the PSI files, and a kubepods
+// cgroup's name) and the rates between two diskstats
 // samples; and, the input cut into lines, the kernel's hung-task reports (whole, and
 // line by line as the journal feeds them). Each input goes to every parser; the checks are the
 // invariants the scanner relies on.
@@ -11,9 +13,17 @@
 #include <string>
 #include <vector>
 
+#include "host/cgroup_events.h"
+#include "host/cgroup_freeze.h"
 #include "host/cgroup_pids.h"
+#include "host/cgroup_psi.h"
+#include "host/cgroup_stat.h"
+#include "host/cgroup_v2_names.h"
+#include "host/memory_events.h"
+#include "host/pids_events.h"
 #include "host/diskstats.h"
 #include "host/mountinfo.h"
+#include "host/host_files.h"
 #include "host/hung_task.h"
 #include "host/pod_cgroup.h"
 #include "host/process_stat.h"
@@ -81,6 +91,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (mp != "/" && p.compare(0, mp.size(), mp) != 0) __builtin_trap();
       }
     }
+  }
+  // cgroup v2: a parsed file never invents a figure the text lacks.
+  if (auto e = parse_cgroup_events(text))
+    if (text.find("populated") == std::string_view::npos || (e->frozen && text.find("frozen") == std::string_view::npos))
+      __builtin_trap();
+  if (parse_cgroup_freeze(text) && trim(text).size() != 1) __builtin_trap();
+  if (auto s = parse_cgroup_stat(text))
+    if (text.find("nr_dying_descendants") == std::string_view::npos) __builtin_trap();
+  if (parse_pids_events_max(text) && text.find("max") == std::string_view::npos) __builtin_trap();
+  if (auto m = parse_memory_events(text))
+    if (m->oom_kill && text.find("oom_kill") == std::string_view::npos) __builtin_trap();
+  if (auto p = parse_psi_totals(text))
+    if (text.find("some") == std::string_view::npos || (p->full_us && text.find("full") == std::string_view::npos))
+      __builtin_trap();
+  for (const auto& line : lines) {
+    CgroupName n = classify_cgroup_name(line);
+    if (n.kind == CgroupName::Kind::kPod && n.pod_uid.size() != 36) __builtin_trap();
+    if ((n.kind == CgroupName::Kind::kContainer || n.kind == CgroupName::Kind::kConmon) &&
+        (n.container_id.empty() || line.find(n.container_id) == std::string::npos))
+      __builtin_trap();
   }
   if (auto disks = parse_diskstats(text)) {
     // Every pair of devices as two samples of one: a wrap, a reset or a rate.

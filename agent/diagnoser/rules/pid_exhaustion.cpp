@@ -1,6 +1,7 @@
 // pid_exhaustion: a PID limit nearly reached: the runtime's pids cgroup (a
 // systemd TasksMax), kubepods', or the node's pid_max / threads-max. New
 // shims, runc and exec calls then fail to fork while the node stays Ready.
+#include "diagnoser/cgroup_stalls.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
@@ -25,6 +26,7 @@ std::optional<Finding> judge_pid_exhaustion(const Context& c) {
   for (const auto& l : c.s.host->pid_limits)
     if (l.unreadable.empty() && l.ratio && *l.ratio >= c.t.pid_limit_usage)
       f.evidence.push_back({"pids_usage_ratio{" + l.scope + "}", *l.ratio, c.t.pid_limit_usage});
+  add_cgroup_forks_refused(c, f);
   return f;
 }
 

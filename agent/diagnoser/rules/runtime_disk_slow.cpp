@@ -2,6 +2,7 @@
 // (ms per IO) or is busy nearly all the time. Like node pressure it is named
 // only as what is behind slow or hung runtime calls: a busy disk under fast
 // calls is no PLEG cause (interactions.cpp drops it then).
+#include "diagnoser/cgroup_stalls.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
@@ -21,6 +22,7 @@ std::optional<Finding> judge_runtime_disk_slow(const Context& c) {
   f.strong = slow && *d.latency_ms >= 3 * c.t.disk_latency_ms;
   f.evidence.push_back({"runtime_disk_latency_ms", *d.latency_ms, c.t.disk_latency_ms});
   f.evidence.push_back({"runtime_disk_utilization", *d.utilization, c.t.disk_utilization});
+  add_cgroup_stalls(c, f, {"io"});
   return f;
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "diagnoser/cgroup_stalls.h"
 #include "diagnoser/rule.h"
 
 namespace plegscope {
@@ -40,6 +41,7 @@ std::optional<Finding> judge_runtime_slow(const Context& c) {
   if (c.objects > 0)
     f.evidence.push_back({"list_seconds_per_object", per_object, c.t.slow_list_seconds_per_item});
   f.evidence.push_back({"list_share_of_relist", c.list_share, 0.5});
+  add_cgroup_stalls(c, f, {"cpu", "io", "memory"});
   return f;
 }
 

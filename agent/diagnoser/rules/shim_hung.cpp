@@ -1,5 +1,6 @@
 // shim_hung: a pod's runtime helper (shim, conmon, runc) or one of its
-// threads has been in uninterruptible sleep (D) for at least the hang
+// threads has been in uninterruptible sleep (D), or in a frozen cgroup v2
+// cgroup (its tasks then sleep in S, as stopped), for at least the hang
 // threshold, or a hung per-pod call belongs to a pod whose helper is in D.
 // Whether it explains runtime_hung is decided in interactions.cpp.
 #include <algorithm>
@@ -28,6 +29,45 @@ void set_kernel_stack(Finding::HostProcess& p, const std::vector<std::string>& s
   p.kernel_frame = host::top_meaningful_frame(stack);
   auto c = host::stack_class(stack);
   p.kernel_class = c ? host::frame_class_name(*c) : "";
+}
+
+// One blocked task into the finding: one entry per process (`count` is how
+// many of its tasks are blocked), its pod, and its evidence.
+void add_process(const Context& c, const host::BlockedTask& task, double hang, Finding& f) {
+  const host::BlockedTask* b = &task;
+  auto same = std::find_if(f.processes.begin(), f.processes.end(),
+                           [&](const Finding::HostProcess& p) { return p.pid == b->pid; });
+  if (same != f.processes.end()) {
+    same->count++;
+    if (host::tells_more(b->kernel_stack, same->kernel_stack)) set_kernel_stack(*same, b->kernel_stack);
+    return;
+  }
+  Finding::HostProcess process{b->pid,         b->comm,         b->wchan, b->seconds_in_d, 1,
+                               b->sandbox_id, b->wchan_hidden, hung_task_for(c.s, b->pid)};
+  process.frozen_cgroup = b->frozen_cgroup;
+  process.freeze_incomplete = b->freeze_incomplete;
+  f.processes.push_back(process);
+  set_kernel_stack(f.processes.back(), b->kernel_stack);
+  PodRef pod = pod_of(c, b->sandbox_id);
+  bool seen = false;
+  for (const auto& p : f.pods) seen = seen || (p.sandbox_id == pod.sandbox_id && p.uid == pod.uid);
+  if (!seen && !b->sandbox_id.empty()) f.pods.push_back(pod);
+  // A frozen cgroup v2 task sleeps in S: the same stop, named for what it is.
+  if (b->frozen_cgroup.empty())
+    f.evidence.push_back({"seconds_in_d{pid=" + std::to_string(b->pid) + "}", b->seconds_in_d, hang});
+  else
+    f.evidence.push_back({"seconds_frozen{pid=" + std::to_string(b->pid) + ",cgroup=" + b->frozen_cgroup +
+                              (b->freeze_incomplete ? ",complete=false" : "") + "}",
+                          b->seconds_in_d, hang});
+  // The kernel's own report on it: how long it said, and what the frames wait on.
+  if (const auto& k = process.hung_task) {
+    std::string labels = "pid=" + std::to_string(k->pid);
+    if (k->pid != b->pid) labels += ",tgid=" + std::to_string(b->pid);
+    for (const auto& cls : k->classes) labels += ",class=" + cls;
+    if (k->predates_stall_seconds) labels += ",before_stall=true";
+    f.evidence.push_back({"kernel_hung_task_blocked_seconds{" + labels + "}", static_cast<double>(k->blocked_seconds),
+                          std::nullopt});
+  }
 }
 
 }  // namespace
@@ -86,34 +126,7 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
     f.relists = lists.deadline_errors;
     f.runtime_metrics_failed = runtime_metrics_failed(c);
   }
-  for (const auto* b : *named) {
-    // One entry per process; `count` is how many of its tasks are in D.
-    auto same = std::find_if(f.processes.begin(), f.processes.end(),
-                             [&](const Finding::HostProcess& p) { return p.pid == b->pid; });
-    if (same != f.processes.end()) {
-      same->count++;
-      if (host::tells_more(b->kernel_stack, same->kernel_stack)) set_kernel_stack(*same, b->kernel_stack);
-      continue;
-    }
-    Finding::HostProcess process{b->pid,         b->comm,         b->wchan, b->seconds_in_d, 1,
-                                 b->sandbox_id, b->wchan_hidden, hung_task_for(c.s, b->pid)};
-    f.processes.push_back(process);
-    set_kernel_stack(f.processes.back(), b->kernel_stack);
-    PodRef pod = pod_of(c, b->sandbox_id);
-    bool seen = false;
-    for (const auto& p : f.pods) seen = seen || (p.sandbox_id == pod.sandbox_id && p.uid == pod.uid);
-    if (!seen && !b->sandbox_id.empty()) f.pods.push_back(pod);
-    f.evidence.push_back({"seconds_in_d{pid=" + std::to_string(b->pid) + "}", b->seconds_in_d, hang});
-    // The kernel's own report on it: how long it said, and what the frames wait on.
-    if (const auto& k = process.hung_task) {
-      std::string labels = "pid=" + std::to_string(k->pid);
-      if (k->pid != b->pid) labels += ",tgid=" + std::to_string(b->pid);
-      for (const auto& cls : k->classes) labels += ",class=" + cls;
-      if (k->predates_stall_seconds) labels += ",before_stall=true";
-      f.evidence.push_back({"kernel_hung_task_blocked_seconds{" + labels + "}", static_cast<double>(k->blocked_seconds),
-                            std::nullopt});
-    }
-  }
+  for (const auto* b : *named) add_process(c, *b, hang, f);
   // The kernel stack's top frame, one signal per process whose stack was read.
   for (const auto& p : f.processes)
     if (!p.kernel_frame.empty())

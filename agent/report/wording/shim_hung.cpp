@@ -24,7 +24,19 @@ std::string where_words(const Finding::HostProcess& p) {
   return "in the kernel at " + p.kernel_frame + ", by its kernel stack" + (meaning.empty() ? "" : ": " + meaning);
 }
 
+// cgroup v2's freezer stops a task in S, not D: its cgroup says so.
+std::string frozen_words(const Finding::HostProcess& p) {
+  const std::string state = p.freeze_incomplete
+                                ? "asked to freeze (cgroup.freeze 1) and never frozen (cgroup.events frozen 0): a "
+                                  "freeze that cannot complete, as runc leaves after its update times out"
+                                : "frozen (cgroup.events frozen 1): its tasks sleep in S, trapped in the freezer" +
+                                      (p.wchan.empty() || p.wchan == "0" ? std::string() : " at " + p.wchan);
+  return p.comm + " (pid " + std::to_string(p.pid) + ") has been stopped for at least " + text::duration(p.seconds) +
+         ": its cgroup " + p.frozen_cgroup + " is " + state;
+}
+
 std::string process_words(const Finding::HostProcess& p) {
+  if (!p.frozen_cgroup.empty()) return frozen_words(p);
   const std::string where = where_words(p);
   return p.comm + " (pid " + std::to_string(p.pid) + (p.count > 1 ? ", " + std::to_string(p.count) + " tasks" : "") +
          ") has been in D for at least " + text::duration(p.seconds) + " " + where +
@@ -51,8 +63,12 @@ CauseWords words_of(const Finding& f) {
                                           : "") +
                 " Restarting the runtime would not fix it: the restarted runtime waits on the same shim; only what "
                 "the shim waits on in the kernel frees it.";
-    w.action = "fix what that pod's shim waits on in the kernel (the storage under that pod); restarting the runtime "
-               "would hang again on the same shim";
+    w.action = !f.processes.empty() && !f.processes.front().frozen_cgroup.empty()
+                   ? "thaw that pod's frozen cgroup " + f.processes.front().frozen_cgroup +
+                         " (write 0 to its cgroup.freeze) once you know what froze it; restarting the runtime would "
+                         "hang again on the same shim"
+                   : "fix what that pod's shim waits on in the kernel (the storage under that pod); restarting the "
+                     "runtime would hang again on the same shim";
     return w;
   }
   if (f.form == Form::kNothingHangsYet) {
@@ -72,6 +88,11 @@ CauseWords words_of(const Finding& f) {
     w.summary = "A pod's shim is stuck in the kernel: " + w.reason + ".";
   }
   const Finding::HostProcess* top = f.processes.empty() ? nullptr : &f.processes.front();
+  if (top && !top->frozen_cgroup.empty()) {
+    w.action = "find what froze " + top->frozen_cgroup + " (a runtime's pause, a timed-out runc update) and thaw it "
+               "(write 0 to its cgroup.freeze); restarting the runtime is not the first remedy";
+    return w;
+  }
   w.action = top && !top->kernel_frame.empty()
                  ? "fix what its kernel stack shows it waits on (" + top->kernel_frame +
                        "); restarting the runtime is not the first remedy"

@@ -39,7 +39,8 @@ Report with_stuck_pod() {
 TEST(HostReport, DesignFieldNames) {
   json j = report_to_json(with_stuck_pod());
   EXPECT_EQ(keys(j["host"]), (std::set<std::string>{"reachable", "error", "processes", "pid_limits", "runtime_disk",
-                                                    "hung_tasks", "hung_tasks_suppressed_since"}));
+                                                    "hung_tasks", "hung_tasks_suppressed_since", "cgroup_v2"}));
+  EXPECT_TRUE(j["host"]["cgroup_v2"].is_null()) << "a v1 host: no cgroup v2 section";
   EXPECT_EQ(keys(j["host"]["processes"]),
             (std::set<std::string>{"helpers", "blocked", "kernel_stacks", "zombies", "zombie_parents", "shims",
                                    "shims_total", "error"}));
