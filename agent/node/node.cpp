@@ -234,6 +234,7 @@ Snapshot Node::snapshot() const {
       s.host_scanned_at = s.now - std::chrono::duration_cast<Duration>(clock_.monotonic() - host_scanned_);
   }
   if (s.host) {
+    fill_conmon_sandboxes(*s.host);
     s.pods_by_sandbox = pods_by_sandbox(*s.host);
     s.shim_pods = shim_pods(*s.host);
     s.zombie_parent_pods = zombie_parent_pods(*s.host);

@@ -96,6 +96,13 @@ std::map<std::string, PodRef> Node::pods_by_sandbox(const host::HostEvidence& ev
   return pods;
 }
 
+void Node::fill_conmon_sandboxes(host::HostEvidence& evidence) const {
+  for (auto& b : evidence.processes.blocked) {
+    if (!b.sandbox_id.empty() || b.container_id.empty()) continue;
+    if (auto found = pleg_.find_pod({CallTarget::Kind::kContainer, b.container_id})) b.sandbox_id = found->sandbox_id;
+  }
+}
+
 // A shim names its sandbox, a conmon its container (CRI-O's infra container
 // has the sandbox's id). Only pods the runtime still lists count: a helper
 // of a pod gone from the lists is left unmapped, which is what a leak looks like.

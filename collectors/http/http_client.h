@@ -24,6 +24,7 @@ struct HttpRequestOptions {
   size_t max_body_bytes = 16u << 20;
   bool use_environment_proxy = false;  // honour HTTPS_PROXY and friends
   std::vector<std::string> headers;    // extra "Name: value" lines
+  std::string unix_socket_path;  // connect there instead of the URL's host (CRI-O's pages on crio.sock)
 };
 
 enum class HttpError {

@@ -68,8 +68,8 @@ def skip_reason():
 
 def crio_version():
     r = subprocess.run([os.path.join(crio_dir(), "crio"), "--version"], capture_output=True, text=True)
-    for line in r.stdout.splitlines():
-        if line.startswith("Version:"):
+    for line in r.stdout.splitlines():  # "crio version 1.34.0"
+        if line.startswith("crio version") or line.strip().startswith("Version:"):
             return line.split()[-1]
     return r.stdout.strip()
 
@@ -234,6 +234,17 @@ enable_nri = false
         if self._log_file:
             self._log_file.close()
             self._log_file = None
+
+    def _run_driver(self, args, timeout=60):
+        # Pods as the kubelet runs them without shareProcessNamespace (PID
+        # namespace per container): CRI-O then runs no infra container, as
+        # with drop_infra_ctr on a node, and none needs a pause process.
+        env = dict(os.environ, CRI_CGROUP_PARENT=self.cgroup_parent, CRI_SANDBOX_PID="container")
+        try:
+            return subprocess.run([self.driver_bin, "--endpoint", self.endpoint, "--timeout", str(int(timeout))]
+                                  + list(args), capture_output=True, text=True, env=env, timeout=timeout + 5)
+        except subprocess.TimeoutExpired:
+            return subprocess.CompletedProcess(args, 124, "", "cri-driver timed out")
 
     # -- images --------------------------------------------------------------
     def import_image(self, tarball, name):

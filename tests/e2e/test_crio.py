@@ -18,6 +18,7 @@ built from its Go module, Debian's conmon and runc, locally built images.
 The hang, the restart during it and the recovery are test_crio_hang.py.
 Exit 77 (skip) only when this machine cannot run CRI-O, never under CI."""
 
+import json
 import os
 import signal
 import sys
@@ -227,6 +228,35 @@ def test_a_container_whose_conmon_died_stays_running():
     states = [c.get("state") for p in pods.get("pods", []) for c in p.get("containers", []) if c.get("id") == cid]
     log("  the agent's pod cache: %s" % states)
     assert states and states[0] in ("running", "CONTAINER_RUNNING"), states
+
+
+def crio_page(*args):
+    import subprocess
+    return subprocess.run([os.path.join(BUILD_DIR, "crio-page"), Ctx.crio.sock] + list(args),
+                          capture_output=True, text=True, timeout=30)
+
+
+def test_crios_read_only_pages():
+    """/info and /containers/<id> on crio.sock through the agent's reader;
+    a path toward the pages that act is refused before any connection."""
+    setup()
+    r = crio_page("info")
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    log("  /info: %s" % info)
+    assert info["storage_driver"] == Ctx.crio.storage_driver, info
+    _, sid, (cid,) = Ctx.pods["web-0"]
+    r = crio_page("container", cid)
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout)
+    log("  /containers/%s: pid %d sandbox %s" % (cid[:12], c["pid"], c["sandbox"][:12]))
+    assert c["sandbox"] == sid and c["pid"] in Ctx.crio.container_pids(cid), (c, Ctx.crio.container_pids(cid))
+    assert c["labels"].get("io.kubernetes.pod.name") in (None, "web-0"), c["labels"]
+    for bad in ("../pause/" + cid, cid + "/../../unpause/" + cid, "../debug/heap"):
+        r = crio_page("container", bad)
+        assert r.returncode == 2 and "not a container id" in r.stderr, (bad, r.returncode, r.stderr)
+    paused = Ctx.crio.container_status(cid)
+    assert paused["state"] == "running", paused
 
 
 def test_zz_teardown_leaves_nothing():
