@@ -57,6 +57,15 @@ const Rewrites& crio_rewrites() {
        "; `ls /var/run/crio/exits | wc -l` and the conmon processes count them without CRI"},
       {" On containerd the runbook's \"On the node\" finds them through `ctr`, without CRI's list.",
        " CRI-O's server allows 80 MiB, so it is the kubelet's client that fails first."},
+      // CRI-O's ListContainers takes no container lock: what waits on a
+      // stuck call or helper is that container's status calls, not the lists.
+      {"`{crictl} ps -a -q` fails after 10 s with `DeadlineExceeded` while `{crictl} pods -q` answers",
+       "`{crictl} inspect <container-id>` of that container fails after 10 s with `DeadlineExceeded` while "
+       "`{crictl} ps -a -q` answers (CRI-O's lists take no container lock)"},
+      {"the lock is released and the lists answer again", "that container's status calls answer again"},
+      {", and once a call waits while holding the container's lock, every list waits too",
+       ", and so do that container's status calls (CRI-O's lists take no container lock)"},
+      {" before a call for its pod hangs the runtime's lists", " before a call for its container hangs"},
       {"a pod's runtime helper (shim, conmon, runc)", "a container's runtime helper (conmon, runc)"},
       {"containerd-shim", "conmon"},
       {"A pod's shim", "A container's conmon"},

@@ -20,6 +20,7 @@ PodRef web_pod() { return {"shop", "web-0", "uid-web-0", kSandbox, "app"}; }
 Builder stuck_helper_and_hung_lists(const std::string& runtime, const std::string& helper) {
   Builder b;
   b.s.runtime_name = runtime;
+  if (runtime == "cri-o") b.s.endpoint = "unix:///var/run/crio/crio.sock";
   b.s.host = host::HostEvidence{};
   b.s.host->processes.total = 300;
   b.s.host->processes.blocked.push_back({4242, 4242, helper, "shim", 'D', "do_freezer_trap", 30, kSandbox, ""});
@@ -56,6 +57,7 @@ TEST(RuntimeRules, OnCrioAStuckConmonDoesNotExplainAListHang) {
 
 void update_stuck_inside(Builder& b, const std::string& runtime) {
   b.s.runtime_name = runtime;
+  if (runtime == "cri-o") b.s.endpoint = "unix:///var/run/crio/crio.sock";
   b.s.runtime_metrics.endpoint = "http://127.0.0.1:1338/metrics";
   b.s.runtime_metrics.reachable = true;
   b.s.runtime_metrics.kind = runtime == "cri-o" ? "crio" : "containerd";
@@ -88,6 +90,7 @@ TEST(RuntimeRules, OnCrioAStuckUpdateStillExplainsItsContainersHungStatus) {
   EXPECT_NE(c->summary.find("ContainerStatus"), std::string::npos) << c->summary;
   EXPECT_EQ(c->summary.find("shim"), std::string::npos) << c->summary;
   EXPECT_EQ(c->remedy.find("containerd"), std::string::npos) << c->remedy;
+  EXPECT_NE(c->remedy.find("CRI-O's lists take no container lock"), std::string::npos) << c->remedy;
 }
 
 }  // namespace

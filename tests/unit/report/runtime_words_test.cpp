@@ -15,7 +15,7 @@ namespace {
 constexpr Form kLastForm = Form::kFromJournal;
 
 // A finding of `id` in `form` with every field its words may print filled.
-Cause full_finding(CauseId id, Form form) {
+Cause full_finding(CauseId id, Form form, const std::string& helper) {
   Finding f;
   f.id = id;
   f.form = form;
@@ -41,7 +41,7 @@ Cause full_finding(CauseId id, Form form) {
   f.pods = {pod};
   Finding::HostProcess p;
   p.pid = 4242;
-  p.comm = "conmon";
+  p.comm = helper;
   p.wchan = "do_freezer_trap";
   p.seconds = 30;
   p.count = 1;
@@ -57,7 +57,8 @@ Report worded_on(const std::string& runtime, const std::string& endpoint, CauseI
   r.runtime.endpoint = endpoint;
   r.status = Status::kUnhealthy;
   r.health_message = "PLEG is not healthy";
-  r.causes = {full_finding(id, form)};
+  r.causes = {full_finding(id, form, runtime_family(runtime, endpoint) == RuntimeFamily::kCrio ? "conmon"
+                                                                                              : "containerd-shim")};
   word(r);
   return r;
 }
