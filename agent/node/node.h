@@ -104,7 +104,8 @@ class Node {
   std::vector<prometheus::MetricFamily> host_families() const;
   std::map<std::string, PodRef> pods_by_sandbox(const host::HostEvidence& evidence) const;
   // CRI-O's conmon names its container, not its sandbox: the sandbox of a
-  // blocked conmon from the pod directory, so it is named with its pod.
+  // blocked conmon (or of zombies under one) from the pod directory, so the
+  // report names it with its pod.
   void fill_conmon_sandboxes(host::HostEvidence& evidence) const;
   std::map<int64_t, PodRef> shim_pods(const host::HostEvidence& evidence) const;
   std::map<int64_t, PodRef> zombie_parent_pods(const host::HostEvidence& evidence) const;

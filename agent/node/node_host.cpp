@@ -97,10 +97,12 @@ std::map<std::string, PodRef> Node::pods_by_sandbox(const host::HostEvidence& ev
 }
 
 void Node::fill_conmon_sandboxes(host::HostEvidence& evidence) const {
-  for (auto& b : evidence.processes.blocked) {
-    if (!b.sandbox_id.empty() || b.container_id.empty()) continue;
-    if (auto found = pleg_.find_pod({CallTarget::Kind::kContainer, b.container_id})) b.sandbox_id = found->sandbox_id;
-  }
+  auto fill = [this](std::string& sandbox_id, const std::string& container_id) {
+    if (!sandbox_id.empty() || container_id.empty()) return;
+    if (auto found = pleg_.find_pod({CallTarget::Kind::kContainer, container_id})) sandbox_id = found->sandbox_id;
+  };
+  for (auto& b : evidence.processes.blocked) fill(b.sandbox_id, b.container_id);
+  for (auto& z : evidence.processes.zombie_parents) fill(z.sandbox_id, z.container_id);
 }
 
 // A shim names its sandbox, a conmon its container (CRI-O's infra container

@@ -296,6 +296,18 @@ enable_nri = false
     def _shim_socket(self, ns, sid):
         return os.path.join(self.tmp, "attach", sid)
 
+    def cleanup(self):
+        # StopPodSandbox stops a pod's containers and RemovePodSandbox removes
+        # them: two calls per pod instead of two per container.
+        if self.running:
+            try:
+                for s in self.list()["sandboxes"]:
+                    self._run_driver(["stop-pod", s["id"]], timeout=60)
+                    self._run_driver(["remove-pod", s["id"]], timeout=60)
+            except Exception as e:  # keep tearing down
+                log("cleanup: removing the pods via CRI failed: %s" % e)
+        super().cleanup()
+
     def _is_our_containerd(self, pid):
         try:
             with open("/proc/%d/cmdline" % pid, "rb") as f:
