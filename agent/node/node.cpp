@@ -154,6 +154,7 @@ Snapshot Node::snapshot() const {
   s.pod_calls = pod_calls(s.operations, find_pod);
   if (host.scan) {
     s.host = std::move(host.scan);
+    fill_conmon_sandboxes(*s.host, find_pod);
     // A blocked task's seconds in D are as of its scan: placed on the wall
     // axis through this snapshot's reading, aged on the monotonic clock.
     s.host_scanned_at = reading.place(host.scanned_at);

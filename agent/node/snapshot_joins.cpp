@@ -23,6 +23,15 @@ PodRef pod_ref(const CallTarget& target, const std::optional<PodIdentity>& found
 
 }  // namespace
 
+void fill_conmon_sandboxes(host::HostEvidence& evidence, const PodLookup& find_pod) {
+  auto fill = [&find_pod](std::string& sandbox_id, const std::string& container_id) {
+    if (!sandbox_id.empty() || container_id.empty()) return;
+    if (auto found = find_pod({CallTarget::Kind::kContainer, container_id})) sandbox_id = found->sandbox_id;
+  };
+  for (auto& b : evidence.processes.blocked) fill(b.sandbox_id, b.container_id);
+  for (auto& z : evidence.processes.zombie_parents) fill(z.sandbox_id, z.container_id);
+}
+
 std::vector<Snapshot::PodCall> pod_calls(const std::map<std::string, OperationStats>& operations,
                                          const PodLookup& find_pod) {
   using Call = std::pair<Snapshot::PodCall, CallTarget>;

@@ -16,6 +16,10 @@ namespace plegscope {
 // it inspected one.
 using PodLookup = std::function<std::optional<PodIdentity>(const CallTarget&)>;
 
+// CRI-O's conmon names its container, not its sandbox: the sandbox of a
+// blocked conmon (or of zombies under one) from the PLEG's pods, so the
+// report names it with its pod.
+void fill_conmon_sandboxes(host::HostEvidence& evidence, const PodLookup& find_pod);
 // Per-pod calls in flight (oldest first) and the slowest recent ones, each
 // with its pod; a pod not known yet is named by its id alone.
 std::vector<Snapshot::PodCall> pod_calls(const std::map<std::string, OperationStats>& operations,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "report/runtime_words.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -66,9 +67,11 @@ std::string fill_placeholders(const std::string& text, const CommandNames& names
 
 std::string remedy(CauseId id, const Report& r) {
   const CauseText& t = cause_text(id);
-  return fill_placeholders(
-      std::string("Confirm: ") + t.confirm + " Fix: " + t.fix + " Do not: " + t.never,
-      command_names(r));
+  // In the node's runtime's terms first, while the placeholders still mark
+  // the node's own names.
+  const std::string text = std::string("Confirm: ") + t.confirm + " Fix: " + t.fix + " Do not: " + t.never;
+  return fill_placeholders(in_runtime_words(text, runtime_family(r.runtime.name, r.runtime.endpoint)),
+                           command_names(r));
 }
 
 }  // namespace plegscope

@@ -8,6 +8,7 @@
 #include "report/beside.h"
 #include "report/condition_words.h"
 #include "report/remedy.h"
+#include "report/runtime_words.h"
 
 namespace plegscope {
 namespace {
@@ -143,12 +144,13 @@ bool needs_words(const Report& report) {
 }
 
 void word(Report& report) {
+  const RuntimeFamily family = runtime_family(report.runtime.name, report.runtime.endpoint);
   for (Cause& c : report.causes) {
     if (!c.summary.empty()) continue;
     CauseWords w = words(c);
-    c.reason = std::move(w.reason);
-    c.action = std::move(w.action);
-    c.summary = std::move(w.summary);
+    c.reason = in_runtime_words(std::move(w.reason), family);
+    c.action = in_runtime_words(std::move(w.action), family);
+    c.summary = in_runtime_words(std::move(w.summary), family);
     if (c.remedy.empty()) c.remedy = remedy(c.id, report);
   }
   if (report.summary.empty()) report.summary = summary_of(report);

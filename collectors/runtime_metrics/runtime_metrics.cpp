@@ -26,6 +26,7 @@ const std::vector<std::string>& wanted_families() {
       "container_runtime_crio_operations_errors_total",
       "container_runtime_crio_processes_defunct",
       "container_runtime_crio_containers_events_dropped_total",
+      "container_runtime_crio_resources_stalled_at_stage",
   };
   return names;
 }
@@ -118,6 +119,11 @@ void read_crio(const PromParseResult& parsed, RuntimeMetricsSample& out) {
   }
   if (auto* dropped = parsed.family("container_runtime_crio_containers_events_dropped_total")) {
     if (!dropped->samples.empty()) out.container_events_dropped = dropped->samples.front().value;
+  }
+  // A counter: the create stage the kubelet keeps retrying because CRI-O is
+  // still working on it (a slow network setup, a stuck storage step).
+  if (auto* stalled = parsed.family("container_runtime_crio_resources_stalled_at_stage")) {
+    for (const auto& s : stalled->samples) out.crio_stalled_at_stage[std::string(label_or_empty(s, "stage"))] += s.value;
   }
 }
 

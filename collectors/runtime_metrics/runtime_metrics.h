@@ -50,6 +50,7 @@ struct RuntimeMetricsSample {
   std::map<std::string, CrioOperation> crio_operations;  // by operation
   std::map<std::string, double> crio_operation_errors;   // by operation
   std::optional<double> crio_processes_defunct;
+  std::map<std::string, double> crio_stalled_at_stage;  // resources_stalled_at_stage, by stage
   size_t families_found = 0;
   size_t malformed_lines = 0;
   std::string parse_error;

@@ -183,6 +183,7 @@ HttpResult http_send(const std::string& method, const std::string& url, const st
   curl_easy_setopt(h, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
 #endif
   curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
+  if (!options.unix_socket_path.empty()) curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, options.unix_socket_path.c_str());
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options.connect_timeout.count()));
   curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(options.total_timeout.count()));
   // A Content-Length past the cap is refused before any body is read.

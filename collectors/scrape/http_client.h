@@ -29,6 +29,7 @@ struct HttpRequestOptions {
   // Served while the request waits (the waiting lane's journal follower),
   // so that a thread that waits on sockets does the task's work meanwhile.
   FdTask* serve_while_waiting = nullptr;
+  std::string unix_socket_path;  // connect there instead of the URL's host (CRI-O's pages on crio.sock)
 };
 
 enum class HttpError {

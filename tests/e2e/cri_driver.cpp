@@ -22,7 +22,8 @@
 //   status-container ID                       state exit_code started_at_ns finished_at_ns reason
 //   list                                      JSON: sandboxes and containers
 //   images                                    image tags, one per line
-// The endpoint may also come from CRI_ENDPOINT. Exit 0 on success; 1 with a
+// The endpoint may also come from CRI_ENDPOINT; CRI_CGROUP_PARENT sets the
+// sandboxes' cgroup parent, CRI_SANDBOX_PID=container their PID namespace mode. Exit 0 on success; 1 with a
 // one-line "cri-driver: OP: CODE: message" on an RPC error; 2 on bad usage.
 #include <grpcpp/grpcpp.h>
 
@@ -135,6 +136,10 @@ runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std:
   (*cfg.mutable_labels())["plegscope.e2e"] = "true";
   auto* nso = cfg.mutable_linux()->mutable_security_context()->mutable_namespace_options();
   nso->set_network(runtime::v1::NODE);
+  // CRI_SANDBOX_PID=container: the kubelet's own default for a pod without
+  // shareProcessNamespace, with which CRI-O runs no infra container.
+  const char* sandbox_pid = std::getenv("CRI_SANDBOX_PID");
+  if (pid == runtime::v1::POD && sandbox_pid && std::string(sandbox_pid) == "container") pid = runtime::v1::CONTAINER;
   nso->set_pid(pid);
   nso->set_ipc(runtime::v1::POD);
   if (const char* parent = std::getenv("CRI_CGROUP_PARENT")) cfg.mutable_linux()->set_cgroup_parent(parent);

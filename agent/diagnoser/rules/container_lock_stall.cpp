@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/runtime_family.h"
 
 namespace plegscope {
 namespace {
@@ -23,9 +24,13 @@ bool is_mutating(std::string_view method) {
 std::optional<Finding> judge_container_lock_stall(const Context& c) {
   const RuntimeMetricsEvidence& m = c.s.runtime_metrics;
   if (!m.reachable) return std::nullopt;
-  const bool agent_hung = c.hung() && (is_list_op(c.hung_op) || is_status_op(c.hung_op));
-  const bool agent_slow = c.lists.in_flight_slow || c.statuses.in_flight_slow ||
-                          c.lists.typical >= c.t.slow_list_seconds || c.statuses.typical >= c.t.slow_status_seconds;
+  // CRI-O's ListContainers takes no container lock: a stuck call there holds
+  // only that container's ContainerStatus (its opLock), never the lists.
+  const bool lists_lock = runtime_family(c.s.runtime_name, c.s.endpoint) != RuntimeFamily::kCrio;
+  const bool agent_hung = c.hung() && ((lists_lock && is_list_op(c.hung_op)) || is_status_op(c.hung_op));
+  const bool lists_slow = lists_lock && (c.lists.in_flight_slow || c.lists.typical >= c.t.slow_list_seconds);
+  const bool agent_slow =
+      lists_slow || c.statuses.in_flight_slow || c.statuses.typical >= c.t.slow_status_seconds;
   if (!agent_hung && !agent_slow) return std::nullopt;
 
   const RuntimeMetricsEvidence::InFlight* stuck = nullptr;
@@ -45,7 +50,8 @@ std::optional<Finding> judge_container_lock_stall(const Context& c) {
   f.seconds = stuck->seconds;
   f.threshold_seconds = c.t.hang_seconds;
   f.call_in_flight = agent_hung;
-  f.op = agent_hung ? c.hung_op : (c.lists.typical >= c.statuses.typical ? c.lists.op : c.statuses.op);
+  f.op = agent_hung ? c.hung_op
+                    : (lists_slow && c.lists.typical >= c.statuses.typical ? c.lists.op : c.statuses.op);
   f.endpoint = m.endpoint;
   f.evidence.push_back({"runtime_in_flight_seconds{" + stuck->method + "}", stuck->seconds, c.t.hang_seconds});
   f.evidence.push_back({"runtime_completed_since{" + stuck->method + "}", stuck->completed_since,

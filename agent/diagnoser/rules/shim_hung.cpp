@@ -7,6 +7,7 @@
 
 #include "diagnoser/hung_task_match.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/runtime_family.h"
 #include "host/kernel_stacks.h"
 
 namespace plegscope {
@@ -104,7 +105,11 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
   if (!behind_call.empty()) {
     form = Form::kBehindHungCall;
     named = &behind_call;
-  } else if (lists.hung && !in_d.empty()) {
+  } else if (lists.hung && !in_d.empty() &&
+             runtime_family(c.s.runtime_name, c.s.endpoint) != RuntimeFamily::kCrio) {
+    // containerd's lists wait on every container's status lock; CRI-O's
+    // ListContainers takes none, so there a stuck conmon explains only its
+    // own container's calls, never a list hang.
     form = Form::kBehindHungLists;
     named = &in_d;
   } else if (!c.hung() && !lists.hung) {

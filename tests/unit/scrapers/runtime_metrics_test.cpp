@@ -85,6 +85,22 @@ TEST(RuntimeMetrics, ContainerdInFlightUpdateAndCni) {
   EXPECT_EQ(s.gc_seconds->count, 12);
 }
 
+// A real CRI-O 1.34.0 page (the e2e fixture's, one pod with one container),
+// and the stage counter it shows only once a create stalled.
+TEST(RuntimeMetrics, Crio134PageAndStalledStages) {
+  std::string page = read_fixture("runtime_metrics/crio-1.34.0.txt");
+  RuntimeMetricsSample s = parse_runtime_metrics(page);
+  EXPECT_EQ(s.malformed_lines, 0u) << s.parse_error;
+  EXPECT_EQ(s.kind, RuntimeKind::crio);
+  ASSERT_TRUE(s.crio_operations.count("ListContainers"));
+  EXPECT_EQ(s.crio_operations.at("ListContainers").count, 1);
+  EXPECT_TRUE(s.crio_stalled_at_stage.empty());
+  page += "# TYPE container_runtime_crio_resources_stalled_at_stage counter\n"
+          "container_runtime_crio_resources_stalled_at_stage{stage=\"container runtime creation\"} 3\n";
+  s = parse_runtime_metrics(page);
+  EXPECT_EQ(s.crio_stalled_at_stage.at("container runtime creation"), 3);
+}
+
 TEST(RuntimeMetrics, CrioOperationsDefunctAndDropped) {
   RuntimeMetricsSample s = parse_runtime_metrics(read_fixture("runtime_metrics/crio-1.30.txt"));
   EXPECT_EQ(s.malformed_lines, 0u) << s.parse_error;

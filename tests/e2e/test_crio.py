@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""plegscope beside a real CRI-O (tests/e2e/crio_fixture.py): CRI-O 1.34
+built from its Go module, Debian's conmon and runc, locally built images.
+
+  * the agent reads CRI-O's Version (its runtime name selects the words) and
+    CRI-O's own metrics page;
+  * relists at 0 and at 110 containers (10 pods of 11), counted as CRI-O
+    lists them;
+  * churn: containers stopped and started again, each change seen as a PLEG
+    event;
+  * a container that never reaps leaves zombies under its init, whose parent
+    is the container's conmon: the pod is named through conmon's command line;
+  * one container's conmon frozen in the kernel (cgroup v1 freezer): named
+    with its pod, in CRI-O's words (conmon, no containerd, no shim), a risk
+    and not a list hang, since CRI-O's ListContainers takes no lock;
+  * a container whose conmon was killed: CRI-O keeps saying "running".
+
+The hang, the restart during it and the recovery are test_crio_hang.py.
+Exit 77 (skip) only when this machine cannot run CRI-O, never under CI."""
+
+import json
+import os
+import signal
+import sys
+import uuid
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import cgroups  # noqa: E402
+import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+import oci_image  # noqa: E402
+from containerd_fixture import _processes as base_processes  # noqa: E402
+from crio_fixture import Crio, skip_reason  # noqa: E402
+from e2e_util import BUILD_DIR, Agent, EventWatcher, log, metric, wait_until  # noqa: E402
+
+HANG = 3  # --hang-threshold, seconds
+NAMESPACE = "plegscope-e2e"
+PODS, PER_POD = 10, 11  # 110 containers
+# Words that must not appear on a CRI-O node: containerd's processes and tools.
+CONTAINERD_WORDS = ("containerd", "shim", "ctr ", "status lock")
+
+
+class Ctx:
+    crio = None
+    agent = None
+    pods = {}      # name -> (uid, sandbox id, [container ids])
+    freezer = None
+
+
+def setup():
+    if Ctx.crio is not None:
+        return Ctx.crio
+    reason = skip_reason()
+    if reason:
+        raise harness.Skip("CRI-O e2e cannot run on this machine: " + reason)
+    for exe in ("plegscope", "cri-driver"):
+        assert os.access(os.path.join(BUILD_DIR, exe), os.X_OK), "%s/%s not built" % (BUILD_DIR, exe)
+    Ctx.crio = Crio(BUILD_DIR)
+    Ctx.crio.load_images()
+    Ctx.crio.start()
+    log("  CRI-O: %s on %s, images %s" % (Ctx.crio.driver("version"), Ctx.crio.endpoint, Ctx.crio.images()))
+    return Ctx.crio
+
+
+def start_agent():
+    crio = setup()
+    if Ctx.agent is not None:
+        Ctx.agent.__exit__(None, None, None)
+    flags = ["--relist-period", "1s", "--hang-threshold", "%ds" % HANG, "--host-scan-interval", "1s",
+             "--proc-path", "/proc", "--sys-path", "/sys", "--runtime-metrics-endpoint", crio.metrics_url]
+    Ctx.agent = Agent(crio.endpoint, flags, log_level="info").__enter__()
+    wait_until(lambda: Ctx.agent.get("/healthz")[0] == 200, 20, "a first relist (/healthz 200)")
+    return crio
+
+
+def report():
+    return Ctx.agent.json("/diagnose")
+
+
+def cause(rep, cid):
+    return next((c for c in rep["causes"] if c["id"] == cid), None)
+
+
+def run_pod(name, *workload_args, containers=1):
+    crio = Ctx.crio
+    uid = str(uuid.uuid4())
+    sid = crio.driver("run-pod", name, uid)
+    cids = []
+    for i in range(containers):
+        cid = crio.driver("create-container", sid, "app-%d" % i if containers > 1 else "app",
+                          oci_image.WORKLOAD_IMAGE, "/workload", *workload_args)
+        crio.driver("start-container", cid)
+        cids.append(cid)
+    Ctx.pods[name] = (uid, sid, cids)
+    return uid, sid, cids
+
+
+def running(m):
+    return metric(m, "pleg_running_containers", container_state="running") or 0
+
+
+def assert_crio_words(c):
+    for field in ("summary", "remedy"):
+        for w in CONTAINERD_WORDS:
+            assert w not in c[field], "%r in %s's %s on a CRI-O node: %s" % (w, c["id"], field, c[field])
+
+
+# ---------------------------------------------------------------------------
+def test_the_agent_reads_crio_and_its_metrics_page():
+    start_agent()
+    # Version is read within a second of the first good relist.
+    rep = wait_until(lambda: report()["runtime"]["name"] and report(), 10, "the runtime's name from Version")
+    log("  /diagnose runtime: %s %s on %s" % (rep["runtime"]["name"], rep["runtime"]["version"],
+                                              rep["runtime"]["endpoint"]))
+    assert rep["runtime"]["name"] == "cri-o", rep["runtime"]
+    assert rep["runtime"]["version"].startswith("1.34"), rep["runtime"]
+    rm = wait_until(lambda: report()["runtime_metrics"].get("reachable") and report()["runtime_metrics"], 20,
+                    "CRI-O's metrics page read by the agent")
+    log("  runtime metrics: %s" % {k: rm[k] for k in rm if k in ("reachable", "kind", "endpoint")})
+
+
+def test_relist_at_zero_and_110_containers():
+    start_agent()
+    m = Ctx.agent.metrics()
+    assert running(m) == 0, "a fresh CRI-O has no containers: %s" % running(m)
+    log("  0 containers: /healthz 200, relists %s" % metric(m, "pleg_relist_duration_seconds_count"))
+    for p in range(PODS):
+        run_pod("fleet-%d" % p, "-1", containers=PER_POD)
+    n = PODS * PER_POD
+    listed = len([c for c in Ctx.crio.list()["containers"] if c["state"] == "running"])
+    assert listed == n, "CRI-O lists %d running containers, want %d" % (listed, n)
+    wait_until(lambda: running(Ctx.agent.metrics()) == n, 30, "the agent counting %d running containers" % n)
+    assert Ctx.agent.get("/healthz")[0] == 200
+    rep = report()
+    log("  %d containers: relist p50 %.4fs p99 %.4fs, list_containers p99 %.4fs" % (
+        n, rep["relist"]["duration_p50_seconds"], rep["relist"]["duration_p99_seconds"],
+        rep["runtime"]["operations"]["list_containers"]["p99_seconds"]))
+    assert rep["pods"]["containers"] == n, rep["pods"]
+    assert rep["status"] == "healthy", [c["id"] for c in rep["causes"]]
+    assert len(Ctx.crio.conmon_pids()) == n, "one conmon per container: %d" % len(Ctx.crio.conmon_pids())
+
+
+def test_churn_each_change_is_an_event():
+    start_agent()
+    watcher = EventWatcher(Ctx.agent).start()
+    try:
+        _, _, cids = Ctx.pods["fleet-0"]
+        for cid in cids[:5]:
+            Ctx.crio.driver("stop-container", cid, "5")
+        for cid in cids[:5]:
+            watcher.wait_for("ContainerDied", cid, 20)
+        log("  5 containers stopped: ContainerDied seen for each")
+        for cid in cids[:5]:
+            Ctx.crio.driver("remove-container", cid)
+            watcher.wait_for("ContainerRemoved", cid, 20)
+        log("  5 removed: ContainerRemoved seen for each")
+        _, sid, _ = Ctx.pods["fleet-0"]
+        fresh = []
+        for i in range(5):
+            cid = Ctx.crio.driver("create-container", sid, "again-%d" % i, oci_image.WORKLOAD_IMAGE, "/workload")
+            Ctx.crio.driver("start-container", cid)
+            fresh.append(cid)
+        for cid in fresh:
+            watcher.wait_for("ContainerStarted", cid, 20)
+        log("  5 new ones started: ContainerStarted seen for each")
+    finally:
+        watcher.stop()
+    assert Ctx.agent.get("/healthz")[0] == 200
+
+
+def test_zombies_under_conmon_named_with_their_pod():
+    start_agent()
+    _, sid, (cid,) = run_pod("zombies-0", "-1", "0", "150")
+    conmon = Ctx.crio.conmon_of(cid)
+    name = [n for p, c, n in Ctx.crio.conmon_pids() if c == cid][0]
+    log("  zombies-0's conmon pid %d -n %s" % (conmon, name))
+    assert "_zombies-0_%s_" % NAMESPACE in name, name
+
+    def named():
+        rep = report()
+        c = cause(rep, "defunct_processes")
+        parents = rep["host"]["processes"]["zombie_parents"]
+        return c and parents and parents[0]["pod"] == "%s/zombies-0" % NAMESPACE and (rep, c)
+    rep, c = wait_until(named, 30, "defunct_processes naming pod zombies-0")
+    z = rep["host"]["processes"]["zombie_parents"][0]
+    log("  %d zombies under pid %d (%s), found by %s; cause: %s" % (
+        z["count"], z["pid"], z["comm"], z["found_by"], c["summary"]))
+    assert z["count"] >= 150 and z["found_by"] == "ancestry", z
+    assert z["sandbox_id"] == sid, (z, sid)
+    assert_crio_words(c)
+    assert "conmon" in c["remedy"], c["remedy"]
+
+
+def test_frozen_conmon_is_named_in_crio_words():
+    start_agent()
+    _, _, (cid,) = run_pod("web-0", "-1")
+    pid = Ctx.crio.conmon_of(cid)
+    Ctx.freezer = cgroups.freeze(pid, Ctx.crio.name)
+    log("  froze web-0's conmon pid %d" % pid)
+
+    def named():
+        rep = report()
+        c = cause(rep, "shim_hung")
+        return c and "%s/web-0" % NAMESPACE in c["summary"] and (rep, c)
+    rep, c = wait_until(named, 20 + HANG, "shim_hung naming pod web-0")
+    log("  status %s; cause: %s" % (rep["status"], c["summary"]))
+    assert_crio_words(c)
+    assert "conmon" in c["summary"], c["summary"]
+    assert not cause(rep, "runtime_hung"), "a frozen conmon does not hang CRI-O's lists: %s" % rep["summary"]
+    t = Ctx.crio._run_driver(["list"], timeout=5)
+    assert t.returncode == 0, "CRI-O's lists answer beside a frozen conmon: %s" % t.stderr
+    cgroups.thaw(Ctx.freezer)
+    Ctx.freezer = None
+    wait_until(lambda: not cause(report(), "shim_hung"), 20, "shim_hung gone once conmon is thawed")
+
+
+def test_a_container_whose_conmon_died_stays_running():
+    """CRI-O learns a container's exit only from the exit file its conmon
+    writes: with conmon killed first, CRI-O keeps saying "running", and the
+    agent, which reads CRI-O, sees no exit either."""
+    start_agent()
+    watcher = EventWatcher(Ctx.agent).start()
+    try:
+        _, _, (cid,) = run_pod("orphan-0", "-1")
+        watcher.wait_for("ContainerStarted", cid, 20)
+        conmon = Ctx.crio.conmon_of(cid)
+        os.kill(conmon, signal.SIGKILL)
+        Ctx.crio.kill_container_process(cid, signal.SIGKILL)
+        wait_until(lambda: not Ctx.crio.container_pids(cid), 10, "orphan-0's processes gone")
+        relists = metric(Ctx.agent.metrics(), "pleg_relist_duration_seconds_count")
+        wait_until(lambda: metric(Ctx.agent.metrics(), "pleg_relist_duration_seconds_count") >= relists + 3, 20,
+                   "three relists after the kill")
+        st = Ctx.crio.container_status(cid)
+        log("  conmon %d and the container's processes killed; CRI-O says: %s" % (conmon, st))
+        assert st["state"] == "running", "CRI-O learns an exit only from conmon's exit file: %s" % st
+        assert not os.path.exists(os.path.join(Ctx.crio.exits_dir, cid)), "no exit file without conmon"
+        log("  the agent's events for it: %s" % watcher.types_for(cid))
+        assert "ContainerDied" not in watcher.types_for(cid), watcher.types_for(cid)
+    finally:
+        watcher.stop()
+
+
+def crio_page(*args):
+    import subprocess
+    return subprocess.run([os.path.join(BUILD_DIR, "crio-page"), Ctx.crio.sock] + list(args),
+                          capture_output=True, text=True, timeout=30)
+
+
+def test_crios_read_only_pages():
+    """/info and /containers/<id> on crio.sock through the agent's reader;
+    a path toward the pages that act is refused before any connection."""
+    setup()
+    r = crio_page("info")
+    assert r.returncode == 0, r.stderr
+    info = json.loads(r.stdout)
+    log("  /info: %s" % info)
+    assert info["storage_driver"] == Ctx.crio.storage_driver, info
+    _, sid, (cid,) = Ctx.pods["web-0"]
+    r = crio_page("container", cid)
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout)
+    log("  /containers/%s: pid %d sandbox %s" % (cid[:12], c["pid"], c["sandbox"][:12]))
+    assert c["sandbox"] == sid and c["pid"] in Ctx.crio.container_pids(cid), (c, Ctx.crio.container_pids(cid))
+    assert c["labels"].get("io.kubernetes.pod.name") in (None, "web-0"), c["labels"]
+    for bad in ("../pause/" + cid, cid + "/../../unpause/" + cid, "../debug/heap"):
+        r = crio_page("container", bad)
+        assert r.returncode == 2 and "not a container id" in r.stderr, (bad, r.returncode, r.stderr)
+    paused = Ctx.crio.container_status(cid)
+    assert paused["state"] == "running", paused
+
+
+def test_zz_teardown_leaves_nothing():
+    """No process (conmon, crio, container), mount, cgroup or file of the
+    private CRI-O is left after its cleanup."""
+    crio = Ctx.crio
+    if crio is None:
+        raise harness.Skip("CRI-O was not started")
+    Ctx.crio = None
+    before = cgroups.dirs(crio.cgroup_parent)
+    assert before, "no cgroup under %s: the containers' cgroups are not where the test looks" % crio.cgroup_parent
+    crio.cleanup()
+    left = [pid for pid, argv in base_processes() if any(crio.tmp.encode() in a for a in argv)]
+    assert not left, "processes left: %s" % left
+    assert not crio.container_pids(), "container processes left: %s" % crio.container_pids()
+    assert not Crio._mounts_under(crio.tmp), "mounts left: %s" % Crio._mounts_under(crio.tmp)
+    assert not cgroups.dirs(crio.cgroup_parent), "cgroups left: %s" % cgroups.dirs(crio.cgroup_parent)
+    assert not os.path.exists(crio.tmp), "%s left" % crio.tmp
+    log("  nothing left: no process, mount, cgroup or file of the private CRI-O (%d cgroups before)" % len(before))
+
+
+def teardown():
+    if Ctx.freezer:
+        try:
+            cgroups.thaw(Ctx.freezer)
+        except AssertionError as e:
+            log("  %s" % e)
+    if Ctx.agent is not None:
+        Ctx.agent.__exit__(None, None, None)
+    if Ctx.crio is not None:
+        Ctx.crio.cleanup()
+        Ctx.crio = None
+
+
+if __name__ == "__main__":
+    try:
+        harness.main(globals())
+    finally:
+        teardown()

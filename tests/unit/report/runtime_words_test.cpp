@@ -1,0 +1,125 @@
+// A cause worded for the runtime the agent reads: on a CRI-O node no cause,
+// in any of its forms, names containerd, its shims, `ctr` or its status
+// lock; on a containerd node none names CRI-O or conmon. And the advice that
+// differs says what that runtime needs.
+#include "report/runtime_words.h"
+
+#include <gtest/gtest.h>
+
+#include "report/remedy.h"
+#include "report/wording.h"
+
+namespace plegscope {
+namespace {
+
+constexpr Form kLastForm = Form::kFromJournal;
+
+// A finding of `id` in `form` with every field its words may print filled.
+Cause full_finding(CauseId id, Form form, const std::string& helper) {
+  Finding f;
+  f.id = id;
+  f.form = form;
+  f.op = "list_containers";
+  f.method = "UpdateContainerResources";
+  f.seconds = 12;
+  f.threshold_seconds = 10;
+  f.period_seconds = 1;
+  f.window_seconds = 60;
+  f.list_seconds = 2;
+  f.relists = 3;
+  f.objects = 110;
+  f.share = 0.8;
+  f.bytes = 15e6;
+  f.limit_bytes = 16 * 1024 * 1024;
+  f.zombies = 150;
+  f.limit_scope = "runtime";
+  f.current = 100;
+  f.maximum = 100;
+  f.device = "sda";
+  f.mount = "/var/lib/containers";
+  PodRef pod{"default", "web-0", "1f2e3d4c", "4c5d6e7f", "app"};
+  f.pods = {pod};
+  Finding::HostProcess p;
+  p.pid = 4242;
+  p.comm = helper;
+  p.wchan = "do_freezer_trap";
+  p.seconds = 30;
+  p.count = 1;
+  p.sandbox_id = pod.sandbox_id;
+  f.processes = {p};
+  f.evidence = {{"relist_in_progress_seconds", 12, 10}};
+  return Cause(f);
+}
+
+Report worded_on(const std::string& runtime, const std::string& endpoint, CauseId id, Form form) {
+  Report r;
+  r.runtime.name = runtime;
+  r.runtime.endpoint = endpoint;
+  r.status = Status::kUnhealthy;
+  r.health_message = "PLEG is not healthy";
+  r.causes = {full_finding(id, form, runtime_family(runtime, endpoint) == RuntimeFamily::kCrio ? "conmon"
+                                                                                              : "containerd-shim")};
+  word(r);
+  return r;
+}
+
+void expect_no_foreign_words(const Report& r, RuntimeFamily family) {
+  const Cause& c = r.causes.front();
+  for (const std::string* text : {&c.reason, &c.action, &c.summary, &c.remedy, &r.summary})
+    for (const char* const* w = foreign_runtime_words(family); *w; ++w)
+      EXPECT_EQ(text->find(*w), std::string::npos) << "\"" << *w << "\" in: " << *text;
+}
+
+TEST(RuntimeWords, NoContainerdWordsOnACrioNodeForAnyCauseOrForm) {
+  for (CauseId id : kAllCauses)
+    for (int form = 0; form <= static_cast<int>(kLastForm); ++form) {
+      SCOPED_TRACE(std::string(cause_name(id)) + " form " + std::to_string(form));
+      expect_no_foreign_words(worded_on("cri-o", "unix:///var/run/crio/crio.sock", id, static_cast<Form>(form)),
+                              RuntimeFamily::kCrio);
+    }
+}
+
+TEST(RuntimeWords, NoCrioWordsOnAContainerdNodeForAnyCauseOrForm) {
+  for (CauseId id : kAllCauses)
+    for (int form = 0; form <= static_cast<int>(kLastForm); ++form) {
+      SCOPED_TRACE(std::string(cause_name(id)) + " form " + std::to_string(form));
+      expect_no_foreign_words(
+          worded_on("containerd", "unix:///run/containerd/containerd.sock", id, static_cast<Form>(form)),
+          RuntimeFamily::kContainerd);
+    }
+}
+
+TEST(RuntimeWords, AHungCrioIsLeftToItsWatchdogAndConmonIsLookedAt) {
+  const Report crio = worded_on("cri-o", "unix:///var/run/crio/crio.sock", CauseId::kRuntimeHung, Form::kCallHung);
+  const Cause& c = crio.causes.front();
+  EXPECT_NE(c.action.find("CRI-O's watchdog will restart it"), std::string::npos) << c.action;
+  EXPECT_NE(c.action.find("conmon"), std::string::npos) << c.action;
+  EXPECT_NE(c.remedy.find("systemctl restart crio"), std::string::npos) << c.remedy;
+  EXPECT_NE(c.remedy.find("/tmp/crio-goroutine-stacks-"), std::string::npos) << c.remedy;
+  const Report ctd =
+      worded_on("containerd", "unix:///run/containerd/containerd.sock", CauseId::kRuntimeHung, Form::kCallHung);
+  EXPECT_NE(ctd.causes.front().action.find("then restart it"), std::string::npos) << ctd.causes.front().action;
+  EXPECT_NE(ctd.causes.front().remedy.find("systemctl restart containerd"), std::string::npos);
+  EXPECT_NE(ctd.causes.front().remedy.find("kill that shim"), std::string::npos);
+}
+
+TEST(RuntimeWords, TheStuckHelperIsConmonOnCrioAndTheShimOnContainerd) {
+  const Report crio = worded_on("cri-o", "", CauseId::kShimHung, Form::kBehindHungCall);
+  EXPECT_NE(crio.causes.front().summary.find("conmon"), std::string::npos) << crio.causes.front().summary;
+  const Report ctd = worded_on("containerd", "", CauseId::kShimHung, Form::kBehindHungCall);
+  EXPECT_NE(ctd.causes.front().summary.find("shim"), std::string::npos) << ctd.causes.front().summary;
+}
+
+TEST(RuntimeWords, TheFamilyComesFromVersionThenFromTheSocket) {
+  EXPECT_EQ(runtime_family("cri-o"), RuntimeFamily::kCrio);
+  EXPECT_EQ(runtime_family("containerd"), RuntimeFamily::kContainerd);
+  EXPECT_EQ(runtime_family("", "unix:///var/run/crio/crio.sock"), RuntimeFamily::kCrio);
+  EXPECT_EQ(runtime_family("", "unix:///run/containerd/containerd.sock"), RuntimeFamily::kContainerd);
+  EXPECT_EQ(runtime_family("docker", "unix:///run/cri-dockerd.sock"), RuntimeFamily::kOther);
+  // A runtime the agent does not know keeps the words that name both.
+  const std::string both = "containerd writes it to its journal, CRI-O to `/tmp/crio-goroutine-stacks-*.log`";
+  EXPECT_EQ(in_runtime_words(both, RuntimeFamily::kOther), both);
+}
+
+}  // namespace
+}  // namespace plegscope
