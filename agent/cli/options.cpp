@@ -75,7 +75,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   Config c;
   std::string endpoint, relist_period = "1s", relist_threshold = "3m", request_timeout = "2m",
                         evented = "false", hang_threshold = "10s", duration = "10s",
-                        backoff_max = "10s";
+                        backoff_max = "10s", metrics_detail = "lean";
   // The node condition (--node-condition): see node/condition_policy.h.
   std::string condition_hold = "30s", condition_clear_after = "2m", condition_min_interval = "30s",
               condition_heartbeat = "5m";
@@ -102,6 +102,10 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
                  "running the EventedPLEG gate) or auto (beside a readable kubelet: evented only where it runs the EventedPLEG gate before "
                  "1.37; else evented whenever the runtime serves GetContainerEvents)")
       ->envname("PLEGSCOPE_EVENTED_PLEG");
+  app.add_option("--metrics-detail", metrics_detail,
+                 "lean (default: the latency series the shipped alerts and dashboards read) or full (every CRI "
+                 "operation's latency, fine buckets)")
+      ->envname("PLEGSCOPE_METRICS_DETAIL");
   app.add_option("--hang-threshold", hang_threshold, "a CRI call in flight longer is hung (10s)")
       ->envname("PLEGSCOPE_HANG_THRESHOLD");
   app.add_option("--relist-backoff-max", backoff_max,
@@ -245,6 +249,8 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
     else if (evented == "true") c.evented = EventedMode::On;
     else if (evented == "false") c.evented = EventedMode::Off;
     else throw UsageError{"--evented-pleg: invalid value \"" + evented + "\" (expected auto, true or false)"};
+    if (!parse_metric_detail(metrics_detail, c.metric_detail))
+      throw UsageError{"--metrics-detail: invalid value \"" + metrics_detail + "\" (expected lean or full)"};
     static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
     if (std::find(std::begin(kLevels), std::end(kLevels), c.log_level) == std::end(kLevels))
       throw UsageError{"--log-level: invalid value \"" + c.log_level +
@@ -327,6 +333,7 @@ NodeOptions node_options(const Config& config) {
   o.relist_backoff_max = config.relist_backoff_max;
   o.event_channel_capacity = config.event_channel_capacity;
   o.evented = config.evented;
+  o.metric_detail = config.metric_detail;
   o.event_log_size = config.event_log_size;
   o.relist_history = config.relist_history;
   o.proc_path = config.proc_path;

@@ -24,6 +24,7 @@ struct Config {
   Duration runtime_request_timeout = std::chrono::minutes(2);
   size_t event_channel_capacity = 1000;
   EventedMode evented = EventedMode::Off;  // the kubelet's default on every release
+  MetricDetail metric_detail = MetricDetail::kLean;
   Duration hang_threshold = std::chrono::seconds(10);
   Duration relist_backoff_max = std::chrono::seconds(10);  // 0: never stretch the period
   std::string proc_path = "/proc";

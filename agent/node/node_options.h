@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/metric_detail.h"
 
 namespace plegscope {
 
@@ -23,6 +24,7 @@ struct NodeOptions {
   EventedMode evented = EventedMode::Off;  // the kubelet's default; the CLI passes --evented-pleg
   size_t event_log_size = 1000;   // events kept for /debug/events
   size_t relist_history = 600;    // relists kept for the timeline
+  MetricDetail metric_detail = MetricDetail::kLean;  // --metrics-detail
   // Node evidence: where each reader looks (host paths, passed in).
   std::string proc_path = "/proc";
 

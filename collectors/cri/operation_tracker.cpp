@@ -10,14 +10,31 @@ namespace plegscope {
 namespace {
 
 // Past the kubelet's 10 s top bucket: a 3-minute call must land in a bucket.
-const prometheus::Histogram::BucketBoundaries kOperationBuckets = {
+const prometheus::Histogram::BucketBoundaries kFullBuckets = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
     1,      2.5,   5,      10,    30,   60,    120,  180, 300,  600};
+// The lean set: a decade-ish apart where healthy calls live, then the hang
+// threshold (10 s), the at-risk line (60 s), the PLEG threshold (180 s) and
+// the top, so every shipped comparison falls on a bucket boundary.
+const prometheus::Histogram::BucketBoundaries kLeanBuckets = {0.005, 0.025, 0.1, 0.5, 2.5,
+                                                              10,    60,    180, 600};
+
+// The calls a relist makes, in either list form: the ones whose latency the
+// dashboards and the relist-cost rules read. Version, Status and the event
+// stream are counted and tracked in flight, but timed only with full detail.
+bool relist_operation(const std::string& op) {
+  for (const char* name : {op::kListPodSandbox, op::kListContainers, op::kPodSandboxStatus,
+                           op::kContainerStatus, op::kStreamPodSandboxes, op::kStreamContainers})
+    if (op == name) return true;
+  return false;
+}
 
 }  // namespace
 
-OperationTracker::OperationTracker(prometheus::Registry& registry, const Clock& clock)
+OperationTracker::OperationTracker(prometheus::Registry& registry, const Clock& clock,
+                                   MetricDetail detail)
     : clock_(clock),
+      detail_(detail),
       total_family_(prometheus::BuildCounter()
                         .Name("pleg_runtime_operations_total")
                         .Help("CRI calls made by plegscope, by operation type.")
@@ -40,7 +57,6 @@ OperationTracker::OperationTracker(prometheus::Registry& registry, const Clock& 
                         .Help("Items in the last unfiltered list answer.")
                         .Register(registry)) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const char* name : op::kAll) per_op(name);
   for (const char* name : {op::kListPodSandbox, op::kListContainers}) {
     PerOp& p = per_op(name);
     p.list_bytes = &bytes_family_.Add({{"operation_type", name}});
@@ -53,11 +69,20 @@ OperationTracker::PerOp& OperationTracker::per_op(const std::string& op) {
   if (it != ops_.end()) return it->second;
   PerOp& p = ops_[op];
   p.total = &total_family_.Add({{"operation_type", op}});
-  // Error counters at 0 for every code, so the first error is an increase.
-  for (const auto& code : grpc_error_code_names())
-    errors_family_.Add({{"operation_type", op}, {"code", code}});
-  p.duration = &duration_family_.Add({{"operation_type", op}}, kOperationBuckets);
   return p;
+}
+
+void OperationTracker::observe_locked(const std::string& op, PerOp& p, int grpc_code,
+                                      double seconds) {
+  if (!p.duration) {
+    if (detail_ == MetricDetail::kFull)
+      p.duration = &duration_family_.Add({{"operation_type", op}}, kFullBuckets);
+    // An UNIMPLEMENTED answer is a capability probe (list streaming), not a
+    // call whose latency means anything: it opens no histogram.
+    else if (relist_operation(op) && grpc_code != static_cast<int>(GrpcCode::kUnimplemented))
+      p.duration = &duration_family_.Add({{"operation_type", op}}, kLeanBuckets);
+  }
+  if (p.duration) p.duration->Observe(seconds);
 }
 
 OperationTracker::CallId OperationTracker::begin(const std::string& op,
@@ -92,13 +117,15 @@ void OperationTracker::record_locked(const std::string& op, int grpc_code, doubl
                                      const ClockReading& now, CallTarget target) {
   PerOp& p = per_op(op);
   p.total->Increment();
-  p.duration->Observe(seconds);
+  observe_locked(op, p, grpc_code, seconds);
   p.stats.count++;
   GrpcCode code = plegscope::grpc_code(grpc_code);
   p.recent.push_back({now.mono, CallSample{now.wall, seconds, code, std::move(target)}});
   while (p.recent.size() > kRecentCalls || (!p.recent.empty() && now.mono - p.recent.front().first > kRecentWindow))
     p.recent.pop_front();
   if (code != GrpcCode::kOk) {
+    // The first error of a code creates its series (rate() sees it from the
+    // second scrape on, as with the kubelet's own error counters).
     errors_family_.Add({{"operation_type", op}, {"code", grpc_code_name(code)}}).Increment();
     p.stats.errors++;
     p.stats.errors_by_code[code]++;

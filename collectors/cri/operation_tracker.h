@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/metric_detail.h"
 #include "cri/operation_stats.h"
 
 namespace plegscope {
@@ -32,7 +33,12 @@ class OperationTracker : public prometheus::Collectable {
   static constexpr size_t kRecentCalls = 512;
   static constexpr Duration kRecentWindow = std::chrono::minutes(5);
 
-  OperationTracker(prometheus::Registry& registry, const Clock& clock);
+  // Series appear with the first call of an operation and the first error
+  // of a code, as the kubelet's do, so a healthy node exports no zeros.
+  // `detail` chooses which operations get a latency histogram and how fine
+  // (common/metric_detail.h).
+  OperationTracker(prometheus::Registry& registry, const Clock& clock,
+                   MetricDetail detail = MetricDetail::kLean);
 
   using CallId = uint64_t;
   // `cancel` is kept while the call is in flight so cancel_all() can end it;
@@ -74,11 +80,13 @@ class OperationTracker : public prometheus::Collectable {
     OperationStats stats;
   };
   PerOp& per_op(const std::string& op);  // requires mu_
+  void observe_locked(const std::string& op, PerOp& p, int grpc_code, double seconds);
   void record_locked(const std::string& op, int grpc_code, double seconds, const ClockReading& now,
                      CallTarget target = {});
   OperationStats stats_locked(const std::string& op, const PerOp& p, const ClockReading& now) const;
 
   const Clock& clock_;
+  const MetricDetail detail_;
   prometheus::Family<prometheus::Counter>& total_family_;
   prometheus::Family<prometheus::Counter>& errors_family_;
   prometheus::Family<prometheus::Histogram>& duration_family_;

@@ -27,9 +27,13 @@ local scope = import '../lib/scope.libsonnet';
   local n = '{{ $labels.%s }}' % node,
   local thresholdInForce = '{{ with printf "max(pleg_relist_threshold_seconds{%s})" %s | query }}{{ . | first | value | humanizeDuration }}{{ else }}%s{{ end }}' % [scope.templateMatchers(c), scope.templateArgs(c), f.goDuration(T)],
 
+  // Recording rules keep only what is non-zero: a quantile of an idle
+  // operation (NaN), a rate of errors that did not happen, a cause at
+  // confidence 0 cost a series per node each and say nothing. The per-node
+  // state (healthy, seconds since last seen) is kept whatever its value.
   local quantile(metric, by, q) = {
     record: 'node%s_quantile:%s:histogram_quantile_rate5m' % [if by == '' then '' else '_' + by, metric],
-    expr: 'histogram_quantile(%s, sum by (%s, %sle) (rate(%s_bucket{%s}[5m])))\n'
+    expr: 'histogram_quantile(%s, sum by (%s, %sle) (rate(%s_bucket{%s}[5m]))) > 0\n'
           % [q, scope.by(c), if by == '' then '' else by + ', ', metric, sel],
     labels: { quantile: q },
   },
@@ -44,19 +48,19 @@ local scope = import '../lib/scope.libsonnet';
         + [
           {
             record: 'node_operation_type:pleg_runtime_operations:rate5m',
-            expr: 'sum by (%(by)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m])) > 0\n' % v,
           },
           {
             record: 'node_operation_type_code:pleg_runtime_operations_errors:rate5m',
-            expr: 'sum by (%(by)s, operation_type, code) (rate(pleg_runtime_operations_errors_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s, operation_type, code) (rate(pleg_runtime_operations_errors_total{%(sel)s}[5m])) > 0\n' % v,
           },
           {
             record: 'node:pleg_discard_events:rate5m',
-            expr: 'sum by (%(by)s) (rate(pleg_discard_events_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s) (rate(pleg_discard_events_total{%(sel)s}[5m])) > 0\n' % v,
           },
           {
             record: 'node_event_type:pleg_events:rate5m',
-            expr: 'sum by (%(by)s, event_type) (rate(pleg_events_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s, event_type) (rate(pleg_events_total{%(sel)s}[5m])) > 0\n' % v,
           },
           {
             record: 'node:pleg_seconds_since_last_seen:max',
@@ -68,11 +72,11 @@ local scope = import '../lib/scope.libsonnet';
           },
           {
             record: 'node:pleg_runtime_operation_oldest_in_flight_seconds:max',
-            expr: 'max by (%(by)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s})\n' % v,
+            expr: 'max by (%(by)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s}) > 0\n' % v,
           },
           {
             record: 'node_cause:pleg_diagnosis_cause:max',
-            expr: 'max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s})\n' % v,
+            expr: 'max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s}) > 0\n' % v,
           },
         ],
     }],
