@@ -13,18 +13,20 @@ namespace {
 const prometheus::Histogram::BucketBoundaries kFullBuckets = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
     1,      2.5,   5,      10,    30,   60,    120,  180, 300,  600};
-// The lean set: a decade-ish apart where healthy calls live, then the hang
-// threshold (10 s), the at-risk line (60 s), the PLEG threshold (180 s) and
-// the top, so every shipped comparison falls on a bucket boundary.
-const prometheus::Histogram::BucketBoundaries kLeanBuckets = {0.005, 0.025, 0.1, 0.5, 2.5,
-                                                              10,    60,    180, 600};
+// The lean set: a factor of four or five apart where healthy calls live,
+// then the hang threshold (10 s), the at-risk line (60 s) and the top, so
+// every shipped comparison falls on a bucket boundary.
+const prometheus::Histogram::BucketBoundaries kLeanBuckets = {0.005, 0.025, 0.1, 0.5,
+                                                              2.5,   10,    60,  600};
 
-// The calls a relist makes, in either list form: the ones whose latency the
-// dashboards and the relist-cost rules read. Version, Status and the event
-// stream are counted and tracked in flight, but timed only with full detail.
+// The calls a relist makes, under the kubelet's names: the ones whose
+// latency the dashboards and the relist-cost rules read (the per-pod
+// inspection lists with them even where the runtime streams its full
+// lists). Version, Status, the event stream and the streamed lists are
+// counted and tracked in flight, but timed only with full detail.
 bool relist_operation(const std::string& op) {
   for (const char* name : {op::kListPodSandbox, op::kListContainers, op::kPodSandboxStatus,
-                           op::kContainerStatus, op::kStreamPodSandboxes, op::kStreamContainers})
+                           op::kContainerStatus})
     if (op == name) return true;
   return false;
 }
@@ -143,6 +145,11 @@ void OperationTracker::record_list_size(const std::string& op, uint64_t bytes, u
   if (p.list_items) p.list_items->Set(static_cast<double>(items));
 }
 
+void OperationTracker::note_reachability(ConnectProblem problem) {
+  std::lock_guard<std::mutex> lock(mu_);
+  unreachable_ = problem;
+}
+
 void OperationTracker::cancel_all() {
   // Under the lock: a cancel function refers to the caller's call context,
   // which lives until the caller's end() returns, and end() waits for this
@@ -205,8 +212,15 @@ std::vector<prometheus::MetricFamily> OperationTracker::Collect() const {
   auto oldest = gauge_family(
       "pleg_runtime_operation_oldest_in_flight_seconds",
       "Age in seconds of the oldest unfinished CRI call, by operation type; 0 if none.");
+  auto unreachable = gauge_family(
+      "pleg_runtime_unreachable",
+      "1 while the agent cannot reach the runtime's socket, by the reason its own connect() "
+      "gave (permission_denied, no_such_socket, not_a_socket, connection_refused, other); "
+      "absent while it can.");
   const MonoTime now = clock_.monotonic();
   std::lock_guard<std::mutex> lock(mu_);
+  if (unreachable_ != ConnectProblem::kNone)
+    add_gauge(unreachable, {{"reason", connect_problem_name(unreachable_)}}, 1);
   for (const auto& [op, p] : ops_) {
     int count = 0;
     double age = 0;
@@ -218,7 +232,10 @@ std::vector<prometheus::MetricFamily> OperationTracker::Collect() const {
     add_gauge(in_flight, {{"operation_type", op}}, count);
     add_gauge(oldest, {{"operation_type", op}}, age);
   }
-  return {in_flight, oldest};
+  std::vector<prometheus::MetricFamily> out{in_flight, oldest};
+  // No family at all while the runtime is reachable: no HELP without a sample.
+  if (!unreachable.metric.empty()) out.push_back(std::move(unreachable));
+  return out;
 }
 
 double OperationTracker::oldest_in_flight_seconds() const {

@@ -21,6 +21,7 @@
 #include "common/clock.h"
 #include "common/metric_detail.h"
 #include "cri/operation_stats.h"
+#include "cri/runtime_socket.h"
 
 namespace plegscope {
 
@@ -52,6 +53,11 @@ class OperationTracker : public prometheus::Collectable {
   // Size and item count of an unfiltered list answer (the 16 MiB cliff).
   void record_list_size(const std::string& op, uint64_t bytes, uint64_t items);
   void cancel_all();
+  // What the agent's own connect() to the socket said after the last failed
+  // or successful answer: exported as pleg_runtime_unreachable{reason} while
+  // it names a problem, so an alert tells "the agent is denied the socket"
+  // from "the runtime is down".
+  void note_reachability(ConnectProblem problem);
 
   OperationStats stats(const std::string& op) const;
   // Just the last list size: cheap enough for every relist (stats() sorts).
@@ -97,6 +103,7 @@ class OperationTracker : public prometheus::Collectable {
   std::map<std::string, PerOp> ops_;
   std::map<CallId, InFlight> in_flight_;
   CallId next_id_ = 1;
+  ConnectProblem unreachable_ = ConnectProblem::kNone;
 };
 
 }  // namespace plegscope

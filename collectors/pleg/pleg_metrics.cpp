@@ -8,15 +8,19 @@ namespace {
 // The kubelet's relist buckets stop at 10 s; ours reach past the 3 min threshold.
 const prometheus::Histogram::BucketBoundaries kRelistBuckets = {
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 2.5, 5, 10, 30, 60, 120, 180, 300, 600};
+// Lean: the kubelet's relist buckets, then the at-risk line (60 s), the
+// threshold (180 s) and the top; full adds 1.5 s, 2 s, 120 s and 300 s.
+const prometheus::Histogram::BucketBoundaries kLeanRelistBuckets = {
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600};
 // The time between relist starts sits at the period (1 s; up to 10 s while
 // the agent spares a struggling runtime; 300 s in evented mode): the lean
 // set brackets those and the thresholds.
-const prometheus::Histogram::BucketBoundaries kLeanIntervalBuckets = {1,  1.5, 2,   5,  10,
-                                                                      60, 180, 300, 600};
+const prometheus::Histogram::BucketBoundaries kLeanIntervalBuckets = {1,  1.5, 2,  10,
+                                                                      60, 300, 600};
 // Event lag: a healthy node's is within a relist period or two; the
 // dashboards' line is at 5 s.
-const prometheus::Histogram::BucketBoundaries kLeanLagBuckets = {0.1, 0.25, 0.5, 1, 2.5,
-                                                                 5,   10,   60,  600};
+const prometheus::Histogram::BucketBoundaries kLeanLagBuckets = {0.1, 0.5, 1,  2.5,
+                                                                 5,   10,  60, 600};
 
 prometheus::Histogram& histogram(prometheus::Registry& registry, const char* name,
                                  const char* help,
@@ -33,7 +37,8 @@ prometheus::Histogram::BucketBoundaries lag_buckets(MetricDetail detail) {
 
 PlegMetrics::PlegMetrics(prometheus::Registry& registry, MetricDetail detail)
     : relist_duration(histogram(registry, "pleg_relist_duration_seconds",
-                                "Duration in seconds of PLEG relists.", kRelistBuckets)),
+                                "Duration in seconds of PLEG relists.",
+                                detail == MetricDetail::kFull ? kRelistBuckets : kLeanRelistBuckets)),
       relist_interval(histogram(registry, "pleg_relist_interval_seconds",
                                 "Interval in seconds between the starts of PLEG relists.",
                                 detail == MetricDetail::kFull ? kRelistBuckets

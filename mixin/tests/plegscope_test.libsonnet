@@ -27,6 +27,19 @@ local lib = import 'lib.libsonnet';
   // The labels that place a node in a cluster: the cluster label and any
   // additional aggregation labels.
   local where(cluster) = { [c.clusterLabel]: cluster } + { [l]: 'r1' for l in c.additionalAggregationLabels },
+  // "Agent blind, kubelet healthy": an agent whose relists never succeed
+  // and whose connect() to the socket fails for `reason`, until blindEnd;
+  // the kubelet's and kube-state-metrics' view of the same node.
+  local blindEnd = 60 + T + U + c.runtimeUnavailableForSeconds + c.cannotReachRuntimeForSeconds + 60,
+  local blindN = lib.samples(blindEnd),
+  local ksmL = lib.selectorLabels(c.kubeStateMetricsSelector) { instance: '10.0.9.9:8080' },
+  local KL(nodeName) = lib.selectorLabels(c.kubeletSelector) { instance: nodeName + ':10250', [node]: nodeName },
+  local ready(nodeName, v) = S_('kube_node_status_condition', ksmL + nodeOf(nodeName) { condition: 'Ready', status: 'true' }, v),
+  local blind(i, name, reason) = [
+    S_('pleg_last_seen_seconds', L('10.0.0.%d:9547' % i, name), '0x%d' % blindN),
+    S_('pleg_relist_errors_total', L('10.0.0.%d:9547' % i, name, { code: 'UNAVAILABLE' }), '0+1x%d' % blindN),
+    S_('pleg_runtime_unreachable', L('10.0.0.%d:9547' % i, name, { reason: reason }), '1x%d' % blindN),
+  ],
 
   plegscopeTests:: {
     rule_files: ['../plegscope.rules.yml'],
@@ -84,7 +97,7 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [
           lib.silent(fire - 1, 'PLEGNotHealthy'),  // exactly the threshold: not yet (the kubelet uses >)
           lib.firing(fire, 'PLEGNotHealthy', [{
-            exp_labels: l { severity: 'critical' },
+            exp_labels: nodeOf('worker-1') { severity: 'critical' },
             exp_annotations: {
               summary: 'PLEG is not healthy on worker-1',
               description: 'PLEG on node worker-1 was last seen active %s ago; threshold is %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'
@@ -105,7 +118,7 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [
           lib.silent(fire - 1, 'PLEGNotHealthy'),
           lib.firing(fire, 'PLEGNotHealthy', [{
-            exp_labels: l { severity: 'critical' },
+            exp_labels: nodeOf('worker-2') { severity: 'critical' },
             exp_annotations: {
               summary: 'PLEG is not healthy on worker-2',
               description: 'PLEG on node worker-2 has yet to be successful after %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'
@@ -157,7 +170,7 @@ local lib = import 'lib.libsonnet';
           lib.silent(10 + 600, 'PLEGNotHealthy'),
           { eval_time: lib.t(10 + 610), alertname: 'PLEGNotHealthy',
             exp_alerts: [{
-              exp_labels: l { severity: 'critical' },
+              exp_labels: nodeOf('worker-evented-stuck') { severity: 'critical' },
               exp_annotations: {
                 summary: 'PLEG is not healthy on worker-evented-stuck',
                 description: 'PLEG on node worker-evented-stuck was last seen active %s ago; threshold is %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'
@@ -316,22 +329,27 @@ local lib = import 'lib.libsonnet';
       },
 
       // ------------------------------------------------------------ PLEGDiscardingEvents
+      // worker-1 discards on every relist from t=100; worker-2 discards once
+      // (a burst the next sync picks up): only the sustained one fires.
+      local W = c.discardingEventsForSeconds;
+      local n = lib.samples(100 + W + 60);
+      local discards = [[10 * k, std.max(0, k - 9)] for k in std.range(0, n)];
       {
-        name: 'PLEGDiscardingEvents on the first discarded event',
+        name: 'PLEGDiscardingEvents when discards go on for %s, not on one burst' % pd(W),
         interval: '10s',
         input_series: [
-          S_('pleg_discard_events_total', L('10.0.0.1:9547', 'worker-1'), '0x10 1x30'),
-          S_('pleg_discard_events_total', L('10.0.0.2:9547', 'worker-2'), '0x40'),
-          S_('pleg_diagnosis_cause', L('10.0.0.1:9547', 'worker-1', { cause: 'event_storm' }), '0.8x40'),
+          S_('pleg_discard_events_total', L('10.0.0.1:9547', 'worker-1'), '0x9 1+1x%d' % (n - 9)),
+          S_('pleg_discard_events_total', L('10.0.0.2:9547', 'worker-2'), '0x9 1x%d' % (n - 9)),
+          S_('pleg_diagnosis_cause', L('10.0.0.1:9547', 'worker-1', { cause: 'event_storm' }), '0.8x%d' % n),
         ],
         alert_rule_test: [
-          lib.silent(109, 'PLEGDiscardingEvents'),
-          lib.firing(110, 'PLEGDiscardingEvents', [{
+          lib.silent(100 + W - 1, 'PLEGDiscardingEvents'),
+          lib.firing(100 + W, 'PLEGDiscardingEvents', [{
             exp_labels: nodeOf('worker-1') { severity: 'warning' },
             exp_annotations: {
               summary: 'PLEG on worker-1 is discarding events',
-              description: 'PLEG on node worker-1 discarded 1 events in the last 5m because its event channel was full (capacity %d). Pod changes are picked up late. %s'
-                           % [c.eventChannelCapacity, causeText('event_storm', '0.80')],
+              description: 'PLEG on node worker-1 discarded %s events in the last 5m because its event channel was full (capacity %d). Pod changes are picked up late. %s'
+                           % [f.humanize(lib.increase(discards, 100 + W, 300)), c.eventChannelCapacity, causeText('event_storm', '0.80')],
               top_cause: 'event_storm',
               runbook_url: runbook('PLEGDiscardingEvents'),
             },
@@ -452,7 +470,7 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [
           lib.silent(fire - 1, 'PLEGNodeClockSkew'),
           lib.firing(fire, 'PLEGNodeClockSkew', [{
-            exp_labels: L('10.0.0.3:9547', 'worker-3') { severity: 'warning' },
+            exp_labels: nodeOf('worker-3') { severity: 'warning' },
             exp_annotations: {
               summary: 'The clock of worker-3 disagrees with Prometheus',
               description: "The wall clock of node worker-3 is %s off Prometheus' clock (warning above %s): the age of the last relist by time() - pleg_last_seen_seconds differs by that much from the agent's monotonic pleg_last_seen_age_seconds. PLEGNotHealthy, which reads the wall clock as the users asked, may fire or stay silent wrongly on this node; check NTP."
@@ -464,19 +482,17 @@ local lib = import 'lib.libsonnet';
       },
 
       // ------------------------------------------------------------ PlegscopeDown
-      // worker-1's target is down from t=70; worker-9 joined the cluster but
-      // no plegscope pod is scraped there; worker-8 has none either, but its
-      // labels match excludedNodesSelector (the DaemonSet's nodeAffinity
-      // keeps the agent off it), so it never fires.
+      // worker-1's target is down from t=70; worker-9 (Linux, amd64) joined
+      // the cluster but no plegscope pod is scraped there. None is scraped on
+      // worker-8 (excludedNodesSelector), worker-w (Windows), worker-s
+      // (s390x), worker-f (EKS Fargate) or worker-vk (virtual-kubelet)
+      // either: the DaemonSet's affinity keeps the agent off them, so they
+      // never fire.
       local D2 = c.plegscopeDownForSeconds;
       local n = lib.samples(70 + D2);
       local ksm = lib.selectorLabels(c.kubeStateMetricsSelector) { instance: '10.0.9.9:8080' };
-      local excluded = if c.excludedNodesSelector == '' then [] else [
-        S_('kube_node_info', ksm + nodeOf('worker-8'), '1x%d' % (n + 6)),
-        S_('kube_node_labels', ksm + nodeOf('worker-8') + lib.selectorLabels(c.excludedNodesSelector), '1x%d' % (n + 6)),
-        // worker-9's labels are exported too, without the exclusion.
-        S_('kube_node_labels', ksm + nodeOf('worker-9') { label_kubernetes_io_os: 'linux' }, '1x%d' % (n + 6)),
-      ];
+      local linux = { label_kubernetes_io_os: 'linux', label_kubernetes_io_arch: 'amd64' };
+      local nodeLabels(name, labels) = S_('kube_node_labels', ksm + nodeOf(name) + labels, '1x%d' % (n + 6));
       local noTarget = {
         exp_labels: nodeOf('worker-9') { severity: 'warning', reason: 'no_target' },
         exp_annotations: {
@@ -486,13 +502,19 @@ local lib = import 'lib.libsonnet';
         },
       };
       {
-        name: 'PlegscopeDown when the target is down or a node has none, not on an excluded node',
+        name: 'PlegscopeDown when the target is down or a node meant for the agent has none, not on nodes its affinity excludes',
         interval: '10s',
         input_series: [
           S_('up', L('10.0.0.1:9547', 'worker-1'), '1x6 0x%d' % n),
           S_('up', L('10.0.0.2:9547', 'worker-2'), '1x%d' % (n + 6)),
-        ] + [S_('kube_node_info', ksm + nodeOf(w), '1x%d' % (n + 6)) for w in ['worker-1', 'worker-2', 'worker-9']]
-        + excluded,
+        ] + [nodeLabels(w, linux) for w in ['worker-1', 'worker-2', 'worker-9']]
+        + (if c.excludedNodesSelector == '' then [] else [nodeLabels('worker-8', linux + lib.selectorLabels(c.excludedNodesSelector))])
+        + [
+          nodeLabels('worker-w', { label_kubernetes_io_os: 'windows', label_kubernetes_io_arch: 'amd64' }),
+          nodeLabels('worker-s', { label_kubernetes_io_os: 'linux', label_kubernetes_io_arch: 's390x' }),
+        ]
+        + [nodeLabels('worker-nonagent-%d' % i, linux + lib.selectorLabels(c.nonAgentNodesSelectors[i]))
+           for i in std.range(0, std.length(c.nonAgentNodesSelectors) - 1)],
         alert_rule_test: [
           lib.silent(D2 - 1, 'PlegscopeDown'),
           lib.firing(D2, 'PlegscopeDown', [noTarget]),
@@ -505,6 +527,120 @@ local lib = import 'lib.libsonnet';
               runbook_url: runbook('PlegscopeDown'),
             },
           }, noTarget]),
+        ],
+      },
+
+      // ------------------------------------------------------------ agent blind, kubelet healthy
+      // The agent cannot reach the runtime (SELinux denies it the socket on
+      // worker-1; the socket is elsewhere on worker-2): its relists fail with
+      // UNAVAILABLE and have never succeeded. worker-1's kubelet relists and
+      // its node is Ready; worker-2 has only kube-state-metrics' Ready. No
+      // critical alert may fire for either: the agent's warning says why.
+      // worker-3's runtime is really down: the kubelet's PLEG is stale and
+      // the node NotReady, so the critical alerts page there.
+      local end = blindEnd;
+      local n = lib.samples(end);
+      local cannotReach(name, reason, text) = {
+        exp_labels: nodeOf(name) { severity: 'warning', reason: reason },
+        exp_annotations: {
+          summary: 'plegscope on %s cannot reach the container runtime (%s)' % [name, reason],
+          description: "plegscope on node %s cannot connect to the container runtime's socket: %s. PLEG health on this node is not being observed by the agent." % [name, text],
+          runbook_url: runbook('PlegscopeCannotReachRuntime'),
+        },
+      };
+      {
+        name: 'Agent blind, kubelet healthy: no critical alert, PlegscopeCannotReachRuntime with the reason; critical where the kubelet agrees',
+        interval: '10s',
+        input_series: blind(1, 'worker-1', 'permission_denied') + blind(2, 'worker-2', 'no_such_socket') + [
+          S_('kubelet_pleg_last_seen_seconds', KL('worker-1'), '0+10x%d' % n),
+          ready('worker-1', '1x%d' % n),
+          ready('worker-2', '1x%d' % n),
+          // worker-3: the runtime stopped at t=60 (its socket refuses).
+          S_('pleg_last_seen_seconds', L('10.0.0.3:9547', 'worker-3'), '0+10x6 60x%d' % n),
+          S_('pleg_relist_errors_total', L('10.0.0.3:9547', 'worker-3', { code: 'UNAVAILABLE' }), '0x6 0+1x%d' % n),
+          S_('pleg_runtime_unreachable', L('10.0.0.3:9547', 'worker-3', { reason: 'connection_refused' }), '_x6 1x%d' % n),
+          S_('kubelet_pleg_last_seen_seconds', KL('worker-3'), '0+10x6 60x%d' % n),
+          ready('worker-3', '1x9 0x%d' % n),
+        ],
+        alert_rule_test: [
+          lib.silent(c.cannotReachRuntimeForSeconds - 1, 'PlegscopeCannotReachRuntime'),
+          {
+            eval_time: lib.t(end),
+            alertname: 'PLEGNotHealthy',
+            exp_alerts: [{
+              exp_labels: nodeOf('worker-3') { severity: 'critical' },
+              exp_annotations: {
+                summary: 'PLEG is not healthy on worker-3',
+                description: 'PLEG on node worker-3 was last seen active %s ago; threshold is %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'
+                             % [hd(end - 60), f.goDuration(T), noCause],
+                top_cause: 'none',
+                runbook_url: runbook('PLEGNotHealthy'),
+              },
+            }],
+          },
+          {
+            eval_time: lib.t(end),
+            alertname: 'PlegscopeCannotReachRuntime',
+            exp_alerts: [
+              cannotReach('worker-1', 'permission_denied', "permission denied. On an SELinux-enforcing node the agent's container_t is denied the runtime socket: install the selinux component (spc_t); else check the socket mount and the agent's group"),
+              cannotReach('worker-2', 'no_such_socket', 'no socket at the configured path. k3s and RKE2 keep containerd at /run/k3s/containerd/containerd.sock: set --container-runtime-endpoint and mount that directory'),
+              cannotReach('worker-3', 'connection_refused', 'the socket exists but nothing listens: the runtime is stopped (CRIRuntimeUnavailable pages where the kubelet agrees)'),
+            ],
+          },
+        ],
+      },
+      // The same blind agents: CRIRuntimeUnavailable, the other critical
+      // alert an unreachable runtime raises, only for worker-3.
+      local end = blindEnd;
+      local n = lib.samples(end);
+      {
+        name: 'Agent blind, kubelet healthy: CRIRuntimeUnavailable only where the kubelet agrees',
+        interval: '10s',
+        input_series: blind(1, 'worker-1', 'permission_denied') + [
+          S_('kubelet_pleg_last_seen_seconds', KL('worker-1'), '0+10x%d' % n),
+          ready('worker-1', '1x%d' % n),
+          S_('pleg_last_seen_seconds', L('10.0.0.3:9547', 'worker-3'), '0+10x6 60x%d' % n),
+          S_('pleg_relist_errors_total', L('10.0.0.3:9547', 'worker-3', { code: 'UNAVAILABLE' }), '0x6 0+1x%d' % n),
+          S_('kubelet_pleg_last_seen_seconds', KL('worker-3'), '0+10x6 60x%d' % n),
+          ready('worker-3', '1x9 0x%d' % n),
+        ],
+        alert_rule_test: [{
+          eval_time: lib.t(end),
+          alertname: 'CRIRuntimeUnavailable',
+          exp_alerts: [{
+            exp_labels: nodeOf('worker-3') { severity: 'critical' },
+            exp_annotations: {
+              summary: 'The container runtime on worker-3 is unavailable',
+              description: 'plegscope on node worker-3 could not reach the container runtime: %s relists failed with UNAVAILABLE in the last 2m and none succeeded for over %s. Pods on this node are not being started, stopped or observed.'
+                           % [f.humanize(lib.increase([[10 * k, std.max(0, k - 6)] for k in std.range(0, n)], end, 120)), pd(U)],
+              top_cause: 'none',
+              runbook_url: runbook('CRIRuntimeUnavailable'),
+            },
+          }],
+        }],
+      },
+
+      // ------------------------------------------------------------ PlegscopeKubeletUnreadable
+      local KU = c.kubeletUnreadableForSeconds;
+      local n = lib.samples(60 + KU + 60);
+      {
+        name: 'PlegscopeKubeletUnreadable when the kubelet reader has failed for %s' % pd(KU),
+        interval: '10s',
+        input_series: [
+          S_('pleg_kubelet_up', L('10.0.0.1:9547', 'worker-1'), '1x6 0x%d' % n),
+          S_('pleg_kubelet_up', L('10.0.0.2:9547', 'worker-2'), '1x%d' % (n + 6)),
+        ],
+        alert_rule_test: [
+          lib.silent(70 + KU - 1, 'PlegscopeKubeletUnreadable'),
+          lib.firing(70 + KU, 'PlegscopeKubeletUnreadable', [{
+            exp_labels: nodeOf('worker-1') { severity: 'warning' },
+            exp_annotations: {
+              summary: 'plegscope on worker-1 cannot read the kubelet',
+              description: "plegscope on node worker-1 has failed to read the kubelet's /metrics for %s; the diagnosis lacks the kubelet's side. On kubeadm and Cluster API nodes the kubelet's serving certificate is self-signed: set serverTLSBootstrap: true in the KubeletConfiguration (kubeadm: the kubelet ConfigMap; Cluster API: KubeadmConfigTemplate kubeletExtraArgs rotate-server-certificates=true) and approve the kubelet-serving CSRs (or run kubelet-csr-approver); or set the DaemonSet's kubelet TLS mode to insecure (--kubelet-insecure-skip-tls-verify) where that is acceptable. /diagnose names the exact error."
+                           % pd(KU),
+              runbook_url: runbook('PlegscopeKubeletUnreadable'),
+            },
+          }]),
         ],
       },
 
@@ -534,7 +670,7 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [
           lib.silent(fire - 1, 'PLEGNotHealthy'),
           lib.firing(fire, 'PLEGNotHealthy', [{
-            exp_labels: la { severity: 'critical' },
+            exp_labels: nodeOf('worker-1') + where('a') { severity: 'critical' },
             exp_annotations: {
               summary: 'PLEG is not healthy on worker-1',
               description: 'PLEG on node worker-1 was last seen active %s ago; threshold is %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'

@@ -292,13 +292,20 @@ def _jsonnet_config():
 
 def test_node_exclusion_matches_the_mixin():
     """A node the DaemonSet's nodeAffinity keeps the agent off is one the
-    mixin's excludedNodesSelector names (kube-state-metrics' label_<name>)."""
+    mixin's PlegscopeDown skips (kube-state-metrics' label_<name>): every
+    NotIn is the excludedNodesSelector or one of nonAgentNodesSelectors
+    (Fargate, virtual-kubelet), and the os/arch it requires are the
+    agentNodesSelector's."""
     pod = the("DaemonSet")["spec"]["template"]["spec"]
     (term,) = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    (expr,) = [e for e in term["matchExpressions"] if e["operator"] == "NotIn"]
-    ksm_label = "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", expr["key"])
-    selector = _jsonnet_config()["excludedNodesSelector"]
-    assert selector == '%s="%s"' % (ksm_label, expr["values"][0]), (selector, expr)
+    ksm = lambda key: "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
+    config = _jsonnet_config()
+    skipped = {config["excludedNodesSelector"]} | set(config["nonAgentNodesSelectors"])
+    not_in = ['%s="%s"' % (ksm(e["key"]), e["values"][0]) for e in term["matchExpressions"] if e["operator"] == "NotIn"]
+    assert set(not_in) == skipped, (not_in, skipped)
+    required = ", ".join('%s%s"%s"' % (ksm(e["key"]), "=" if len(e["values"]) == 1 else "=~", "|".join(e["values"]))
+                         for e in term["matchExpressions"] if e["operator"] == "In")
+    assert required == config["agentNodesSelector"], (required, config["agentNodesSelector"])
 
 
 def test_daemonset_linux_nodes_of_the_image_architectures():

@@ -82,7 +82,7 @@ def test_labelled_counters_on_a_healthy_node():
         failed = [s for s in m.find("pleg_runtime_operations_errors_total") if s.labels["code"] != "UNIMPLEMENTED"]
         assert not failed, failed
         ops = {s.labels["operation_type"] for s in m.find("pleg_runtime_operations_total")}
-        assert {"list_podsandbox", "list_containers", "version", "status"} <= ops <= KUBELET_OPERATION_TYPES, ops
+        assert {"list_podsandbox", "list_containers"} <= ops <= KUBELET_OPERATION_TYPES, ops
 
 
 def test_error_families_under_errors():
