@@ -1,7 +1,7 @@
 """deploy/: every manifest parses and has what the issue asks for; the
 PrometheusRules come from mixin/ (test_mixin.py); the image
 scripts/build-image assembles runs plegscope as the DaemonSet's uid; kustomize
-renders the base alone and with each component (crio, host-port,
+renders the base alone and with each component (crio, host-port, selinux,
 web-auth, node-condition, kernel-stacks: exactly CAP_BPF, CAP_PERFMON and the flag, with root and
 hostPID, and three together; kube-prometheus-stack's release label only on the
 PodMonitor and the PrometheusRule, kube-prometheus' Role for prometheus-k8s),
@@ -484,6 +484,13 @@ def test_kustomize_base_and_each_component():
     assert ("ClusterRole", "plegscope-node-condition") in nc and ("ClusterRole", "plegscope") in nc
     # The base grants no write: the component alone does.
     assert "PLEGSCOPE_NODE_CONDITION" not in {e["name"] for e in _container(base)["env"]}
+
+    se = kustomize(["selinux"])
+    pod = se[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
+    assert pod["securityContext"]["seLinuxOptions"] == {"type": "spc_t"}, pod["securityContext"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert _container(se)["securityContext"]["privileged"] is False
+    assert "seLinuxOptions" not in base[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]["securityContext"]
 
     everything = kustomize(["crio", "host-port", "web-auth"])
     c = _container(everything)
