@@ -101,6 +101,8 @@
     cannotReachRuntimeForSeconds: 300,
     // The kubelet reader failing this long (PlegscopeKubeletUnreadable).
     kubeletUnreadableForSeconds: 1800,
+    // PlegscopeConditionStale: the condition True with no agent up.
+    conditionStaleForSeconds: 600,
 
     // The release the rules ship with (the image tag in deploy/): alerts
     // link to the runbook of that release, not to a branch that moves on.

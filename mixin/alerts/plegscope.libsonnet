@@ -389,6 +389,27 @@ local scope = import '../lib/scope.libsonnet';
             runbook_url: runbook('PlegscopeKubeletUnreadable'),
           },
         } + forOf(c.kubeletUnreadableForSeconds),
+
+        // The node condition outlives its writer: after an uninstall, on a
+        // node the agent was excluded from, or while it crash-loops, a True
+        // plegscope.io/PLEGUnhealthy stays on the Node, and a remediator or
+        // the Node Readiness Controller keeps acting on it. kube-state-metrics
+        // exports every condition type of a Node.
+        {
+          alert: 'PlegscopeConditionStale',
+          expr: |||
+            max by (%(by)s) (kube_node_status_condition{%(ksm)s, condition="plegscope.io/PLEGUnhealthy", status="true"}) == 1
+            unless on (%(by)s)
+            max by (%(by)s) (up{%(sel)s}) == 1
+          ||| % (v { ksm: c.kubeStateMetricsSelector }),
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'A plegscope node condition on %s is True with no agent to clear it' % n,
+            description: "Node %s carries plegscope.io/PLEGUnhealthy=True but no plegscope agent is up there to keep it current: the agent was uninstalled, kept off the node, or is crash-looping. Remediators matching the condition act on a stale verdict. Clear it (README, \"Uninstalling\") or bring the agent back."
+                         % n,
+            runbook_url: runbook('PlegscopeConditionStale'),
+          },
+        } + forOf(c.conditionStaleForSeconds),
       ],
     }],
   },

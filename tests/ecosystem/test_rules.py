@@ -17,7 +17,8 @@ RUNBOOK_BASE = "https://github.com/plegscope/plegscope/blob/v%s/docs/runbook.md#
 # value-free alerts: the value of PlegscopeDown is up (0) or a count, of
 # PlegscopeCannotReachRuntime 1 (its reason is the label), of
 # PlegscopeKubeletUnreadable pleg_kubelet_up (0).
-NO_VALUE_IN_DESCRIPTION = {"PlegscopeDown", "PlegscopeCannotReachRuntime", "PlegscopeKubeletUnreadable"}
+NO_VALUE_IN_DESCRIPTION = {"PlegscopeDown", "PlegscopeCannotReachRuntime", "PlegscopeKubeletUnreadable",
+                           "PlegscopeConditionStale"}
 # Labels of one agent pod or scrape target: an alert that kept them would
 # resolve and reopen when the pod is replaced.
 TARGET_LABELS = {"instance", "job", "pod", "namespace", "container", "endpoint", "service"}
