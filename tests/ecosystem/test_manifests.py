@@ -343,6 +343,8 @@ def test_versions_agree():
     image = the("DaemonSet")["spec"]["template"]["spec"]["containers"][0]["image"]
     assert config["version"] == cmake and tags == {cmake} and image.endswith(":" + cmake), (config["version"], tags, image)
     assert "/blob/v%s/" % cmake in config["runbookURL"], config["runbookURL"]
+    labels = the("DaemonSet")["metadata"]["labels"]
+    assert labels["app.kubernetes.io/version"] == cmake and labels["app.kubernetes.io/part-of"] == "plegscope", labels
     # the krew manifest installs the plugin of the same release, from plugins/.
     krew = ecolib.load_yaml("plugins/plegscope.yaml")
     assert krew["kind"] == "Plugin" and krew["spec"]["version"] == "v" + cmake, krew["spec"]["version"]
