@@ -657,7 +657,16 @@ def test_policy_exceptions_cover_exactly_the_daemonsets_host_paths():
     (resources,) = [m["resources"] for m in kyverno["spec"]["match"]["any"]]
     assert resources["namespaces"] == ["plegscope"] and "DaemonSet" in resources["kinds"], resources
     policies = {e["policyName"] for e in kyverno["spec"]["exceptions"]}
-    assert policies == {"disallow-host-path", "restrict-volume-types"}, policies
+    assert policies == {"disallow-host-path", "restrict-volume-types", "require-non-root-groups"}, policies
+    # the group exception covers exactly what the pod runs with: primary
+    # group 0, a non-root uid, supplementary group 4.
+    (groups,) = [e for e in kyverno["spec"]["exceptions"] if e["policyName"] == "require-non-root-groups"]
+    assert groups["ruleNames"] == ["check-runasgroup", "autogen-check-runasgroup"], groups
+    sc = kustomize([])[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]["securityContext"]
+    users = gk["K8sPSPAllowedUsers"]["spec"]["parameters"]
+    assert users["runAsGroup"]["ranges"] == [{"min": sc["runAsGroup"], "max": sc["runAsGroup"]}], (users, sc)
+    assert [(r["min"], r["max"]) for r in users["supplementalGroups"]["ranges"]] == [(g, g) for g in sc["supplementalGroups"]]
+    assert users["runAsUser"]["rule"] == "MustRunAsNonRoot" and sc["runAsUser"] > 0 and "fsGroup" not in sc
     print("host paths excepted, read-only: %s" % sorted(mounted))
 
 
