@@ -44,6 +44,8 @@ CONFIG = {
     "criErrorsForSeconds": 5,
     "listNearLimitForSeconds": 5,
     "plegscopeDownForSeconds": 5,
+    # a channel that keeps overflowing (the storm node), not one burst
+    "discardingEventsForSeconds": 5,
 }
 # The runtime answers for 5 s, then its socket goes away for good.
 GOES_DOWN = {
