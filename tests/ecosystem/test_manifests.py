@@ -343,6 +343,9 @@ def test_versions_agree():
     image = the("DaemonSet")["spec"]["template"]["spec"]["containers"][0]["image"]
     assert config["version"] == cmake and tags == {cmake} and image.endswith(":" + cmake), (config["version"], tags, image)
     assert "/blob/v%s/" % cmake in config["runbookURL"], config["runbookURL"]
+    # the krew sha256 is the reproducible archive's (scripts/krew-archive).
+    r = subprocess.run([ecolib.path("scripts/krew-archive"), "--check"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
     labels = the("DaemonSet")["metadata"]["labels"]
     assert labels["app.kubernetes.io/version"] == cmake and labels["app.kubernetes.io/part-of"] == "plegscope", labels
     # the krew manifest installs the plugin of the same release, from plugins/.
