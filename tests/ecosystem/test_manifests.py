@@ -1,7 +1,7 @@
 """deploy/: every manifest parses and has what the issue asks for; the
 PrometheusRules come from mixin/ (test_mixin.py); the image
 scripts/build-image assembles runs plegscope as the DaemonSet's uid; kustomize
-renders the base alone and with each component (crio, host-port, selinux,
+renders the base alone and with each component (crio, host-port, selinux, oncall-rbac,
 web-auth, node-condition, kernel-stacks: exactly CAP_BPF, CAP_PERFMON and the flag, with root and
 hostPID, and three together; kube-prometheus-stack's release label only on the
 PodMonitor and the PrometheusRule, kube-prometheus' Role for prometheus-k8s),
@@ -489,6 +489,18 @@ def test_kustomize_base_and_each_component():
     assert ("ClusterRole", "plegscope-node-condition") in nc and ("ClusterRole", "plegscope") in nc
     # The base grants no write: the component alone does.
     assert "PLEGSCOPE_NODE_CONDITION" not in {e["name"] for e in _container(base)["env"]}
+
+    # on-call: exactly what kubectl plegscope asks (list pods, get pods/proxy
+    # in the namespace; list nodes), to one group, no write.
+    oc = kustomize(["oncall-rbac"])
+    role = oc[("Role", "plegscope-oncall")]
+    assert role["metadata"]["namespace"] == "plegscope"
+    assert sorted((tuple(r["resources"]), tuple(r["verbs"])) for r in role["rules"]) == \
+        [(("pods",), ("list",)), (("pods/proxy",), ("get",))], role["rules"]
+    assert oc[("ClusterRole", "plegscope-oncall-nodes")]["rules"] == [
+        {"apiGroups": [""], "resources": ["nodes"], "verbs": ["list"]}]
+    for kind, name in (("RoleBinding", "plegscope-oncall"), ("ClusterRoleBinding", "plegscope-oncall-nodes")):
+        assert [(s["kind"], s["name"]) for s in oc[(kind, name)]["subjects"]] == [("Group", "plegscope-oncall")]
 
     se = kustomize(["selinux"])
     pod = se[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
