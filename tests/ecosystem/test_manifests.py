@@ -1,7 +1,7 @@
 """deploy/: every manifest parses and has what the issue asks for; the
 PrometheusRules come from mixin/ (test_mixin.py); the image
 scripts/build-image assembles runs plegscope as the DaemonSet's uid; kustomize
-renders the base alone and with each component (crio, host-port, selinux, oncall-rbac,
+renders the base alone and with each component (crio, host-port, selinux, oncall-rbac, cilium,
 web-auth, node-condition, kernel-stacks: exactly CAP_BPF, CAP_PERFMON and the flag, with root and
 hostPID, and three together; kube-prometheus-stack's release label only on the
 PodMonitor and the PrometheusRule, kube-prometheus' Role for prometheus-k8s),
@@ -501,6 +501,23 @@ def test_kustomize_base_and_each_component():
         {"apiGroups": [""], "resources": ["nodes"], "verbs": ["list"]}]
     for kind, name in (("RoleBinding", "plegscope-oncall"), ("ClusterRoleBinding", "plegscope-oncall-nodes")):
         assert [(s["kind"], s["name"]) for s in oc[(kind, name)]["subjects"]] == [("Group", "plegscope-oncall")]
+
+    # Cilium: the same two peers as the base NetworkPolicy, by identity, on
+    # the agent's port only; the base policy stays (policies add up).
+    ci = kustomize(["cilium"])
+    cnp = ci[("CiliumNetworkPolicy", "plegscope")]
+    base_np = base[("NetworkPolicy", "plegscope")]
+    assert cnp["metadata"]["namespace"] == "plegscope" and ("NetworkPolicy", "plegscope") in ci
+    assert cnp["spec"]["endpointSelector"]["matchLabels"] == base_np["spec"]["podSelector"]["matchLabels"]
+    (prom_rule, api_rule) = cnp["spec"]["ingress"]
+    (prom_peer,) = [p for r in base_np["spec"]["ingress"] for p in r["from"] if "podSelector" in p]
+    (prom_ep,) = prom_rule["fromEndpoints"]
+    assert prom_ep["matchLabels"] == dict(prom_peer["podSelector"]["matchLabels"], **{
+        "k8s:io.kubernetes.pod.namespace": prom_peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]})
+    assert api_rule["fromEntities"] == ["kube-apiserver"]
+    port = str(_container(base)["ports"][0]["containerPort"])
+    for rule in (prom_rule, api_rule):
+        assert rule["toPorts"] == [{"ports": [{"port": port, "protocol": "TCP"}]}], rule
 
     se = kustomize(["selinux"])
     pod = se[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
