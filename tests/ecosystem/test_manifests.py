@@ -512,8 +512,9 @@ def test_kustomize_base_and_each_component():
     (prom_rule, api_rule) = cnp["spec"]["ingress"]
     (prom_peer,) = [p for r in base_np["spec"]["ingress"] for p in r["from"] if "podSelector" in p]
     (prom_ep,) = prom_rule["fromEndpoints"]
-    assert prom_ep["matchLabels"] == dict(prom_peer["podSelector"]["matchLabels"], **{
-        "k8s:io.kubernetes.pod.namespace": prom_peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]})
+    assert prom_ep["matchLabels"] == {
+        "k8s:io.kubernetes.pod.namespace": prom_peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]}
+    assert prom_ep["matchExpressions"] == prom_peer["podSelector"]["matchExpressions"]
     assert api_rule["fromEntities"] == ["kube-apiserver"]
     port = str(_container(base)["ports"][0]["containerPort"])
     for rule in (prom_rule, api_rule):
@@ -657,7 +658,10 @@ def test_networkpolicy_admits_only_prometheus_and_the_api_server_to_the_agent():
     assert len(prometheus) == 1 and len(blocks) == 1 and len(peers) == 2, peers
     # Prometheus pods (prometheus-operator labels each one so) in the monitoring namespace only
     assert prometheus[0]["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}
-    assert prometheus[0]["podSelector"] == {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}
+    # Prometheus, a PrometheusAgent, Grafana Alloy or vmagent: whichever scrapes.
+    assert prometheus[0]["podSelector"] == {"matchExpressions": [{
+        "key": "app.kubernetes.io/name", "operator": "In",
+        "values": ["prometheus", "prometheus-agent", "alloy", "vmagent"]}]}
     # the API server's addresses: one block, not the whole internet
     assert not blocks[0]["cidr"].endswith("/0"), blocks
 
