@@ -15,6 +15,16 @@
     // nodes=[plegscope.io/exclude]). PlegscopeDown's no_target arm skips
     // them. The default matches the DaemonSet's nodeAffinity; '' turns it off.
     excludedNodesSelector: 'label_plegscope_io_exclude="true"',
+    // Nodes the DaemonSet is meant for, as its nodeAffinity says (Linux on
+    // amd64 or arm64): PlegscopeDown's no_target arm pages only for these.
+    // kube-state-metrics exports the labels when told to:
+    // --metric-labels-allowlist=nodes=[kubernetes.io/os,kubernetes.io/arch,
+    // plegscope.io/exclude,eks.amazonaws.com/compute-type,type]. Without
+    // them the arm is silent (never a page for a node it cannot place).
+    agentNodesSelector: 'label_kubernetes_io_os="linux", label_kubernetes_io_arch=~"amd64|arm64"',
+    // Nodes where the agent cannot run, also excluded by the DaemonSet's
+    // affinity: EKS Fargate and virtual-kubelet nodes.
+    nonAgentNodesSelectors: ['label_eks_amazonaws_com_compute_type="fargate"', 'label_type="virtual-kubelet"'],
     // Set by the scrape: the PodMonitor (and the runbook's scrape config)
     // relabels __meta_kubernetes_pod_node_name to it.
     nodeLabel: 'node',
@@ -87,6 +97,12 @@
     plegscopeDownForSeconds: 300,
     nodeClockSkewForSeconds: 300,
     fleetWideCauseForSeconds: 120,
+    discardingEventsForSeconds: 600,
+    cannotReachRuntimeForSeconds: 300,
+    // The kubelet reader failing this long (PlegscopeKubeletUnreadable).
+    kubeletUnreadableForSeconds: 1800,
+    // PlegscopeConditionStale: the condition True with no agent up.
+    conditionStaleForSeconds: 600,
 
     // The release the rules ship with (the image tag in deploy/): alerts
     // link to the runbook of that release, not to a branch that moves on.

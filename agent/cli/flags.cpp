@@ -287,6 +287,16 @@ void add_agent_flags(CLI::App& app, Config& config) {
       ->envname(flag_env("--listen-address"))
       ->default_str(config.listen_address);
   add_duration_flag(app, "--hang-threshold", config.node.hang_threshold, "a CRI call in flight longer is hung");
+  app.add_option_function<std::string>(
+         "--metrics-detail",
+         [&config](const std::string& detail) {
+           if (!parse_metric_detail(detail, config.node.metric_detail))
+             throw UsageError{"--metrics-detail: invalid value \"" + detail + "\" (expected lean or full)"};
+         },
+         "lean (the latency series the shipped alerts and dashboards read) or full (every CRI operation's "
+         "latency, fine buckets)")
+      ->envname(flag_env("--metrics-detail"))
+      ->default_str(metric_detail_name(config.node.metric_detail));
   add_text(app, "--node-name", config.node.node_name, "node name in reports ($NODE_NAME or hostname)");
   app.add_option_function<std::string>(
          "--log-level",

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/metric_detail.h"
 #include "cri/grpc_runtime_client.h"
 #include "host/host_source.h"
 #include "journal/journal_follower.h"
@@ -19,6 +20,7 @@ struct NodeOptions {
   std::string node_name;      // the label in reports
   GrpcClientOptions runtime;  // the CRI socket and the per-call deadline
   PlegOptions pleg;
+  MetricDetail metric_detail = MetricDetail::kLean;  // how much latency detail /metrics carries
   // A CRI call in flight this long is hung: the host scan looks at once.
   Duration hang_threshold = std::chrono::seconds(10);
   HostSourceOptions host;  // also where node pressure is read (proc_path)

@@ -93,8 +93,10 @@ std::optional<CallStatus> GrpcRuntimeClient::socket_problem() const {
       return CallStatus{GrpcCode::kInvalidArgument,
                         "endpoint " + options_.endpoint + " is not a unix socket address", true};
     case SocketState::kMissing:
+      tracker_.note_reachability(ConnectProblem::kNoSuchSocket);
       return CallStatus{GrpcCode::kUnavailable, "socket " + socket_path_ + " does not exist", true};
     case SocketState::kNotASocket:
+      tracker_.note_reachability(ConnectProblem::kNotASocket);
       return CallStatus{GrpcCode::kUnavailable, socket_path_ + " is not a socket", true};
     case SocketState::kSocket:
       break;
@@ -123,6 +125,12 @@ CallStatus GrpcRuntimeClient::tracked(const char* op, Call&& call, CallTarget ta
   auto id = begin_call(op, ctx, std::move(target));
   grpc::Status st = call(ctx);
   tracker_.end(id, st.error_code());
+  // gRPC words a refused or denied connect as UNAVAILABLE; the agent's own
+  // connect() names which (a socket access is no CRI call).
+  if (st.error_code() == grpc::StatusCode::UNAVAILABLE)
+    tracker_.note_reachability(probe_connect(socket_path_));
+  else if (st.ok())
+    tracker_.note_reachability(ConnectProblem::kNone);
   return CallStatus::from_grpc(st.error_code(), st.error_message());
 }
 

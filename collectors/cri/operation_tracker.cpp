@@ -10,14 +10,33 @@ namespace plegscope {
 namespace {
 
 // Past the kubelet's 10 s top bucket: a 3-minute call must land in a bucket.
-const prometheus::Histogram::BucketBoundaries kOperationBuckets = {
+const prometheus::Histogram::BucketBoundaries kFullBuckets = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
     1,      2.5,   5,      10,    30,   60,    120,  180, 300,  600};
+// The lean set: a factor of four or five apart where healthy calls live,
+// then the hang threshold (10 s), the at-risk line (60 s) and the top, so
+// every shipped comparison falls on a bucket boundary.
+const prometheus::Histogram::BucketBoundaries kLeanBuckets = {0.005, 0.025, 0.1, 0.5,
+                                                              2.5,   10,    60,  600};
+
+// The calls a relist makes, under the kubelet's names: the ones whose
+// latency the dashboards and the relist-cost rules read (the per-pod
+// inspection lists with them even where the runtime streams its full
+// lists). Version, Status, the event stream and the streamed lists are
+// counted and tracked in flight, but timed only with full detail.
+bool relist_operation(const std::string& op) {
+  for (const char* name : {op::kListPodSandbox, op::kListContainers, op::kPodSandboxStatus,
+                           op::kContainerStatus})
+    if (op == name) return true;
+  return false;
+}
 
 }  // namespace
 
-OperationTracker::OperationTracker(prometheus::Registry& registry, const Clock& clock)
+OperationTracker::OperationTracker(prometheus::Registry& registry, const Clock& clock,
+                                   MetricDetail detail)
     : clock_(clock),
+      detail_(detail),
       total_family_(prometheus::BuildCounter()
                         .Name("pleg_runtime_operations_total")
                         .Help("CRI calls made by plegscope, by operation type.")
@@ -40,7 +59,6 @@ OperationTracker::OperationTracker(prometheus::Registry& registry, const Clock& 
                         .Help("Items in the last unfiltered list answer.")
                         .Register(registry)) {
   std::lock_guard<std::mutex> lock(mu_);
-  for (const char* name : op::kAll) per_op(name);
   for (const char* name : {op::kListPodSandbox, op::kListContainers}) {
     PerOp& p = per_op(name);
     p.list_bytes = &bytes_family_.Add({{"operation_type", name}});
@@ -53,11 +71,20 @@ OperationTracker::PerOp& OperationTracker::per_op(const std::string& op) {
   if (it != ops_.end()) return it->second;
   PerOp& p = ops_[op];
   p.total = &total_family_.Add({{"operation_type", op}});
-  // Error counters at 0 for every code, so the first error is an increase.
-  for (const auto& code : grpc_error_code_names())
-    errors_family_.Add({{"operation_type", op}, {"code", code}});
-  p.duration = &duration_family_.Add({{"operation_type", op}}, kOperationBuckets);
   return p;
+}
+
+void OperationTracker::observe_locked(const std::string& op, PerOp& p, int grpc_code,
+                                      double seconds) {
+  if (!p.duration) {
+    if (detail_ == MetricDetail::kFull)
+      p.duration = &duration_family_.Add({{"operation_type", op}}, kFullBuckets);
+    // An UNIMPLEMENTED answer is a capability probe (list streaming), not a
+    // call whose latency means anything: it opens no histogram.
+    else if (relist_operation(op) && grpc_code != static_cast<int>(GrpcCode::kUnimplemented))
+      p.duration = &duration_family_.Add({{"operation_type", op}}, kLeanBuckets);
+  }
+  if (p.duration) p.duration->Observe(seconds);
 }
 
 OperationTracker::CallId OperationTracker::begin(const std::string& op,
@@ -92,13 +119,15 @@ void OperationTracker::record_locked(const std::string& op, int grpc_code, doubl
                                      const ClockReading& now, CallTarget target) {
   PerOp& p = per_op(op);
   p.total->Increment();
-  p.duration->Observe(seconds);
+  observe_locked(op, p, grpc_code, seconds);
   p.stats.count++;
   GrpcCode code = plegscope::grpc_code(grpc_code);
   p.recent.push_back({now.mono, CallSample{now.wall, seconds, code, std::move(target)}});
   while (p.recent.size() > kRecentCalls || (!p.recent.empty() && now.mono - p.recent.front().first > kRecentWindow))
     p.recent.pop_front();
   if (code != GrpcCode::kOk) {
+    // The first error of a code creates its series (rate() sees it from the
+    // second scrape on, as with the kubelet's own error counters).
     errors_family_.Add({{"operation_type", op}, {"code", grpc_code_name(code)}}).Increment();
     p.stats.errors++;
     p.stats.errors_by_code[code]++;
@@ -114,6 +143,11 @@ void OperationTracker::record_list_size(const std::string& op, uint64_t bytes, u
   p.stats.last_list_items = items;
   if (p.list_bytes) p.list_bytes->Set(static_cast<double>(bytes));
   if (p.list_items) p.list_items->Set(static_cast<double>(items));
+}
+
+void OperationTracker::note_reachability(ConnectProblem problem) {
+  std::lock_guard<std::mutex> lock(mu_);
+  unreachable_ = problem;
 }
 
 void OperationTracker::cancel_all() {
@@ -178,8 +212,15 @@ std::vector<prometheus::MetricFamily> OperationTracker::Collect() const {
   auto oldest = gauge_family(
       "pleg_runtime_operation_oldest_in_flight_seconds",
       "Age in seconds of the oldest unfinished CRI call, by operation type; 0 if none.");
+  auto unreachable = gauge_family(
+      "pleg_runtime_unreachable",
+      "1 while the agent cannot reach the runtime's socket, by the reason its own connect() "
+      "gave (permission_denied, no_such_socket, not_a_socket, connection_refused, other); "
+      "absent while it can.");
   const MonoTime now = clock_.monotonic();
   std::lock_guard<std::mutex> lock(mu_);
+  if (unreachable_ != ConnectProblem::kNone)
+    add_gauge(unreachable, {{"reason", connect_problem_name(unreachable_)}}, 1);
   for (const auto& [op, p] : ops_) {
     int count = 0;
     double age = 0;
@@ -191,7 +232,10 @@ std::vector<prometheus::MetricFamily> OperationTracker::Collect() const {
     add_gauge(in_flight, {{"operation_type", op}}, count);
     add_gauge(oldest, {{"operation_type", op}}, age);
   }
-  return {in_flight, oldest};
+  std::vector<prometheus::MetricFamily> out{in_flight, oldest};
+  // No family at all while the runtime is reachable: no HELP without a sample.
+  if (!unreachable.metric.empty()) out.push_back(std::move(unreachable));
+  return out;
 }
 
 double OperationTracker::oldest_in_flight_seconds() const {

@@ -19,7 +19,9 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/metric_detail.h"
 #include "cri/operation_stats.h"
+#include "cri/runtime_socket.h"
 
 namespace plegscope {
 
@@ -32,7 +34,12 @@ class OperationTracker : public prometheus::Collectable {
   static constexpr size_t kRecentCalls = 512;
   static constexpr Duration kRecentWindow = std::chrono::minutes(5);
 
-  OperationTracker(prometheus::Registry& registry, const Clock& clock);
+  // Series appear with the first call of an operation and the first error
+  // of a code, as the kubelet's do, so a healthy node exports no zeros.
+  // `detail` chooses which operations get a latency histogram and how fine
+  // (common/metric_detail.h).
+  OperationTracker(prometheus::Registry& registry, const Clock& clock,
+                   MetricDetail detail = MetricDetail::kLean);
 
   using CallId = uint64_t;
   // `cancel` is kept while the call is in flight so cancel_all() can end it;
@@ -46,6 +53,11 @@ class OperationTracker : public prometheus::Collectable {
   // Size and item count of an unfiltered list answer (the 16 MiB cliff).
   void record_list_size(const std::string& op, uint64_t bytes, uint64_t items);
   void cancel_all();
+  // What the agent's own connect() to the socket said after the last failed
+  // or successful answer: exported as pleg_runtime_unreachable{reason} while
+  // it names a problem, so an alert tells "the agent is denied the socket"
+  // from "the runtime is down".
+  void note_reachability(ConnectProblem problem);
 
   OperationStats stats(const std::string& op) const;
   // Just the last list size: cheap enough for every relist (stats() sorts).
@@ -74,11 +86,13 @@ class OperationTracker : public prometheus::Collectable {
     OperationStats stats;
   };
   PerOp& per_op(const std::string& op);  // requires mu_
+  void observe_locked(const std::string& op, PerOp& p, int grpc_code, double seconds);
   void record_locked(const std::string& op, int grpc_code, double seconds, const ClockReading& now,
                      CallTarget target = {});
   OperationStats stats_locked(const std::string& op, const PerOp& p, const ClockReading& now) const;
 
   const Clock& clock_;
+  const MetricDetail detail_;
   prometheus::Family<prometheus::Counter>& total_family_;
   prometheus::Family<prometheus::Counter>& errors_family_;
   prometheus::Family<prometheus::Histogram>& duration_family_;
@@ -89,6 +103,7 @@ class OperationTracker : public prometheus::Collectable {
   std::map<std::string, PerOp> ops_;
   std::map<CallId, InFlight> in_flight_;
   CallId next_id_ = 1;
+  ConnectProblem unreachable_ = ConnectProblem::kNone;
 };
 
 }  // namespace plegscope

@@ -1,6 +1,12 @@
 #include "cri/runtime_socket.h"
 
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include "cri/grpc_runtime_client.h"
 
@@ -16,6 +22,48 @@ SocketState socket_state_at(const std::string& path) {
 SocketState runtime_socket_state(const std::string& endpoint) {
   auto path = unix_socket_path(endpoint);
   return path ? socket_state_at(*path) : SocketState::kNotAUnixPath;
+}
+
+const char* connect_problem_name(ConnectProblem p) {
+  switch (p) {
+    case ConnectProblem::kNone: return "none";
+    case ConnectProblem::kNoSuchSocket: return "no_such_socket";
+    case ConnectProblem::kPermissionDenied: return "permission_denied";
+    case ConnectProblem::kConnectionRefused: return "connection_refused";
+    case ConnectProblem::kNotASocket: return "not_a_socket";
+    case ConnectProblem::kOther: break;
+  }
+  return "other";
+}
+
+ConnectProblem connect_problem_of(int connect_errno) {
+  switch (connect_errno) {
+    case 0: return ConnectProblem::kNone;
+    case ENOENT:
+    case ENOTDIR: return ConnectProblem::kNoSuchSocket;
+    case EACCES:
+    case EPERM: return ConnectProblem::kPermissionDenied;
+    case ECONNREFUSED: return ConnectProblem::kConnectionRefused;
+    case ENOTSOCK:
+    case EPROTOTYPE: return ConnectProblem::kNotASocket;
+    default: return ConnectProblem::kOther;
+  }
+}
+
+ConnectProblem probe_connect(const std::string& path) {
+  sockaddr_un addr{};
+  if (path.empty() || path.size() >= sizeof(addr.sun_path)) return ConnectProblem::kNoSuchSocket;
+  addr.sun_family = AF_UNIX;
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  // Non-blocking: a listener with a full backlog answers EAGAIN at once
+  // instead of holding the caller; that still counts as reachable.
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (fd < 0) return ConnectProblem::kOther;
+  const int rc = ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof(addr));
+  const int err = rc == 0 ? 0 : errno;
+  ::close(fd);
+  if (err == EAGAIN || err == EINPROGRESS) return ConnectProblem::kNone;
+  return connect_problem_of(err);
 }
 
 }  // namespace plegscope

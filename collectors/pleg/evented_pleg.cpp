@@ -18,21 +18,27 @@ EventedPleg::EventedPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCa
       generic_(generic),
       metrics_(metrics),
       options_(options),
+      registry_(registry),
       mode_(prometheus::BuildGauge()
                 .Name("pleg_evented_mode")
                 .Help("1 while the evented PLEG (GetContainerEvents) is active, else 0.")
                 .Register(registry)
-                .Add({})),
-      connection_errors_(prometheus::BuildCounter()
-                             .Name("pleg_evented_connection_errors_total")
-                             .Help("GetContainerEvents streams that failed or ended.")
-                             .Register(registry)
-                             .Add({})),
-      connection_success_(prometheus::BuildCounter()
-                              .Name("pleg_evented_connection_success_total")
-                              .Help("GetContainerEvents streams that delivered events.")
-                              .Register(registry)
-                              .Add({})) {}
+                .Add({})) {}
+
+void EventedPleg::register_stream_counters() {
+  std::call_once(stream_counters_once_, [this] {
+    connection_errors_ = &prometheus::BuildCounter()
+                              .Name("pleg_evented_connection_errors_total")
+                              .Help("GetContainerEvents streams that failed or ended.")
+                              .Register(registry_)
+                              .Add({});
+    connection_success_ = &prometheus::BuildCounter()
+                               .Name("pleg_evented_connection_success_total")
+                               .Help("GetContainerEvents streams that delivered events.")
+                               .Register(registry_)
+                               .Add({});
+  });
+}
 
 EventedPleg::~EventedPleg() { stop(); }
 
@@ -67,6 +73,7 @@ std::string EventedPleg::fallback_reason() const {
 
 void EventedPleg::watch_events() {
   name_this_thread("event-stream");
+  register_stream_counters();
   int attempts = 0;
   while (!stopping_) {
     if (attempts >= options_.max_stream_retries) {
@@ -77,7 +84,7 @@ void EventedPleg::watch_events() {
     CallStatus status = runtime_.watch_container_events([&](const cri::ContainerEventResponse& e) {
       if (!delivered) {
         delivered = true;
-        connection_success_.Increment();
+        connection_success_->Increment();
       }
       process(e);
       return !stopping_;
@@ -85,7 +92,7 @@ void EventedPleg::watch_events() {
     if (stopping_) return;
     // The kubelet counts every failed attempt, never resetting: a stream that
     // keeps breaking ends evented mode even if each attempt worked a while.
-    connection_errors_.Increment();
+    connection_errors_->Increment();
     attempts++;
     spdlog::warn("Evented PLEG: failed to get container events ({} {}), attempt {} of {}",
                  grpc_code_name(status.code), status.message, attempts,

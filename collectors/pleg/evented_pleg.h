@@ -85,9 +85,14 @@ class EventedPleg final : public PodLifecycleEventGenerator {
   PodLifecycleEventGenerator& generic_;
   PlegMetrics& metrics_;
   const EventedPlegOptions options_;
+  prometheus::Registry& registry_;
   prometheus::Gauge& mode_;
-  prometheus::Counter& connection_errors_;
-  prometheus::Counter& connection_success_;
+  // Registered when evented mode is first tried, so a generic-mode node
+  // exports no evented counters (the mode gauge says which mode it is in).
+  void register_stream_counters();
+  std::once_flag stream_counters_once_;
+  prometheus::Counter* connection_errors_ = nullptr;
+  prometheus::Counter* connection_success_ = nullptr;
 
   std::atomic<bool> active_{false};
   std::atomic<bool> stopping_{false};

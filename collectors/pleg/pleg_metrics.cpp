@@ -1,6 +1,5 @@
 #include "pleg/pleg_metrics.h"
 
-#include "common/grpc_codes.h"
 #include "pleg/event_lag.h"
 
 namespace plegscope {
@@ -9,20 +8,41 @@ namespace {
 // The kubelet's relist buckets stop at 10 s; ours reach past the 3 min threshold.
 const prometheus::Histogram::BucketBoundaries kRelistBuckets = {
     0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 1.5, 2, 2.5, 5, 10, 30, 60, 120, 180, 300, 600};
+// Lean: the kubelet's relist buckets, then the at-risk line (60 s), the
+// threshold (180 s) and the top; full adds 1.5 s, 2 s, 120 s and 300 s.
+const prometheus::Histogram::BucketBoundaries kLeanRelistBuckets = {
+    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600};
+// The time between relist starts sits at the period (1 s; up to 10 s while
+// the agent spares a struggling runtime; 300 s in evented mode): the lean
+// set brackets those and the thresholds.
+const prometheus::Histogram::BucketBoundaries kLeanIntervalBuckets = {1,  1.5, 2,  10,
+                                                                      60, 300, 600};
+// Event lag: a healthy node's is within a relist period or two; the
+// dashboards' line is at 5 s.
+const prometheus::Histogram::BucketBoundaries kLeanLagBuckets = {0.1, 0.5, 1,  2.5,
+                                                                 5,   10,  60, 600};
 
 prometheus::Histogram& histogram(prometheus::Registry& registry, const char* name,
-                                 const char* help) {
-  return prometheus::BuildHistogram().Name(name).Help(help).Register(registry).Add({},
-                                                                                    kRelistBuckets);
+                                 const char* help,
+                                 const prometheus::Histogram::BucketBoundaries& buckets) {
+  return prometheus::BuildHistogram().Name(name).Help(help).Register(registry).Add({}, buckets);
+}
+
+prometheus::Histogram::BucketBoundaries lag_buckets(MetricDetail detail) {
+  if (detail == MetricDetail::kLean) return kLeanLagBuckets;
+  return {kLagBuckets.begin(), kLagBuckets.end()};
 }
 
 }  // namespace
 
-PlegMetrics::PlegMetrics(prometheus::Registry& registry)
+PlegMetrics::PlegMetrics(prometheus::Registry& registry, MetricDetail detail)
     : relist_duration(histogram(registry, "pleg_relist_duration_seconds",
-                                "Duration in seconds of PLEG relists.")),
+                                "Duration in seconds of PLEG relists.",
+                                detail == MetricDetail::kFull ? kRelistBuckets : kLeanRelistBuckets)),
       relist_interval(histogram(registry, "pleg_relist_interval_seconds",
-                                "Interval in seconds between the starts of PLEG relists.")),
+                                "Interval in seconds between the starts of PLEG relists.",
+                                detail == MetricDetail::kFull ? kRelistBuckets
+                                                              : kLeanIntervalBuckets)),
       last_seen(prometheus::BuildGauge()
                     .Name("pleg_last_seen_seconds")
                     .Help("Unix time in seconds of the start of the last successful relist.")
@@ -56,6 +76,8 @@ PlegMetrics::PlegMetrics(prometheus::Registry& registry)
                                  "compare the last-seen age against it.")
                            .Register(registry)
                            .Add({})),
+      registry_(registry),
+      detail_(detail),
       events_family_(prometheus::BuildCounter()
                          .Name("pleg_events_total")
                          .Help("Pod lifecycle events generated, by event type.")
@@ -68,34 +90,25 @@ PlegMetrics::PlegMetrics(prometheus::Registry& registry)
                                      .Name("pleg_running_containers")
                                      .Help("Containers the runtime lists, by state.")
                                      .Register(registry)) {
-  // Every label value known in advance exists from the start at 0, so
-  // rate() and increase() see the first event or error.
+  // Event types and container states are few and fixed, and a healthy
+  // node has them: at 0 from the start, so rate() sees the first event.
   for (size_t i = 0; i < std::size(kAllEventTypes); ++i)
     events_by_type_[i] = &events_family_.Add({{"event_type", event_type_name(kAllEventTypes[i])}});
-  const prometheus::Histogram::BucketBoundaries lag_buckets(kLagBuckets.begin(), kLagBuckets.end());
-  auto& lag = prometheus::BuildHistogram()
-                  .Name("pleg_event_lag_seconds")
-                  .Help("Seconds from the runtime's timestamp of a change (started_at, finished_at, "
-                        "created_at) to the relist or event that made it known, by event type.")
-                  .Register(registry);
-  auto& invalid = prometheus::BuildCounter()
-                      .Name("pleg_event_lag_invalid_total")
-                      .Help("Events whose runtime timestamp is zero, in the future or before the "
-                            "container was created (a stepped clock, a runtime bug).")
-                      .Register(registry);
-  auto& delivery = prometheus::BuildHistogram()
-                       .Name("pleg_evented_delivery_lag_seconds")
-                       .Help("Evented mode: seconds from a runtime event's created_at to its "
-                             "delivery to the agent, by event type.")
-                       .Register(registry);
-  for (size_t i = 0; i < std::size(kAllEventTypes); ++i) {
-    const prometheus::Labels labels{{"event_type", event_type_name(kAllEventTypes[i])}};
-    event_lag_[i] = &lag.Add(labels, lag_buckets);
-    event_lag_invalid_[i] = &invalid.Add(labels);
-    evented_delivery_lag_[i] = &delivery.Add(labels, lag_buckets);
-  }
-  for (const auto& code : grpc_error_code_names()) relist_errors(code);
   for (const char* state : {"created", "running", "exited", "unknown"}) running_containers(state);
+}
+
+prometheus::Histogram& PlegMetrics::lazy_histogram(Histograms& slots,
+                                                   prometheus::Family<prometheus::Histogram>*& family,
+                                                   const char* name, const char* help,
+                                                   PodLifecycleEventType type) {
+  auto& slot = slots[event_type_index(type)];
+  if (auto* h = slot.load(std::memory_order_acquire)) return *h;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto* h = slot.load(std::memory_order_relaxed)) return *h;
+  if (!family) family = &prometheus::BuildHistogram().Name(name).Help(help).Register(registry_);
+  auto* h = &family->Add({{"event_type", event_type_name(type)}}, lag_buckets(detail_));
+  slot.store(h, std::memory_order_release);
+  return *h;
 }
 
 prometheus::Counter& PlegMetrics::events(PodLifecycleEventType type) {
@@ -103,15 +116,35 @@ prometheus::Counter& PlegMetrics::events(PodLifecycleEventType type) {
 }
 
 prometheus::Histogram& PlegMetrics::event_lag(PodLifecycleEventType type) {
-  return *event_lag_[event_type_index(type)];
+  return lazy_histogram(event_lag_, event_lag_family_, "pleg_event_lag_seconds",
+                        "Seconds from the runtime's timestamp of a change (started_at, finished_at, "
+                        "created_at) to the relist or event that made it known, by event type.",
+                        type);
 }
 
 prometheus::Counter& PlegMetrics::event_lag_invalid(PodLifecycleEventType type) {
-  return *event_lag_invalid_[event_type_index(type)];
+  auto& slot = event_lag_invalid_[event_type_index(type)];
+  if (auto* c = slot.load(std::memory_order_acquire)) return *c;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto* c = slot.load(std::memory_order_relaxed)) return *c;
+  if (!event_lag_invalid_family_)
+    event_lag_invalid_family_ =
+        &prometheus::BuildCounter()
+             .Name("pleg_event_lag_invalid_total")
+             .Help("Events whose runtime timestamp is zero, in the future or before the "
+                   "container was created (a stepped clock, a runtime bug).")
+             .Register(registry_);
+  auto* c = &event_lag_invalid_family_->Add({{"event_type", event_type_name(type)}});
+  slot.store(c, std::memory_order_release);
+  return *c;
 }
 
 prometheus::Histogram& PlegMetrics::evented_delivery_lag(PodLifecycleEventType type) {
-  return *evented_delivery_lag_[event_type_index(type)];
+  return lazy_histogram(evented_delivery_lag_, evented_delivery_family_,
+                        "pleg_evented_delivery_lag_seconds",
+                        "Evented mode: seconds from a runtime event's created_at to its "
+                        "delivery to the agent, by event type.",
+                        type);
 }
 
 prometheus::Counter& PlegMetrics::relist_errors(const std::string& code) {

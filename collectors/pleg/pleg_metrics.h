@@ -6,17 +6,28 @@
 #include <prometheus/registry.h>
 
 #include <array>
+#include <atomic>
 #include <map>
+#include <mutex>
 #include <string>
 
+#include "common/metric_detail.h"
 #include "pleg/pleg.h"
 
 namespace plegscope {
 
-// Thread-safe (prometheus-cpp metrics are).
+// Thread-safe (prometheus-cpp metrics are; the lazily made series are
+// published through atomics).
+//
+// What a healthy node exports and what only appears when it happens: the
+// relist error counters appear with the first error of a code, the event lag
+// series with the first event of a type that carries a runtime timestamp,
+// and the evented families (delivery lag) with evented mode's first event,
+// as the kubelet's own series do. `detail` sets the lag and interval buckets
+// (common/metric_detail.h).
 class PlegMetrics {
  public:
-  explicit PlegMetrics(prometheus::Registry& registry);
+  explicit PlegMetrics(prometheus::Registry& registry, MetricDetail detail = MetricDetail::kLean);
 
   prometheus::Histogram& relist_duration;
   prometheus::Histogram& relist_interval;
@@ -40,12 +51,23 @@ class PlegMetrics {
   prometheus::Gauge& running_containers(const std::string& state);
 
  private:
+  using Histograms = std::array<std::atomic<prometheus::Histogram*>, std::size(kAllEventTypes)>;
+  // The series of `type` in `slots`, made on first use under mu_.
+  prometheus::Histogram& lazy_histogram(Histograms& slots, prometheus::Family<prometheus::Histogram>*& family,
+                                        const char* name, const char* help, PodLifecycleEventType type);
+
+  prometheus::Registry& registry_;
+  const MetricDetail detail_;
   prometheus::Family<prometheus::Counter>& events_family_;
   // Looked up once: events() is called per event, Family::Add hashes labels.
   std::array<prometheus::Counter*, std::size(kAllEventTypes)> events_by_type_{};
-  std::array<prometheus::Histogram*, std::size(kAllEventTypes)> event_lag_{};
-  std::array<prometheus::Counter*, std::size(kAllEventTypes)> event_lag_invalid_{};
-  std::array<prometheus::Histogram*, std::size(kAllEventTypes)> evented_delivery_lag_{};
+  std::mutex mu_;  // guards the lazy creation below
+  prometheus::Family<prometheus::Histogram>* event_lag_family_ = nullptr;
+  prometheus::Family<prometheus::Counter>* event_lag_invalid_family_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* evented_delivery_family_ = nullptr;
+  Histograms event_lag_{};
+  std::array<std::atomic<prometheus::Counter*>, std::size(kAllEventTypes)> event_lag_invalid_{};
+  Histograms evented_delivery_lag_{};
   prometheus::Family<prometheus::Counter>& relist_errors_family_;
   prometheus::Family<prometheus::Gauge>& running_containers_family_;
 };

@@ -32,14 +32,14 @@ local scope = import '../lib/scope.libsonnet';
       rules: [
         {
           record: 'node_quantile:kubelet_pleg_relist_duration_seconds:histogram_quantile_rate5m',
-          expr: 'histogram_quantile(%s, sum by (%s, le) (rate(kubelet_pleg_relist_duration_seconds_bucket{%s}[5m])))\n' % [q, scope.by(c), sel],
+          expr: 'histogram_quantile(%s, sum by (%s, le) (rate(kubelet_pleg_relist_duration_seconds_bucket{%s}[5m]))) > 0\n' % [q, scope.by(c), sel],
           labels: { quantile: q },
         }
         for q in ['0.99', '0.5']
       ] + [
         {
           record: 'node_operation_type_quantile:kubelet_runtime_operations_duration_seconds:histogram_quantile_rate5m',
-          expr: 'histogram_quantile(0.99, sum by (%(by)s, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{%(sel)s}[5m])))\n' % v,
+          expr: 'histogram_quantile(0.99, sum by (%(by)s, operation_type, le) (rate(kubelet_runtime_operations_duration_seconds_bucket{%(sel)s}[5m]))) > 0\n' % v,
           labels: { quantile: '0.99' },
         },
         {

@@ -18,7 +18,21 @@ local scope = import '../lib/scope.libsonnet';
   // evented PLEG relists every 300 s by design.
   local period = '(pleg_relist_period_seconds{%s} or pleg_last_seen_seconds{%s} * 0)' % [sel, sel],
   local by = scope.by(c),
-  local v = { sel: sel, by: by, T: T, threshold: threshold, period: period },
+  // The kubelet's own view of the same node, where Prometheus has it: its
+  // PLEG relisted within its threshold, or kube-state-metrics shows the node
+  // Ready (the kubelet sets NotReady on "PLEG is not healthy" and on "container
+  // runtime is down"). While either holds, the agent's alarm is about the
+  // agent, not the node: the critical alerts stay silent and the agent's
+  // own warnings (PlegscopeCannotReachRuntime) say why. Where neither series
+  // exists the critical alerts fire on the agent's evidence alone.
+  local kubeletSaysHealthy = |||
+    (
+      time() - max by (%(by)s) (kubelet_pleg_last_seen_seconds{%(ksel)s} > 0) < %(kT)d
+      or on (%(by)s)
+      max by (%(by)s) (kube_node_status_condition{%(ksm)s, condition="Ready", status="true"}) == 1
+    )
+  ||| % { by: by, ksel: c.kubeletSelector, kT: c.kubeletRelistThresholdSeconds, ksm: c.kubeStateMetricsSelector },
+  local v = { sel: sel, by: by, T: T, threshold: threshold, period: period, kubeletSaysHealthy: kubeletSaysHealthy },
   local forOf(seconds) = if seconds > 0 then { 'for': f.promDuration(seconds) } else {},
   local runbook(alert) = c.runbookURL + '#' + std.asciiLower(alert),
   local topCauseQuery = '"topk(1, node_cause:pleg_diagnosis_cause:max{%s} > 0)" %s' % [scope.templateMatchers(c), scope.templateArgs(c)],
@@ -27,9 +41,13 @@ local scope = import '../lib/scope.libsonnet';
   local n = '{{ $labels.%s }}' % node,
   local thresholdInForce = '{{ with printf "max(pleg_relist_threshold_seconds{%s})" %s | query }}{{ . | first | value | humanizeDuration }}{{ else }}%s{{ end }}' % [scope.templateMatchers(c), scope.templateArgs(c), f.goDuration(T)],
 
+  // Recording rules keep only what is non-zero: a quantile of an idle
+  // operation (NaN), a rate of errors that did not happen, a cause at
+  // confidence 0 cost a series per node each and say nothing. The per-node
+  // state (healthy, seconds since last seen) is kept whatever its value.
   local quantile(metric, by, q) = {
     record: 'node%s_quantile:%s:histogram_quantile_rate5m' % [if by == '' then '' else '_' + by, metric],
-    expr: 'histogram_quantile(%s, sum by (%s, %sle) (rate(%s_bucket{%s}[5m])))\n'
+    expr: 'histogram_quantile(%s, sum by (%s, %sle) (rate(%s_bucket{%s}[5m]))) > 0\n'
           % [q, scope.by(c), if by == '' then '' else by + ', ', metric, sel],
     labels: { quantile: q },
   },
@@ -44,19 +62,19 @@ local scope = import '../lib/scope.libsonnet';
         + [
           {
             record: 'node_operation_type:pleg_runtime_operations:rate5m',
-            expr: 'sum by (%(by)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m])) > 0\n' % v,
           },
           {
             record: 'node_operation_type_code:pleg_runtime_operations_errors:rate5m',
-            expr: 'sum by (%(by)s, operation_type, code) (rate(pleg_runtime_operations_errors_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s, operation_type, code) (rate(pleg_runtime_operations_errors_total{%(sel)s}[5m])) > 0\n' % v,
           },
           {
             record: 'node:pleg_discard_events:rate5m',
-            expr: 'sum by (%(by)s) (rate(pleg_discard_events_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s) (rate(pleg_discard_events_total{%(sel)s}[5m])) > 0\n' % v,
           },
           {
             record: 'node_event_type:pleg_events:rate5m',
-            expr: 'sum by (%(by)s, event_type) (rate(pleg_events_total{%(sel)s}[5m]))\n' % v,
+            expr: 'sum by (%(by)s, event_type) (rate(pleg_events_total{%(sel)s}[5m])) > 0\n' % v,
           },
           {
             record: 'node:pleg_seconds_since_last_seen:max',
@@ -68,11 +86,11 @@ local scope = import '../lib/scope.libsonnet';
           },
           {
             record: 'node:pleg_runtime_operation_oldest_in_flight_seconds:max',
-            expr: 'max by (%(by)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s})\n' % v,
+            expr: 'max by (%(by)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s}) > 0\n' % v,
           },
           {
             record: 'node_cause:pleg_diagnosis_cause:max',
-            expr: 'max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s})\n' % v,
+            expr: 'max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s}) > 0\n' % v,
           },
         ],
     }],
@@ -88,15 +106,19 @@ local scope = import '../lib/scope.libsonnet';
         {
           alert: 'PLEGNotHealthy',
           expr: |||
-            (
-              time() - pleg_last_seen_seconds{%(sel)s} > %(threshold)s
-              and pleg_last_seen_seconds{%(sel)s} > 0
+            max by (%(by)s) (
+              (
+                time() - pleg_last_seen_seconds{%(sel)s} > %(threshold)s
+                and pleg_last_seen_seconds{%(sel)s} > 0
+              )
+              or
+              (
+                max_over_time(pleg_last_seen_seconds{%(sel)s}[%(range)s]) == 0
+                and present_over_time(pleg_last_seen_seconds{%(sel)s}[1m] offset %(range)s)
+              )
             )
-            or
-            (
-              max_over_time(pleg_last_seen_seconds{%(sel)s}[%(range)s]) == 0
-              and present_over_time(pleg_last_seen_seconds{%(sel)s}[1m] offset %(range)s)
-            )
+            unless on (%(by)s)
+            %(kubeletSaysHealthy)s
           ||| % (v { range: f.promDuration(T) }),
           labels: { severity: 'critical' },
           annotations: {
@@ -155,6 +177,8 @@ local scope = import '../lib/scope.libsonnet';
           alert: 'PLEGDiscardingEvents',
           expr: 'sum by (%(by)s) (increase(pleg_discard_events_total{%(sel)s}[5m])) > 0\n' % v,
           labels: { severity: 'warning' },
+          // One burst (a mass rollout) is picked up by the next sync; only
+          // a channel that keeps overflowing is worth a ticket.
           annotations: {
             summary: 'PLEG on %s is discarding events' % n,
             description: 'PLEG on node %s discarded {{ $value | humanize }} events in the last 5m because its event channel was full (capacity %d). Pod changes are picked up late. Top diagnosed cause: %s.'
@@ -162,7 +186,7 @@ local scope = import '../lib/scope.libsonnet';
             top_cause: topCauseId,
             runbook_url: runbook('PLEGDiscardingEvents'),
           },
-        },
+        } + forOf(c.discardingEventsForSeconds),
 
         // UNIMPLEMENTED is not a failure: it is how a runtime without CRI
         // list streaming or GetContainerEvents answers the capability probes.
@@ -191,6 +215,8 @@ local scope = import '../lib/scope.libsonnet';
             sum by (%(by)s) (increase(pleg_relist_errors_total{%(sel)s, code="UNAVAILABLE"}[2m])) > 0
             and on (%(by)s)
             time() - max by (%(by)s) (pleg_last_seen_seconds{%(sel)s}) > %(down)d
+            unless on (%(by)s)
+            %(kubeletSaysHealthy)s
           ||| % (v { down: c.runtimeUnavailableSeconds }),
           labels: { severity: 'critical' },
           annotations: {
@@ -253,11 +279,13 @@ local scope = import '../lib/scope.libsonnet';
         {
           alert: 'PLEGNodeClockSkew',
           expr: |||
-            abs(
-              pleg_last_seen_age_seconds{%(sel)s}
-              - (timestamp(pleg_last_seen_age_seconds{%(sel)s}) - pleg_last_seen_seconds{%(sel)s})
-            ) > %(skew)s
-            and pleg_last_seen_seconds{%(sel)s} > 0
+            max by (%(by)s) (
+              abs(
+                pleg_last_seen_age_seconds{%(sel)s}
+                - (timestamp(pleg_last_seen_age_seconds{%(sel)s}) - pleg_last_seen_seconds{%(sel)s})
+              ) > %(skew)s
+              and pleg_last_seen_seconds{%(sel)s} > 0
+            )
           ||| % (v { skew: f.num(c.nodeClockSkewSeconds) }),
           labels: { severity: 'warning' },
           annotations: {
@@ -310,11 +338,13 @@ local scope = import '../lib/scope.libsonnet';
           expr: |||
             label_replace(max by (%(by)s) (up{%(sel)s}) == 0, "reason", "target_down", "", "")
             or on (%(by)s)
-            label_replace(count by (%(by)s) (kube_node_info{%(ksm)s}) unless on (%(by)s) count by (%(by)s) (up{%(sel)s})%(excluded)s, "reason", "no_target", "", "")
+            label_replace(count by (%(by)s) (kube_node_labels{%(agentNodes)s}) unless on (%(by)s) count by (%(by)s) (up{%(sel)s})%(excluded)s, "reason", "no_target", "", "")
           ||| % (v {
-            ksm: c.kubeStateMetricsSelector,
-            excluded: if c.excludedNodesSelector == '' then ''
-            else ' unless on (%s) count by (%s) (kube_node_labels{%s, %s})' % [by, by, c.kubeStateMetricsSelector, c.excludedNodesSelector],
+            agentNodes: std.join(', ', std.prune([c.kubeStateMetricsSelector, c.agentNodesSelector])),
+            excluded: std.join('', [
+              ' unless on (%s) count by (%s) (kube_node_labels{%s, %s})' % [by, by, c.kubeStateMetricsSelector, e]
+              for e in std.prune([c.excludedNodesSelector] + c.nonAgentNodesSelectors)
+            ]),
           }),
           labels: { severity: 'warning' },
           annotations: {
@@ -324,6 +354,62 @@ local scope = import '../lib/scope.libsonnet';
             runbook_url: runbook('PlegscopeDown'),
           },
         } + forOf(c.plegscopeDownForSeconds),
+
+        // The agent cannot reach the runtime's socket, by the reason its own
+        // connect() gave. A warning, not a page: while the kubelet's view
+        // says the node is fine, it is the agent that is blind (an SELinux
+        // node denies container_t the socket; k3s and RKE2 keep it
+        // elsewhere). Where the runtime is really down, the kubelet agrees
+        // and CRIRuntimeUnavailable pages; the example Alertmanager config
+        // then inhibits this warning.
+        {
+          alert: 'PlegscopeCannotReachRuntime',
+          expr: 'max by (%(by)s, reason) (pleg_runtime_unreachable{%(sel)s}) == 1\n' % v,
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'plegscope on %s cannot reach the container runtime ({{ $labels.reason }})' % n,
+            description: 'plegscope on node %s cannot connect to the container runtime\'s socket: {{ if eq $labels.reason "permission_denied" }}permission denied. On an SELinux-enforcing node the agent\'s container_t is denied the runtime socket: install the selinux component (spc_t); else check the socket mount and the agent\'s group{{ else if eq $labels.reason "no_such_socket" }}no socket at the configured path. k3s and RKE2 keep containerd at /run/k3s/containerd/containerd.sock: set --container-runtime-endpoint and mount that directory{{ else if eq $labels.reason "connection_refused" }}the socket exists but nothing listens: the runtime is stopped (CRIRuntimeUnavailable pages where the kubelet agrees){{ else }}{{ $labels.reason }}{{ end }}. PLEG health on this node is not being observed by the agent.'
+                         % n,
+            runbook_url: runbook('PlegscopeCannotReachRuntime'),
+          },
+        } + forOf(c.cannotReachRuntimeForSeconds),
+
+        // The kubelet reader has failed for a long time: the diagnosis loses
+        // the kubelet-side evidence (kubelet_internal, the kubelet's PLEG
+        // model). On kubeadm and Cluster API nodes the kubelet serves a
+        // self-signed certificate by default, which the agent rightly refuses.
+        {
+          alert: 'PlegscopeKubeletUnreadable',
+          expr: 'max by (%(by)s) (pleg_kubelet_up{%(sel)s}) == 0\n' % v,
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'plegscope on %s cannot read the kubelet' % n,
+            description: "plegscope on node %s has failed to read the kubelet's /metrics for %s; the diagnosis lacks the kubelet's side. On kubeadm and Cluster API nodes the kubelet's serving certificate is self-signed: set serverTLSBootstrap: true in the KubeletConfiguration (kubeadm: the kubelet ConfigMap; Cluster API: KubeadmConfigTemplate kubeletExtraArgs rotate-server-certificates=true) and approve the kubelet-serving CSRs (or run kubelet-csr-approver); or set the DaemonSet's kubelet TLS mode to insecure (--kubelet-insecure-skip-tls-verify) where that is acceptable. /diagnose names the exact error."
+                         % [n, f.promDuration(c.kubeletUnreadableForSeconds)],
+            runbook_url: runbook('PlegscopeKubeletUnreadable'),
+          },
+        } + forOf(c.kubeletUnreadableForSeconds),
+
+        // The node condition outlives its writer: after an uninstall, on a
+        // node the agent was excluded from, or while it crash-loops, a True
+        // plegscope.io/PLEGUnhealthy stays on the Node, and a remediator or
+        // the Node Readiness Controller keeps acting on it. kube-state-metrics
+        // exports every condition type of a Node.
+        {
+          alert: 'PlegscopeConditionStale',
+          expr: |||
+            max by (%(by)s) (kube_node_status_condition{%(ksm)s, condition="plegscope.io/PLEGUnhealthy", status="true"}) == 1
+            unless on (%(by)s)
+            max by (%(by)s) (up{%(sel)s}) == 1
+          ||| % (v { ksm: c.kubeStateMetricsSelector }),
+          labels: { severity: 'warning' },
+          annotations: {
+            summary: 'A plegscope node condition on %s is True with no agent to clear it' % n,
+            description: "Node %s carries plegscope.io/PLEGUnhealthy=True but no plegscope agent is up there to keep it current: the agent was uninstalled, kept off the node, or is crash-looping. Remediators matching the condition act on a stale verdict. Clear it (README, \"Uninstalling\") or bring the agent back."
+                         % n,
+            runbook_url: runbook('PlegscopeConditionStale'),
+          },
+        } + forOf(c.conditionStaleForSeconds),
       ],
     }],
   },

@@ -47,7 +47,7 @@ local f = import '../lib/format.libsonnet';
         s(g.timeseries('Relist errors and pods to reinspect', g.targets([
           [q('sum by (code) (rate(pleg_relist_errors_total{%(sel)s}[$__rate_interval]))'), 'relist errors {{code}}'],
           [q('max(pleg_pods_to_reinspect{%(sel)s})'), 'pods to reinspect'],
-        ]), desc='Relist errors by gRPC code; every code is exported from the start at 0.'), 12, 8),
+        ]), desc='Relist errors by gRPC code; a code appears with its first failure, as in the kubelet.'), 12, 8),
         s(g.timeseries('Events by type', g.targets([
           [q('sum by (event_type) (rate(pleg_events_total{%(sel)s}[$__rate_interval]))'), '{{event_type}}'],
           [q('sum(rate(pleg_discard_events_total{%(sel)s}[$__rate_interval]))'), 'discarded'],

@@ -84,7 +84,7 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [
           lib.silent(fire - 1, 'PLEGNotHealthy'),  // exactly the threshold: not yet (the kubelet uses >)
           lib.firing(fire, 'PLEGNotHealthy', [{
-            exp_labels: l { severity: 'critical' },
+            exp_labels: nodeOf('worker-1') { severity: 'critical' },
             exp_annotations: {
               summary: 'PLEG is not healthy on worker-1',
               description: 'PLEG on node worker-1 was last seen active %s ago; threshold is %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'
@@ -105,7 +105,7 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [
           lib.silent(fire - 1, 'PLEGNotHealthy'),
           lib.firing(fire, 'PLEGNotHealthy', [{
-            exp_labels: l { severity: 'critical' },
+            exp_labels: nodeOf('worker-2') { severity: 'critical' },
             exp_annotations: {
               summary: 'PLEG is not healthy on worker-2',
               description: 'PLEG on node worker-2 has yet to be successful after %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'
@@ -157,7 +157,7 @@ local lib = import 'lib.libsonnet';
           lib.silent(10 + 600, 'PLEGNotHealthy'),
           { eval_time: lib.t(10 + 610), alertname: 'PLEGNotHealthy',
             exp_alerts: [{
-              exp_labels: l { severity: 'critical' },
+              exp_labels: nodeOf('worker-evented-stuck') { severity: 'critical' },
               exp_annotations: {
                 summary: 'PLEG is not healthy on worker-evented-stuck',
                 description: 'PLEG on node worker-evented-stuck was last seen active %s ago; threshold is %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'
@@ -316,22 +316,31 @@ local lib = import 'lib.libsonnet';
       },
 
       // ------------------------------------------------------------ PLEGDiscardingEvents
+      // worker-1 discards on every relist from t=100; worker-2 discards once
+      // (a burst the next sync picks up): only the sustained one fires.
+      local W = c.discardingEventsForSeconds;
+      local n = lib.samples(100 + W + 60);
+      local discards = [[10 * k, std.max(0, k - 9)] for k in std.range(0, n)];
       {
-        name: 'PLEGDiscardingEvents on the first discarded event',
+        name: 'PLEGDiscardingEvents when discards go on for %s, not on one burst' % pd(W),
         interval: '10s',
         input_series: [
-          S_('pleg_discard_events_total', L('10.0.0.1:9547', 'worker-1'), '0x10 1x30'),
-          S_('pleg_discard_events_total', L('10.0.0.2:9547', 'worker-2'), '0x40'),
-          S_('pleg_diagnosis_cause', L('10.0.0.1:9547', 'worker-1', { cause: 'event_storm' }), '0.8x40'),
+          S_('pleg_discard_events_total', L('10.0.0.1:9547', 'worker-1'), '0x9 1+1x%d' % (n - 9)),
+        ] + (
+          // One burst stays in the 5m window for 5 minutes: with a shorter
+          // for: it fires too, so only a for: of 5m or more is tested on it.
+          if W >= 300 then [S_('pleg_discard_events_total', L('10.0.0.2:9547', 'worker-2'), '0x9 1x%d' % (n - 9))] else []
+        ) + [
+          S_('pleg_diagnosis_cause', L('10.0.0.1:9547', 'worker-1', { cause: 'event_storm' }), '0.8x%d' % n),
         ],
         alert_rule_test: [
-          lib.silent(109, 'PLEGDiscardingEvents'),
-          lib.firing(110, 'PLEGDiscardingEvents', [{
+          lib.silent(100 + W - 1, 'PLEGDiscardingEvents'),
+          lib.firing(100 + W, 'PLEGDiscardingEvents', [{
             exp_labels: nodeOf('worker-1') { severity: 'warning' },
             exp_annotations: {
               summary: 'PLEG on worker-1 is discarding events',
-              description: 'PLEG on node worker-1 discarded 1 events in the last 5m because its event channel was full (capacity %d). Pod changes are picked up late. %s'
-                           % [c.eventChannelCapacity, causeText('event_storm', '0.80')],
+              description: 'PLEG on node worker-1 discarded %s events in the last 5m because its event channel was full (capacity %d). Pod changes are picked up late. %s'
+                           % [f.humanize(lib.increase(discards, 100 + W, 300)), c.eventChannelCapacity, causeText('event_storm', '0.80')],
               top_cause: 'event_storm',
               runbook_url: runbook('PLEGDiscardingEvents'),
             },
@@ -452,7 +461,7 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [
           lib.silent(fire - 1, 'PLEGNodeClockSkew'),
           lib.firing(fire, 'PLEGNodeClockSkew', [{
-            exp_labels: L('10.0.0.3:9547', 'worker-3') { severity: 'warning' },
+            exp_labels: nodeOf('worker-3') { severity: 'warning' },
             exp_annotations: {
               summary: 'The clock of worker-3 disagrees with Prometheus',
               description: "The wall clock of node worker-3 is %s off Prometheus' clock (warning above %s): the age of the last relist by time() - pleg_last_seen_seconds differs by that much from the agent's monotonic pleg_last_seen_age_seconds. PLEGNotHealthy, which reads the wall clock as the users asked, may fire or stay silent wrongly on this node; check NTP."
@@ -464,19 +473,17 @@ local lib = import 'lib.libsonnet';
       },
 
       // ------------------------------------------------------------ PlegscopeDown
-      // worker-1's target is down from t=70; worker-9 joined the cluster but
-      // no plegscope pod is scraped there; worker-8 has none either, but its
-      // labels match excludedNodesSelector (the DaemonSet's nodeAffinity
-      // keeps the agent off it), so it never fires.
+      // worker-1's target is down from t=70; worker-9 (Linux, amd64) joined
+      // the cluster but no plegscope pod is scraped there. None is scraped on
+      // worker-8 (excludedNodesSelector), worker-w (Windows), worker-s
+      // (s390x), worker-f (EKS Fargate) or worker-vk (virtual-kubelet)
+      // either: the DaemonSet's affinity keeps the agent off them, so they
+      // never fire.
       local D2 = c.plegscopeDownForSeconds;
       local n = lib.samples(70 + D2);
       local ksm = lib.selectorLabels(c.kubeStateMetricsSelector) { instance: '10.0.9.9:8080' };
-      local excluded = if c.excludedNodesSelector == '' then [] else [
-        S_('kube_node_info', ksm + nodeOf('worker-8'), '1x%d' % (n + 6)),
-        S_('kube_node_labels', ksm + nodeOf('worker-8') + lib.selectorLabels(c.excludedNodesSelector), '1x%d' % (n + 6)),
-        // worker-9's labels are exported too, without the exclusion.
-        S_('kube_node_labels', ksm + nodeOf('worker-9') { label_kubernetes_io_os: 'linux' }, '1x%d' % (n + 6)),
-      ];
+      local linux = { label_kubernetes_io_os: 'linux', label_kubernetes_io_arch: 'amd64' };
+      local nodeLabels(name, labels) = S_('kube_node_labels', ksm + nodeOf(name) + labels, '1x%d' % (n + 6));
       local noTarget = {
         exp_labels: nodeOf('worker-9') { severity: 'warning', reason: 'no_target' },
         exp_annotations: {
@@ -486,13 +493,19 @@ local lib = import 'lib.libsonnet';
         },
       };
       {
-        name: 'PlegscopeDown when the target is down or a node has none, not on an excluded node',
+        name: 'PlegscopeDown when the target is down or a node meant for the agent has none, not on nodes its affinity excludes',
         interval: '10s',
         input_series: [
           S_('up', L('10.0.0.1:9547', 'worker-1'), '1x6 0x%d' % n),
           S_('up', L('10.0.0.2:9547', 'worker-2'), '1x%d' % (n + 6)),
-        ] + [S_('kube_node_info', ksm + nodeOf(w), '1x%d' % (n + 6)) for w in ['worker-1', 'worker-2', 'worker-9']]
-        + excluded,
+        ] + [nodeLabels(w, linux) for w in ['worker-1', 'worker-2', 'worker-9']]
+        + (if c.excludedNodesSelector == '' then [] else [nodeLabels('worker-8', linux + lib.selectorLabels(c.excludedNodesSelector))])
+        + [
+          nodeLabels('worker-w', { label_kubernetes_io_os: 'windows', label_kubernetes_io_arch: 'amd64' }),
+          nodeLabels('worker-s', { label_kubernetes_io_os: 'linux', label_kubernetes_io_arch: 's390x' }),
+        ]
+        + [nodeLabels('worker-nonagent-%d' % i, linux + lib.selectorLabels(c.nonAgentNodesSelectors[i]))
+           for i in std.range(0, std.length(c.nonAgentNodesSelectors) - 1)],
         alert_rule_test: [
           lib.silent(D2 - 1, 'PlegscopeDown'),
           lib.firing(D2, 'PlegscopeDown', [noTarget]),
@@ -534,7 +547,7 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [
           lib.silent(fire - 1, 'PLEGNotHealthy'),
           lib.firing(fire, 'PLEGNotHealthy', [{
-            exp_labels: la { severity: 'critical' },
+            exp_labels: nodeOf('worker-1') + where('a') { severity: 'critical' },
             exp_annotations: {
               summary: 'PLEG is not healthy on worker-1',
               description: 'PLEG on node worker-1 was last seen active %s ago; threshold is %s. The kubelet marks the node NotReady with "PLEG is not healthy". %s'

@@ -43,6 +43,8 @@ AGENT_METRICS = {
     # host evidence (issue 17)
     "pleg_host_blocked_processes", "pleg_host_zombie_processes", "pleg_host_pids_usage_ratio",
     "pleg_host_runtime_disk_latency_seconds", "pleg_host_runtime_disk_utilization",
+    # the readers beside the PLEG, and why the runtime cannot be reached
+    "pleg_kubelet_up", "pleg_runtime_metrics_up", "pleg_runtime_unreachable",
 }
 # DESIGN.md section 6, from the agent's one cause list.
 CAUSE_IDS = harness.cause_ids()

@@ -23,9 +23,20 @@ PROC_FIXTURE = ecolib.path("tests/fixtures/proc/io_pressure")
 # (dashboard title, panel title, refId): may be empty on this scenario, and why;
 # and, if given, a witness query: the panel may only be empty while the
 # witness, run at the same instant, is empty too.
-# Error counters exist at 0 from the start (DESIGN §4), so the CRI and relist
-# error panels answer on a node without failures too.
+# Error counters appear with the first error, as the kubelet's do (README,
+# "The bill per node"): a panel of errors that never happened is empty while
+# its counter does not exist.
 MAY_BE_EMPTY = {
+    ("PLEG node", "Relist errors and pods to reinspect", "A"): (
+        "no relist failed on churn", 'pleg_relist_errors_total{node="$node"}'),
+    ("PLEG node", "CRI error rate by operation", "A"): (
+        "no CRI call failed on churn", 'pleg_runtime_operations_errors_total{node="$node"}'),
+    ("PLEG node", "CRI error rate by operation", "B"): (
+        "no CRI call failed on churn", 'pleg_runtime_operations_errors_total{node="$node"}'),
+    ("PLEG fleet", "CRI errors by node and operation", "A"): (
+        "no CRI call failed on churn", 'pleg_runtime_operations_errors_total{node="$node"}'),
+    ("PLEG node", "Event lag p50 / p99 by event type", "C"): (
+        "no invalid runtime timestamp on churn", 'pleg_event_lag_invalid_total{node="$node"}'),
     ("PLEG fleet", "Nodes per cause (confidence > 0.5)", "A"): (
         "no cause that confident on churn (node_pressure 0.45)", 'pleg_diagnosis_cause{node="$node"} > 0.5'),
     # Issue 17: the io_pressure proc fixture holds no process directories and

@@ -50,6 +50,13 @@ def exported_families(text):
     return names
 
 
+# Families that appear with their first occurrence (a failed relist, an
+# invalid runtime timestamp, an unreachable socket): a healthy agent, as in
+# the test below, does not export them (tests/integration/test_series_budget.py
+# and test_metrics.py see them appear).
+ONLY_WHEN_IT_HAPPENS = {"pleg_relist_errors_total", "pleg_event_lag_invalid_total", "pleg_runtime_unreachable"}
+
+
 def test_metrics_table_names_every_family_the_agent_exports():
     with tempfile.TemporaryDirectory() as d, FakeKubelet(d) as kubelet, FakeRuntimeMetrics() as page, \
             FakeCri("evented", log_level="warn") as fake:
@@ -69,7 +76,7 @@ def test_metrics_table_names_every_family_the_agent_exports():
                     "pleg_host_runtime_disk_latency_seconds" in text and m.get("pleg_evented_mode") == 1
                 return text if ready else None
             text = wait_until(every_reader_in, 40, "every reader's families on /metrics")
-    exported = exported_families(text)
+    exported = exported_families(text) | ONLY_WHEN_IT_HAPPENS
     documented = readme_metric_names()
     assert exported, text[:500]
     missing = sorted(exported - documented)

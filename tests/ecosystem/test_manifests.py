@@ -1,7 +1,7 @@
 """deploy/: every manifest parses and has what the issue asks for; the
 PrometheusRules come from mixin/ (test_mixin.py); the image
 scripts/build-image assembles runs plegscope as the DaemonSet's uid; kustomize
-renders the base alone and with each component (crio, host-port,
+renders the base alone and with each component (crio, host-port, selinux, oncall-rbac, cilium,
 web-auth, node-condition, kernel-stacks: exactly CAP_BPF, CAP_PERFMON and the flag, with root and
 hostPID, and three together; kube-prometheus-stack's release label only on the
 PodMonitor and the PrometheusRule, kube-prometheus' Role for prometheus-k8s),
@@ -292,13 +292,20 @@ def _jsonnet_config():
 
 def test_node_exclusion_matches_the_mixin():
     """A node the DaemonSet's nodeAffinity keeps the agent off is one the
-    mixin's excludedNodesSelector names (kube-state-metrics' label_<name>)."""
+    mixin's PlegscopeDown skips (kube-state-metrics' label_<name>): every
+    NotIn is the excludedNodesSelector or one of nonAgentNodesSelectors
+    (Fargate, virtual-kubelet), and the os/arch it requires are the
+    agentNodesSelector's."""
     pod = the("DaemonSet")["spec"]["template"]["spec"]
     (term,) = pod["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
-    (expr,) = [e for e in term["matchExpressions"] if e["operator"] == "NotIn"]
-    ksm_label = "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", expr["key"])
-    selector = _jsonnet_config()["excludedNodesSelector"]
-    assert selector == '%s="%s"' % (ksm_label, expr["values"][0]), (selector, expr)
+    ksm = lambda key: "label_" + re.sub(r"[^a-zA-Z0-9_]", "_", key)
+    config = _jsonnet_config()
+    skipped = {config["excludedNodesSelector"]} | set(config["nonAgentNodesSelectors"])
+    not_in = ['%s="%s"' % (ksm(e["key"]), e["values"][0]) for e in term["matchExpressions"] if e["operator"] == "NotIn"]
+    assert set(not_in) == skipped, (not_in, skipped)
+    required = ", ".join('%s%s"%s"' % (ksm(e["key"]), "=" if len(e["values"]) == 1 else "=~", "|".join(e["values"]))
+                         for e in term["matchExpressions"] if e["operator"] == "In")
+    assert required == config["agentNodesSelector"], (required, config["agentNodesSelector"])
 
 
 def test_daemonset_linux_nodes_of_the_image_architectures():
@@ -336,6 +343,11 @@ def test_versions_agree():
     image = the("DaemonSet")["spec"]["template"]["spec"]["containers"][0]["image"]
     assert config["version"] == cmake and tags == {cmake} and image.endswith(":" + cmake), (config["version"], tags, image)
     assert "/blob/v%s/" % cmake in config["runbookURL"], config["runbookURL"]
+    # the krew sha256 is the reproducible archive's (scripts/krew-archive).
+    r = subprocess.run([ecolib.path("scripts/krew-archive"), "--check"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    labels = the("DaemonSet")["metadata"]["labels"]
+    assert labels["app.kubernetes.io/version"] == cmake and labels["app.kubernetes.io/part-of"] == "plegscope", labels
     # the krew manifest installs the plugin of the same release, from plugins/.
     krew = ecolib.load_yaml("plugins/plegscope.yaml")
     assert krew["kind"] == "Plugin" and krew["spec"]["version"] == "v" + cmake, krew["spec"]["version"]
@@ -478,6 +490,43 @@ def test_kustomize_base_and_each_component():
     # The base grants no write: the component alone does.
     assert "PLEGSCOPE_NODE_CONDITION" not in {e["name"] for e in _container(base)["env"]}
 
+    # on-call: exactly what kubectl plegscope asks (list pods, get pods/proxy
+    # in the namespace; list nodes), to one group, no write.
+    oc = kustomize(["oncall-rbac"])
+    role = oc[("Role", "plegscope-oncall")]
+    assert role["metadata"]["namespace"] == "plegscope"
+    assert sorted((tuple(r["resources"]), tuple(r["verbs"])) for r in role["rules"]) == \
+        [(("pods",), ("list",)), (("pods/proxy",), ("get",))], role["rules"]
+    assert oc[("ClusterRole", "plegscope-oncall-nodes")]["rules"] == [
+        {"apiGroups": [""], "resources": ["nodes"], "verbs": ["list"]}]
+    for kind, name in (("RoleBinding", "plegscope-oncall"), ("ClusterRoleBinding", "plegscope-oncall-nodes")):
+        assert [(s["kind"], s["name"]) for s in oc[(kind, name)]["subjects"]] == [("Group", "plegscope-oncall")]
+
+    # Cilium: the same two peers as the base NetworkPolicy, by identity, on
+    # the agent's port only; the base policy stays (policies add up).
+    ci = kustomize(["cilium"])
+    cnp = ci[("CiliumNetworkPolicy", "plegscope")]
+    base_np = base[("NetworkPolicy", "plegscope")]
+    assert cnp["metadata"]["namespace"] == "plegscope" and ("NetworkPolicy", "plegscope") in ci
+    assert cnp["spec"]["endpointSelector"]["matchLabels"] == base_np["spec"]["podSelector"]["matchLabels"]
+    (prom_rule, api_rule) = cnp["spec"]["ingress"]
+    (prom_peer,) = [p for r in base_np["spec"]["ingress"] for p in r["from"] if "podSelector" in p]
+    (prom_ep,) = prom_rule["fromEndpoints"]
+    assert prom_ep["matchLabels"] == {
+        "k8s:io.kubernetes.pod.namespace": prom_peer["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]}
+    assert prom_ep["matchExpressions"] == prom_peer["podSelector"]["matchExpressions"]
+    assert api_rule["fromEntities"] == ["kube-apiserver"]
+    port = str(_container(base)["ports"][0]["containerPort"])
+    for rule in (prom_rule, api_rule):
+        assert rule["toPorts"] == [{"ports": [{"port": port, "protocol": "TCP"}]}], rule
+
+    se = kustomize(["selinux"])
+    pod = se[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
+    assert pod["securityContext"]["seLinuxOptions"] == {"type": "spc_t"}, pod["securityContext"]
+    assert pod["securityContext"]["runAsNonRoot"] is True
+    assert _container(se)["securityContext"]["privileged"] is False
+    assert "seLinuxOptions" not in base[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]["securityContext"]
+
     everything = kustomize(["crio", "host-port", "web-auth"])
     c = _container(everything)
     assert c["ports"][0]["hostPort"] == 9547 and "tcpSocket" in c["readinessProbe"]
@@ -609,7 +658,10 @@ def test_networkpolicy_admits_only_prometheus_and_the_api_server_to_the_agent():
     assert len(prometheus) == 1 and len(blocks) == 1 and len(peers) == 2, peers
     # Prometheus pods (prometheus-operator labels each one so) in the monitoring namespace only
     assert prometheus[0]["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}
-    assert prometheus[0]["podSelector"] == {"matchLabels": {"app.kubernetes.io/name": "prometheus"}}
+    # Prometheus, a PrometheusAgent, Grafana Alloy or vmagent: whichever scrapes.
+    assert prometheus[0]["podSelector"] == {"matchExpressions": [{
+        "key": "app.kubernetes.io/name", "operator": "In",
+        "values": ["prometheus", "prometheus-agent", "alloy", "vmagent"]}]}
     # the API server's addresses: one block, not the whole internet
     assert not blocks[0]["cidr"].endswith("/0"), blocks
 
@@ -641,7 +693,16 @@ def test_policy_exceptions_cover_exactly_the_daemonsets_host_paths():
     (resources,) = [m["resources"] for m in kyverno["spec"]["match"]["any"]]
     assert resources["namespaces"] == ["plegscope"] and "DaemonSet" in resources["kinds"], resources
     policies = {e["policyName"] for e in kyverno["spec"]["exceptions"]}
-    assert policies == {"disallow-host-path", "restrict-volume-types"}, policies
+    assert policies == {"disallow-host-path", "restrict-volume-types", "require-non-root-groups"}, policies
+    # the group exception covers exactly what the pod runs with: primary
+    # group 0, a non-root uid, supplementary group 4.
+    (groups,) = [e for e in kyverno["spec"]["exceptions"] if e["policyName"] == "require-non-root-groups"]
+    assert groups["ruleNames"] == ["check-runasgroup", "autogen-check-runasgroup"], groups
+    sc = kustomize([])[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]["securityContext"]
+    users = gk["K8sPSPAllowedUsers"]["spec"]["parameters"]
+    assert users["runAsGroup"]["ranges"] == [{"min": sc["runAsGroup"], "max": sc["runAsGroup"]}], (users, sc)
+    assert [(r["min"], r["max"]) for r in users["supplementalGroups"]["ranges"]] == [(g, g) for g in sc["supplementalGroups"]]
+    assert users["runAsUser"]["rule"] == "MustRunAsNonRoot" and sc["runAsUser"] > 0 and "fsGroup" not in sc
     print("host paths excepted, read-only: %s" % sorted(mounted))
 
 

@@ -14,8 +14,14 @@ import harness
 # not of a branch that moves on.
 RUNBOOK_BASE = "https://github.com/plegscope/plegscope/blob/v%s/docs/runbook.md#" % re.search(
     r"project\(plegscope VERSION (\S+)", open(ecolib.path("CMakeLists.txt")).read()).group(1)
-# value-free alerts: the value of PlegscopeDown is up (0) or a count.
-NO_VALUE_IN_DESCRIPTION = {"PlegscopeDown"}
+# value-free alerts: the value of PlegscopeDown is up (0) or a count, of
+# PlegscopeCannotReachRuntime 1 (its reason is the label), of
+# PlegscopeKubeletUnreadable pleg_kubelet_up (0).
+NO_VALUE_IN_DESCRIPTION = {"PlegscopeDown", "PlegscopeCannotReachRuntime", "PlegscopeKubeletUnreadable",
+                           "PlegscopeConditionStale"}
+# Labels of one agent pod or scrape target: an alert that kept them would
+# resolve and reopen when the pod is replaced.
+TARGET_LABELS = {"instance", "job", "pod", "namespace", "container", "endpoint", "service"}
 
 
 def test_promtool_check_rules():
@@ -74,11 +80,58 @@ def test_every_alert_tested_silent_and_firing():
                 s.add("firing" if art.get("exp_alerts") else "silent")
                 for exp in art.get("exp_alerts") or []:
                     assert "node" in exp.get("exp_labels", {}), art["alertname"]
+                    kept = TARGET_LABELS & set(exp["exp_labels"])
+                    assert not kept, "%s keeps the target's labels %s" % (art["alertname"], kept)
                     assert exp.get("exp_annotations"), art["alertname"] + ": annotations not checked"
     for rf in ecolib.rule_files():
         for a in ecolib.alerts_in(rf):
             assert seen.get(a["alert"]) == {"firing", "silent"}, \
                 "%s: tested %s" % (a["alert"], sorted(seen.get(a["alert"], [])))
+
+
+def keyed(series, cluster):
+    """An input series with a cluster and a pod label added: one pod name
+    per scrape target (its instance), as the PodMonitor's relabelling gives."""
+    name, _, rest = series.partition("{")
+    labels = rest.rstrip("}")
+    instance = re.search(r'instance="([^"]*)"', labels)
+    extra = 'pod="agent-%s"' % re.sub(r"[^a-z0-9]", "-", instance.group(1) if instance else "none")
+    if "cluster=" not in labels:
+        extra += ', cluster="%s"' % cluster
+    return "%s{%s}" % (name, ", ".join(l for l in (labels.strip(), extra) if l))
+
+
+def test_every_alert_keyed_by_cluster_and_node():
+    """Every promtool test again with a cluster and a pod label on every
+    input series: each alert must come out with the cluster, the node and no
+    pod, instance or job, i.e. keyed by (cluster, node) whatever labels the
+    scrape adds."""
+    promtool = harness.require_tool("promtool")
+    import tempfile
+    import yaml
+    checked = set()
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for t in sorted(glob.glob(ecolib.path("alerts/tests/*.yml"))):
+            doc = ecolib.load_yaml(t)
+            doc["rule_files"] = [os.path.normpath(os.path.join(os.path.dirname(t), rf)) for rf in doc["rule_files"]]
+            for tc in doc["tests"]:
+                for s in tc["input_series"]:
+                    s["series"] = keyed(s["series"], "c1")
+                tc.pop("promql_expr_test", None)
+                for art in tc.get("alert_rule_test", []):
+                    for exp in art.get("exp_alerts") or []:
+                        exp["exp_labels"].setdefault("cluster", "c1")
+                        checked.add(art["alertname"])
+            out = os.path.join(tmp, os.path.basename(t))
+            with open(out, "w") as f:
+                yaml.safe_dump(doc, f, sort_keys=False)
+            files.append(out)
+        r = ecolib.run([promtool, "test", "rules"] + files)
+        assert r.returncode == 0, r.stdout[-6000:]
+    every = {a["alert"] for rf in ecolib.rule_files() for a in ecolib.alerts_in(rf)}
+    assert checked == every, every ^ checked
+    print("%d alerts fire keyed by (cluster, node) with a pod and cluster label on every series" % len(checked))
 
 
 def test_recording_rule_names():

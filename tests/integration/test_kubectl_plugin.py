@@ -121,6 +121,26 @@ def test_diagnose_one_node_through_the_pod_proxy():
             k.close()
 
 
+def test_diagnose_exits_1_on_an_unhealthy_node():
+    """As `plegscope diagnose`: the report is printed, and the exit status
+    says the node is not healthy, in every output format."""
+    with FakeCri("hang", log_level="warn") as fake, \
+            Agent(fake.endpoint, FLAGS + ["--node-name", "worker-1"], proc_path=fixture("healthy"),
+                  log_level="info") as agent, \
+            ApiServerStandIn([pod("plegscope-a1b2c", "worker-1", agent.port)], ["worker-1"]) as api:
+        first_relist(agent)
+        hung = lambda: [c for c in agent.get_json("/diagnose")["causes"] if c["id"] == "runtime_hung"]  # noqa: E731
+        harness.wait_until(hung, 60, "the hung ListContainers to be diagnosed")
+        k = Kubectl(api)
+        try:
+            for fmt in ("text", "json", "html"):
+                r = k("diagnose", "worker-1", "-o", fmt)
+                assert r.returncode == 1, (fmt, r.returncode, r.stderr, r.stdout[:300])
+                assert r.stdout.strip() and not r.stderr.strip(), (fmt, r.stderr)
+        finally:
+            k.close()
+
+
 def test_fleet_of_nodes_one_line_each():
     with FakeCri("diag_healthy", log_level="warn") as healthy, \
             FakeCri("diag_hang", log_level="warn", hold="healthy") as hanging, \

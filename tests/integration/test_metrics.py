@@ -10,7 +10,8 @@ from harness import Agent, FakeCri, wait_until
 FAST = ["--relist-period", "200ms"]
 
 # name -> (type, labels every sample carries). pleg_evented_* and
-# pleg_diagnosis_cause are covered elsewhere.
+# pleg_diagnosis_cause are covered elsewhere; the error counters, which appear
+# with the first error, in test_error_families_under_errors.
 FAMILIES = {
     "pleg_relist_duration_seconds": ("histogram", set()),
     "pleg_relist_interval_seconds": ("histogram", set()),
@@ -18,12 +19,10 @@ FAMILIES = {
     "pleg_healthy": ("gauge", set()),
     "pleg_discard_events_total": ("counter", set()),
     "pleg_events_total": ("counter", {"event_type"}),
-    "pleg_relist_errors_total": ("counter", {"code"}),
     "pleg_pods_to_reinspect": ("gauge", set()),
     "pleg_running_pods": ("gauge", set()),
     "pleg_running_containers": ("gauge", {"container_state"}),
     "pleg_runtime_operations_total": ("counter", {"operation_type"}),
-    "pleg_runtime_operations_errors_total": ("counter", {"operation_type", "code"}),
     "pleg_runtime_operations_duration_seconds": ("histogram", {"operation_type"}),
     "pleg_runtime_operations_in_flight": ("gauge", {"operation_type"}),
     "pleg_runtime_operation_oldest_in_flight_seconds": ("gauge", {"operation_type"}),
@@ -31,11 +30,6 @@ FAMILIES = {
     "pleg_runtime_list_items": ("gauge", {"operation_type"}),
     "plegscope_build_info": ("gauge", {"version", "runtime_name", "runtime_version"}),
 }
-# gRPC codes a failed call can carry (every code but OK).
-GRPC_ERROR_CODES = {"CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
-                    "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
-                    "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
-                    "UNAUTHENTICATED"}
 EVENT_TYPES = {"ContainerStarted", "ContainerDied", "ContainerRemoved", "ContainerChanged", "PodSync"}
 KUBELET_OPERATION_TYPES = {"list_podsandbox", "list_containers", "podsandbox_status", "container_status",
                            "version", "status", "get_container_events",
@@ -75,25 +69,20 @@ def test_every_family_with_type_and_labels():
         assert not problems, "\n".join(problems)
 
 
-def test_labelled_counters_exist_at_zero_on_a_healthy_node():
-    """DESIGN §4: counters whose label values are known in advance are
-    exported at 0 from the first scrape, so rate() and increase() see the
-    first error or event."""
+def test_labelled_counters_on_a_healthy_node():
+    """Event types are few and known: exported at 0 from the first scrape.
+    Error counters appear with the first error of a code, as the kubelet's
+    do, so a healthy node pays for none (tests/integration/test_series_budget.py)."""
     with FakeCri("steady") as fake, Agent(fake.endpoint, FAST) as agent:
         m = agent.metrics()  # the very first scrape, before any relist need have finished
-        assert {s.labels["code"] for s in m.find("pleg_relist_errors_total")} == GRPC_ERROR_CODES
         assert {s.labels["event_type"] for s in m.find("pleg_events_total")} == EVENT_TYPES
-        assert {s.labels["operation_type"] for s in m.find("pleg_runtime_operations_total")} == KUBELET_OPERATION_TYPES
-        pairs = {(s.labels["operation_type"], s.labels["code"]) for s in m.find("pleg_runtime_operations_errors_total")}
-        assert pairs == {(o, c) for o in KUBELET_OPERATION_TYPES for c in GRPC_ERROR_CODES}, \
-            sorted({(o, c) for o in KUBELET_OPERATION_TYPES for c in GRPC_ERROR_CODES} - pairs)[:5]
         m = relisted(agent, 3)
-        assert m.sum("pleg_relist_errors_total") == 0
+        assert not m.find("pleg_relist_errors_total")
         # UNIMPLEMENTED answers the capability probes (list streaming): not a failure.
-        failed = [s for s in m.find("pleg_runtime_operations_errors_total") if s.value and s.labels["code"] != "UNIMPLEMENTED"]
+        failed = [s for s in m.find("pleg_runtime_operations_errors_total") if s.labels["code"] != "UNIMPLEMENTED"]
         assert not failed, failed
-        print("healthy node: %d relist error codes, %d event types, %d operations x %d codes exported at 0" % (
-            len(GRPC_ERROR_CODES), len(EVENT_TYPES), len(KUBELET_OPERATION_TYPES), len(GRPC_ERROR_CODES)))
+        ops = {s.labels["operation_type"] for s in m.find("pleg_runtime_operations_total")}
+        assert {"list_podsandbox", "list_containers"} <= ops <= KUBELET_OPERATION_TYPES, ops
 
 
 def test_error_families_under_errors():

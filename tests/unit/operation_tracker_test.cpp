@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 #include <prometheus/text_serializer.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 
 #include "cri/runtime_client.h"
 #include "fake_clock.h"
@@ -175,6 +182,77 @@ TEST(OperationTracker, ListSizesAreGauges) {
   EXPECT_NE(exposition(tracker, registry)
                 .find("pleg_runtime_list_response_bytes{operation_type=\"list_containers\"} 1234"),
             std::string::npos);
+}
+
+// The lean bill: only the relist path's operations get a histogram, with
+// buckets at the shipped thresholds; errors appear with their first code.
+TEST(OperationTracker, LeanDetailTimesTheRelistPathOnly) {
+  testing::FakeClock clock;
+  prometheus::Registry registry;
+  OperationTracker tracker(registry, clock);
+  tracker.end(tracker.begin(op::kVersion), 0);
+  tracker.end(tracker.begin(op::kListContainers), 0);
+  tracker.record(op::kStreamContainers, static_cast<int>(GrpcCode::kUnimplemented), 0.001);
+  std::string text = exposition(tracker, registry);
+  EXPECT_NE(text.find("pleg_runtime_operations_duration_seconds_count{operation_type=\"list_containers\"} 1"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("pleg_runtime_operations_duration_seconds_count{operation_type=\"version\"}"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("pleg_runtime_operations_duration_seconds_count{operation_type=\"stream_containers\"}"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("pleg_runtime_operations_total{operation_type=\"version\"} 1"), std::string::npos);
+  // No operation that was never called, no error that never happened.
+  EXPECT_EQ(text.find("operation_type=\"podsandbox_status\""), std::string::npos) << text;
+  EXPECT_EQ(text.find("pleg_runtime_operations_errors_total{code=\"UNAVAILABLE\""), std::string::npos);
+  EXPECT_NE(text.find("le=\"10\""), std::string::npos);
+  EXPECT_NE(text.find("le=\"600\""), std::string::npos);
+  EXPECT_EQ(text.find("le=\"0.0005\""), std::string::npos);
+
+  prometheus::Registry full_registry;
+  OperationTracker full(full_registry, clock, MetricDetail::kFull);
+  full.end(full.begin(op::kVersion), 0);
+  text = exposition(full, full_registry);
+  EXPECT_NE(text.find("pleg_runtime_operations_duration_seconds_bucket{operation_type=\"version\",le=\"0.0005\"}"),
+            std::string::npos) << text;
+}
+
+TEST(OperationTracker, UnreachableRuntimeCarriesItsReason) {
+  testing::FakeClock clock;
+  prometheus::Registry registry;
+  OperationTracker tracker(registry, clock);
+  EXPECT_EQ(exposition(tracker, registry).find("pleg_runtime_unreachable"), std::string::npos);
+  tracker.note_reachability(ConnectProblem::kPermissionDenied);
+  EXPECT_NE(exposition(tracker, registry).find("pleg_runtime_unreachable{reason=\"permission_denied\"} 1"),
+            std::string::npos);
+  tracker.note_reachability(ConnectProblem::kNone);
+  EXPECT_EQ(exposition(tracker, registry).find("pleg_runtime_unreachable"), std::string::npos);
+}
+
+TEST(RuntimeSocket, ConnectErrorsNameTheirReason) {
+  EXPECT_EQ(connect_problem_of(EACCES), ConnectProblem::kPermissionDenied);
+  EXPECT_EQ(connect_problem_of(EPERM), ConnectProblem::kPermissionDenied);
+  EXPECT_EQ(connect_problem_of(ENOENT), ConnectProblem::kNoSuchSocket);
+  EXPECT_EQ(connect_problem_of(ECONNREFUSED), ConnectProblem::kConnectionRefused);
+  EXPECT_EQ(connect_problem_of(EIO), ConnectProblem::kOther);
+  EXPECT_STREQ(connect_problem_name(ConnectProblem::kPermissionDenied), "permission_denied");
+  EXPECT_STREQ(connect_problem_name(ConnectProblem::kNoSuchSocket), "no_such_socket");
+
+  char dir[] = "/tmp/plegscope-probe-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/cri.sock";
+  EXPECT_EQ(probe_connect(path), ConnectProblem::kNoSuchSocket);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+  // Bound, nobody listening: a stopped runtime's stale socket.
+  EXPECT_EQ(probe_connect(path), ConnectProblem::kConnectionRefused);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  EXPECT_EQ(probe_connect(path), ConnectProblem::kNone);
+  ::close(fd);
+  ::unlink(path.c_str());
+  ::rmdir(dir);
 }
 
 TEST(GrpcCodes, NamesRoundTrip) {

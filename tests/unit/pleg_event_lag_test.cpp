@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <prometheus/registry.h>
 
+#include <map>
+#include <string>
+
 #include "fake_clock.h"
 #include "fake_runtime.h"
 #include "pleg/event_lag.h"
@@ -41,19 +44,33 @@ class PlegEventLagTest : public ::testing::Test {
   std::vector<RelistRecord> records;
 };
 
-TEST_F(PlegEventLagTest, EveryEventTypeStartsAtZero) {
-  for (T type : kAllEventTypes) {
-    EXPECT_EQ(lag(type).sample_count, 0u) << event_type_name(type);
-    EXPECT_EQ(invalid(type), 0) << event_type_name(type);
-  }
-  bool found_lag = false, found_invalid = false;
-  for (const auto& family : registry.Collect()) {
-    if (family.name == "pleg_event_lag_seconds") found_lag = family.metric.size() == std::size(kAllEventTypes);
-    if (family.name == "pleg_event_lag_invalid_total")
-      found_invalid = family.metric.size() == std::size(kAllEventTypes);
-  }
-  EXPECT_TRUE(found_lag);
-  EXPECT_TRUE(found_invalid);
+// As the kubelet's series: an event type's lag appears with its first
+// event, so a node without changes exports none, and no evented family
+// exists outside evented mode.
+TEST_F(PlegEventLagTest, SeriesAppearWithTheirFirstEvent) {
+  auto families = [this] {
+    std::map<std::string, size_t> out;
+    for (const auto& family : registry.Collect()) out[family.name] = family.metric.size();
+    return out;
+  };
+  auto before = families();
+  EXPECT_EQ(before.count("pleg_event_lag_seconds"), 0u);
+  EXPECT_EQ(before.count("pleg_event_lag_invalid_total"), 0u);
+  EXPECT_EQ(before.count("pleg_evented_delivery_lag_seconds"), 0u);
+  EXPECT_EQ(before.count("pleg_relist_errors_total"), 0u);
+  EXPECT_EQ(before.at("pleg_events_total"), std::size(kAllEventTypes));
+
+  metrics.event_lag(T::ContainerDied).Observe(0.3);
+  metrics.event_lag_invalid(T::ContainerStarted).Increment();
+  EXPECT_EQ(lag(T::ContainerDied).sample_count, 1u);
+  EXPECT_EQ(invalid(T::ContainerStarted), 1);
+  auto after = families();
+  EXPECT_EQ(after.at("pleg_event_lag_seconds"), 1u);
+  EXPECT_EQ(after.at("pleg_event_lag_invalid_total"), 1u);
+  EXPECT_EQ(after.count("pleg_evented_delivery_lag_seconds"), 0u);
+  // The lean buckets still reach past the 3-minute threshold.
+  EXPECT_EQ(lag(T::ContainerDied).bucket.size(), 9u);
+  EXPECT_DOUBLE_EQ(lag(T::ContainerDied).bucket[7].upper_bound, 600);
 }
 
 TEST_F(PlegEventLagTest, TheInitialRelistMeasuresNothing) {

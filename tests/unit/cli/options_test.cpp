@@ -41,6 +41,7 @@ TEST(CommandLine, BadValuesExit2WithOneLineNamingTheFlag) {
            {{"--relist-period", "banana"}, "--relist-period"},
            {{"--relist-threshold", "-3m"}, "--relist-threshold"},
            {{"--evented-pleg", "maybe"}, "--evented-pleg"},
+           {{"--metrics-detail", "verbose"}, "--metrics-detail"},
            {{"--event-channel-capacity", "0"}, "--event-channel-capacity"},
            {{"--container-runtime-endpoint", "tcp://1.2.3.4:1"}, "--container-runtime-endpoint"},
            {{"--listen-address", "9547"}, "--listen-address"},
@@ -96,6 +97,16 @@ TEST(CommandLine, FlagsBecomeEachRoomsOptions) {
   EXPECT_EQ(node.pleg.evented, EventedMode::Off);
   EXPECT_EQ(node.host.proc_path, "/host/proc");
   EXPECT_EQ(out.config->diagnosis.hang_threshold, std::chrono::seconds(5));
+}
+
+// The lean bill is the default; full detail is asked for.
+TEST(CommandLine, MetricsDetailReachesTheNode) {
+  auto lean = parse({"--container-runtime-endpoint", "unix:///x.sock"});
+  ASSERT_TRUE(lean.config) << lean.message;
+  EXPECT_EQ(lean.config->node.metric_detail, MetricDetail::kLean);
+  auto full = parse({"--container-runtime-endpoint", "unix:///x.sock", "--metrics-detail", "full"});
+  ASSERT_TRUE(full.config) << full.message;
+  EXPECT_EQ(full.config->node.metric_detail, MetricDetail::kFull);
 }
 
 // The host evidence's flags reach the Node.
