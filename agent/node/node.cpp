@@ -69,6 +69,8 @@ Node::Node(NodeOptions options, const Clock& clock)
       journal_(journal_options(options_), clock),
       kubelet_(options_, clock),
       runtime_metrics_(options_),
+      runtime_status_(client_, clock, RuntimeStatusOptions{true, kRuntimeStatusPeriod, kRuntimeDownThreshold,
+                                                           options_.runtime_request_timeout}),
       timers_("node-timers", clock),
       readers_("readers", clock) {
   if (options_.evented == EventedMode::Auto && kubelet_.enabled())
@@ -130,6 +132,7 @@ void Node::start(bool timers_on_caller) {
   readers_.every(std::chrono::seconds(1), [this] { refresh_runtime_info(); });
   kubelet_.start(readers_);
   runtime_metrics_.start(readers_);
+  runtime_status_.start(SourceLanes{timers_, readers_});
   // The journal follower waits on the journal's fd; readers_ waits on the
   // scrapes' sockets and between its jobs: one thread waits on both. The
   // runtime's Version (at most kVersionTimeout, once after a good relist)
@@ -221,6 +224,7 @@ Snapshot Node::snapshot() const {
   s.journal = journal_evidence(journal_.status(), options_, s.timeline, s.now);
   s.kubelet = kubelet_.evidence();
   s.runtime_metrics = runtime_metrics_.evidence();
+  s.runtime_status = runtime_status_.evidence();
 
   // Per-pod calls and host evidence (issue 17): copies, no I/O.
   s.pod_calls = pod_calls(s.operations);
@@ -323,6 +327,7 @@ std::vector<prometheus::MetricFamily> Node::collect_metrics() const {
   append(pleg_.Collect());  // pleg_last_seen_age_seconds, on the monotonic clock
   append(computed_families());
   append(host_families());  // issue 17
+  append(runtime_status_.Collect());
   return families;
 }
 

@@ -21,6 +21,7 @@
 #include "common/periodic_tasks.h"
 #include "cri/grpc_runtime_client.h"
 #include "cri/operation_tracker.h"
+#include "cri/runtime_status_probe.h"
 #include "diagnoser/snapshot.h"
 #include "journal/journal_follower.h"
 #include "node/node_options.h"
@@ -125,6 +126,8 @@ class Node {
   // The kubelet and the runtime's metrics (issue 18), on readers_.
   KubeletReader kubelet_;
   RuntimeMetricsReader runtime_metrics_;
+  // The runtime's CRI Status every 5 s, on readers_ (the kubelet's other NotReady path).
+  RuntimeStatusProbe runtime_status_;
 
   // Host evidence (issue 17): one long-lived scanner on timers_;
   // snapshot() copies the latest evidence under host_mu_, never scans.

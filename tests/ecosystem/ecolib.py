@@ -43,6 +43,8 @@ AGENT_METRICS = {
     # host evidence (issue 17)
     "pleg_host_blocked_processes", "pleg_host_zombie_processes", "pleg_host_pids_usage_ratio",
     "pleg_host_runtime_disk_latency_seconds", "pleg_host_runtime_disk_utilization",
+    # the runtime's CRI Status, as the kubelet reads it
+    "pleg_runtime_status_healthy", "pleg_runtime_status_seconds_since_success", "pleg_runtime_condition",
 }
 # DESIGN.md section 6, from the agent's one cause list.
 CAUSE_IDS = harness.cause_ids()

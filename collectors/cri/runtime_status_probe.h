@@ -1,0 +1,75 @@
+#pragma once
+// The runtime's CRI Status, called as the kubelet calls it: every 5 s after
+// the previous call returned, with the kubelet's deadline. What it answers
+// and how long it takes decide the kubelet's other path to NotReady
+// ("container runtime is down" after 30 s without a good answer), which the
+// PLEG's lists do not see: a runtime whose Status waits on a stuck CNI
+// plugin still lists its containers at once.
+//
+// The call is timed by the client's OperationTracker like every CRI call
+// (pleg_runtime_operations_duration_seconds{operation_type="status"}, and
+// its age in flight under pleg_runtime_operation_oldest_in_flight_seconds);
+// this source adds the kubelet's rule on top.
+#include <deque>
+#include <mutex>
+#include <optional>
+
+#include "common/clock.h"
+#include "common/source.h"
+#include "cri/runtime_client.h"
+#include "cri/runtime_status_evidence.h"
+
+namespace plegscope {
+
+struct RuntimeStatusOptions {
+  bool enabled = true;
+  Duration period = kRuntimeStatusPeriod;
+  Duration down_threshold = kRuntimeDownThreshold;
+  // The client's own deadline (--runtime-request-timeout), as the kubelet's
+  // Status has; reported, applied by the client.
+  Duration deadline = std::chrono::minutes(2);
+};
+
+// Thread-safe: probe_once() runs on the waiting lane, evidence() and
+// Collect() on the HTTP server's threads.
+class RuntimeStatusProbe final : public SourceOf<RuntimeStatusEvidence> {
+ public:
+  // Readiness changes are counted over this many recent calls (a minute).
+  static constexpr int kRecentCalls = 12;
+
+  RuntimeStatusProbe(RuntimeClient& client, const Clock& clock, RuntimeStatusOptions options);
+
+  std::string_view name() const override { return "runtime_status"; }
+  bool enabled() const override { return options_.enabled; }
+  // One job on the waiting lane: a hung Status holds that lane up to the
+  // deadline, as it holds the kubelet's status loop.
+  void start(SourceLanes lanes) override;
+  RuntimeStatusEvidence evidence() const override;
+  // pleg_runtime_status_healthy, pleg_runtime_condition{condition},
+  // pleg_runtime_status_seconds_since_success.
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+  // One Status call on the calling thread (the lane's job; tests call it).
+  void probe_once();
+
+ private:
+  void record_answer(const cri::StatusResponse& answer, MonoTime now);  // requires mu_
+
+  RuntimeClient& client_;
+  const Clock& clock_;
+  const RuntimeStatusOptions options_;
+
+  mutable std::mutex mu_;
+  std::optional<MonoTime> started_;
+  std::optional<MonoTime> call_start_;  // the call in flight
+  std::optional<MonoTime> last_success_;
+  std::optional<MonoTime> last_answer_;
+  int calls_ = 0, failures_ = 0, consecutive_failures_ = 0, consecutive_deadlines_ = 0;
+  GrpcCode last_code_ = GrpcCode::kOk;
+  std::string last_error_;
+  std::optional<RuntimeConditionValue> runtime_ready_, network_ready_;
+  bool answered_ = false;
+  std::deque<bool> recent_ready_;  // per returned call: answered with both conditions true
+};
+
+}  // namespace plegscope
