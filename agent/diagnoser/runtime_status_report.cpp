@@ -8,9 +8,9 @@ namespace {
 // The kubelet's Ready message holds its runtime errors joined: which of the
 // two paths it names.
 std::string message_path(const std::string& message) {
-  const bool status = message.find("container runtime is down") != std::string::npos ||
-                      message.find("container runtime status check may not have completed yet") != std::string::npos;
-  const bool pleg = message.find("PLEG is not healthy") != std::string::npos;
+  const ReadyMessageSays says = read_ready_message(message);
+  const bool status = says.status_sync || says.runtime_not_ready || says.network_not_ready;
+  const bool pleg = says.pleg;
   return status && pleg ? "both" : status ? "runtime_status" : pleg ? "pleg" : "other";
 }
 

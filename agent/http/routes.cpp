@@ -28,16 +28,16 @@ std::string healthz_verbose(const Report& r) {
   };
   std::string out;
   if (s.enabled) {
-    std::string sync = error_with("container runtime is down");
-    if (sync.empty()) sync = error_with("container runtime status check");
+    std::string sync = error_with(kRuntimeDownError);
+    if (sync.empty()) sync = error_with(kStatusNotCompletedError);
     out += line("runtime_status", sync);
   }
   out += line("pleg", r.healthy ? "" : "PLEG is not healthy: " + r.health_message);
   if (s.enabled) {
-    out += line("runtime_ready", error_with("container runtime not ready"));
-    out += line("network_ready", error_with("container runtime network not ready"));
+    out += line("runtime_ready", error_with(kRuntimeNotReadyPrefix));
+    out += line("network_ready", error_with(kNetworkNotReadyPrefix));
   }
-  out += r.healthy ? "healthz check passed\n" : "healthz check failed\n";
+  out += r.healthy ? "healthz check passed" : "healthz check failed";  // text() ends the line
   return out;
 }
 

@@ -126,7 +126,8 @@ class Node {
   // The kubelet and the runtime's metrics (issue 18), on readers_.
   KubeletReader kubelet_;
   RuntimeMetricsReader runtime_metrics_;
-  // The runtime's CRI Status every 5 s, on readers_ (the kubelet's other NotReady path).
+  // The runtime's CRI Status every 5 s, begun and looked for on timers_ without
+  // waiting (the kubelet's other path to NotReady).
   RuntimeStatusProbe runtime_status_;
 
   // Host evidence (issue 17): one long-lived scanner on timers_;

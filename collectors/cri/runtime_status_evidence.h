@@ -79,6 +79,28 @@ struct RuntimeStatusEvidence {
   bool healthy() const { return enabled && sync_error.empty() && runtime_not_ready.empty(); }
 };
 
+// The kubelet's own words (pkg/kubelet/runtime.go, kubelet.go), which its
+// Ready condition's message carries.
+inline constexpr const char* kStatusNotCompletedError = "container runtime status check may not have completed yet";
+inline constexpr const char* kRuntimeDownError = "container runtime is down";
+inline constexpr const char* kRuntimeNotReadyPrefix = "container runtime not ready: ";
+inline constexpr const char* kNetworkNotReadyPrefix = "container runtime network not ready: ";
+inline constexpr const char* kPlegNotHealthyPrefix = "PLEG is not healthy: ";
+
+// What the kubelet's Ready message (the Node's condition, as read from the
+// API server) says of the runtime and PLEG.
+struct ReadyMessageSays {
+  bool status_sync = false;  // "is down" or "may not have completed yet"
+  bool runtime_not_ready = false;
+  bool network_not_ready = false;
+  bool pleg = false;
+};
+inline ReadyMessageSays read_ready_message(const std::string& m) {
+  auto has = [&m](const char* s) { return m.find(s) != std::string::npos; };
+  return {has(kRuntimeDownError) || has(kStatusNotCompletedError), has(kRuntimeNotReadyPrefix),
+          has(kNetworkNotReadyPrefix), has(kPlegNotHealthyPrefix)};
+}
+
 // The kubelet's runtime errors in its order (runtimeState.runtimeErrors):
 // the Status sync, then its health checks (PLEG: "PLEG is not healthy: ..."
 // when `pleg_error` is not empty), then RuntimeReady; the network's error
@@ -87,7 +109,7 @@ inline std::vector<std::string> kubelet_runtime_errors(const RuntimeStatusEviden
                                                        const std::string& pleg_error) {
   std::vector<std::string> errors;
   if (!e.sync_error.empty()) errors.push_back(e.sync_error);
-  if (!pleg_error.empty()) errors.push_back("PLEG is not healthy: " + pleg_error);
+  if (!pleg_error.empty()) errors.push_back(kPlegNotHealthyPrefix + pleg_error);
   if (!e.runtime_not_ready.empty()) errors.push_back(e.runtime_not_ready);
   if (!e.network_not_ready.empty()) errors.push_back(e.network_not_ready);
   return errors;

@@ -28,20 +28,30 @@ RuntimeStatusProbe::RuntimeStatusProbe(RuntimeClient& client, const Clock& clock
 
 void RuntimeStatusProbe::start(SourceLanes lanes) {
   if (!options_.enabled) return;
-  lanes.waiting.every(options_.period, [this] { probe_once(); });
+  lanes.quick.every(kPollInterval, [this] { poll(); });
 }
 
-void RuntimeStatusProbe::probe_once() {
+void RuntimeStatusProbe::poll() {
+  bool begin = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const MonoTime now = clock_.monotonic();
-    if (!started_) started_ = now;
-    call_start_ = now;
+    if (!call_start_ && (!next_call_ || now >= *next_call_)) {
+      if (!started_) started_ = now;
+      call_start_ = now;
+      begin = true;
+    }
   }
-  CallResult<cri::StatusResponse> result = client_.status();
+  // Outside the lock: a client without a queue of its own answers here.
+  if (begin) client_.begin_status();
+  if (auto result = client_.status_result()) finish(*result);
+}
+
+void RuntimeStatusProbe::finish(const CallResult<cri::StatusResponse>& result) {
   std::lock_guard<std::mutex> lock(mu_);
   const MonoTime now = clock_.monotonic();
   call_start_.reset();
+  next_call_ = now + options_.period;
   calls_++;
   if (!result.ok()) {
     failures_++;
@@ -104,17 +114,17 @@ RuntimeStatusEvidence RuntimeStatusProbe::evidence() const {
   const double threshold = e.down_threshold_seconds;
   if (!last_success_ && e.seconds_since_success < threshold) {
     e.not_completed_yet = true;
-    e.sync_error = "container runtime status check may not have completed yet";
+    e.sync_error = kStatusNotCompletedError;
   } else if (e.seconds_since_success >= threshold) {
     e.runtime_down = true;
-    e.sync_error = "container runtime is down";
+    e.sync_error = kRuntimeDownError;
   } else if (e.seconds_since_success > e.period_seconds) {
     e.seconds_until_down = threshold - e.seconds_since_success;
   }
   if (answered_ && !ready(runtime_ready_))
-    e.runtime_not_ready = "container runtime not ready: " + condition_words(runtime_ready_);
+    e.runtime_not_ready = kRuntimeNotReadyPrefix + condition_words(runtime_ready_);
   if (answered_ && !ready(network_ready_))
-    e.network_not_ready = "container runtime network not ready: " + condition_words(network_ready_);
+    e.network_not_ready = kNetworkNotReadyPrefix + condition_words(network_ready_);
   return e;
 }
 

@@ -30,29 +30,38 @@ struct RuntimeStatusOptions {
   Duration deadline = std::chrono::minutes(2);
 };
 
-// Thread-safe: probe_once() runs on the waiting lane, evidence() and
-// Collect() on the HTTP server's threads.
+// Thread-safe: poll() runs on the quick lane, evidence() and Collect() on
+// the HTTP server's threads.
 class RuntimeStatusProbe final : public SourceOf<RuntimeStatusEvidence> {
  public:
   // Readiness changes are counted over this many recent calls (a minute).
   static constexpr int kRecentCalls = 12;
+  // How often the lane looks for the answer: the measured time of a sync is
+  // at most this late (the call's own latency is the tracker's, exact to
+  // that too).
+  static constexpr Duration kPollInterval = std::chrono::milliseconds(500);
 
   RuntimeStatusProbe(RuntimeClient& client, const Clock& clock, RuntimeStatusOptions options);
 
   std::string_view name() const override { return "runtime_status"; }
   bool enabled() const override { return options_.enabled; }
-  // One job on the waiting lane: a hung Status holds that lane up to the
-  // deadline, as it holds the kubelet's status loop.
+  // One job on the quick lane, which it never holds: the call is begun and
+  // its answer looked for without waiting (RuntimeClient::begin_status), so
+  // a Status that hangs for its whole deadline, as it holds the kubelet's
+  // status loop, delays neither the host scan nor the scrapes.
   void start(SourceLanes lanes) override;
   RuntimeStatusEvidence evidence() const override;
   // pleg_runtime_status_healthy, pleg_runtime_condition{condition},
   // pleg_runtime_status_seconds_since_success.
   std::vector<prometheus::MetricFamily> Collect() const override;
 
-  // One Status call on the calling thread (the lane's job; tests call it).
-  void probe_once();
+  // The lane's job, one step: collects the answer of the call in flight if
+  // it came, and begins the next call when it is due (5 s after the last one
+  // returned, as the kubelet's loop). Tests call it directly.
+  void poll();
 
  private:
+  void finish(const CallResult<cri::StatusResponse>& result);
   void record_answer(const cri::StatusResponse& answer, MonoTime now);  // requires mu_
 
   RuntimeClient& client_;
@@ -62,6 +71,7 @@ class RuntimeStatusProbe final : public SourceOf<RuntimeStatusEvidence> {
   mutable std::mutex mu_;
   std::optional<MonoTime> started_;
   std::optional<MonoTime> call_start_;  // the call in flight
+  std::optional<MonoTime> next_call_;   // when the next call is due
   std::optional<MonoTime> last_success_;
   std::optional<MonoTime> last_answer_;
   int calls_ = 0, failures_ = 0, consecutive_failures_ = 0, consecutive_deadlines_ = 0;

@@ -47,7 +47,7 @@ TEST_F(RuntimeStatusProbeTest, BeforeTheFirstCallNothingIsSaid) {
 }
 
 TEST_F(RuntimeStatusProbeTest, AGoodAnswerIsASync) {
-  probe.probe_once();
+  probe.poll();
   clock.step(seconds(3));
   RuntimeStatusEvidence e = probe.evidence();
   ASSERT_TRUE(e.last_success);
@@ -62,10 +62,10 @@ TEST_F(RuntimeStatusProbeTest, AGoodAnswerIsASync) {
 // The kubelet's runtimeState: the sync 30 s old is "down" (at 30 s exactly:
 // its check is !last.Add(30s).After(now)).
 TEST_F(RuntimeStatusProbeTest, ThirtySecondsWithoutASyncIsDown) {
-  probe.probe_once();
+  probe.poll();
   runtime.fail[op::kStatus] = GrpcCode::kDeadlineExceeded;
   clock.step(seconds(10));
-  probe.probe_once();
+  probe.poll();
   RuntimeStatusEvidence e = probe.evidence();
   EXPECT_FALSE(e.runtime_down);
   ASSERT_TRUE(e.seconds_until_down);
@@ -84,14 +84,14 @@ TEST_F(RuntimeStatusProbeTest, ThirtySecondsWithoutASyncIsDown) {
 // A call that does not return: its age is measured while it hangs, and the
 // 30 s rule fires during the call, before any deadline.
 TEST_F(RuntimeStatusProbeTest, AHungCallIsDownWhileStillInFlight) {
-  probe.probe_once();
+  probe.poll();
   clock.step(seconds(5));
   RuntimeStatusEvidence during;
   runtime.on_call = [&](const std::string&) {
     clock.step(seconds(31));
     during = probe.evidence();
   };
-  probe.probe_once();
+  probe.poll();
   ASSERT_TRUE(during.in_flight_seconds);
   EXPECT_DOUBLE_EQ(*during.in_flight_seconds, 31);
   EXPECT_TRUE(during.runtime_down);
@@ -104,7 +104,7 @@ TEST_F(RuntimeStatusProbeTest, AHungCallIsDownWhileStillInFlight) {
 
 TEST_F(RuntimeStatusProbeTest, NoSyncYetIsNotCompletedThenDown) {
   runtime.fail[op::kStatus] = GrpcCode::kUnavailable;
-  probe.probe_once();
+  probe.poll();
   RuntimeStatusEvidence e = probe.evidence();
   EXPECT_TRUE(e.not_completed_yet);
   EXPECT_EQ(e.sync_error, "container runtime status check may not have completed yet");
@@ -117,17 +117,17 @@ TEST_F(RuntimeStatusProbeTest, NoSyncYetIsNotCompletedThenDown) {
 // updateRuntimeUp: RuntimeReady false is an error of its own and no sync,
 // so 30 s later the runtime is also "down".
 TEST_F(RuntimeStatusProbeTest, RuntimeNotReadyStopsTheSync) {
-  probe.probe_once();
+  probe.poll();
   set_conditions(runtime, false, true);
   clock.step(seconds(5));
-  probe.probe_once();
+  probe.poll();
   RuntimeStatusEvidence e = probe.evidence();
   EXPECT_EQ(e.runtime_not_ready,
             "container runtime not ready: RuntimeReady=false reason:RuntimeNotReady message:shim cannot start");
   EXPECT_FALSE(e.healthy());
   EXPECT_TRUE(e.sync_error.empty());
   clock.step(seconds(25));
-  probe.probe_once();
+  probe.poll();
   e = probe.evidence();
   EXPECT_TRUE(e.runtime_down);
   EXPECT_EQ(kubelet_runtime_errors(e, "pleg was last seen active 3m0s ago; threshold is 3m0s"),
@@ -141,9 +141,9 @@ TEST_F(RuntimeStatusProbeTest, RuntimeNotReadyStopsTheSync) {
 TEST_F(RuntimeStatusProbeTest, NetworkNotReadyKeepsTheSync) {
   set_conditions(runtime, true, false, "NetworkPluginNotReady",
                  "Network plugin returns error: cni plugin not initialized");
-  probe.probe_once();
+  probe.poll();
   clock.step(seconds(40));
-  probe.probe_once();
+  probe.poll();
   RuntimeStatusEvidence e = probe.evidence();
   EXPECT_TRUE(e.healthy());
   EXPECT_EQ(e.network_not_ready,
@@ -157,7 +157,7 @@ TEST_F(RuntimeStatusProbeTest, NetworkNotReadyKeepsTheSync) {
 // A runtime that gives no condition at all: the kubelet prints <nil>.
 TEST_F(RuntimeStatusProbeTest, MissingConditionsAreNotReady) {
   runtime.status_answer.Clear();
-  probe.probe_once();
+  probe.poll();
   RuntimeStatusEvidence e = probe.evidence();
   EXPECT_EQ(e.runtime_not_ready, "container runtime not ready: <nil>");
   EXPECT_EQ(e.network_not_ready, "container runtime network not ready: <nil>");
@@ -167,7 +167,7 @@ TEST_F(RuntimeStatusProbeTest, MissingConditionsAreNotReady) {
 TEST_F(RuntimeStatusProbeTest, FlappingIsCounted) {
   for (int i = 0; i < 6; ++i) {
     set_conditions(runtime, true, i % 2 == 0);
-    probe.probe_once();
+    probe.poll();
     clock.step(seconds(5));
   }
   RuntimeStatusEvidence e = probe.evidence();
@@ -184,15 +184,61 @@ TEST_F(RuntimeStatusProbeTest, MetricsFollowTheRule) {
     return -1.0;
   };
   set_conditions(runtime, true, false);
-  probe.probe_once();
+  probe.poll();
   EXPECT_EQ(value("pleg_runtime_status_healthy"), 1);
   EXPECT_EQ(value("pleg_runtime_condition", "RuntimeReady"), 1);
   EXPECT_EQ(value("pleg_runtime_condition", "NetworkReady"), 0);
   runtime.fail[op::kStatus] = GrpcCode::kDeadlineExceeded;
   clock.step(seconds(30));
-  probe.probe_once();
+  probe.poll();
   EXPECT_EQ(value("pleg_runtime_status_healthy"), 0);
   EXPECT_EQ(value("pleg_runtime_status_seconds_since_success"), 30);
+}
+
+TEST_F(RuntimeStatusProbeTest, TheNextCallWaitsFiveSecondsAfterTheLastReturned) {
+  probe.poll();
+  clock.step(seconds(3));
+  probe.poll();
+  EXPECT_EQ(runtime.calls[op::kStatus], 1);
+  clock.step(seconds(2));
+  probe.poll();
+  EXPECT_EQ(runtime.calls[op::kStatus], 2);
+}
+
+// A client whose Status stays pending until the test lets it answer, as the
+// gRPC client's completion queue: the probe looks and never waits.
+class HeldRuntime : public testing::FakeRuntime {
+ public:
+  void begin_status() override { begun++; }
+  std::optional<CallResult<cri::StatusResponse>> status_result() override {
+    if (!answer) return std::nullopt;
+    auto out = std::move(answer);
+    answer.reset();
+    return out;
+  }
+  int begun = 0;
+  std::optional<CallResult<cri::StatusResponse>> answer;
+};
+
+TEST(RuntimeStatusProbePending, APendingCallIsLookedForNotWaitedFor) {
+  testing::FakeClock clock;
+  HeldRuntime runtime;
+  RuntimeStatusProbe probe(runtime, clock, RuntimeStatusOptions{});
+  probe.poll();
+  EXPECT_EQ(runtime.begun, 1);
+  clock.step(seconds(40));
+  probe.poll();  // still pending: no second call
+  EXPECT_EQ(runtime.begun, 1);
+  RuntimeStatusEvidence e = probe.evidence();
+  ASSERT_TRUE(e.in_flight_seconds);
+  EXPECT_DOUBLE_EQ(*e.in_flight_seconds, 40);
+  EXPECT_TRUE(e.runtime_down) << "never synced, 40 s after the probe began";
+  runtime.answer = CallResult<cri::StatusResponse>{{GrpcCode::kDeadlineExceeded, "deadline"}, {}};
+  probe.poll();
+  e = probe.evidence();
+  EXPECT_FALSE(e.in_flight_seconds);
+  EXPECT_EQ(e.consecutive_deadlines, 1);
+  EXPECT_EQ(runtime.begun, 1) << "the next call waits 5 s after this one returned";
 }
 
 TEST(RuntimeStatusProbeOff, DisabledExportsNothing) {

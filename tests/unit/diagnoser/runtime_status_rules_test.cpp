@@ -71,6 +71,7 @@ TEST(RuntimeStatusHung, BeforeThirtySecondsItSaysWhen) {
   const Cause* c = find(r, CauseId::kRuntimeStatusHung);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->severity, Severity::kWarning);
+  EXPECT_NE(c->summary.find("The runtime is about to be down for the kubelet"), std::string::npos) << c->summary;
   EXPECT_NE(c->summary.find("(node NotReady) in 12s"), std::string::npos) << c->summary;
   EXPECT_EQ(r.runtime_status.not_ready_path, "runtime_status");
   EXPECT_EQ(r.runtime_status.not_ready_in_seconds, 12);
@@ -156,7 +157,8 @@ TEST(RuntimeNetworkNotReady, FlappingIsNamedWhileReady) {
   b.s.runtime_status = status_evidence(2, std::nullopt);
   b.s.runtime_status.transitions_recent = 4;
   b.s.runtime_status.recent_calls = 12;
-  const Cause* c = find(b.report(), CauseId::kRuntimeNetworkNotReady);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeNetworkNotReady);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->severity, Severity::kWarning);
   EXPECT_NE(c->summary.find("changed 4 times over its last 12 Status answers"), std::string::npos) << c->summary;
