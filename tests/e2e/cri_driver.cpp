@@ -6,6 +6,8 @@
 //   version                                   runtime name and version
 //   run-pod NAME UID [NAMESPACE] [host-pid]   host-network sandbox -> prints id
 //                                             (host-pid: the pod's hostPID: true)
+//   run-pod-net NAME UID [NAMESPACE]          pod-network sandbox (CNI ADD) -> prints id
+//   status                                    the runtime's conditions, "RuntimeReady=true NetworkReady=false ..."
 //   create-container SANDBOX NAME IMAGE CMD...  -> prints container id
 //   create-container-spec SANDBOX JSON        -> prints container id; JSON:
 //       {"name", "image", "command": [], "args": [], "envs": {K: V},
@@ -119,7 +121,8 @@ const char* container_state(runtime::v1::ContainerState s) {
 
 runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std::string& uid,
                                              const std::string& ns,
-                                             runtime::v1::NamespaceMode pid = runtime::v1::POD) {
+                                             runtime::v1::NamespaceMode pid = runtime::v1::POD,
+                                             runtime::v1::NamespaceMode network = runtime::v1::NODE) {
   runtime::v1::PodSandboxConfig cfg;
   auto* md = cfg.mutable_metadata();
   md->set_name(name);
@@ -127,14 +130,14 @@ runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std:
   md->set_namespace_(ns);
   md->set_attempt(0);
   // Host network: no CNI needed. The hostname must stay empty, since a
-  // host-network sandbox has no private UTS namespace.
-  cfg.set_hostname("");
+  // host-network sandbox has no private UTS namespace; a pod network has one.
+  cfg.set_hostname(network == runtime::v1::NODE ? "" : name);
   (*cfg.mutable_labels())["io.kubernetes.pod.name"] = name;
   (*cfg.mutable_labels())["io.kubernetes.pod.namespace"] = ns;
   (*cfg.mutable_labels())["io.kubernetes.pod.uid"] = uid;
   (*cfg.mutable_labels())["plegscope.e2e"] = "true";
   auto* nso = cfg.mutable_linux()->mutable_security_context()->mutable_namespace_options();
-  nso->set_network(runtime::v1::NODE);
+  nso->set_network(network);
   nso->set_pid(pid);
   nso->set_ipc(runtime::v1::POD);
   if (const char* parent = std::getenv("CRI_CGROUP_PARENT")) cfg.mutable_linux()->set_cgroup_parent(parent);
@@ -227,6 +230,30 @@ int main(int argc, char** argv) {
     if (!s.ok()) return fail(cmd, s);
     std::printf("%s %s %s\n", resp.runtime_name().c_str(), resp.runtime_version().c_str(),
                 resp.runtime_api_version().c_str());
+    return 0;
+  }
+  if (cmd == "status") {
+    runtime::v1::StatusResponse resp;
+    Ctx c;
+    auto s = rt->Status(&c.ctx, runtime::v1::StatusRequest(), &resp);
+    if (!s.ok()) return fail(cmd, s);
+    std::string out;
+    for (const auto& cond : resp.status().conditions())
+      out += (out.empty() ? "" : " ") + cond.type() + "=" + (cond.status() ? "true" : "false") +
+             (cond.reason().empty() ? "" : " reason:" + cond.reason());
+    std::printf("%s\n", out.c_str());
+    return 0;
+  }
+  if (cmd == "run-pod-net") {
+    if (!need(2)) return usage();
+    runtime::v1::RunPodSandboxRequest req;
+    *req.mutable_config() = sandbox_config(args[1], args[2], need(3) ? args[3] : "plegscope-e2e", runtime::v1::POD,
+                                           runtime::v1::POD);
+    runtime::v1::RunPodSandboxResponse resp;
+    Ctx c;
+    auto s = rt->RunPodSandbox(&c.ctx, req, &resp);
+    if (!s.ok()) return fail(cmd, s);
+    std::printf("%s\n", resp.pod_sandbox_id().c_str());
     return 0;
   }
   if (cmd == "run-pod") {
