@@ -121,6 +121,7 @@ void Node::start(bool timers_on_caller) {
     consume_events();
   });
   if (host_scanner_) timers_.every(std::chrono::seconds(1), [this] { host_scan_tick(); });
+  runtime_status_.start(SourceLanes{timers_, readers_});  // before the lanes start
   if (!timers_on_caller) timers_.start();
   pleg_.start();
   // Auto beside a readable kubelet waits for its model (follow_kubelet_model).
@@ -132,7 +133,6 @@ void Node::start(bool timers_on_caller) {
   readers_.every(std::chrono::seconds(1), [this] { refresh_runtime_info(); });
   kubelet_.start(readers_);
   runtime_metrics_.start(readers_);
-  runtime_status_.start(SourceLanes{timers_, readers_});
   // The journal follower waits on the journal's fd; readers_ waits on the
   // scrapes' sockets and between its jobs: one thread waits on both. The
   // runtime's Version (at most kVersionTimeout, once after a good relist)

@@ -8,6 +8,7 @@ retries of list calls that end at their deadline."""
 
 import time
 
+import harness
 from harness import Agent, FakeCri, wait_until
 
 from diag_common import check_cause_shape, check_gauge, describe, fixture, report, wait_top_cause
@@ -143,3 +144,7 @@ def test_one_hang_one_name_across_deadline_retries():
         print("  %d polls over %d deadline retries, tops: %s" % (len(tops), failed, sorted(set(tops))))
         assert failed >= 2, "the lists were not retried: %d" % failed
         assert set(tops) == {("runtime_hung", "critical")}, tops
+
+
+if __name__ == "__main__":
+    harness.main(globals())
