@@ -65,8 +65,8 @@ struct RuntimeStatusEvidence {
   // The kubelet's rule on the measurements above.
   bool not_completed_yet = false;  // no sync yet and the probe started under 30 s ago
   bool runtime_down = false;       // no sync for 30 s
-  // Seconds until the 30 s rule says down, while a sync is older than a
-  // period (a call late or failing); nullopt otherwise.
+  // Seconds until the 30 s rule says down, while the sync is late (the last
+  // call failed, or one is pending longer than a period); nullopt otherwise.
   std::optional<double> seconds_until_down;
   // The kubelet's runtime errors this probe can see, in its order: the sync
   // error first, then "container runtime not ready: ..."; PLEG's error sits

@@ -118,7 +118,10 @@ RuntimeStatusEvidence RuntimeStatusProbe::evidence() const {
   } else if (e.seconds_since_success >= threshold) {
     e.runtime_down = true;
     e.sync_error = kRuntimeDownError;
-  } else if (e.seconds_since_success > e.period_seconds) {
+  } else if (e.consecutive_failures > 0 || (e.in_flight_seconds && *e.in_flight_seconds >= e.period_seconds)) {
+    // Late: the last call failed, or one is pending longer than a period (a
+    // healthy sync is up to a period old by design: the next call starts 5 s
+    // after the last returned).
     e.seconds_until_down = threshold - e.seconds_since_success;
   }
   if (answered_ && !ready(runtime_ready_))

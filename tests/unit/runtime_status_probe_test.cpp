@@ -57,6 +57,14 @@ TEST_F(RuntimeStatusProbeTest, AGoodAnswerIsASync) {
   EXPECT_EQ(e.calls, 1);
   EXPECT_EQ(runtime.calls[op::kStatus], 1);
   EXPECT_FALSE(e.seconds_until_down);
+  // The next call, 5 s after, in flight: a healthy sync up to a period old
+  // is not late.
+  runtime.on_call = [&](const std::string&) {
+    clock.step(std::chrono::milliseconds(400));
+    EXPECT_FALSE(probe.evidence().seconds_until_down);
+  };
+  clock.step(seconds(2));
+  probe.poll();
 }
 
 // The kubelet's runtimeState: the sync 30 s old is "down" (at 30 s exactly:

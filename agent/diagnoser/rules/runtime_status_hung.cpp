@@ -16,10 +16,14 @@ std::optional<Finding> judge_runtime_status_hung(const Context& c) {
   if (!e.enabled || !e.started) return std::nullopt;
   // A Status that answers with RuntimeReady false is runtime_not_ready; a
   // socket that refuses is runtime_unavailable.
+  // A healthy sync is up to a period old (the next call starts 5 s after the
+  // last returned): what counts is the call in flight past the hang
+  // threshold, or failures that left no sync for a period beyond it.
   const bool pending = e.in_flight_seconds.has_value();
   const bool failing = e.consecutive_failures > 0 && e.last_code != GrpcCode::kUnavailable;
-  if (!pending && !failing) return std::nullopt;
-  if (e.seconds_since_success < c.t.hang_seconds && !e.runtime_down) return std::nullopt;
+  const bool call_hung = pending && *e.in_flight_seconds >= c.t.hang_seconds;
+  const bool failed_long = failing && e.seconds_since_success >= e.period_seconds + c.t.hang_seconds;
+  if (!call_hung && !failed_long && !(e.runtime_down && (pending || failing))) return std::nullopt;
 
   const RuntimeWideHang lists = runtime_wide_hang(c);
   const bool lists_answer = !lists.hung && c.last_ok != nullptr && c.lists.typical < c.t.slow_list_seconds;

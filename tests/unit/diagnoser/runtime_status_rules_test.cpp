@@ -30,7 +30,7 @@ RuntimeStatusEvidence status_evidence(double since, std::optional<double> in_fli
   if (since >= 30) {
     e.runtime_down = true;
     e.sync_error = "container runtime is down";
-  } else if (since > 5) {
+  } else if (deadlines > 0 || in_flight.value_or(0) >= 5) {
     e.seconds_until_down = 30 - since;
   }
   return e;
@@ -60,6 +60,11 @@ TEST(RuntimeStatusHung, StatusHangWithFastListsIsTheRuntimeDownForTheKubelet) {
   // Status is not the PLEG's call: no runtime_hung for it.
   EXPECT_FALSE(find(r, CauseId::kRuntimeHung));
   EXPECT_EQ(r.status, Status::kAtRisk);
+  EXPECT_EQ(r.summary.rfind("PLEG is healthy, but the kubelet's check of the runtime's Status is not. The runtime is "
+                            "down for the kubelet",
+                            0),
+            0u)
+      << r.summary;
   EXPECT_EQ(r.runtime_status.not_ready_path, "runtime_status");
   EXPECT_EQ(r.runtime_status.not_ready_in_seconds, 0);
   ASSERT_FALSE(r.runtime_status.kubelet_errors.empty());
@@ -75,6 +80,30 @@ TEST(RuntimeStatusHung, BeforeThirtySecondsItSaysWhen) {
   EXPECT_NE(c->summary.find("(node NotReady) in 12s"), std::string::npos) << c->summary;
   EXPECT_EQ(r.runtime_status.not_ready_path, "runtime_status");
   EXPECT_EQ(r.runtime_status.not_ready_in_seconds, 12);
+}
+
+// The kubelet's loop calls 5 s after the last answer: a sync 5.4 s old with
+// the next call 0.4 s in flight is a healthy runtime.
+TEST(RuntimeStatusHung, AHealthySyncIsUpToAPeriodOld) {
+  Report r = status_hung(5.4, 0.4).report();
+  EXPECT_TRUE(r.causes.empty()) << r.summary;
+  EXPECT_EQ(r.runtime_status.not_ready_path, "none");
+  EXPECT_FALSE(r.runtime_status.not_ready_in_seconds);
+}
+
+// One failed call right after a sync is not yet a Status that has stopped.
+TEST(RuntimeStatusHung, OneFastFailureIsNotYetAHang) {
+  Builder b;
+  b.s.runtime_status = status_evidence(5.2, std::nullopt, 1);
+  b.s.runtime_status.last_code = GrpcCode::kUnknown;
+  EXPECT_FALSE(find(b.report(), CauseId::kRuntimeStatusHung));
+  // A period beyond the hang threshold (10 s) without a sync: named.
+  b.s.runtime_status = status_evidence(16, std::nullopt, 3);
+  b.s.runtime_status.last_code = GrpcCode::kUnknown;
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeStatusHung);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->summary.find("(3 calls in a row failed)"), std::string::npos) << c->summary;
 }
 
 TEST(RuntimeStatusHung, UnderTheHangThresholdIsNothing) {
