@@ -206,6 +206,13 @@ RuntimeWideHang runtime_wide_hang(const Context& c) {
   return h;
 }
 
+void set_condition(Finding& f, const std::optional<RuntimeConditionValue>& condition) {
+  f.condition_missing = !condition;
+  if (!condition) return;
+  f.condition_reason = condition->reason;
+  f.condition_message = condition->message;
+}
+
 bool runtime_metrics_failed(const Context& c) {
   return !c.s.runtime_metrics.endpoint.empty() && !c.s.runtime_metrics.reachable;
 }

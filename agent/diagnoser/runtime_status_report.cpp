@@ -41,6 +41,10 @@ void fill_runtime_status(const Snapshot& s, Report& report) {
   // (a pending or failing call), in the seconds the 30 s rule has left.
   const bool status_on = e.runtime_down || !e.runtime_not_ready.empty() || !e.network_not_ready.empty();
   std::optional<double> status_in = status_on ? std::optional<double>(0.0) : e.seconds_until_down;
+  // A call in flight past the hang threshold is late before a period passed.
+  const bool named = std::any_of(report.causes.begin(), report.causes.end(),
+                                 [](const Cause& c) { return c.id == CauseId::kRuntimeStatusHung; });
+  if (!status_in && named) status_in = std::max(0.0, e.down_threshold_seconds - e.seconds_since_success);
   if (status_on && pleg_on) {
     r.not_ready_path = "both";
     r.not_ready_in_seconds = 0;

@@ -244,24 +244,14 @@ int main(int argc, char** argv) {
     std::printf("%s\n", out.c_str());
     return 0;
   }
-  if (cmd == "run-pod-net") {
+  if (cmd == "run-pod" || cmd == "run-pod-net") {
     if (!need(2)) return usage();
     runtime::v1::RunPodSandboxRequest req;
-    *req.mutable_config() = sandbox_config(args[1], args[2], need(3) ? args[3] : "plegscope-e2e", runtime::v1::POD,
-                                           runtime::v1::POD);
-    runtime::v1::RunPodSandboxResponse resp;
-    Ctx c;
-    auto s = rt->RunPodSandbox(&c.ctx, req, &resp);
-    if (!s.ok()) return fail(cmd, s);
-    std::printf("%s\n", resp.pod_sandbox_id().c_str());
-    return 0;
-  }
-  if (cmd == "run-pod") {
-    if (!need(2)) return usage();
-    runtime::v1::RunPodSandboxRequest req;
-    if (need(4) && args[4] != "host-pid") return usage();
+    const bool pod_network = cmd == "run-pod-net";
+    if (need(4) && (pod_network || args[4] != "host-pid")) return usage();
     *req.mutable_config() = sandbox_config(args[1], args[2], need(3) ? args[3] : "plegscope-e2e",
-                                           need(4) ? runtime::v1::NODE : runtime::v1::POD);
+                                           need(4) ? runtime::v1::NODE : runtime::v1::POD,
+                                           pod_network ? runtime::v1::POD : runtime::v1::NODE);
     runtime::v1::RunPodSandboxResponse resp;
     Ctx c;
     auto s = rt->RunPodSandbox(&c.ctx, req, &resp);

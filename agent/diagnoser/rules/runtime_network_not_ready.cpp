@@ -18,11 +18,7 @@ std::optional<Finding> judge_runtime_network_not_ready(const Context& c) {
                                        flapping ? Form::kFlapping : Form::kFound)
                         : make_finding(CauseId::kRuntimeNetworkNotReady, Severity::kWarning, 0.6, Form::kFlapping);
   f.op = op::kStatus;
-  f.condition_missing = !e.network_ready;
-  if (e.network_ready) {
-    f.condition_reason = e.network_ready->reason;
-    f.condition_message = e.network_ready->message;
-  }
+  set_condition(f, e.network_ready);
   f.transitions = e.transitions_recent;
   f.calls = e.recent_calls;
   f.failed_last = not_ready;

@@ -11,11 +11,7 @@ std::optional<Finding> judge_runtime_not_ready(const Context& c) {
   if (!e.enabled || !e.answered || e.consecutive_failures > 0 || e.runtime_not_ready.empty()) return std::nullopt;
   Finding f = make_finding(CauseId::kRuntimeNotReady, Severity::kCritical, 0.92);
   f.op = op::kStatus;
-  f.condition_missing = !e.runtime_ready;
-  if (e.runtime_ready) {
-    f.condition_reason = e.runtime_ready->reason;
-    f.condition_message = e.runtime_ready->message;
-  }
+  set_condition(f, e.runtime_ready);
   f.seconds = e.seconds_since_success;
   f.threshold_seconds = e.down_threshold_seconds;
   f.status_down_in_seconds = e.runtime_down ? 0.0 : std::max(0.0, e.down_threshold_seconds - e.seconds_since_success);

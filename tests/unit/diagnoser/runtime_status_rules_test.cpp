@@ -106,6 +106,18 @@ TEST(RuntimeStatusHung, OneFastFailureIsNotYetAHang) {
   EXPECT_NE(c->summary.find("(3 calls in a row failed)"), std::string::npos) << c->summary;
 }
 
+// Past a short hang threshold (3 s) and short of a period, the call is
+// already late: the report says when the kubelet's rule fires.
+TEST(RuntimeStatusHung, ACallPastTheHangThresholdIsLateBeforeAPeriod) {
+  DiagnoserThresholds t;
+  t.hang_seconds = 3;
+  Report r = status_hung(8.9, 3.9).report(t);
+  ASSERT_TRUE(find(r, CauseId::kRuntimeStatusHung));
+  EXPECT_EQ(r.runtime_status.not_ready_path, "runtime_status");
+  ASSERT_TRUE(r.runtime_status.not_ready_in_seconds);
+  EXPECT_NEAR(*r.runtime_status.not_ready_in_seconds, 21.1, 1e-9);
+}
+
 TEST(RuntimeStatusHung, UnderTheHangThresholdIsNothing) {
   EXPECT_FALSE(find(status_hung(7, 2).report(), CauseId::kRuntimeStatusHung));
 }
