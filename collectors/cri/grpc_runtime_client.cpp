@@ -154,61 +154,6 @@ CallResult<cri::StatusResponse> GrpcRuntimeClient::status() {
   });
 }
 
-struct GrpcRuntimeClient::PendingStatus {
-  grpc::ClientContext ctx;
-  cri::StatusResponse response;
-  grpc::Status status;
-  std::unique_ptr<grpc::ClientAsyncResponseReader<cri::StatusResponse>> reader;
-  OperationTracker::CallId id = 0;
-};
-
-void GrpcRuntimeClient::begin_status() {
-  if (pending_status_ || status_outcome_) return;
-  if (auto problem = socket_problem()) {
-    tracker_.record(op::kStatus, static_cast<int>(problem->code), 0);
-    status_outcome_ = CallResult<cri::StatusResponse>{*problem, {}};
-    return;
-  }
-  auto p = std::make_unique<PendingStatus>();
-  set_deadline(p->ctx);
-  p->id = begin_call(op::kStatus, p->ctx, {});
-  p->reader = stub_->PrepareAsyncStatus(&p->ctx, cri::StatusRequest(), status_cq_.get());
-  p->reader->StartCall();
-  p->reader->Finish(&p->response, &p->status, p.get());
-  pending_status_ = std::move(p);
-}
-
-std::optional<CallResult<cri::StatusResponse>> GrpcRuntimeClient::status_result() {
-  if (status_outcome_) {
-    auto out = std::move(status_outcome_);
-    status_outcome_.reset();
-    return out;
-  }
-  if (!pending_status_) return std::nullopt;
-  void* tag = nullptr;
-  bool ok = false;
-  // A zero deadline: looks, never waits.
-  if (status_cq_->AsyncNext(&tag, &ok, gpr_time_0(GPR_CLOCK_MONOTONIC)) != grpc::CompletionQueue::GOT_EVENT)
-    return std::nullopt;
-  PendingStatus& p = *pending_status_;
-  tracker_.end(p.id, p.status.error_code());
-  CallResult<cri::StatusResponse> out{CallStatus::from_grpc(p.status.error_code(), p.status.error_message()),
-                                      std::move(p.response)};
-  pending_status_.reset();
-  return out;
-}
-
-GrpcRuntimeClient::~GrpcRuntimeClient() {
-  // The pending Status owns the context gRPC still writes to: cancel it and
-  // wait for its completion (at once, once cancelled) before both go.
-  if (pending_status_) pending_status_->ctx.TryCancel();
-  status_cq_->Shutdown();
-  void* tag = nullptr;
-  bool ok = false;
-  while (status_cq_->Next(&tag, &ok)) {
-  }
-}
-
 CallResult<cri::PodSandboxStatusResponse> GrpcRuntimeClient::pod_sandbox_status(
     const std::string& id) {
   return unary<cri::PodSandboxStatusResponse>(op::kPodSandboxStatus, [&](auto& ctx, auto& out) {

@@ -86,23 +86,6 @@ TEST_F(FakeCriTest, VersionAndStatus) {
   EXPECT_EQ(s.status().conditions_size(), 2);
 }
 
-// What Status answers follows the phase's conditions (NetworkReady false
-// without a CNI configuration), ready when the phase says nothing.
-TEST_F(FakeCriTest, StatusConditionsFollowThePhase) {
-  start(R"({"phases": [{"conditions": {"network_ready": {"status": false, "reason": "NetworkPluginNotReady",
-                                                         "message": "cni plugin not initialized"}}}]})");
-  cri::StatusResponse s;
-  auto c = ctx();
-  ASSERT_TRUE(stub_->Status(c.get(), cri::StatusRequest(), &s).ok());
-  ASSERT_EQ(s.status().conditions_size(), 2);
-  EXPECT_EQ(s.status().conditions(0).type(), "RuntimeReady");
-  EXPECT_TRUE(s.status().conditions(0).status());
-  EXPECT_EQ(s.status().conditions(1).type(), "NetworkReady");
-  EXPECT_FALSE(s.status().conditions(1).status());
-  EXPECT_EQ(s.status().conditions(1).reason(), "NetworkPluginNotReady");
-  EXPECT_EQ(s.status().conditions(1).message(), "cni plugin not initialized");
-}
-
 TEST_F(FakeCriTest, ListsAndKubeletStyleFilters) {
   start(R"({"node": {"pods": 10, "containers_per_pod": 2, "exited_per_pod": 1}})");
   cri::ListPodSandboxResponse sandboxes;
