@@ -38,7 +38,7 @@ class GrpcRuntimeClient final : public RuntimeClient {
   // Status on a completion queue of its own, collected by polling: no
   // thread waits while the runtime's Status hangs. Deadline: request_timeout.
   void begin_status() override;
-  std::optional<CallResult<cri::StatusResponse>> status_result() override;
+  std::optional<CallResult<cri::StatusResponse>> status_result(Duration wait = Duration(0)) override;
   CallResult<ListAnswer<cri::PodSandbox>> list_pod_sandboxes(
       const cri::PodSandboxFilter& filter) override;
   CallResult<ListAnswer<cri::Container>> list_containers(
@@ -99,7 +99,13 @@ class GrpcRuntimeClient final : public RuntimeClient {
   // The one Status begun by begin_status(), until status_result() collects
   // it; only the probe's thread touches these (shutdown() cancels through
   // the tracker).
-  struct PendingStatus;
+  struct PendingStatus {
+    grpc::ClientContext ctx;
+    cri::StatusResponse response;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<cri::StatusResponse>> reader;
+    OperationTracker::CallId id = 0;
+  };
   std::unique_ptr<grpc::CompletionQueue> status_cq_;
   std::unique_ptr<PendingStatus> pending_status_;
   std::optional<CallResult<cri::StatusResponse>> status_outcome_;

@@ -6,14 +6,6 @@
 
 namespace plegscope {
 
-struct GrpcRuntimeClient::PendingStatus {
-  grpc::ClientContext ctx;
-  cri::StatusResponse response;
-  grpc::Status status;
-  std::unique_ptr<grpc::ClientAsyncResponseReader<cri::StatusResponse>> reader;
-  OperationTracker::CallId id = 0;
-};
-
 void GrpcRuntimeClient::begin_status() {
   if (pending_status_ || status_outcome_) return;
   if (auto problem = socket_problem()) {
@@ -30,7 +22,7 @@ void GrpcRuntimeClient::begin_status() {
   pending_status_ = std::move(p);
 }
 
-std::optional<CallResult<cri::StatusResponse>> GrpcRuntimeClient::status_result() {
+std::optional<CallResult<cri::StatusResponse>> GrpcRuntimeClient::status_result(Duration wait) {
   if (status_outcome_) {
     auto out = std::move(status_outcome_);
     status_outcome_.reset();
@@ -39,9 +31,10 @@ std::optional<CallResult<cri::StatusResponse>> GrpcRuntimeClient::status_result(
   if (!pending_status_) return std::nullopt;
   void* tag = nullptr;
   bool ok = false;
-  // A zero deadline: looks, never waits.
-  if (status_cq_->AsyncNext(&tag, &ok, gpr_time_0(GPR_CLOCK_MONOTONIC)) != grpc::CompletionQueue::GOT_EVENT)
-    return std::nullopt;
+  // A zero wait looks and never waits; the answer is timed when it is taken
+  // from the queue.
+  const auto deadline = std::chrono::system_clock::now() + wait;
+  if (status_cq_->AsyncNext(&tag, &ok, deadline) != grpc::CompletionQueue::GOT_EVENT) return std::nullopt;
   PendingStatus& p = *pending_status_;
   tracker_.end(p.id, p.status.error_code());
   CallResult<cri::StatusResponse> out{CallStatus::from_grpc(p.status.error_code(), p.status.error_message()),

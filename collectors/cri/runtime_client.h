@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/call_status.h"
+#include "common/clock.h"
 #include "common/grpc_codes.h"
 #include "cri/list_answer.h"
 #include "cri/list_wire.h"
@@ -48,11 +49,12 @@ class RuntimeClient {
   // Status without a thread that waits for it (the runtime status probe,
   // which must not hold a shared thread while Status hangs): begin_status()
   // starts one call and returns, status_result() hands its outcome over once
-  // it came and nullopt while it is pending. One call at a time, both from
-  // one thread. By default the call is made, blocking, in begin_status():
-  // fakes answer at once; the gRPC client overrides both.
+  // it came and nullopt while it is pending, after waiting at most `wait`
+  // for it. One call at a time, both from one thread. By default the call is
+  // made, blocking, in begin_status(): fakes answer at once; the gRPC client
+  // overrides both.
   virtual void begin_status() { status_outcome_ = status(); }
-  virtual std::optional<CallResult<cri::StatusResponse>> status_result() {
+  virtual std::optional<CallResult<cri::StatusResponse>> status_result(Duration /*wait*/ = Duration(0)) {
     auto out = std::move(status_outcome_);
     status_outcome_.reset();
     return out;

@@ -44,7 +44,7 @@ void RuntimeStatusProbe::poll() {
   }
   // Outside the lock: a client without a queue of its own answers here.
   if (begin) client_.begin_status();
-  if (auto result = client_.status_result()) finish(*result);
+  if (auto result = client_.status_result(begin ? kFirstLook : Duration(0))) finish(*result);
 }
 
 void RuntimeStatusProbe::finish(const CallResult<cri::StatusResponse>& result) {

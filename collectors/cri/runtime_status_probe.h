@@ -40,6 +40,11 @@ class RuntimeStatusProbe final : public SourceOf<RuntimeStatusEvidence> {
   // at most this late (the call's own latency is the tracker's, exact to
   // that too).
   static constexpr Duration kPollInterval = std::chrono::milliseconds(500);
+  // Right after a call begins the lane waits this long for its answer, so
+  // that a runtime answering as it should is timed to the millisecond in
+  // pleg_runtime_operations_duration_seconds{operation_type="status"}; a
+  // slower answer is timed to the look that found it (kPollInterval).
+  static constexpr Duration kFirstLook = std::chrono::milliseconds(50);
 
   RuntimeStatusProbe(RuntimeClient& client, const Clock& clock, RuntimeStatusOptions options);
 

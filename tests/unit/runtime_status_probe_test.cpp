@@ -218,7 +218,7 @@ TEST_F(RuntimeStatusProbeTest, TheNextCallWaitsFiveSecondsAfterTheLastReturned) 
 class HeldRuntime : public testing::FakeRuntime {
  public:
   void begin_status() override { begun++; }
-  std::optional<CallResult<cri::StatusResponse>> status_result() override {
+  std::optional<CallResult<cri::StatusResponse>> status_result(Duration) override {
     if (!answer) return std::nullopt;
     auto out = std::move(answer);
     answer.reset();
