@@ -3,5 +3,6 @@
 (import 'config.libsonnet')
 + (import 'alerts/plegscope.libsonnet')
 + (import 'alerts/kubelet.libsonnet')
++ (import 'alerts/runtime_status.libsonnet')
 + (import 'dashboards/fleet.libsonnet')
 + (import 'dashboards/node.libsonnet')

@@ -4,7 +4,8 @@
 // written in jsonnet and take minutes on these documents.
 function(config={})
   local mixin = (import 'mixin.libsonnet') + { _config+:: config };
-  local tests = (import 'tests/plegscope_test.libsonnet') + (import 'tests/agent_view_test.libsonnet') + (import 'tests/kubelet_test.libsonnet') + { _config:: mixin._config };
+  local tests = (import 'tests/plegscope_test.libsonnet') + (import 'tests/agent_view_test.libsonnet') + (import 'tests/kubelet_test.libsonnet')
+                + (import 'tests/runtime_status_test.libsonnet') + { _config:: mixin._config };
   local yaml(header, doc) = { header: header, yaml: doc };
   local generated = '# GENERATED from mixin/ by scripts/mixin. Do not edit: change mixin/ and run scripts/mixin.\n';
   local isKubelet(group) = std.startsWith(group.name, 'kubelet-');

@@ -60,6 +60,14 @@ Advice advise(const Finding& f) {
     case CauseId::kNodePressure:
     case CauseId::kCniSlow:
       return Advice::kNone;
+    // The runtime's Status: a hung one is cleared by a restart of the
+    // runtime (after the stuck CNI call is found); a condition the runtime
+    // reports is fixed where its reason points, not by a restart.
+    case CauseId::kRuntimeStatusHung:
+      return Advice::kRestartRuntime;
+    case CauseId::kRuntimeNotReady:
+    case CauseId::kRuntimeNetworkNotReady:
+      return Advice::kNone;
   }
   return Advice::kNone;
 }

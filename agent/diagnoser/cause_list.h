@@ -24,6 +24,10 @@
   X(kKubeletInternal, kubelet_internal)         \
   X(kContainerLockStall, container_lock_stall)  \
   X(kCniSlow, cni_slow)                         \
+  /* the runtime's CRI Status: the kubelet's other path to NotReady */ \
+  X(kRuntimeStatusHung, runtime_status_hung)    \
+  X(kRuntimeNotReady, runtime_not_ready)        \
+  X(kRuntimeNetworkNotReady, runtime_network_not_ready) \
   /* host evidence below the CRI (issue 17) */  \
   X(kShimHung, shim_hung)                       \
   X(kDefunctProcesses, defunct_processes)       \

@@ -95,8 +95,9 @@ Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
   if (!c.window.empty()) c.window_start = std::min(c.window_start, c.window.front()->start);
 
   // A call past the hang threshold is a hang (runtime_hung), not a slow call.
+  // The runtime's Status is not the PLEG's call: its hang is runtime_status_hung.
   for (const auto& [name, st] : s.operations) {
-    if (name == op::kGetContainerEvents) continue;  // a long-lived stream, not a call
+    if (name == op::kGetContainerEvents || name == op::kStatus) continue;
     if (st.in_flight > 0 && st.oldest_in_flight_seconds > t.hang_seconds &&
         st.oldest_in_flight_seconds > c.hung_seconds) {
       c.hung_seconds = st.oldest_in_flight_seconds;
@@ -190,7 +191,8 @@ bool failures_interleaved(const Context& c, std::optional<GrpcCode> code) {
 RuntimeWideHang runtime_wide_hang(const Context& c) {
   RuntimeWideHang h;
   for (const auto& [name, st] : c.s.operations) {
-    if (name == op::kGetContainerEvents) continue;  // a long-lived stream, not a call
+    // A long-lived stream is not a call; Status's hang is runtime_status_hung.
+    if (name == op::kGetContainerEvents || name == op::kStatus) continue;
     for (const auto& call : st.in_flight_calls)
       if (call.target.empty() && call.seconds > c.t.hang_seconds && call.seconds > h.seconds) {
         h = {true, name, call.seconds, true, 0};
@@ -202,6 +204,13 @@ RuntimeWideHang runtime_wide_hang(const Context& c) {
     h.op = c.lists.op.empty() ? std::string(op::kListContainers) : c.lists.op;
   }
   return h;
+}
+
+void set_condition(Finding& f, const std::optional<RuntimeConditionValue>& condition) {
+  f.condition_missing = !condition;
+  if (!condition) return;
+  f.condition_reason = condition->reason;
+  f.condition_message = condition->message;
 }
 
 bool runtime_metrics_failed(const Context& c) {

@@ -88,6 +88,10 @@ struct RuntimeWideHang {
 };
 RuntimeWideHang runtime_wide_hang(const Context& c);
 
+// The runtime's condition as it gave it (reason, message), or that it gave
+// none (the kubelet's <nil>), on a finding about it.
+void set_condition(Finding& f, const std::optional<RuntimeConditionValue>& condition);
+
 // The runtime's own metrics page is configured and did not answer.
 bool runtime_metrics_failed(const Context& c);
 

@@ -12,6 +12,7 @@
 #include "diagnoser/forecast.h"
 #include "diagnoser/interactions.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/runtime_status_report.h"
 #include "diagnoser/shim_list.h"
 #include "host/kernel_stacks.h"
 
@@ -295,6 +296,7 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   report.status = !s.healthy ? Status::kUnhealthy : at_risk(report) ? Status::kAtRisk : Status::kHealthy;
   fill_figures(s, c, report);
   fill_journal(s, report);
+  fill_runtime_status(s, report);
   report.event_lag = event_lag_over(s.timeline);  // Event lag.
   report.event_lag.evented = evented_lag_figures(s.evented_lag);
   return report;

@@ -95,6 +95,12 @@ enum class Form {
   // kubelet_internal: the kubelet's metrics unreadable; named from its
   // journal's "PLEG is not healthy" lines beside the agent's fast relists
   kFromJournal,
+  // runtime_status_hung: Status has no answer while the lists answer (a CNI
+  // lock, a deadlocked plugin), or while the lists hang too
+  kStatusWhileListsAnswer,
+  kStatusWithLists,
+  // runtime_status_hung: Status answers with an error (not a deadline)
+  kStatusFailing,
 };
 
 // One pressure reading past its threshold (node_pressure).
@@ -196,6 +202,15 @@ struct Finding {
   int journal_marks = 0;
   std::optional<TimePoint> journal_first_mark, journal_last_mark;
   std::string journal_last_message;
+
+  // The runtime's CRI Status (the kubelet's other NotReady path).
+  std::optional<double> status_down_in_seconds;  // until "container runtime is down"; 0: it is
+  std::string condition_reason, condition_message;  // a condition as the runtime gave it
+  bool condition_missing = false;  // the runtime gave no such condition (the kubelet's <nil>)
+  int transitions = 0;             // readiness changes over the recent Status calls
+  bool lists_answer = false;       // the PLEG's lists answer meanwhile
+  // The kubelet's Ready message, where readable, says this very thing.
+  bool ready_message_agrees = false;
 
   std::vector<Evidence> evidence;  // the measured signals, for /diagnose
   // The runtime's own metrics page fails meanwhile (runtime_hung, shim_hung):

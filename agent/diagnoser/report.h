@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/grpc_codes.h"
+#include "cri/runtime_status_evidence.h"
 #include "diagnoser/culprit.h"
 #include "diagnoser/finding.h"
 #include "diagnoser/node_condition_state.h"
@@ -334,6 +335,29 @@ struct Report {
     std::optional<std::string> error;  // words, filled in by agent/report
     std::vector<InFlightMethod> in_flight;
   } runtime_metrics;
+
+  // The runtime's CRI Status as the kubelet reads it, and which of the
+  // kubelet's two paths to NotReady the node is on, or nearest to.
+  struct RuntimeStatus {
+    bool enabled = false;
+    std::optional<double> seconds_since_success;
+    std::optional<double> in_flight_seconds;
+    bool runtime_down = false;
+    std::optional<RuntimeConditionValue> runtime_ready, network_ready;
+    std::optional<std::string> last_error;  // "DEADLINE_EXCEEDED: ..." of the trailing failures
+    int failures_in_a_row = 0;
+    // The kubelet's errors as it would list them now, in its order (the
+    // Status sync, PLEG, RuntimeReady, then the network).
+    std::vector<std::string> kubelet_errors;
+    // "runtime_status" (30 s without a Status sync), "pleg" (the relist
+    // threshold), "both", or "none"; and in how many seconds the nearer
+    // one is reached (0: on it; nullopt: neither is near).
+    std::string not_ready_path = "none";
+    std::optional<double> not_ready_in_seconds;
+    // The kubelet's Ready message, where read, matched against the two:
+    // "runtime_status", "pleg", "both", "other"; nullopt when not read.
+    std::optional<std::string> ready_message_path;
+  } runtime_status;
 
   std::vector<TimelineEntry> timeline;  // oldest first; the relist in progress last
   std::optional<double> seconds_to_unhealthy;  // forecast

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "cri/operation_stats.h"
+#include "cri/runtime_status_evidence.h"
 #include "diagnoser/journal_evidence.h"
 #include "diagnoser/finding.h"
 #include "diagnoser/node_condition_state.h"
@@ -70,6 +71,8 @@ struct Snapshot {
   // Beside the agent: the kubelet's own PLEG and the runtime's metrics.
   KubeletEvidence kubelet;
   RuntimeMetricsEvidence runtime_metrics;
+  // The runtime's CRI Status as the kubelet reads it: its other path to NotReady.
+  RuntimeStatusEvidence runtime_status;
   // Per-pod calls: the pod behind each per-pod call in flight and
   // behind the slowest recent ones, resolved from the pods the PLEG inspected.
   struct PodCall {

@@ -11,6 +11,36 @@ HttpResponse json_response(const nlohmann::json& body) {
   return {200, "application/json", body.dump(2) + "\n"};
 }
 
+// /healthz?verbose: each of the kubelet's checks on the runtime in the
+// kubelet's order (the Status sync, PLEG, RuntimeReady, NetworkReady), the
+// way Kubernetes' own healthz lists its checks. The status code stays
+// PLEG's alone (DESIGN §5); the other lines say what the kubelet's Ready
+// condition holds besides.
+std::string healthz_verbose(const Report& r) {
+  const Report::RuntimeStatus& s = r.runtime_status;
+  auto line = [](const char* name, const std::string& error) {
+    return error.empty() ? std::string("[+]") + name + " ok\n" : std::string("[-]") + name + " failed: " + error + "\n";
+  };
+  auto error_with = [&s](const std::string& prefix) {
+    for (const auto& e : s.kubelet_errors)
+      if (e.rfind(prefix, 0) == 0) return e;
+    return std::string();
+  };
+  std::string out;
+  if (s.enabled) {
+    std::string sync = error_with(kRuntimeDownError);
+    if (sync.empty()) sync = error_with(kStatusNotCompletedError);
+    out += line("runtime_status", sync);
+  }
+  out += line("pleg", r.healthy ? "" : "PLEG is not healthy: " + r.health_message);
+  if (s.enabled) {
+    out += line("runtime_ready", error_with(kRuntimeNotReadyPrefix));
+    out += line("network_ready", error_with(kNetworkNotReadyPrefix));
+  }
+  out += r.healthy ? "healthz check passed" : "healthz check failed";  // text() ends the line
+  return out;
+}
+
 }  // namespace
 
 void add_routes(HttpServer& server, const Node& node, const DiagnosisService& diagnosis, const Clock& clock) {
@@ -24,8 +54,10 @@ void add_routes(HttpServer& server, const Node& node, const DiagnosisService& di
   server.route("/diagnose", [&diagnosis](const HttpRequest& request) {
     return diagnose_response(diagnosis, request);
   });
-  server.route("/healthz", [&diagnosis](const HttpRequest&) {
+  server.route("/healthz", [&diagnosis](const HttpRequest& request) {
     const auto latest = diagnosis.latest();
+    const int code = latest->report.healthy ? 200 : 500;
+    if (request.query.count("verbose")) return HttpResponse::text(code, healthz_verbose(latest->report));
     if (latest->report.healthy) return HttpResponse::text(200, "ok");
     return HttpResponse::text(500, "PLEG is not healthy: " + latest->report.health_message);
   });

@@ -35,7 +35,9 @@ Node::Node(NodeOptions options, const Clock& clock)
       journal_(options_.journal, clock),
       kubelet_(options_.kubelet, api_server_config(options_.api_server), options_.node_name, clock),
       runtime_metrics_(options_.runtime_metrics, clock),
-      sources_{&runtime_info_, &pressure_, &journal_, &kubelet_, &runtime_metrics_, &host_} {
+      runtime_status_(client_, clock, RuntimeStatusOptions{true, kRuntimeStatusPeriod, kRuntimeDownThreshold,
+                                                           options_.runtime.request_timeout}),
+      sources_{&runtime_info_, &pressure_, &journal_, &kubelet_, &runtime_metrics_, &host_, &runtime_status_} {
   if (options_.pleg.evented == EventedMode::Auto && kubelet_.scraping())
     kubelet_.on_view([this](const KubeletView& view) { follow_kubelet_model(view); });
 }
@@ -147,6 +149,7 @@ Snapshot Node::snapshot() const {
   s.journal = journal_evidence(journal_.evidence(), options_.journal.units, s.timeline, s.now);
   s.kubelet = kubelet_.evidence();
   s.runtime_metrics = runtime_metrics_.evidence();
+  s.runtime_status = runtime_status_.evidence();
   HostObservation host = host_.evidence();
 
   // The pod join: the PLEG's pods behind the calls and the host's processes.

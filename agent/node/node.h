@@ -22,6 +22,7 @@
 #include "cri/grpc_runtime_client.h"
 #include "cri/operation_tracker.h"
 #include "cri/runtime_info_source.h"
+#include "cri/runtime_status_probe.h"
 #include "diagnoser/snapshot.h"
 #include "host/host_source.h"
 #include "host/pressure_source.h"
@@ -105,6 +106,8 @@ class Node {
   JournalSource journal_;
   KubeletReader kubelet_;
   RuntimeMetricsReader runtime_metrics_;
+  // The runtime's CRI Status every 5 s, the kubelet's other path to NotReady.
+  RuntimeStatusProbe runtime_status_;
   const std::vector<Source*> sources_;
 
   // --evented-pleg auto beside a readable kubelet: evented only once the

@@ -281,6 +281,37 @@ static void from_json(const json& j, Report::RuntimeMetrics& m) {
   m.in_flight = j.value("in_flight", m.in_flight);
 }
 
+// The runtime's Status as the kubelet reads it, and its NotReady paths.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RuntimeConditionValue, type, status, reason, message)
+static void to_json(json& j, const Report::RuntimeStatus& r) {
+  j = {{"enabled", r.enabled},
+       {"seconds_since_success", r.seconds_since_success},
+       {"in_flight_seconds", r.in_flight_seconds},
+       {"runtime_down", r.runtime_down},
+       {"runtime_ready", r.runtime_ready},
+       {"network_ready", r.network_ready},
+       {"last_error", r.last_error},
+       {"failures_in_a_row", r.failures_in_a_row},
+       {"kubelet_errors", r.kubelet_errors},
+       {"not_ready_path", r.not_ready_path},
+       {"not_ready_in_seconds", r.not_ready_in_seconds},
+       {"ready_message_path", r.ready_message_path}};
+}
+static void from_json(const json& j, Report::RuntimeStatus& r) {
+  r.enabled = j.value("enabled", r.enabled);
+  r.seconds_since_success = j.value("seconds_since_success", r.seconds_since_success);
+  r.in_flight_seconds = j.value("in_flight_seconds", r.in_flight_seconds);
+  r.runtime_down = j.value("runtime_down", r.runtime_down);
+  r.runtime_ready = j.value("runtime_ready", r.runtime_ready);
+  r.network_ready = j.value("network_ready", r.network_ready);
+  r.last_error = j.value("last_error", r.last_error);
+  r.failures_in_a_row = j.value("failures_in_a_row", r.failures_in_a_row);
+  r.kubelet_errors = j.value("kubelet_errors", r.kubelet_errors);
+  r.not_ready_path = j.value("not_ready_path", r.not_ready_path);
+  r.not_ready_in_seconds = j.value("not_ready_in_seconds", r.not_ready_in_seconds);
+  r.ready_message_path = j.value("ready_message_path", r.ready_message_path);
+}
+
 namespace {
 
 // Microseconds are enough for latencies and keep the wire short; a NaN or
@@ -346,6 +377,7 @@ json report_to_json(const Report& r) {
   j["journal_source"] = r.journal_source;
   j["kubelet"] = r.kubelet;  // issue 18
   j["runtime_metrics"] = r.runtime_metrics;
+  j["runtime_status"] = r.runtime_status;
   j["host"] = r.host;  // issue 17
   for (size_t i = 0; i < r.causes.size(); ++i) {
     Culprit derived = culprit_of(r.causes[i]);
@@ -391,6 +423,7 @@ Report report_from_json(const json& j) {
   r.timeline = j.value("timeline", r.timeline);
   r.kubelet = j.value("kubelet", r.kubelet);  // issue 18
   r.runtime_metrics = j.value("runtime_metrics", r.runtime_metrics);
+  r.runtime_status = j.value("runtime_status", r.runtime_status);
   r.host = j.value("host", r.host);  // issue 17
   r.node_condition = j.value("node_condition", r.node_condition);
   if (auto forecast = j.find("forecast"); forecast != j.end() && forecast->is_object())

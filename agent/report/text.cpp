@@ -173,6 +173,28 @@ std::string status_label(Status status) {
   return status_name(status);
 }
 
+// Which of the kubelet's two paths to NotReady the node is on or nearest
+// to: 30 s without a good Status answer, or the PLEG's relist threshold.
+std::string kubelet_paths_line(const Report& r) {
+  const Report::RuntimeStatus& s = r.runtime_status;
+  if (s.not_ready_path == "none") return "";
+  std::string out = "KUBELET: ";
+  const bool on = s.not_ready_in_seconds && *s.not_ready_in_seconds <= 0;
+  if (s.not_ready_path == "both")
+    out += "NotReady on both paths: the runtime's Status and PLEG";
+  else if (s.not_ready_path == "runtime_status")
+    out += on ? "NotReady through the runtime's Status (before PLEG's threshold)"
+              : "NotReady through the runtime's Status in " + duration(s.not_ready_in_seconds.value_or(0));
+  else
+    out += on ? "NotReady through PLEG" : "NotReady through PLEG in " + duration(s.not_ready_in_seconds.value_or(0));
+  for (size_t i = 0; i < s.kubelet_errors.size(); ++i) out += (i ? "; " : " (") + s.kubelet_errors[i];
+  if (!s.kubelet_errors.empty()) out += ")";
+  if (s.ready_message_path && *s.ready_message_path != "other")
+    out += ". The kubelet's Ready message names " +
+           std::string(*s.ready_message_path == "both" ? "both" : *s.ready_message_path == "pleg" ? "PLEG" : "the runtime's Status");
+  return out + "\n";
+}
+
 std::string render_text(const Report& r) {
   if (needs_words(r)) return render_text(worded(r));
   std::ostringstream out;
@@ -182,7 +204,7 @@ std::string render_text(const Report& r) {
     out << "  (PLEG is not healthy: " << r.health_message << ")";
   if (r.healthy && r.seconds_to_unhealthy)
     out << "  (unhealthy in about " << duration(*r.seconds_to_unhealthy) << " at this rate)";
-  out << "\n" << wrap(r.summary, "") << "\n";
+  out << "\n" << wrap(kubelet_paths_line(r), "") << wrap(r.summary, "") << "\n";
 
   if (r.causes.empty()) {
     out << "Causes: none. Every rule found its signals within thresholds.\n\n";

@@ -95,6 +95,15 @@ std::string summary_of(const Report& r) {
            (lag.empty() && r.causes.empty() ? "; nothing to do." : "." + lag) +
            (r.causes.empty() ? "" : " Worth knowing: " + r.causes.front().reason + ".");
   }
+  // The kubelet's other path to NotReady: PLEG is fine, the runtime's Status
+  // is not; saying "PLEG is at risk" would send the reader the wrong way.
+  if (r.healthy && !r.causes.empty()) {
+    const CauseId top = r.causes.front().id;
+    if (top == CauseId::kRuntimeStatusHung || top == CauseId::kRuntimeNotReady ||
+        top == CauseId::kRuntimeNetworkNotReady)
+      return "PLEG is healthy, but the kubelet's check of the runtime's Status is not. " + r.causes.front().summary +
+             " First: " + r.causes.front().action + "." + lag_sentence(r);
+  }
   std::string state = r.status == Status::kUnhealthy ? "not healthy" : "at risk";
   if (r.status == Status::kAtRisk && r.seconds_to_unhealthy)
     state += " (unhealthy in about " + text::duration(*r.seconds_to_unhealthy) + ")";

@@ -65,6 +65,7 @@ GrpcRuntimeClient::GrpcRuntimeClient(GrpcClientOptions options, OperationTracker
   channel_ = grpc::CreateCustomChannel("unix://" + socket_path_,
                                       grpc::InsecureChannelCredentials(), args);
   stub_ = cri::RuntimeService::NewStub(channel_);
+  status_cq_ = std::make_unique<grpc::CompletionQueue>();
   using grpc::internal::RpcMethod;
   list_sandboxes_method_ = std::make_unique<RpcMethod>(
       "/runtime.v1.RuntimeService/ListPodSandbox", RpcMethod::NORMAL_RPC, channel_);

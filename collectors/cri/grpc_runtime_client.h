@@ -27,6 +27,7 @@ std::optional<std::string> unix_socket_path(const std::string& endpoint);
 class GrpcRuntimeClient final : public RuntimeClient {
  public:
   GrpcRuntimeClient(GrpcClientOptions options, OperationTracker& tracker, const Clock& clock);
+  ~GrpcRuntimeClient() override;
 
   CallResult<cri::VersionResponse> version() override;
   // Version with a deadline of its own, shorter than request_timeout: the
@@ -34,6 +35,10 @@ class GrpcRuntimeClient final : public RuntimeClient {
   // would need no waiting thread, but starts two threads of its own.)
   CallResult<cri::VersionResponse> version_within(Duration timeout);
   CallResult<cri::StatusResponse> status() override;
+  // Status on a completion queue of its own, collected by polling: no
+  // thread waits while the runtime's Status hangs. Deadline: request_timeout.
+  void begin_status() override;
+  std::optional<CallResult<cri::StatusResponse>> status_result(Duration wait = Duration(0)) override;
   CallResult<ListAnswer<cri::PodSandbox>> list_pod_sandboxes(
       const cri::PodSandboxFilter& filter) override;
   CallResult<ListAnswer<cri::Container>> list_containers(
@@ -91,6 +96,19 @@ class GrpcRuntimeClient final : public RuntimeClient {
   std::atomic<bool> sandbox_stream_unimplemented_{false};
   std::atomic<bool> container_stream_unimplemented_{false};
   std::atomic<bool> shutting_down_{false};
+  // The one Status begun by begin_status(), until status_result() collects
+  // it; only the probe's thread touches these (shutdown() cancels through
+  // the tracker).
+  struct PendingStatus {
+    grpc::ClientContext ctx;
+    cri::StatusResponse response;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<cri::StatusResponse>> reader;
+    OperationTracker::CallId id = 0;
+  };
+  std::unique_ptr<grpc::CompletionQueue> status_cq_;
+  std::unique_ptr<PendingStatus> pending_status_;
+  std::optional<CallResult<cri::StatusResponse>> status_outcome_;
   std::mutex event_mu_;
   grpc::ClientContext* event_ctx_ = nullptr;
   bool event_cancelled_ = false;

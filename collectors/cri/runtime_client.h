@@ -4,10 +4,12 @@
 // but cannot change it, whatever its configuration.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "common/call_status.h"
+#include "common/clock.h"
 #include "common/grpc_codes.h"
 #include "cri/list_answer.h"
 #include "cri/list_wire.h"
@@ -43,6 +45,23 @@ class RuntimeClient {
   // the handler returns false, or cancel_event_stream() is called.
   virtual CallStatus watch_container_events(const ContainerEventHandler& handler) = 0;
   virtual void cancel_event_stream() {}
+
+  // Status without a thread that waits for it (the runtime status probe,
+  // which must not hold a shared thread while Status hangs): begin_status()
+  // starts one call and returns, status_result() hands its outcome over once
+  // it came and nullopt while it is pending, after waiting at most `wait`
+  // for it. One call at a time, both from one thread. By default the call is
+  // made, blocking, in begin_status(): fakes answer at once; the gRPC client
+  // overrides both.
+  virtual void begin_status() { status_outcome_ = status(); }
+  virtual std::optional<CallResult<cri::StatusResponse>> status_result(Duration /*wait*/ = Duration(0)) {
+    auto out = std::move(status_outcome_);
+    status_outcome_.reset();
+    return out;
+  }
+
+ private:
+  std::optional<CallResult<cri::StatusResponse>> status_outcome_;
 };
 
 

@@ -333,7 +333,7 @@ disabled_plugins = [
         if r.returncode != 0:
             raise DriverError(r.stderr.strip() or "cri-driver %s: exit %d" % (args[0], r.returncode))
         out = r.stdout.strip()
-        if args[0] == "run-pod":
+        if args[0] in ("run-pod", "run-pod-net"):
             self.sandbox_ids.add(out)
         elif args[0] in ("create-container", "create-container-spec"):
             self.container_ids.add(out)

@@ -4,8 +4,8 @@
 //
 // Usage: cri-driver [--endpoint unix:///path.sock] [--timeout SECONDS] COMMAND ...
 //   version                                   runtime name and version
-//   run-pod NAME UID [NAMESPACE] [host-pid]   host-network sandbox -> prints id
-//                                             (host-pid: the pod's hostPID: true)
+//   run-pod NAME UID [NAMESPACE] [host-pid]   host-network sandbox -> prints id (host-pid: hostPID: true)
+//   run-pod-net NAME UID [NAMESPACE]          pod-network sandbox (CNI ADD); status: "RuntimeReady=true ..."
 //   create-container SANDBOX NAME IMAGE CMD...  -> prints container id
 //   create-container-spec SANDBOX JSON        -> prints container id; JSON:
 //       {"name", "image", "command": [], "args": [], "envs": {K: V},
@@ -118,24 +118,23 @@ const char* container_state(runtime::v1::ContainerState s) {
   }
 }
 
-runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std::string& uid,
-                                             const std::string& ns,
-                                             runtime::v1::NamespaceMode pid = runtime::v1::POD) {
+runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std::string& uid, const std::string& ns,
+                                             runtime::v1::NamespaceMode pid = runtime::v1::POD,
+                                             runtime::v1::NamespaceMode network = runtime::v1::NODE) {
   runtime::v1::PodSandboxConfig cfg;
   auto* md = cfg.mutable_metadata();
   md->set_name(name);
   md->set_uid(uid);
   md->set_namespace_(ns);
   md->set_attempt(0);
-  // Host network: no CNI needed. The hostname must stay empty, since a
-  // host-network sandbox has no private UTS namespace.
-  cfg.set_hostname("");
+  // Host network: no CNI, no private UTS namespace, so no hostname; a pod network has both.
+  cfg.set_hostname(network == runtime::v1::NODE ? "" : name);
   (*cfg.mutable_labels())["io.kubernetes.pod.name"] = name;
   (*cfg.mutable_labels())["io.kubernetes.pod.namespace"] = ns;
   (*cfg.mutable_labels())["io.kubernetes.pod.uid"] = uid;
   (*cfg.mutable_labels())["plegscope.e2e"] = "true";
   auto* nso = cfg.mutable_linux()->mutable_security_context()->mutable_namespace_options();
-  nso->set_network(runtime::v1::NODE);
+  nso->set_network(network);
   // CRI_SANDBOX_PID=container: the kubelet's own default for a pod without
   // shareProcessNamespace, with which CRI-O runs no infra container.
   const char* sandbox_pid = std::getenv("CRI_SANDBOX_PID");
@@ -234,12 +233,21 @@ int main(int argc, char** argv) {
                 resp.runtime_api_version().c_str());
     return 0;
   }
-  if (cmd == "run-pod") {
+  if (cmd == "status") {
+    runtime::v1::StatusResponse resp;
+    Ctx c;
+    if (auto s = rt->Status(&c.ctx, runtime::v1::StatusRequest(), &resp); !s.ok()) return fail(cmd, s);
+    for (const auto& k : resp.status().conditions())
+      std::printf("%s=%s ", k.type().c_str(), k.status() ? "true" : "false");
+    return std::printf("\n") < 0;
+  }
+  if (cmd == "run-pod" || cmd == "run-pod-net") {
     if (!need(2)) return usage();
     runtime::v1::RunPodSandboxRequest req;
-    if (need(4) && args[4] != "host-pid") return usage();
+    if (need(4) && (cmd == "run-pod-net" || args[4] != "host-pid")) return usage();
     *req.mutable_config() = sandbox_config(args[1], args[2], need(3) ? args[3] : "plegscope-e2e",
-                                           need(4) ? runtime::v1::NODE : runtime::v1::POD);
+                                           need(4) ? runtime::v1::NODE : runtime::v1::POD,
+                                           cmd == "run-pod-net" ? runtime::v1::POD : runtime::v1::NODE);
     runtime::v1::RunPodSandboxResponse resp;
     Ctx c;
     auto s = rt->RunPodSandbox(&c.ctx, req, &resp);

@@ -45,6 +45,8 @@ AGENT_METRICS = {
     "pleg_host_runtime_disk_latency_seconds", "pleg_host_runtime_disk_utilization",
     # the readers beside the PLEG, and why the runtime cannot be reached
     "pleg_kubelet_up", "pleg_runtime_metrics_up", "pleg_runtime_unreachable",
+    # the runtime's CRI Status, as the kubelet reads it
+    "pleg_runtime_status_healthy", "pleg_runtime_status_seconds_since_success", "pleg_runtime_condition",
 }
 # DESIGN.md section 6, from the agent's one cause list.
 CAUSE_IDS = harness.cause_ids()

@@ -157,6 +157,7 @@ def test_single_cluster_output_adds_only_the_cluster_label():
     (showMultiCluster off) not at all."""
     import yaml
     added = {"PLEGFleetWideCause"}
+    added |= {"CRIRuntimeStatusDown", "CRIRuntimeNotReady"}  # the runtime's Status, after the golden
     for rf in ecolib.rule_files():
         now = open(ecolib.path(rf)).read()
         golden = open(os.path.join(GOLDEN, os.path.basename(rf))).read()

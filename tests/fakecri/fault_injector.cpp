@@ -17,6 +17,7 @@ void FaultInjector::enter_phase(const PhaseSpec& phase) {
     std::lock_guard<std::mutex> lock(mu_);
     ops_ = phase.ops;
     events_ = phase.events;
+    conditions_ = phase.conditions;
     if (pad_->size() != phase.pad_bytes) pad_ = std::make_shared<const std::string>(phase.pad_bytes, 'p');
     ++generation_;
     released_ = false;
@@ -52,6 +53,7 @@ FaultInjector::Plan FaultInjector::plan(Op op) const {
   p.generation = generation_;
   p.pad = pad_;
   p.events = events_;
+  p.conditions = conditions_;
   return p;
 }
 

@@ -28,6 +28,7 @@ class FaultInjector {
     uint64_t generation = 0;  // phase entry count, so a hang ends with its phase
     std::shared_ptr<const std::string> pad;  // container padding, maybe empty
     EventStreamSpec events;
+    ConditionsSpec conditions;  // what Status answers
   };
 
   enum class WaitEnd { Elapsed, Released, PhaseChanged, Cancelled, Shutdown };
@@ -60,6 +61,7 @@ class FaultInjector {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   PerOp<OpBehaviour> ops_;
+  ConditionsSpec conditions_;
   std::shared_ptr<const std::string> pad_ = std::make_shared<const std::string>();
   EventStreamSpec events_;
   uint64_t generation_ = 0;

@@ -128,11 +128,15 @@ grpc::Status RuntimeService::Version(grpc::ServerContext* ctx, const cri::Versio
 }
 
 grpc::Status RuntimeService::Status(grpc::ServerContext* ctx, const cri::StatusRequest*, cri::StatusResponse* resp) {
-  return serve(Op::Status, ctx, false, nullptr, [&](const FaultInjector::Plan&, size_t&) {
-    for (const char* type : {"RuntimeReady", "NetworkReady"}) {
+  return serve(Op::Status, ctx, false, nullptr, [&](const FaultInjector::Plan& plan, size_t&) {
+    const std::pair<const char*, const ConditionSpec*> conditions[] = {
+        {"RuntimeReady", &plan.conditions.runtime_ready}, {"NetworkReady", &plan.conditions.network_ready}};
+    for (const auto& [type, spec] : conditions) {
       auto* c = resp->mutable_status()->add_conditions();
       c->set_type(type);
-      c->set_status(true);
+      c->set_status(spec->status);
+      c->set_reason(spec->reason);
+      c->set_message(spec->message);
     }
     return grpc::Status::OK;
   });

@@ -81,6 +81,20 @@ struct EventStreamSpec {
   bool created_at_zero = false;
 };
 
+// One of the runtime's conditions in its Status answer.
+struct ConditionSpec {
+  bool status = true;
+  std::string reason;
+  std::string message;
+};
+
+// What Status says while a phase lasts: ready by default, as a runtime
+// with its CNI configuration loaded.
+struct ConditionsSpec {
+  ConditionSpec runtime_ready;
+  ConditionSpec network_ready;
+};
+
 struct PhaseSpec {
   std::string name;
   std::optional<Duration> duration;  // nullopt: lasts forever
@@ -89,6 +103,7 @@ struct PhaseSpec {
   bool socket_up = true;
   size_t pad_bytes = 0;  // annotation bytes added to each container
   EventStreamSpec events;
+  ConditionsSpec conditions;
 };
 
 struct NodeShape {

@@ -172,8 +172,17 @@ ChurnSpec parse_churn(const json& j, const std::string& path) {
   return c;
 }
 
-const std::set<std::string> kBehaviourKeys = {"latency", "errors", "hangs", "churn",
-                                              "socket",  "pad_bytes", "events"};
+const std::set<std::string> kBehaviourKeys = {"latency", "errors",    "hangs",     "churn",
+                                              "socket",  "pad_bytes", "events",    "conditions"};
+
+ConditionSpec parse_condition(const json& j, const std::string& path) {
+  check_keys(j, path, {"status", "reason", "message"});
+  ConditionSpec c;
+  if (j.contains("status")) c.status = get_bool(j["status"], path + ".status");
+  if (j.contains("reason")) c.reason = get_string(j["reason"], path + ".reason");
+  if (j.contains("message")) c.message = get_string(j["message"], path + ".message");
+  return c;
+}
 
 // `j` is the phase merged onto the scenario's "defaults".
 void parse_behaviour(const json& j, const std::string& path, PhaseSpec& phase) {
@@ -200,6 +209,14 @@ void parse_behaviour(const json& j, const std::string& path, PhaseSpec& phase) {
   }
   if (j.contains("pad_bytes")) {
     phase.pad_bytes = static_cast<size_t>(get_int(j["pad_bytes"], path + ".pad_bytes", 0, 64LL << 20));
+  }
+  if (j.contains("conditions")) {
+    const json& c = j["conditions"];
+    check_keys(c, path + ".conditions", {"runtime_ready", "network_ready"});
+    if (c.contains("runtime_ready"))
+      phase.conditions.runtime_ready = parse_condition(c["runtime_ready"], path + ".conditions.runtime_ready");
+    if (c.contains("network_ready"))
+      phase.conditions.network_ready = parse_condition(c["network_ready"], path + ".conditions.network_ready");
   }
   if (j.contains("events")) {
     const json& e = j["events"];

@@ -109,6 +109,15 @@ TEST(ScenarioLoader, AHangOrAnErrorAimsAtTheFirstKPodsOrAtListedOrdinals) {
                 .find("hangs.PodSandboxStatus.pod: unknown key"), std::string::npos);
 }
 
+TEST(ScenarioLoader, StatusConditionsAreReadAndCheckedByName) {
+  Scenario s = parse_scenario(R"({"phases": [{"conditions": {"runtime_ready": {"status": false, "reason": "R"}}}]})");
+  EXPECT_FALSE(s.phases[0].conditions.runtime_ready.status);
+  EXPECT_EQ(s.phases[0].conditions.runtime_ready.reason, "R");
+  EXPECT_TRUE(s.phases[0].conditions.network_ready.status);
+  EXPECT_NE(error_of(R"({"phases": [{"conditions": {"network": {}}}]})").find("phases[0].conditions"), std::string::npos)
+      << error_of(R"({"phases": [{"conditions": {"network": {}}}]})");
+}
+
 TEST(ScenarioLoader, EveryShippedScenarioLoads) {
   size_t n = 0;
   for (const auto& entry : std::filesystem::directory_iterator(FAKECRI_SCENARIO_DIR)) {

@@ -18,6 +18,8 @@ class FakeRuntime : public RuntimeClient {
   std::vector<cri::Container> containers;
   // Error codes to answer with, per operation name (op::k...), while set.
   std::map<std::string, GrpcCode> fail;
+  // What Status answers (its conditions) when it does not fail.
+  cri::StatusResponse status_answer;
   // ContainerStatus fails for these container ids while set.
   std::map<std::string, GrpcCode> fail_container_status;
   std::map<std::string, int> calls;
@@ -76,7 +78,11 @@ class FakeRuntime : public RuntimeClient {
     r.value.set_runtime_version("1.0");
     return r;
   }
-  CallResult<cri::StatusResponse> status() override { return {status_for(op::kStatus), {}}; }
+  CallResult<cri::StatusResponse> status() override {
+    CallResult<cri::StatusResponse> r{status_for(op::kStatus), {}};
+    if (r.ok()) r.value = status_answer;
+    return r;
+  }
   CallResult<ListAnswer<cri::PodSandbox>> list_pod_sandboxes(
       const cri::PodSandboxFilter& filter) override {
     CallResult<ListAnswer<cri::PodSandbox>> r{status_for(op::kListPodSandbox), {}};

@@ -13,7 +13,7 @@ namespace {
 std::vector<PodRef> hung_pods(const Context& c, bool& unfiltered_hung) {
   unfiltered_hung = false;
   for (const auto& [name, st] : c.s.operations) {
-    if (name == op::kGetContainerEvents) continue;
+    if (name == op::kGetContainerEvents || name == op::kStatus) continue;
     for (const auto& call : st.in_flight_calls)
       if (call.seconds > c.t.hang_seconds && call.target.empty()) unfiltered_hung = true;
   }
@@ -43,8 +43,12 @@ std::optional<Finding> judge_runtime_hung(const Context& c) {
       f = make_finding(CauseId::kRuntimeHung, Severity::kWarning, 0.4 + 0.25 * share, Form::kStalling);
       f.window_seconds = to_seconds(s.now - c.window_start);
     } else {
-      // A hang that already reached --runtime-request-timeout.
-      f = make_finding(CauseId::kRuntimeHung, Severity::kCritical, 0.7, Form::kDeadlines);
+      // A hang that already reached --runtime-request-timeout: between two
+      // retries nothing is in flight past the threshold, yet it is the same
+      // hang, ranked as high as while a call hangs, so the top cause does
+      // not alternate with runtime_slow across the retries.
+      f = make_finding(CauseId::kRuntimeHung, Severity::kCritical, 0.85 + 0.02 * std::min(deadline, 5),
+                       Form::kDeadlines);
     }
     f.relists = deadline;
     f.evidence.push_back({"relist_errors_in_window{DEADLINE_EXCEEDED}", static_cast<double>(deadline), 0});
@@ -57,6 +61,10 @@ std::optional<Finding> judge_runtime_hung(const Context& c) {
   f.op = c.hung_op;
   f.seconds = c.hung_seconds;
   f.threshold_seconds = hang;
+  // The relists before this call that ended at their deadline: the call is
+  // their retry, the same hang.
+  if (!failures_interleaved(c, GrpcCode::kDeadlineExceeded))
+    f.relists = trailing_errors(c, GrpcCode::kDeadlineExceeded);
   // Issue 17: lists answer quickly while one pod's calls hang: a stuck pod
   // (its shim, its storage), not a hung runtime.
   bool unfiltered_hung = false;

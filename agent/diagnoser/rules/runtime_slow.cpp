@@ -20,6 +20,10 @@ std::optional<Finding> judge_runtime_slow(const Context& c) {
   const bool enough = c.lists.slow >= 2 || (c.lists.slow >= 1 && slow >= 4 * threshold) ||
                       (per_relist >= threshold && c.window_ok.size() >= 2);
   if (slow < threshold || !enough) return std::nullopt;
+  // Relists that keep ending at their deadline are a hung runtime
+  // (runtime_hung), whose retries are slow only because they hang again.
+  if (trailing_errors(c, GrpcCode::kDeadlineExceeded) > 0 && !failures_interleaved(c, GrpcCode::kDeadlineExceeded))
+    return std::nullopt;
   // Lists cost time per object: past about a millisecond each, the runtime
   // is slow; below it, the count explains the time (too_many_containers).
   const double per_object = c.objects > 0 ? slow / c.objects : 0;

@@ -32,6 +32,8 @@ CauseWords words_of(const Finding& f) {
                  text::duration(f.threshold_seconds) + ")";
       w.action = "the runtime is hung; capture its goroutine dump, then restart it";
       if (!f.pods.empty()) w.reason += ", for " + pods_words(f.pods);  // issue 17
+      if (f.relists > 0)
+        w.reason += ", after " + text::count(f.relists, "relist", "relists") + " that ended at their deadline";
       w.summary = "A CRI call is hung: " + w.reason + ", so the relist cannot finish.";
       if (f.runtime_metrics_failed)
         w.summary += " The runtime's own metrics page does not answer either: the runtime is blocked, not slow.";

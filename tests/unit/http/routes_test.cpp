@@ -38,6 +38,14 @@ TEST_F(RoutesTest, HealthzSaysTheKubeletsSentence) {
   EXPECT_EQ(health.content(), "PLEG is not healthy: pleg has yet to be successful\n");
 }
 
+// Kubernetes' healthz way: one line per check; the runtime's Status checks
+// appear once the probe has called (this node never started it).
+TEST_F(RoutesTest, VerboseHealthzListsTheChecks) {
+  HttpResponse health = get("/healthz", {{"verbose", ""}});
+  EXPECT_EQ(health.status, 500);
+  EXPECT_EQ(health.content(), "[-]pleg failed: PLEG is not healthy: pleg has yet to be successful\nhealthz check failed\n");
+}
+
 TEST_F(RoutesTest, DiagnoseRendersThePublishedReportInEachFormat) {
   auto json = nlohmann::json::parse(get("/diagnose").content());
   EXPECT_EQ(json["node"], "test");

@@ -22,7 +22,7 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
             (std::set<std::string>{"schema_version", "node", "generated_at", "healthy", "health_message", "status",
                                    "summary", "causes", "relist", "runtime", "pods", "events",
                                    "node_pressure", "timeline", "forecast", "event_lag",
-                                   "journal", "journal_source", "kubelet", "runtime_metrics", "host",
+                                   "journal", "journal_source", "kubelet", "runtime_metrics", "runtime_status", "host",
                                    "node_condition"}));
   EXPECT_EQ(keys(j["causes"][0]), (std::set<std::string>{"id", "severity", "confidence", "summary",
                                                          "evidence", "remedy", "advice"}));

@@ -1,0 +1,57 @@
+// runtime_status_hung: the runtime's CRI Status has had no good answer for
+// the hang threshold (a call in flight, or calls ending in errors), the way
+// the kubelet calls it: 30 s of that and the kubelet says "container runtime
+// is down". Named apart from runtime_hung because the lists may answer at
+// the same time (containerd's Status waiting on a CNI lock or a deadlocked
+// CNI library), where the PLEG sees nothing wrong.
+#include <algorithm>
+
+#include "cri/operation_names.h"
+#include "diagnoser/rule.h"
+
+namespace plegscope {
+
+std::optional<Finding> judge_runtime_status_hung(const Context& c) {
+  const RuntimeStatusEvidence& e = c.s.runtime_status;
+  if (!e.enabled || !e.started) return std::nullopt;
+  // A Status that answers with RuntimeReady false is runtime_not_ready; a
+  // socket that refuses is runtime_unavailable.
+  // A healthy sync is up to a period old (the next call starts 5 s after the
+  // last returned): what counts is the call in flight past the hang
+  // threshold, or failures that left no sync for a period beyond it.
+  const bool pending = e.in_flight_seconds.has_value();
+  const bool failing = e.consecutive_failures > 0 && e.last_code != GrpcCode::kUnavailable;
+  const bool call_hung = pending && *e.in_flight_seconds >= c.t.hang_seconds;
+  const bool failed_long = failing && e.seconds_since_success >= e.period_seconds + c.t.hang_seconds;
+  if (!call_hung && !failed_long && !(e.runtime_down && (pending || failing))) return std::nullopt;
+
+  const RuntimeWideHang lists = runtime_wide_hang(c);
+  const bool lists_answer = !lists.hung && c.last_ok != nullptr && c.lists.typical < c.t.slow_list_seconds;
+  const bool deadline = pending || e.last_code == GrpcCode::kDeadlineExceeded;
+  Form form = !deadline ? Form::kStatusFailing : lists_answer ? Form::kStatusWhileListsAnswer : Form::kStatusWithLists;
+  // With the lists hanging too, runtime_hung is the cause and this is how
+  // the kubelet will word it; alone, it is the node's whole story.
+  double confidence = lists_answer ? 0.86 : 0.7;
+  if (e.runtime_down) confidence += 0.08;
+  Finding f = make_finding(CauseId::kRuntimeStatusHung, e.runtime_down ? Severity::kCritical : Severity::kWarning,
+                           confidence, form);
+  f.op = op::kStatus;
+  f.seconds = e.seconds_since_success;
+  f.threshold_seconds = e.down_threshold_seconds;
+  f.status_down_in_seconds = e.runtime_down ? 0.0 : std::max(0.0, e.down_threshold_seconds - e.seconds_since_success);
+  f.calls = e.consecutive_failures;
+  f.lists_answer = lists_answer;
+  f.list_seconds = c.lists.typical;
+  if (const auto& m = c.s.kubelet.ready_message)
+    f.ready_message_agrees = read_ready_message(*m).status_sync;
+  f.evidence.push_back({"runtime_status_seconds_since_success", e.seconds_since_success, e.down_threshold_seconds});
+  if (pending) f.evidence.push_back({"oldest_in_flight_seconds{status}", *e.in_flight_seconds, c.t.hang_seconds});
+  if (e.consecutive_failures > 0)
+    f.evidence.push_back({"status_failures_in_a_row{" + std::string(grpc_code_name(e.last_code)) + "}",
+                          static_cast<double>(e.consecutive_failures), 0});
+  if (c.lists.samples > 0)
+    f.evidence.push_back({"list_typical_seconds{" + c.lists.op + "}", c.lists.typical, c.t.slow_list_seconds});
+  return f;
+}
+
+}  // namespace plegscope

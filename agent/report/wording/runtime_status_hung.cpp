@@ -1,0 +1,67 @@
+// The words of runtime_status_hung: the runtime's CRI Status has no good answer, the kubelet's 30 s path to NotReady.
+#include "report/wording.h"
+
+namespace plegscope {
+namespace {
+
+// When the kubelet's 30 s rule says "down", or how long until it does.
+std::string down_words(const Finding& f) {
+  if (f.status_down_in_seconds && *f.status_down_in_seconds <= 0)
+    return "the kubelet now says \"container runtime is down\" and the node is NotReady";
+  return "the kubelet says \"container runtime is down\" (node NotReady) in " +
+         text::duration(f.status_down_in_seconds.value_or(0));
+}
+
+CauseWords words_of(const Finding& f) {
+  CauseWords w;
+  const std::string since = "the runtime's Status has had no good answer for " + text::duration(f.seconds);
+  switch (f.form) {
+    case Form::kStatusFailing:
+      w.reason = since + " (" + text::count(f.calls, "call", "calls") + " in a row failed)";
+      w.action = "read the runtime's log for the Status error; restart the runtime once if it persists";
+      break;
+    case Form::kStatusWhileListsAnswer:
+      w.reason = since + " while its container lists answer in " + text::duration(f.list_seconds);
+      w.action = "capture the runtime's goroutine dump and look for Status waiting on the CNI library; end the "
+                 "stuck CNI plugin call, then restart the runtime once";
+      break;
+    default:  // Form::kStatusWithLists
+      w.reason = since + ", and the container lists hang too";
+      w.action = "the runtime is hung; capture its goroutine dump, then restart it";
+      break;
+  }
+  if (f.calls > 0 && f.form != Form::kStatusFailing)
+    w.reason += " (" + text::count(f.calls, "retry", "retries") + " ended at the deadline)";
+  const bool down = f.status_down_in_seconds && *f.status_down_in_seconds <= 0;
+  w.summary = std::string(down ? "The runtime is down for the kubelet: " : "The runtime is about to be down for the kubelet: ") +
+              w.reason + "; " + down_words(f) + ".";
+  if (f.form == Form::kStatusWhileListsAnswer) w.summary += " PLEG sees nothing wrong: its lists answer.";
+  if (f.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
+  return w;
+}
+
+}  // namespace
+
+// The runbook's paragraphs are, word for word, docs/runbook.md's
+// ## runtime_status_hung once the placeholders are filled with
+// runbook_command_names(). Edit both or cause_texts_test fails.
+// clang-format off
+const CauseWording runtime_status_hung_wording = {
+  {"`{crictl} info` fails after 10 s with `DeadlineExceeded` while `{crictl} ps -q` answers at once; "
+   "`kubectl describe node {node}` shows `container runtime is down` in the Ready condition. `timeout 20"
+   " journalctl -u {service} --since -15m | grep -iE 'cni|network'` shows the CNI configuration reloads "
+   "and plugin calls around it.",
+   "Capture the runtime's goroutine dump first (`timeout 10 systemctl kill --kill-who=main -s USR1 "
+   "{service}`; containerd writes it to its journal) and look for `Status` waiting on the CNI library. "
+   "Find the CNI plugin call that does not return (its process under the runtime, the plugin's own log) "
+   "and end it or fix the plugin; then restart the runtime once (`systemctl restart {service}`): running"
+   " containers keep running. On containerd 2.0.1 or 2.0.2 upgrade to 2.0.3 or later (the go-cni "
+   "deadlock).",
+   "Restart the kubelet or drain the node because PLEG is healthy and the node is still `NotReady`: the "
+   "kubelet calls the same `Status` and says the same; do not reboot for it either. Do not delete the "
+   "CNI configuration with pods running."},
+  words_of,
+};
+// clang-format on
+
+}  // namespace plegscope
