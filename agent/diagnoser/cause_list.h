@@ -20,7 +20,7 @@
   X(kPodStatusSlow, pod_status_slow)            \
   X(kReinspectBacklog, reinspect_backlog)       \
   X(kNodePressure, node_pressure)               \
-  /* issue 18: seen beside the kubelet and in the runtime's own metrics */ \
+  /* seen beside the kubelet and in the runtime's own metrics */ \
   X(kKubeletInternal, kubelet_internal)         \
   X(kContainerLockStall, container_lock_stall)  \
   X(kCniSlow, cni_slow)                         \
@@ -28,7 +28,7 @@
   X(kRuntimeStatusHung, runtime_status_hung)    \
   X(kRuntimeNotReady, runtime_not_ready)        \
   X(kRuntimeNetworkNotReady, runtime_network_not_ready) \
-  /* host evidence below the CRI (issue 17) */  \
+  /* host evidence below the CRI */  \
   X(kShimHung, shim_hung)                       \
   X(kDefunctProcesses, defunct_processes)       \
   X(kPidExhaustion, pid_exhaustion)             \

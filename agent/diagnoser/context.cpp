@@ -68,6 +68,53 @@ bool Context::late() const {
   return relist_seconds >= t.late_relist_periods * period_seconds() && relist_seconds >= 1.0;
 }
 
+namespace {
+
+// The hung call: the oldest in flight past the hang threshold (runtime_hung),
+// not a slow call. The runtime's Status is not the PLEG's call: its hang is
+// runtime_status_hung.
+void find_hung_call(const Snapshot& s, const DiagnoserThresholds& t, Context& c) {
+  for (const auto& [name, st] : s.operations) {
+    if (name == op::kGetContainerEvents || name == op::kStatus) continue;
+    if (st.in_flight > 0 && st.oldest_in_flight_seconds > t.hang_seconds &&
+        st.oldest_in_flight_seconds > c.hung_seconds) {
+      c.hung_seconds = st.oldest_in_flight_seconds;
+      c.hung_op = name;
+    }
+  }
+}
+
+// List time per relist: every successful relist lists the same way, the
+// initial one included; the relist in progress counts once its lists are
+// done, or earlier when they already took longer than the threshold.
+void measure_relist_time(const DiagnoserThresholds& t, Context& c) {
+  std::vector<double> lists, durations;
+  double total = 0, status = 0, list = 0;
+  for (const auto* r : c.window_ok) {
+    lists.push_back(to_seconds(r->list_time));
+    total += to_seconds(r->duration);
+    status += to_seconds(r->status_time);
+    list += to_seconds(r->list_time);
+  }
+  for (const auto* r : c.steady) durations.push_back(to_seconds(r->duration));
+  if (const RelistRecord* p = c.in_progress; p && !p->error_code && !c.hung()) {
+    double so_far = p->lists_done == 2 ? to_seconds(p->list_time) : to_seconds(p->duration);
+    if (p->lists_done == 2 || so_far >= t.slow_list_seconds) lists.push_back(so_far);
+    total += to_seconds(p->duration);
+    status += to_seconds(p->status_time);
+    list += so_far;
+  }
+  c.list_seconds = median(lists);
+  c.relist_seconds = median(durations);
+  if (c.in_progress) c.relist_seconds = std::max(c.relist_seconds, to_seconds(c.in_progress->duration));
+  if (total > 0) {
+    c.status_share = std::min(1.0, status / total);
+    c.list_share = std::min(1.0, list / total);
+  }
+}
+
+}  // namespace
+
 Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
   Context c(s, t);
   // The last few relists, however long ago: with slow relists a time
@@ -94,43 +141,8 @@ Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
   c.window_start = s.now - std::chrono::duration_cast<Duration>(std::chrono::duration<double>(window));
   if (!c.window.empty()) c.window_start = std::min(c.window_start, c.window.front()->start);
 
-  // A call past the hang threshold is a hang (runtime_hung), not a slow call.
-  // The runtime's Status is not the PLEG's call: its hang is runtime_status_hung.
-  for (const auto& [name, st] : s.operations) {
-    if (name == op::kGetContainerEvents || name == op::kStatus) continue;
-    if (st.in_flight > 0 && st.oldest_in_flight_seconds > t.hang_seconds &&
-        st.oldest_in_flight_seconds > c.hung_seconds) {
-      c.hung_seconds = st.oldest_in_flight_seconds;
-      c.hung_op = name;
-    }
-  }
-
-  // List time per relist: every successful relist lists the same way, the
-  // initial one included; the relist in progress counts once its lists are
-  // done, or earlier when they already took longer than the threshold.
-  std::vector<double> lists, durations;
-  double total = 0, status = 0, list = 0;
-  for (const auto* r : c.window_ok) {
-    lists.push_back(to_seconds(r->list_time));
-    total += to_seconds(r->duration);
-    status += to_seconds(r->status_time);
-    list += to_seconds(r->list_time);
-  }
-  for (const auto* r : c.steady) durations.push_back(to_seconds(r->duration));
-  if (const RelistRecord* p = c.in_progress; p && !p->error_code && !c.hung()) {
-    double so_far = p->lists_done == 2 ? to_seconds(p->list_time) : to_seconds(p->duration);
-    if (p->lists_done == 2 || so_far >= t.slow_list_seconds) lists.push_back(so_far);
-    total += to_seconds(p->duration);
-    status += to_seconds(p->status_time);
-    list += so_far;
-  }
-  c.list_seconds = median(lists);
-  c.relist_seconds = median(durations);
-  if (c.in_progress) c.relist_seconds = std::max(c.relist_seconds, to_seconds(c.in_progress->duration));
-  if (total > 0) {
-    c.status_share = std::min(1.0, status / total);
-    c.list_share = std::min(1.0, list / total);
-  }
+  find_hung_call(s, t, c);
+  measure_relist_time(t, c);
 
   // Pods changed per relist: the initial relist finds every pod new, which
   // is no storm; the relist in progress counts once it compared its lists.

@@ -29,7 +29,7 @@ std::vector<Finding> judge_findings(const Context& c, bool pleg_unhealthy) {
   relate_backlog_to_failing_lists(c, findings);
   relate_lock_stall_to_hung_calls(findings);
   relate_cni_to_sandbox_status(findings);
-  relate_host_to_calls(findings);  // issue 17
+  relate_host_to_calls(findings);
   attribute_unexplained(c, pleg_unhealthy, findings);
   rank(findings, c.t.min_confidence);
   advise_all(findings);
@@ -55,7 +55,7 @@ TimelineEntry timeline_entry(const RelistRecord& r) {
   return e;
 }
 
-// The kubelet and the runtime's metrics (issue 18).
+// The kubelet and the runtime's metrics.
 void fill_beside(const Snapshot& s, Report& report) {
   const KubeletEvidence& k = s.kubelet;
   report.kubelet.endpoint = k.endpoint;
@@ -83,7 +83,7 @@ void fill_beside(const Snapshot& s, Report& report) {
     report.runtime_metrics.in_flight.push_back({call.method, call.count, call.seconds});
 }
 
-// Issue 17: the slowest per-pod calls of the window and the host evidence.
+// The slowest per-pod calls of the window and the host evidence.
 std::string pod_name(const PodRef& p) { return p.name.empty() ? "" : p.namespace_ + "/" + p.name; }
 
 HostReport::Blocked::KernelStack kernel_stack_report(const host::BlockedTask& b) {
@@ -95,30 +95,14 @@ HostReport::Blocked::KernelStack kernel_stack_report(const host::BlockedTask& b)
   return k;
 }
 
-void fill_host(const Snapshot& s, const Context& c, Report& report) {
-  constexpr size_t kSlowestPods = 10;
-  for (const auto& pc : s.pod_calls) {
-    if (!pc.in_flight && pc.end < c.window_start) continue;
-    if (report.runtime.slowest_pods.size() >= kSlowestPods) break;
-    report.runtime.slowest_pods.push_back({pod_name(pc.pod), pc.pod.uid, pc.pod.sandbox_id,
-                                           pc.pod.container_name, pc.op, pc.seconds, pc.in_flight});
-  }
-  HostReport& h = report.host;
-  for (const auto& r : s.journal.hung_tasks) h.hung_tasks.push_back(kernel_hung_task(r));
-  h.hung_tasks_suppressed_since = s.journal.hung_tasks_suppressed_since;
-  if (!s.host) {
-    h.error = "host scan off or not run yet";
-    return;
-  }
-  h.reachable = true;
+// One entry per blocked process: the scanner lists tasks, longest in D
+// first, so a process's first task is its worst.
+void fill_blocked(const Snapshot& s, HostReport& h) {
   auto pod_of = [&](const std::string& sandbox) {
     auto it = s.pods_by_sandbox.find(sandbox);
     return it == s.pods_by_sandbox.end() ? std::string() : pod_name(it->second);
   };
   const auto& p = s.host->processes;
-  h.processes.helpers = static_cast<int64_t>(p.helpers.size());
-  // One entry per process: the scanner lists tasks, longest in D first, so a
-  // process's first task is its worst.
   for (const auto& b : p.blocked) {
     auto same = std::find_if(h.processes.blocked.begin(), h.processes.blocked.end(),
                              [&](const HostReport::Blocked& e) { return e.pid == b.pid; });
@@ -146,6 +130,27 @@ void fill_host(const Snapshot& s, const Context& c, Report& report) {
     e.freeze_incomplete = b.freeze_incomplete;
     h.processes.blocked.push_back(std::move(e));
   }
+}
+
+void fill_host(const Snapshot& s, const Context& c, Report& report) {
+  constexpr size_t kSlowestPods = 10;
+  for (const auto& pc : s.pod_calls) {
+    if (!pc.in_flight && pc.end < c.window_start) continue;
+    if (report.runtime.slowest_pods.size() >= kSlowestPods) break;
+    report.runtime.slowest_pods.push_back({pod_name(pc.pod), pc.pod.uid, pc.pod.sandbox_id,
+                                           pc.pod.container_name, pc.op, pc.seconds, pc.in_flight});
+  }
+  HostReport& h = report.host;
+  for (const auto& r : s.journal.hung_tasks) h.hung_tasks.push_back(kernel_hung_task(r));
+  h.hung_tasks_suppressed_since = s.journal.hung_tasks_suppressed_since;
+  if (!s.host) {
+    h.error = "host scan off or not run yet";
+    return;
+  }
+  h.reachable = true;
+  const auto& p = s.host->processes;
+  h.processes.helpers = static_cast<int64_t>(p.helpers.size());
+  fill_blocked(s, h);
   h.processes.zombies = p.zombies;
   for (const auto& z : p.zombie_parents) {
     HostReport::ZombieParent e{z.pid, z.comm, z.zombies, "", z.pod_uid, z.sandbox_id, z.found_by};
@@ -246,7 +251,7 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
                             s.pressure->load1,          s.pressure->pids,          s.pressure->pid_max};
   }
   fill_beside(s, report);
-  fill_host(s, c, report);  // issue 17
+  fill_host(s, c, report);
   for (const auto& r : s.timeline) report.timeline.push_back(timeline_entry(r));
   if (c.in_progress) report.timeline.push_back(timeline_entry(*c.in_progress));
 }

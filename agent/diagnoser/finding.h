@@ -82,9 +82,9 @@ enum class Form {
   kNoRelistYet,
   kLateInLists,
   kLateInInspection,
-  // runtime_hung (issue 17): lists answer, one pod's calls hang
+  // runtime_hung: lists answer, one pod's calls hang
   kStuckPod,
-  // shim_hung (issue 17): the helper of a hung per-pod call's pod is in D
+  // shim_hung: the helper of a hung per-pod call's pod is in D
   kBehindHungCall,
   // shim_hung: calls for no pod (the unfiltered lists) hang while a pod's
   // helper is in D: the lists wait on it (containerd's per-container status
@@ -117,10 +117,10 @@ struct Relation {
     kMaySlow,             // mild pressure: may be slowing `causes`
     kClearsWith,          // a backlog of the failing lists of `causes`
     kExplainedBy,         // `causes` explains this one: another client's call holding the
-                          // runtime's lock (issue 18) or a pod's stuck helper (issue 17)
-    kExplains,            // this stuck helper explains `causes` (issue 17)
+                          // runtime's lock or a pod's stuck helper
+    kExplains,            // this stuck helper explains `causes`
     kListsWaitOn,         // `causes` (the hung lists) wait on this stuck helper
-    kBehind,              // the runtime's slow disk is behind `causes` (issue 17)
+    kBehind,              // the runtime's slow disk is behind `causes`
   } kind;
   std::vector<CauseId> causes;
 };
@@ -158,7 +158,7 @@ struct Finding {
   bool failed_last = false;       // the newest relist failed too
   std::vector<PressureReading> pressure;
   std::vector<PodRef> pods;       // the pods a per-pod cause is about
-  // Host evidence (issue 17): a process, a limit, a device.
+  // Host evidence: a process, a limit, a device.
   struct HostProcess {
     int64_t pid = 0;
     std::string comm;
@@ -191,7 +191,7 @@ struct Finding {
   double latency_ms = 0;
   double utilization = 0;
 
-  // Issue 18: the kubelet beside the agent and the runtime's own metrics.
+  // The kubelet beside the agent and the runtime's own metrics.
   std::string method;             // a gRPC method inside the runtime, "UpdateContainerResources"
   double in_flight_count = 0;     // calls of `method` in flight
   std::optional<double> kubelet_last_seen_age_seconds;

@@ -18,7 +18,7 @@ Finding* find(std::vector<Finding>& findings, CauseId id) {
 // Causes that make a relist long; one of them explains late relists.
 bool explains_relist_time(CauseId id) {
   return id != CauseId::kRuntimeUnavailable && id != CauseId::kMessageTooLarge &&
-         id != CauseId::kDefunctProcesses && id != CauseId::kPidExhaustion &&  // issue 17: no relist time
+         id != CauseId::kDefunctProcesses && id != CauseId::kPidExhaustion &&  // no relist time
          // The runtime's Status is not the PLEG's call: it takes no relist time.
          id != CauseId::kRuntimeStatusHung && id != CauseId::kRuntimeNotReady &&
          id != CauseId::kRuntimeNetworkNotReady;

@@ -24,12 +24,12 @@ void relate_pressure_to_slow_calls(std::vector<Finding>& findings);
 // and says so.
 void relate_backlog_to_failing_lists(const Context& c, std::vector<Finding>& findings);
 
-// Issue 18: a mutating call stuck inside the runtime (container_lock_stall)
+// A mutating call stuck inside the runtime (container_lock_stall)
 // explains the agent's hung or slow calls: it ranks above runtime_hung,
 // runtime_slow and pod_status_slow, which stay named and say so.
 void relate_lock_stall_to_hung_calls(std::vector<Finding>& findings);
 
-// Issue 18: slow CNI named beside slow PodSandboxStatus calls holds the
+// Slow CNI named beside slow PodSandboxStatus calls holds the
 // sandbox's lock those calls wait for: pod_status_slow about
 // PodSandboxStatus ranks below cni_slow, stays named, and says so.
 void relate_cni_to_sandbox_status(std::vector<Finding>& findings);
@@ -37,7 +37,7 @@ void relate_cni_to_sandbox_status(std::vector<Finding>& findings);
 // Relists that take several periods, an unhealthy PLEG, or a forecast always
 // come with a cause. When no rule named one, the cause is attributed from
 // where the relist time goes (list calls, or per-pod inspection).
-// Issue 17: a pod's stuck helper (shim_hung) explains the hung call of
+// A pod's stuck helper (shim_hung) explains the hung call of
 // runtime_hung and ranks above it; the runtime's slow disk is named only
 // beside the slow or hung calls it is behind.
 void relate_host_to_calls(std::vector<Finding>& findings);

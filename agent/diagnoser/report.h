@@ -100,7 +100,7 @@ struct LagPod {
   double lag_seconds = 0;
 };
 
-// Issue 17: one per-pod call of the window, with its pod.
+// One per-pod call of the window, with its pod.
 struct PodCallReport {
   std::string pod;  // "namespace/name", "" when the pod is not known
   std::string uid;
@@ -111,7 +111,7 @@ struct PodCallReport {
   bool in_flight = false;
 };
 
-// Issue 17: the host evidence below the CRI (DESIGN §6 "host").
+// The host evidence below the CRI (DESIGN §6 "host").
 struct HostReport {
   bool reachable = false;  // false: the scan is off or has not run
   std::optional<std::string> error;
@@ -281,7 +281,7 @@ struct Report {
     std::string name;
     std::string version;
     std::map<std::string, OperationReport> operations;
-    std::vector<PodCallReport> slowest_pods;  // issue 17: in flight first, then slowest
+    std::vector<PodCallReport> slowest_pods;  // in flight first, then slowest
   } runtime;
 
   struct Pods {
@@ -304,7 +304,7 @@ struct Report {
     std::optional<int64_t> pids, pid_max;
   } node_pressure;
 
-  // Beside the agent (issue 18), DESIGN §6 "kubelet" and "runtime_metrics".
+  // Beside the agent, DESIGN §6 "kubelet" and "runtime_metrics".
   // The error is typed here; agent/report words it with its fix (`error`
   // is those words, and all a report read back from JSON has).
   struct Kubelet {
@@ -393,7 +393,7 @@ struct Report {
     std::string kubelet_unit;
     std::vector<std::string> runtime_units;
   } journal_source;
-  HostReport host;  // issue 17
+  HostReport host;
   NodeConditionState node_condition;
 };
 

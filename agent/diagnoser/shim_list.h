@@ -1,5 +1,5 @@
 #pragma once
-// Issue 17: every runtime shim and conmon with the pod it serves, for the
+// Every runtime shim and conmon with the pod it serves, for the
 // report's host.processes.shims. Stateless.
 #include <cstddef>
 

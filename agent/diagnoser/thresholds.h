@@ -34,12 +34,12 @@ struct DiagnoserThresholds {
   double memory_psi = 10;
   double load_per_cpu = 2;
   double pid_usage = 0.9;
-  // Issue 18. container_lock_stall: a call counts as stuck, not busy, while
+  // container_lock_stall: a call counts as stuck, not busy, while
   // at most this many calls of its method completed since it was first seen.
   double stuck_call_max_completions = 1;
   // cni_slow: network setup/teardown p99 or a sandbox call in flight.
   double cni_slow_seconds = 10;
-  // Host causes (issue 17).
+  // Host causes.
   int zombies = 100;              // defunct_processes: zombies on the node ...
   int zombie_growth = 20;         // ... or this many more across the scans kept, never fewer
   double pid_limit_usage = 0.9;   // pid_exhaustion: any limit this full

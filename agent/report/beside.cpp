@@ -148,7 +148,7 @@ void word_beside(Report& r) {
 
 namespace {
 
-std::string maybe_duration(const std::optional<double>& v) { return v ? text::duration(*v) : "n/a"; }
+std::string maybe_duration(const std::optional<double>& v) { return v ? text::elapsed(*v) : "n/a"; }
 
 }  // namespace
 
@@ -161,7 +161,7 @@ void beside_text(const Report& r, std::ostream& out) {
     out << k.endpoint << " (" << tls_mode_words(k.tls_mode) << ")\n";
     out << "  version " << k.version.value_or("unknown") << ", PLEG model "
         << (k.model.empty() ? "unknown" : k.model) << "\n";
-    out << "  relist p99: agent " << text::duration(r.relist.duration_p99_seconds) << ", kubelet "
+    out << "  relist p99: agent " << text::elapsed(r.relist.duration_p99_seconds) << ", kubelet "
         << maybe_duration(k.relist_p99_seconds) << "; last seen: agent "
         << maybe_duration(r.relist.seconds_since_last_seen) << " ago, kubelet "
         << maybe_duration(k.last_seen_age_seconds) << " ago; kubelet relists per minute "
@@ -179,7 +179,7 @@ void beside_text(const Report& r, std::ostream& out) {
   if (m.in_flight.empty()) out << "  no call in flight inside the runtime\n";
   for (const auto& call : m.in_flight)
     out << "  in flight: " << call.method << " x" << text::number(call.count) << " for "
-        << text::duration(call.seconds) << "\n";
+        << text::elapsed(call.seconds) << "\n";
 }
 
 std::string kubelet_beside_chart(const Report& r) {
@@ -216,15 +216,15 @@ std::string kubelet_beside_chart(const Report& r) {
       }
       s << "<rect class=\"" << series[j] << "\" x=\"" << left << "\" y=\"" << y << "\" width=\""
         << std::max(1.0, x(*values[j]) - left) << "\" height=\"" << band / 2 - 10 << "\" fill=\"" << colors[j]
-        << "\"><title>" << series[j] << " " << groups[i].label << " " << text::duration(*values[j])
+        << "\"><title>" << series[j] << " " << groups[i].label << " " << text::elapsed(*values[j])
         << "</title></rect><text x=\"" << x(*values[j]) + 4 << "\" y=\"" << y + 12 << "\" font-size=\"11\">"
-        << series[j] << " " << text::duration(*values[j]) << "</text>";
+        << series[j] << " " << text::elapsed(*values[j]) << "</text>";
     }
   }
   const double tx = x(r.relist.threshold_seconds);
   s << "<line x1=\"" << tx << "\" x2=\"" << tx << "\" y1=\"" << top << "\" y2=\"" << H - bottom
     << "\" stroke=\"#c62828\" stroke-width=\"2\"/><text x=\"" << tx - 4 << "\" y=\"" << H - 10
-    << "\" font-size=\"11\" text-anchor=\"end\">threshold " << text::duration(r.relist.threshold_seconds)
+    << "\" font-size=\"11\" text-anchor=\"end\">threshold " << text::elapsed(r.relist.threshold_seconds)
     << "</text></svg>";
   return s.str();
 }
@@ -258,7 +258,7 @@ std::string beside_html(const Report& r) {
     if (m.in_flight.empty()) h << "<tr><td colspan=\"3\">none</td></tr>";
     for (const auto& call : m.in_flight)
       h << "<tr><td><code>" << html_escape(call.method) << "</code></td><td class=\"n\">" << text::number(call.count)
-        << "</td><td class=\"n\">" << text::duration(call.seconds) << "</td></tr>";
+        << "</td><td class=\"n\">" << text::elapsed(call.seconds) << "</td></tr>";
     h << "</table>";
   }
   h << "</section></div></div>\n";

@@ -11,7 +11,7 @@
 namespace plegscope {
 namespace {
 
-using text::duration;
+using text::elapsed;
 using text::fmt;
 
 std::string who(const HostReport::CgroupV2::Unit& u) {
@@ -38,7 +38,7 @@ std::string figures(const HostReport::CgroupV2::Unit& u) {
   for (const auto& p : u.pressure)
     if (p.some_seconds && p.interval_seconds > 0)
       add(p.resource + " stalled " + fmt("%.0f%%", 100 * *p.some_seconds / p.interval_seconds) + " of " +
-          duration(p.interval_seconds));
+          elapsed(p.interval_seconds));
   if (!u.unavailable.empty()) {
     std::string list;
     for (const auto& n : u.unavailable) list += (list.empty() ? "" : " ") + n;

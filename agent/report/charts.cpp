@@ -12,7 +12,7 @@
 namespace plegscope {
 namespace {
 
-using text::duration;
+using text::elapsed;
 using text::fmt;
 
 double epoch_seconds(TimePoint t) {
@@ -90,7 +90,7 @@ std::string relist_duration_chart(const Report& r) {
       << "\" y2=\"" << top + ph + 4 << "\" stroke=\"#9aa4b2\"/>";
     s << "<text x=\"" << fmt("%.1f", xx) << "\" y=\"" << top + ph + 17
       << "\" font-size=\"11\" text-anchor=\"middle\" fill=\"#5b6577\">"
-      << (ago == 0 ? "now" : "-" + duration(ago)) << "</text>";
+      << (ago == 0 ? "now" : "-" + elapsed(ago)) << "</text>";
   }
   // Completed relists; the one in progress is drawn once, below.
   for (const auto& e : r.timeline) {
@@ -107,13 +107,13 @@ std::string relist_duration_chart(const Report& r) {
       << "\" width=\"" << fmt("%.1f", bar) << "\" height=\""
       << fmt("%.1f", std::max(1.0, top + ph - yy)) << "\" fill=\""
       << (e.initial ? "#6b8fd6" : "#2b63c6") << "\"><title>"
-      << (e.initial ? "first relist (every pod inspected): " : "") << duration(e.duration_seconds)
+      << (e.initial ? "first relist (every pod inspected): " : "") << elapsed(e.duration_seconds)
       << ", " << text::count(e.events, "event", "events") << "</title></rect>";
   }
   if (now) {
     double x0 = x(t_end - now->seconds), yy = y(now->seconds);
     std::string what =
-        now->entry ? describe_in_progress(*now->entry) : "running for " + duration(now->seconds);
+        now->entry ? describe_in_progress(*now->entry) : "running for " + elapsed(now->seconds);
     s << "<rect class=\"relist in-progress\" x=\"" << fmt("%.1f", x0) << "\" y=\""
       << fmt("%.1f", yy) << "\" width=\"" << fmt("%.1f", std::max(bar, x(t_end) - x0))
       << "\" height=\"" << fmt("%.1f", std::max(1.0, top + ph - yy))
@@ -126,7 +126,7 @@ std::string relist_duration_chart(const Report& r) {
       << "\" font-size=\"13\" text-anchor=\"end\" fill=\"" << (inside ? "#fff" : "#c62828")
       << "\" font-weight=\"700\" paint-order=\"stroke\" stroke=\""
       << (inside ? "#c62828" : "#fbfcfd") << "\" stroke-width=\"3\">relist in progress for "
-      << duration(now->seconds) << "</text>";
+      << elapsed(now->seconds) << "</text>";
   }
   // Threshold line.
   double ty = y(r.relist.threshold_seconds);
@@ -135,7 +135,7 @@ std::string relist_duration_chart(const Report& r) {
     << "\" stroke=\"#c62828\" stroke-width=\"2\" stroke-dasharray=\"8 5\"/>";
   s << "<text x=\"" << left + 8 << "\" y=\"" << fmt("%.1f", ty - 6)
     << "\" font-size=\"12\" fill=\"#c62828\" font-weight=\"600\">PLEG threshold "
-    << duration(r.relist.threshold_seconds) << "</text>";
+    << elapsed(r.relist.threshold_seconds) << "</text>";
   // Journal: the kubelet's and the runtime's marks in the chart's span, as
   // dashed vertical lines beside the relists (purple: the kubelet's words,
   // orange: the runtime's unit).
@@ -187,7 +187,7 @@ std::string list_status_chart(const Report& r) {
     s << "<line x1=\"" << left << "\" x2=\"" << left + pw << "\" y1=\"" << fmt("%.1f", yy)
       << "\" y2=\"" << fmt("%.1f", yy) << "\" stroke=\"#e8ecf2\"/><text x=\"" << left - 6
       << "\" y=\"" << fmt("%.1f", yy + 4)
-      << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6577\">" << duration(v) << "</text>";
+      << "\" font-size=\"11\" text-anchor=\"end\" fill=\"#5b6577\">" << elapsed(v) << "</text>";
   }
   for (size_t i = 0; i < n; ++i) {
     const auto& e = r.timeline[from + i];

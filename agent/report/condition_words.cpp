@@ -34,7 +34,7 @@ std::string condition_message(const Report& raw, std::optional<CauseId> cause) {
   const std::string where = " Full report: kubectl plegscope diagnose " + (report.node.empty() ? "<node>" : report.node) +
                             " (or /diagnose on the agent).";
   if (!cause) return one_line("PLEG is healthy: the relist runs every " +
-                              text::duration(report.relist.period_seconds) + " and no cause is named." + where);
+                              text::elapsed(report.relist.period_seconds) + " and no cause is named." + where);
   for (const Cause& c : report.causes)
     if (c.id == *cause)
       return one_line(c.summary + " Advice: " + advice_name(c.advice) + "." + where);

@@ -20,7 +20,7 @@ std::string number(double v) {
   return fmt("%.3g", v);
 }
 
-std::string duration(double s) {
+std::string elapsed(double s) {
   if (!std::isfinite(s) || s < 0) s = 0;
   if (s > 0 && s < 0.001) return fmt("%.0fµs", s * 1e6);
   if (s < 1) return fmt("%.0fms", s * 1000);

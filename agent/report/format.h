@@ -17,7 +17,7 @@ std::string fmt(const char* format, double v);
 // Integers as integers, then fewer decimals the larger the value.
 std::string number(double v);
 // "800µs", "250ms", "1.5s", "42s", "3m4s", "1h2m".
-std::string duration(double seconds);
+std::string elapsed(double seconds);
 // "512 B", "12 KiB", "15.5 MiB", "16 MiB".
 std::string bytes(double bytes);
 // "1 relist", "3 relists": a count and its noun, singular or plural.

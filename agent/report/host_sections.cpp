@@ -9,7 +9,7 @@
 namespace plegscope {
 namespace {
 
-using text::duration;
+using text::elapsed;
 using text::fmt;
 
 std::string short_id(const std::string& id) { return id.size() > 12 ? id.substr(0, 12) : id; }
@@ -48,7 +48,7 @@ std::string blocked_text(const HostReport::Blocked& b) {
     where = "wchan hidden (reads 0; the credentials that would say why are unreadable)";
   else
     where = "wchan unreadable";
-  std::string line = b.comm + " pid " + std::to_string(b.pid) + tasks + " " + b.state + " " + duration(b.seconds) + " " + where;
+  std::string line = b.comm + " pid " + std::to_string(b.pid) + tasks + " " + b.state + " " + elapsed(b.seconds) + " " + where;
   if (b.kernel_stack && !b.kernel_stack->frames.empty()) {
     line += "; kernel stack (tid " + std::to_string(b.kernel_stack->tid) + ")";
     if (!b.kernel_stack->top.empty()) line += " at " + b.kernel_stack->top;
@@ -95,7 +95,7 @@ std::string shims_summary(const HostReport::Processes& p) {
 // or its command line was not read (yet).
 std::string unmapped_shim(const HostReport::Shim& s) {
   std::string line = s.comm + " pid " + std::to_string(s.pid) + " " + s.state +
-                     (s.seconds ? ", up " + duration(*s.seconds) : std::string());
+                     (s.seconds ? ", up " + elapsed(*s.seconds) : std::string());
   if (!s.sandbox_id.empty())
     line += ": sandbox " + short_id(s.sandbox_id) + " is not one the runtime lists (a leaked shim?)";
   else if (!s.container_id.empty())
@@ -121,7 +121,7 @@ std::vector<std::string> kernel_report_lines(const Report& r) {
     for (size_t i = 0; i < k.frames.size() && i < 6; ++i) frames += (i ? " < " : "") + k.frames[i];
     lines.push_back(rfc3339(k.time) + " " + k.comm + " pid " + std::to_string(k.pid) +
                     (k.tgid != 0 && k.tgid != k.pid ? " (tgid " + std::to_string(k.tgid) + ")" : "") +
-                    " blocked for more than " + duration(static_cast<double>(k.blocked_seconds)) +
+                    " blocked for more than " + elapsed(static_cast<double>(k.blocked_seconds)) +
                     (classes.empty() ? "" : ", waits on " + classes) + (frames.empty() ? "" : ": " + frames) +
                     (k.truncated ? " (trace cut short)" : ""));
   }
@@ -159,7 +159,7 @@ std::optional<std::string> stuck_pod_line(const Report& r) {
   std::string line;
   if (call) {
     line = call_pod(*call) + (call->sandbox_id.empty() ? "" : " (sandbox " + short_id(call->sandbox_id) + ")") +
-           ": " + cri_method(call->op) + " in flight for " + duration(call->seconds);
+           ": " + cri_method(call->op) + " in flight for " + elapsed(call->seconds);
   } else {
     line = (helper->pod.empty() ? "sandbox " + short_id(helper->sandbox_id) : helper->pod + " (sandbox " +
                                                                                  short_id(helper->sandbox_id) + ")");
@@ -176,7 +176,7 @@ void host_text(const Report& r, std::ostream& out) {
   if (!r.runtime.slowest_pods.empty()) {
     out << "Slowest per-pod calls:\n";
     for (const auto& p : r.runtime.slowest_pods)
-      out << "  " << text::duration(p.seconds) << (p.in_flight ? " (in flight)" : "") << "  "
+      out << "  " << text::elapsed(p.seconds) << (p.in_flight ? " (in flight)" : "") << "  "
           << cri_method(p.op) << "  " << call_pod(p)
           << (p.sandbox_id.empty() ? "" : "  sandbox " + short_id(p.sandbox_id)) << "\n";
   }
@@ -242,7 +242,7 @@ std::string host_html(const Report& r) {
   for (const auto& p : r.runtime.slowest_pods)
     h << "<tr><td>" << html_escape(call_pod(p)) << "</td><td><code>" << html_escape(short_id(p.sandbox_id))
       << "</code></td><td>" << html_escape(cri_method(p.op)) << (p.in_flight ? " (in flight)" : "")
-      << "</td><td class=\"n\">" << duration(p.seconds) << "</td></tr>";
+      << "</td><td class=\"n\">" << elapsed(p.seconds) << "</td></tr>";
   h << "</table>\n<h2>Host</h2><table id=\"host\">";
   const HostReport& host = r.host;
   if (!host.reachable) {

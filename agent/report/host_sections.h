@@ -1,5 +1,5 @@
 #pragma once
-// Issue 17: the report's host section and slowest per-pod calls, in text and
+// The report's host section and slowest per-pod calls, in text and
 // HTML, and the stuck pod the HTML page names at its top. Stateless.
 #include <optional>
 #include <ostream>

@@ -15,7 +15,7 @@
 namespace plegscope {
 namespace {
 
-using text::duration;
+using text::elapsed;
 using text::fmt;
 using text::number;
 
@@ -135,12 +135,12 @@ std::string render_html(const Report& r) {
     << rfc3339(r.generated_at);
   if (!r.healthy) h << " · PLEG is not healthy: " << html_escape(r.health_message);
   if (r.healthy && r.seconds_to_unhealthy)
-    h << " · unhealthy in about <b>" << duration(*r.seconds_to_unhealthy) << "</b> at this rate";
+    h << " · unhealthy in about <b>" << elapsed(*r.seconds_to_unhealthy) << "</b> at this rate";
   if (r.relist.events_late_by_seconds)
     h << " · <b id=\"events-late\">" << html_escape(lateness(*r.relist.events_late_by_seconds))
       << "</b>";
   h << "</div>";
-  if (auto stuck = stuck_pod_line(r))  // issue 17: the pod that holds the node, first
+  if (auto stuck = stuck_pod_line(r))  // the pod that holds the node, first
     h << "<div class=\"meta\" id=\"stuck-pod\"><b>Stuck pod:</b> " << html_escape(*stuck) << "</div>";
   h << "</section>\n";
 
@@ -151,20 +151,20 @@ std::string render_html(const Report& r) {
   };
   h << "<div class=\"cards\">";
   card("last relist seen",
-       r.relist.seconds_since_last_seen ? duration(*r.relist.seconds_since_last_seen) + " ago"
+       r.relist.seconds_since_last_seen ? elapsed(*r.relist.seconds_since_last_seen) + " ago"
                                         : "never",
-       "threshold " + duration(r.relist.threshold_seconds) +
+       "threshold " + elapsed(r.relist.threshold_seconds) +
            (r.relist.in_progress_seconds
-                ? ", one running for " + duration(*r.relist.in_progress_seconds)
+                ? ", one running for " + elapsed(*r.relist.in_progress_seconds)
                 : ""));
   const bool any_completed = std::any_of(r.timeline.begin(), r.timeline.end(),
                                          [](const TimelineEntry& e) { return !e.in_progress; });
   if (any_completed)
-    card("relist duration", duration(r.relist.duration_p50_seconds) + " p50",
-         duration(r.relist.duration_p99_seconds) + " p99, every " +
-             duration(r.relist.period_seconds));
+    card("relist duration", elapsed(r.relist.duration_p50_seconds) + " p50",
+         elapsed(r.relist.duration_p99_seconds) + " p99, every " +
+             elapsed(r.relist.period_seconds));
   else
-    card("relist duration", "none completed", "every " + duration(r.relist.period_seconds));
+    card("relist duration", "none completed", "every " + elapsed(r.relist.period_seconds));
   card("containers", std::to_string(r.pods.containers),
        std::to_string(r.pods.sandboxes) + " sandboxes, " +
            std::to_string(r.pods.exited_containers) + " exited, " +
@@ -238,7 +238,7 @@ std::string render_html(const Report& r) {
        "ListContainers)"
        "<i style=\"background:#e08a00\"></i>per-pod status inspection</div></div>\n";
 
-  h << beside_html(r);  // issue 18: the kubelet and the runtime's metrics
+  h << beside_html(r);  // the kubelet and the runtime's metrics
 
   // Operations and pods.
   h << "<div class=\"two\"><div><h2>CRI operations</h2><table "
@@ -249,10 +249,10 @@ std::string render_html(const Report& r) {
   for (const auto& [name, o] : r.runtime.operations)
     h << "<tr><td><code>" << html_escape(name) << "</code></td><td class=\"n\">" << o.count
       << "</td><td class=\"n" << (o.errors ? " over" : "") << "\">" << o.errors
-      << "</td><td class=\"n\">" << duration(o.p50_seconds) << "</td><td class=\"n\">"
-      << duration(o.p99_seconds) << "</td><td class=\"n\">" << duration(o.max_seconds)
+      << "</td><td class=\"n\">" << elapsed(o.p50_seconds) << "</td><td class=\"n\">"
+      << elapsed(o.p99_seconds) << "</td><td class=\"n\">" << elapsed(o.max_seconds)
       << "</td><td class=\"n" << (o.in_flight ? " over" : "") << "\">" << o.in_flight
-      << "</td><td class=\"n\">" << (o.in_flight ? duration(o.oldest_in_flight_seconds) : "–")
+      << "</td><td class=\"n\">" << (o.in_flight ? elapsed(o.oldest_in_flight_seconds) : "–")
       << "</td></tr>";
   h << "</table></div><div><h2>Top pods by events</h2><table id=\"top-pods\"><tr><th>pod</th><th "
        "class=\"n\">events</th></tr>";
@@ -276,7 +276,7 @@ std::string render_html(const Report& r) {
   for (const auto& pod : r.event_lag.worst_pods)
     h << "<tr><td>" << html_escape(pod.namespace_) << "/" << html_escape(pod.name)
       << (pod.container.empty() ? "" : " (" + html_escape(pod.container) + ")") << " "
-      << html_escape(pod.event_type) << "</td><td class=\"n\">" << duration(pod.lag_seconds)
+      << html_escape(pod.event_type) << "</td><td class=\"n\">" << elapsed(pod.lag_seconds)
       << "</td></tr>";
   h << "</table>";
   h << "<h2>Events and node</h2><table><tr><td>events per relist, p99</td><td class=\"n\">"
@@ -301,7 +301,7 @@ std::string render_html(const Report& r) {
     << "<tr><td>pids / pid_max</td><td class=\"n\">" << (p.pids ? std::to_string(*p.pids) : "n/a")
     << " / " << (p.pid_max ? std::to_string(*p.pid_max) : "n/a")
     << "</td></tr></table></div></div>\n";
-  h << host_html(r);  // issue 17
+  h << host_html(r);
 
   h << "<footer>plegscope " << PLEGSCOPE_VERSION
     << " · JSON: <code>/diagnose</code> · text: "

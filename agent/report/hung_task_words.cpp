@@ -54,10 +54,10 @@ std::string hung_task_words(const KernelHungTask& k) {
                                              : std::string(older ? "showed" : "shows") + " it waiting on " +
                                                    classes_words(k.classes) + detail;
   const std::string task = k.tgid != 0 && k.tgid != k.pid ? "thread " + std::to_string(k.pid) : "pid " + std::to_string(k.pid);
-  const std::string said = "blocked for more than " + text::duration(static_cast<double>(k.blocked_seconds));
+  const std::string said = "blocked for more than " + text::elapsed(static_cast<double>(k.blocked_seconds));
   if (older)
     return "an older kernel hung-task report on " + task + " (" + rfc3339(k.time) + ", " + said + "), printed " +
-           text::duration(*k.predates_stall_seconds) + " before plegscope first saw it in D, " + what +
+           text::elapsed(*k.predates_stall_seconds) + " before plegscope first saw it in D, " + what +
            "; it may tell of an earlier stall, not this one";
   return "the kernel's hung-task report on " + task + " (" + rfc3339(k.time) + ", " + said + ") " + what;
 }

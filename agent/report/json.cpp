@@ -125,7 +125,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Relist, period_seconds, 
                                                 duration_p50_seconds, duration_p99_seconds,
                                                 events_late_by_seconds, stretched_period_seconds,
                                                 stretch_reason, mode, evented_fallback_reason)
-// Issue 17: per-pod calls and the host section.
+// Per-pod calls and the host section.
 static void to_json(json& j, const PodCallReport& p) {
   j = {{"pod", p.pod}, {"uid", p.uid}, {"sandbox_id", p.sandbox_id}, {"container", p.container},
        {"op", p.op}, {"seconds", p.seconds}, {"in_flight", p.in_flight}};
@@ -241,7 +241,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::JournalSource, reachable
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pressure, cpu_some_avg10, io_some_avg10,
                                                 memory_some_avg10, load1, pids, pid_max)
 
-// The kubelet and the runtime's metrics (issue 18), DESIGN §6; "tls_mode"
+// The kubelet and the runtime's metrics, DESIGN §6; "tls_mode"
 // says which verification the kubelet scrape uses. The typed outcome is not
 // on the wire: "error" carries its words.
 static void to_json(json& j, const Report::Kubelet& k) {
@@ -375,10 +375,10 @@ json report_to_json(const Report& r) {
   // Journal.
   j["journal"] = r.journal;
   j["journal_source"] = r.journal_source;
-  j["kubelet"] = r.kubelet;  // issue 18
+  j["kubelet"] = r.kubelet;
   j["runtime_metrics"] = r.runtime_metrics;
   j["runtime_status"] = r.runtime_status;
-  j["host"] = r.host;  // issue 17
+  j["host"] = r.host;
   for (size_t i = 0; i < r.causes.size(); ++i) {
     Culprit derived = culprit_of(r.causes[i]);
     if (json culprit = culprit_json(derived.empty() ? r.causes[i].culprit_read_back : derived); !culprit.empty())
@@ -421,10 +421,10 @@ Report report_from_json(const json& j) {
   r.events = j.value("events", r.events);
   r.node_pressure = j.value("node_pressure", r.node_pressure);
   r.timeline = j.value("timeline", r.timeline);
-  r.kubelet = j.value("kubelet", r.kubelet);  // issue 18
+  r.kubelet = j.value("kubelet", r.kubelet);
   r.runtime_metrics = j.value("runtime_metrics", r.runtime_metrics);
   r.runtime_status = j.value("runtime_status", r.runtime_status);
-  r.host = j.value("host", r.host);  // issue 17
+  r.host = j.value("host", r.host);
   r.node_condition = j.value("node_condition", r.node_condition);
   if (auto forecast = j.find("forecast"); forecast != j.end() && forecast->is_object())
     r.seconds_to_unhealthy = forecast->value("seconds_to_unhealthy", r.seconds_to_unhealthy);

@@ -32,9 +32,9 @@ std::optional<std::string> lag_harm(const Report& r) {
   if (!lag_is_material(r)) {
     if (!evented_lag_is_material(r)) return std::nullopt;
     const auto& d = r.event_lag.evented.delivery;
-    return "runtime events arrive " + text::duration(d.p99_seconds) + " late (p99 over " +
+    return "runtime events arrive " + text::elapsed(d.p99_seconds) + " late (p99 over " +
            text::count(static_cast<long>(d.count), "event", "events") + ", p50 " +
-           text::duration(d.p50_seconds) + ")";
+           text::elapsed(d.p50_seconds) + ")";
   }
   const auto& lag = r.event_lag;
   const std::string type = lag.worst_pods.empty() ? "" : lag.worst_pods.front().event_type;
@@ -44,14 +44,14 @@ std::optional<std::string> lag_harm(const Report& r) {
     const double period = r.relist.period_seconds;
     const double kubelet = period + r.relist.duration_p99_seconds;
     if (kubelet < std::max(kMaterialLagSeconds, kMaterialLagPeriods * period)) return std::nullopt;
-    return changes_seen(type) + " up to " + text::duration(kubelet) + " late by the kubelet (its " +
-           text::duration(period) + " period plus relists of p99 " + text::duration(r.relist.duration_p99_seconds) +
-           "); plegscope, relisting every " + text::duration(*stretched) + " to spare the runtime, saw them " +
-           text::duration(lag.p99_seconds) + " late";
+    return changes_seen(type) + " up to " + text::elapsed(kubelet) + " late by the kubelet (its " +
+           text::elapsed(period) + " period plus relists of p99 " + text::elapsed(r.relist.duration_p99_seconds) +
+           "); plegscope, relisting every " + text::elapsed(*stretched) + " to spare the runtime, saw them " +
+           text::elapsed(lag.p99_seconds) + " late";
   }
-  return changes_seen(type) + " " + text::duration(lag.p99_seconds) + " late (p99 over " +
+  return changes_seen(type) + " " + text::elapsed(lag.p99_seconds) + " late (p99 over " +
          text::count(static_cast<long>(lag.events), "event", "events") + ", p50 " +
-         text::duration(lag.p50_seconds) + ")";
+         text::elapsed(lag.p50_seconds) + ")";
 }
 
 std::string lag_figures(const Report& r) {
@@ -66,18 +66,18 @@ std::string lag_figures(const Report& r) {
   const std::string whose =
       r.relist.stretched_period_seconds
           ? " (runtime timestamp to plegscope's relist that saw it, relisting every " +
-                text::duration(*r.relist.stretched_period_seconds) + " to spare the runtime; the kubelet relists every " +
-                text::duration(r.relist.period_seconds) + ")"
+                text::elapsed(*r.relist.stretched_period_seconds) + " to spare the runtime; the kubelet relists every " +
+                text::elapsed(r.relist.period_seconds) + ")"
           : " (runtime timestamp to the relist that saw it)";
-  return "p50 " + text::duration(lag.p50_seconds) + ", p99 " + text::duration(lag.p99_seconds) + " over " +
+  return "p50 " + text::elapsed(lag.p50_seconds) + ", p99 " + text::elapsed(lag.p99_seconds) + " over " +
          text::count(static_cast<long>(lag.events), "event", "events") + whose + invalid;
 }
 
 namespace {
 
 std::string figures_text(const Report::EventLag::Figures& f) {
-  std::string out = f.count == 0 ? "no event" : "p50 " + text::duration(f.p50_seconds) + ", p99 " +
-                                                    text::duration(f.p99_seconds) + " over " +
+  std::string out = f.count == 0 ? "no event" : "p50 " + text::elapsed(f.p50_seconds) + ", p99 " +
+                                                    text::elapsed(f.p99_seconds) + " over " +
                                                     text::count(static_cast<long>(f.count), "event", "events");
   if (f.invalid > 0) out += " (" + text::count(static_cast<long>(f.invalid), "timestamp", "timestamps") + " unusable)";
   return out;
@@ -95,7 +95,7 @@ std::optional<std::string> evented_lag_text(const Report& r) {
 std::string lag_pod(const LagPod& p) {
   std::string who = p.namespace_.empty() && p.name.empty() ? p.uid : p.namespace_ + "/" + p.name;
   if (!p.container.empty()) who += " (" + p.container + ")";
-  return who + " " + p.event_type + " " + text::duration(p.lag_seconds);
+  return who + " " + p.event_type + " " + text::elapsed(p.lag_seconds);
 }
 
 }  // namespace plegscope

@@ -1,4 +1,4 @@
-// Issue 17: how the report names a pod and what a blocked task's wchan means.
+// How the report names a pod and what a blocked task's wchan means.
 #include <algorithm>
 
 #include "report/wording.h"

@@ -15,7 +15,7 @@
 namespace plegscope {
 namespace {
 
-using text::duration;
+using text::elapsed;
 using text::fmt;
 using text::number;
 
@@ -70,29 +70,29 @@ void relist_section(const Report& r, std::ostream& out) {
     if (!e.in_progress) done.push_back(&e);
   size_t failed =
       std::count_if(done.begin(), done.end(), [](const auto* e) { return e->error.has_value(); });
-  out << "Relist: period " << duration(r.relist.period_seconds) << ", threshold "
-      << duration(r.relist.threshold_seconds) << ", last seen "
-      << (r.relist.seconds_since_last_seen ? duration(*r.relist.seconds_since_last_seen) + " ago"
+  out << "Relist: period " << elapsed(r.relist.period_seconds) << ", threshold "
+      << elapsed(r.relist.threshold_seconds) << ", last seen "
+      << (r.relist.seconds_since_last_seen ? elapsed(*r.relist.seconds_since_last_seen) + " ago"
                                            : "never")
       << "\n";
   if (const TimelineEntry* now = relist_in_progress(r))
     out << hanging_wrap("in progress: " + describe_in_progress(*now), "  ", "    ");
   else if (r.relist.in_progress_seconds)
-    out << "  in progress: running for " << duration(*r.relist.in_progress_seconds) << "\n";
+    out << "  in progress: running for " << elapsed(*r.relist.in_progress_seconds) << "\n";
   if (r.relist.events_late_by_seconds)
     out << "  " << lateness(*r.relist.events_late_by_seconds) << "\n";
   if (done.empty())
     out << "  no relist has completed yet\n";
   else
-    out << "  duration p50 " << duration(r.relist.duration_p50_seconds) << ", p99 "
-        << duration(r.relist.duration_p99_seconds) << " over "
+    out << "  duration p50 " << elapsed(r.relist.duration_p50_seconds) << ", p99 "
+        << elapsed(r.relist.duration_p99_seconds) << " over "
         << text::count(static_cast<long>(done.size()), "completed relist", "completed relists")
         << " (" << failed << " failed)\n";
   // Journal: a runtime restart beside the failed relists.
   if (auto note = runtime_restart_note(r)) out << hanging_wrap(*note, "  ", "    ");
   if (r.relist.stretched_period_seconds)
-    out << hanging_wrap("do no harm: plegscope relists every " + duration(*r.relist.stretched_period_seconds) +
-                            " instead of every " + duration(r.relist.period_seconds) + " while the runtime struggles (" +
+    out << hanging_wrap("do no harm: plegscope relists every " + elapsed(*r.relist.stretched_period_seconds) +
+                            " instead of every " + elapsed(r.relist.period_seconds) + " while the runtime struggles (" +
                             r.relist.stretch_reason.value_or("") + ")",
                         "  ", "    ");
   if (r.relist.evented_fallback_reason)
@@ -117,20 +117,20 @@ const TimelineEntry* relist_in_progress(const Report& r) {
 // ListPodSandbox answered, pods and containers once both lists did, then
 // status calls and events as the changed pods are inspected.
 std::string describe_in_progress(const TimelineEntry& e) {
-  std::string out = "running for " + duration(e.duration_seconds);
+  std::string out = "running for " + elapsed(e.duration_seconds);
   if (e.initial) out += " (the first relist: every pod is inspected once)";
   if (e.lists_done == 0) return out + "; waiting for ListPodSandbox";
   if (e.lists_done == 1)
-    return out + "; ListPodSandbox answered after " + duration(e.list_seconds) +
+    return out + "; ListPodSandbox answered after " + elapsed(e.list_seconds) +
            ", waiting for ListContainers";
-  out += "; lists done in " + duration(e.list_seconds) + " (" + text::count(e.pods, "pod", "pods") +
+  out += "; lists done in " + elapsed(e.list_seconds) + " (" + text::count(e.pods, "pod", "pods") +
          ", " + text::count(e.containers, "container", "containers") + ")";
   if (e.pods_changed > 0)
     out += "; " + std::to_string(std::min(e.pods_inspected, e.pods_changed)) + "/" +
            text::count(e.pods_changed, "changed pod", "changed pods") + " inspected";
   if (e.events > 0 || e.status_calls > 0)
     out += "; " + text::count(e.status_calls, "status call", "status calls") + " so far (" +
-           duration(e.status_seconds) + ") for " + text::count(e.events, "event", "events");
+           elapsed(e.status_seconds) + ") for " + text::count(e.events, "event", "events");
   return out;
 }
 
@@ -158,7 +158,7 @@ std::vector<std::string> remedy_parts(const std::string& remedy) {
 }
 
 std::string lateness(double late_by_seconds) {
-  return "events reach the kubelet up to " + duration(late_by_seconds) + " late";
+  return "events reach the kubelet up to " + elapsed(late_by_seconds) + " late";
 }
 
 std::string status_label(Status status) {
@@ -184,9 +184,9 @@ std::string kubelet_paths_line(const Report& r) {
     out += "NotReady on both paths: the runtime's Status and PLEG";
   else if (s.not_ready_path == "runtime_status")
     out += on ? "NotReady through the runtime's Status (before PLEG's threshold)"
-              : "NotReady through the runtime's Status in " + duration(s.not_ready_in_seconds.value_or(0));
+              : "NotReady through the runtime's Status in " + elapsed(s.not_ready_in_seconds.value_or(0));
   else
-    out += on ? "NotReady through PLEG" : "NotReady through PLEG in " + duration(s.not_ready_in_seconds.value_or(0));
+    out += on ? "NotReady through PLEG" : "NotReady through PLEG in " + elapsed(s.not_ready_in_seconds.value_or(0));
   for (size_t i = 0; i < s.kubelet_errors.size(); ++i) out += (i ? "; " : " (") + s.kubelet_errors[i];
   if (!s.kubelet_errors.empty()) out += ")";
   if (s.ready_message_path && *s.ready_message_path != "other")
@@ -195,45 +195,31 @@ std::string kubelet_paths_line(const Report& r) {
   return out + "\n";
 }
 
-std::string render_text(const Report& r) {
-  if (needs_words(r)) return render_text(worded(r));
-  std::ostringstream out;
-  out << "plegscope diagnosis of node " << r.node << " at " << rfc3339(r.generated_at) << "\n\n";
-  out << "STATUS: " << status_label(r.status);
-  if (!r.healthy && !r.health_message.empty())
-    out << "  (PLEG is not healthy: " << r.health_message << ")";
-  if (r.healthy && r.seconds_to_unhealthy)
-    out << "  (unhealthy in about " << duration(*r.seconds_to_unhealthy) << " at this rate)";
-  out << "\n" << wrap(kubelet_paths_line(r), "") << wrap(r.summary, "") << "\n";
-
+static void causes_text(const Report& r, std::ostream& out) {
   if (r.causes.empty()) {
     out << "Causes: none. Every rule found its signals within thresholds.\n\n";
-  } else {
-    out << "Causes, most likely first:\n";
-    int i = 0;
-    for (const auto& c : r.causes) {
-      out << "\n  " << ++i << ". " << cause_name(c.id) << "  [" << severity_name(c.severity)
-          << ", confidence " << fmt("%.2f", c.confidence) << "]\n";
-      out << wrap(c.summary, "     ");
-      out << "     evidence:\n";
-      for (const auto& e : c.evidence) {
-        out << "       " << pad(e.signal, 48) << " " << pad(number(e.value), 10, true);
-        if (e.threshold) out << "   threshold " << number(*e.threshold);
-        out << "\n";
-      }
-      out << "     advice: " << advice_name(c.advice) << "\n";
-      out << "     remedy:\n";
-      for (const auto& part : remedy_parts(c.remedy))
-        out << hanging_wrap(part, "       ", "         ");
-    }
-    out << "\n";
+    return;
   }
-
-  relist_section(r, out);
-  beside_text(r, out);  // issue 18: the kubelet's relist beside the agent's
-  node_condition_text(r.node_condition, out);
+  out << "Causes, most likely first:\n";
+  int i = 0;
+  for (const auto& c : r.causes) {
+    out << "\n  " << ++i << ". " << cause_name(c.id) << "  [" << severity_name(c.severity)
+        << ", confidence " << fmt("%.2f", c.confidence) << "]\n";
+    out << wrap(c.summary, "     ");
+    out << "     evidence:\n";
+    for (const auto& e : c.evidence) {
+      out << "       " << pad(e.signal, 48) << " " << pad(number(e.value), 10, true);
+      if (e.threshold) out << "   threshold " << number(*e.threshold);
+      out << "\n";
+    }
+    out << "     advice: " << advice_name(c.advice) << "\n";
+    out << "     remedy:\n";
+    for (const auto& part : remedy_parts(c.remedy)) out << hanging_wrap(part, "       ", "         ");
+  }
   out << "\n";
+}
 
+static void runtime_text(const Report& r, std::ostream& out) {
   out << "Runtime: "
       << (r.runtime.name.empty() ? "unknown" : r.runtime.name + " " + r.runtime.version) << " at "
       << r.runtime.endpoint << "\n";
@@ -243,13 +229,15 @@ std::string render_text(const Report& r) {
         << pad("in-flight", 11, true) << pad("oldest", 9, true) << "\n";
     for (const auto& [name, o] : r.runtime.operations)
       out << "  " << pad(name, 22) << pad(std::to_string(o.count), 8, true)
-          << pad(std::to_string(o.errors), 8, true) << pad(duration(o.p50_seconds), 9, true)
-          << pad(duration(o.p99_seconds), 9, true) << pad(duration(o.max_seconds), 9, true)
+          << pad(std::to_string(o.errors), 8, true) << pad(elapsed(o.p50_seconds), 9, true)
+          << pad(elapsed(o.p99_seconds), 9, true) << pad(elapsed(o.max_seconds), 9, true)
           << pad(std::to_string(o.in_flight), 11, true)
-          << pad(o.in_flight ? duration(o.oldest_in_flight_seconds) : "-", 9, true) << "\n";
+          << pad(o.in_flight ? elapsed(o.oldest_in_flight_seconds) : "-", 9, true) << "\n";
   }
   out << "\n";
+}
 
+static void pods_and_events_text(const Report& r, std::ostream& out) {
   out << "Pods: " << r.pods.sandboxes << " sandboxes, " << r.pods.containers << " containers ("
       << r.pods.running_containers << " running, " << r.pods.exited_containers << " exited), "
       << r.pods.pods_to_reinspect << " to reinspect\n";
@@ -266,7 +254,6 @@ std::string render_text(const Report& r) {
     }
     out << "\n";
   }
-  // Event lag.
   out << hanging_wrap("Event lag: " + lag_figures(r), "", "  ");
   if (auto evented = evented_lag_text(r)) out << hanging_wrap(*evented, "  ", "    ");
   if (auto harm = lag_harm(r)) out << "  " << *harm << "\n";
@@ -279,6 +266,9 @@ std::string render_text(const Report& r) {
     }
     out << hanging_wrap(worst, "  ", "    ");
   }
+}
+
+static void pressure_text(const Report& r, std::ostream& out) {
   const auto& p = r.node_pressure;
   out << "Node pressure: ";
   if (p.cpu_some_avg10 || p.io_some_avg10 || p.memory_some_avg10)
@@ -290,18 +280,40 @@ std::string render_text(const Report& r) {
   if (p.load1) out << "; load1 " << fmt("%.2f", *p.load1);
   if (p.pids) out << "; pids " << *p.pids << (p.pid_max ? "/" + std::to_string(*p.pid_max) : "");
   out << "\n";
+}
 
-  // Journal: the kubelet's and the runtime's own lines, newest last.
+// The kubelet's and the runtime's own lines, newest last.
+static void journal_lines_text(const Report& r, std::ostream& out) {
   out << "\n" << hanging_wrap("Journal: " + journal_source_line(r), "", "  ");
   constexpr size_t kShown = 20;
   size_t from = r.journal.size() > kShown ? r.journal.size() - kShown : 0;
   if (from > 0) out << "  (the " << kShown << " newest; the JSON report has " << r.journal.size() << ")\n";
   for (size_t i = from; i < r.journal.size(); ++i) {
     const auto& m = r.journal[i];
-    out << "  " << rfc3339(m.time) << "  " << m.unit << "  " << m.kind << "\n"
-        << wrap(m.message, "      ");
+    out << "  " << rfc3339(m.time) << "  " << m.unit << "  " << m.kind << "\n" << wrap(m.message, "      ");
   }
-  host_text(r, out);  // issue 17
+}
+
+std::string render_text(const Report& r) {
+  if (needs_words(r)) return render_text(worded(r));
+  std::ostringstream out;
+  out << "plegscope diagnosis of node " << r.node << " at " << rfc3339(r.generated_at) << "\n\n";
+  out << "STATUS: " << status_label(r.status);
+  if (!r.healthy && !r.health_message.empty())
+    out << "  (PLEG is not healthy: " << r.health_message << ")";
+  if (r.healthy && r.seconds_to_unhealthy)
+    out << "  (unhealthy in about " << elapsed(*r.seconds_to_unhealthy) << " at this rate)";
+  out << "\n" << wrap(kubelet_paths_line(r), "") << wrap(r.summary, "") << "\n";
+  causes_text(r, out);
+  relist_section(r, out);
+  beside_text(r, out);  // the kubelet's relist beside the agent's
+  node_condition_text(r.node_condition, out);
+  out << "\n";
+  runtime_text(r, out);
+  pods_and_events_text(r, out);
+  pressure_text(r, out);
+  journal_lines_text(r, out);
+  host_text(r, out);
   return out.str();
 }
 

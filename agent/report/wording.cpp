@@ -21,9 +21,9 @@ std::optional<CauseWords> attributed_words(const Finding& f) {
   switch (f.form) {
     case Form::kNoRelistYet:
       if (f.seconds > 0) {
-        w.reason = "the first relist has run for " + text::duration(f.seconds) + " and not finished";
+        w.reason = "the first relist has run for " + text::elapsed(f.seconds) + " and not finished";
         const std::optional<double> late = f.evidence.back().threshold;
-        w.action = "wait for it; if it runs past " + text::duration(late.value_or(f.period_seconds)) +
+        w.action = "wait for it; if it runs past " + text::elapsed(late.value_or(f.period_seconds)) +
                    ", check that the runtime answers on its socket";
       } else {
         w.reason = "the runtime has not answered a relist yet";
@@ -32,20 +32,20 @@ std::optional<CauseWords> attributed_words(const Finding& f) {
       w.summary = "No relist has succeeded yet: " + w.reason + ".";
       return w;
     case Form::kLateInLists:
-      where = text::fmt("%.0f", f.share * 100) + "% of it in the two list calls (" + text::duration(f.list_seconds) +
+      where = text::fmt("%.0f", f.share * 100) + "% of it in the two list calls (" + text::elapsed(f.list_seconds) +
               " for " + std::to_string(f.objects) + " objects)";
       w.action = "find what slows the runtime's list calls";
       break;
     case Form::kLateInInspection:
       where = text::fmt("%.0f", f.share * 100) + "% of it in per-pod inspection (" +
               text::fmt("%.0f", f.pods_per_relist) + " pods changed per relist, status calls " +
-              text::duration(f.status_call_seconds) + " each)";
+              text::elapsed(f.status_call_seconds) + " each)";
       w.action = "find what makes per-pod inspection slow";
       break;
     default: return std::nullopt;
   }
-  w.reason = "relists take " + text::duration(f.seconds) + ", " + text::fmt("%.0f", f.seconds / f.period_seconds) +
-             " times the " + text::duration(f.period_seconds) + " period, " + where;
+  w.reason = "relists take " + text::elapsed(f.seconds) + ", " + text::fmt("%.0f", f.seconds / f.period_seconds) +
+             " times the " + text::elapsed(f.period_seconds) + " period, " + where;
   w.summary = "Relists are late: " + w.reason + ".";
   return w;
 }
@@ -89,9 +89,9 @@ std::string lag_sentence(const Report& r) {
 std::string summary_of(const Report& r) {
   if (r.status == Status::kHealthy) {
     std::string lag = lag_sentence(r);
-    return "PLEG is healthy: relists take " + text::duration(r.relist.duration_p50_seconds) + " (p99 " +
-           text::duration(r.relist.duration_p99_seconds) + ") against a " +
-           text::duration(r.relist.threshold_seconds) + " threshold" +
+    return "PLEG is healthy: relists take " + text::elapsed(r.relist.duration_p50_seconds) + " (p99 " +
+           text::elapsed(r.relist.duration_p99_seconds) + ") against a " +
+           text::elapsed(r.relist.threshold_seconds) + " threshold" +
            (lag.empty() && r.causes.empty() ? "; nothing to do." : "." + lag) +
            (r.causes.empty() ? "" : " Worth knowing: " + r.causes.front().reason + ".");
   }
@@ -106,16 +106,16 @@ std::string summary_of(const Report& r) {
   }
   std::string state = r.status == Status::kUnhealthy ? "not healthy" : "at risk";
   if (r.status == Status::kAtRisk && r.seconds_to_unhealthy)
-    state += " (unhealthy in about " + text::duration(*r.seconds_to_unhealthy) + ")";
+    state += " (unhealthy in about " + text::elapsed(*r.seconds_to_unhealthy) + ")";
   std::string out = "PLEG is " + state;
   if (!r.causes.empty()) out += " because " + r.causes.front().reason + ": " + r.causes.front().action;
   out += ".";
   if (r.status == Status::kUnhealthy) out += " The kubelet says: " + r.health_message + ".";
   if (const auto& late = r.relist.events_late_by_seconds) {
     const double period = r.relist.period_seconds;
-    out += " Relists take " + text::duration(*late) + " (" + text::fmt("%.0f", *late / period) + " times the " +
-           text::duration(period) + " period), so the kubelet learns of container changes up to " +
-           text::duration(*late) + " late.";
+    out += " Relists take " + text::elapsed(*late) + " (" + text::fmt("%.0f", *late / period) + " times the " +
+           text::elapsed(period) + " period), so the kubelet learns of container changes up to " +
+           text::elapsed(*late) + " late.";
   }
   out += lag_sentence(r);
   return out;
@@ -145,7 +145,7 @@ CauseWords words(const Finding& f) {
 
 bool needs_words(const Report& report) {
   if (report.summary.empty()) return true;
-  if (beside_needs_words(report)) return true;  // issue 18
+  if (beside_needs_words(report)) return true;
   if (report.node_condition.outcome && !report.node_condition.error) return true;
   for (const Cause& c : report.causes)
     if (c.summary.empty()) return true;
@@ -163,7 +163,7 @@ void word(Report& report) {
     if (c.remedy.empty()) c.remedy = remedy(c.id, report);
   }
   if (report.summary.empty()) report.summary = summary_of(report);
-  word_beside(report);  // issue 18
+  word_beside(report);
   if (report.node_condition.outcome && !report.node_condition.error)
     report.node_condition.error = node_condition_error_words(*report.node_condition.outcome);
 }

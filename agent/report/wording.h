@@ -67,7 +67,7 @@ Report worded(Report report);
 // and runtime logs: "list_containers" -> "ListContainers".
 std::string cri_method(const std::string& op);
 
-// Issue 17: a pod as operators name it: "default/web-0 (uid 1f2e…, sandbox
+// A pod as operators name it: "default/web-0 (uid 1f2e…, sandbox
 // 4c5d…, container app)"; a pod the agent never inspected by its ids alone.
 std::string pod_words(const PodRef& pod);
 // Several pods, the first few named, "and N more".

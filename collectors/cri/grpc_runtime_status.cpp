@@ -33,7 +33,8 @@ std::optional<CallResult<cri::StatusResponse>> GrpcRuntimeClient::status_result(
   bool ok = false;
   // A zero wait looks and never waits; the answer is timed when it is taken
   // from the queue.
-  const auto deadline = std::chrono::system_clock::now() + wait;
+  const gpr_timespec deadline =
+      gpr_time_add(gpr_now(GPR_CLOCK_MONOTONIC), gpr_time_from_nanos(wait.count(), GPR_TIMESPAN));
   if (status_cq_->AsyncNext(&tag, &ok, deadline) != grpc::CompletionQueue::GOT_EVENT) return std::nullopt;
   PendingStatus& p = *pending_status_;
   tracker_.end(p.id, p.status.error_code());

@@ -135,6 +135,24 @@ void JournalFollower::run_own_thread() {
   }
 }
 
+bool JournalFollower::open_journal(JournalReader& reader) {
+  const std::string path = resolve_journal_path(options_.journal_path, options_.default_paths);
+  std::string error;
+  if (path.empty()) {
+    error = "no journal at " + joined_with_or(options_.default_paths);
+  } else if (!is_directory(path)) {
+    error = "no journal at " + path;
+  } else {
+    error = reader.open(path, since_usec_);
+  }
+  publish([&](JournalStatus& s) {
+    s.path = path;
+    s.available = error.empty();
+    s.error = error;
+  });
+  return error.empty();
+}
+
 void JournalFollower::step() {
   if (first_step_) {
     first_step_ = false;
@@ -145,25 +163,9 @@ void JournalFollower::step() {
   JournalReader& reader = *reader_;
   if (waiting_on_fd_ && reader.is_open()) reader.process();
   waiting_on_fd_ = false;
-  if (!reader.is_open()) {
-    const std::string path = resolve_journal_path(options_.journal_path, options_.default_paths);
-    std::string error;
-    if (path.empty()) {
-      error = "no journal at " + joined_with_or(options_.default_paths);
-    } else if (!is_directory(path)) {
-      error = "no journal at " + path;
-    } else {
-      error = reader.open(path, since_usec_);
-    }
-    publish([&](JournalStatus& s) {
-      s.path = path;
-      s.available = error.empty();
-      s.error = error;
-    });
-    if (!error.empty()) {
-      due_ = MonotonicClock::now() + options_.reopen_interval;
-      return;
-    }
+  if (!reader.is_open() && !open_journal(reader)) {
+    due_ = MonotonicClock::now() + options_.reopen_interval;
+    return;
   }
   // Marks reach the shared status in one batch per read, so a reader of
   // status() never sees half a batch and the lock is taken once per batch.

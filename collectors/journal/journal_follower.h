@@ -112,6 +112,8 @@ class JournalFollower final : public FdTask {
   void run_own_thread();
   void publish(const std::function<void(JournalStatus&)>& change);
   void step();
+  // Opens the journal directory; false (and the reason published) when it cannot.
+  bool open_journal(JournalReader& reader);
 
   const JournalFollowerOptions options_;
   const Clock& clock_;

@@ -21,7 +21,7 @@ std::optional<Finding> judge_pod_status_slow(const Context& c) {
   f.median_seconds = l.p50;
   f.threshold_seconds = threshold;
   f.call_in_flight = l.in_flight_slow;
-  // Issue 17: the pods behind the slowest status calls of the window.
+  // The pods behind the slowest status calls of the window.
   for (const auto& pc : c.s.pod_calls) {
     if (!is_status_op(pc.op) || pc.seconds < threshold || (!pc.in_flight && pc.end < c.window_start)) continue;
     bool seen = false;

@@ -8,7 +8,7 @@
 namespace plegscope {
 namespace {
 
-// Issue 17: the pods of the per-pod calls in flight past the hang threshold,
+// The pods of the per-pod calls in flight past the hang threshold,
 // and whether any call for no pod (an unfiltered list, Version) hangs too.
 std::vector<PodRef> hung_pods(const Context& c, bool& unfiltered_hung) {
   unfiltered_hung = false;
@@ -65,7 +65,7 @@ std::optional<Finding> judge_runtime_hung(const Context& c) {
   // their retry, the same hang.
   if (!failures_interleaved(c, GrpcCode::kDeadlineExceeded))
     f.relists = trailing_errors(c, GrpcCode::kDeadlineExceeded);
-  // Issue 17: lists answer quickly while one pod's calls hang: a stuck pod
+  // Lists answer quickly while one pod's calls hang: a stuck pod
   // (its shim, its storage), not a hung runtime.
   bool unfiltered_hung = false;
   f.pods = hung_pods(c, unfiltered_hung);

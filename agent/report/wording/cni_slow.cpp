@@ -8,16 +8,16 @@ namespace {
 CauseWords words_of(const Finding& f) {
   CauseWords w;
   if (!f.op.empty())
-    w.reason = "network " + f.op + " takes " + text::duration(f.seconds) + " (p99, threshold " +
-               text::duration(f.threshold_seconds) + ")";
+    w.reason = "network " + f.op + " takes " + text::elapsed(f.seconds) + " (p99, threshold " +
+               text::elapsed(f.threshold_seconds) + ")";
   else
-    w.reason = f.method + " has been in flight for " + text::duration(f.seconds) + " (threshold " +
-               text::duration(f.threshold_seconds) + ")";
+    w.reason = f.method + " has been in flight for " + text::elapsed(f.seconds) + " (threshold " +
+               text::elapsed(f.threshold_seconds) + ")";
   if (!f.op.empty() && !f.method.empty() && f.call_in_flight) w.reason += " and " + f.method + " is in flight";
-  if (f.status_call_seconds > 0) w.reason += ", with PodSandboxStatus at " + text::duration(f.status_call_seconds);
+  if (f.status_call_seconds > 0) w.reason += ", with PodSandboxStatus at " + text::elapsed(f.status_call_seconds);
   if (f.list_seconds > 0)
     w.reason += (f.status_call_seconds > 0 ? " and ListPodSandbox at " : ", with ListPodSandbox at ") +
-                text::duration(f.list_seconds);
+                text::elapsed(f.list_seconds);
   w.action = "look at the CNI plugin's log and the IP allocator; the runtime holds the sandbox's lock meanwhile";
   w.summary = "Network setup or teardown is slow: " + w.reason + ".";
   return w;

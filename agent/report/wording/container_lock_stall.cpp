@@ -7,8 +7,8 @@ namespace {
 
 CauseWords words_of(const Finding& f) {
   CauseWords w;
-  w.reason = f.method + " has been in flight inside the runtime for " + text::duration(f.seconds) +
-             " (hang threshold " + text::duration(f.threshold_seconds) + ") with no call of it completing";
+  w.reason = f.method + " has been in flight inside the runtime for " + text::elapsed(f.seconds) +
+             " (hang threshold " + text::elapsed(f.threshold_seconds) + ") with no call of it completing";
   w.action = "find the container that " + f.method + " is stuck on and its shim; the runtime itself is not hung";
   w.summary = "Another client's " + f.method + " is stuck inside the runtime: " + w.reason + ", and it holds the lock " +
               (f.op.empty() ? std::string("the agent's calls wait") : cri_method(f.op) + " waits") + " for" +

@@ -1,4 +1,4 @@
-// The words of defunct_processes (issue 17): zombies piling up, by parent.
+// The words of defunct_processes: zombies piling up, by parent.
 #include "report/wording.h"
 
 namespace plegscope {

@@ -24,7 +24,7 @@ CauseWords from_journal(const Finding& f) {
                                   ? "the kubelet's metrics are not read (--kubelet-endpoint is off)"
                                   : "the kubelet's metrics at " + f.endpoint + " could not be read (see the kubelet section)";
   w.reason = journal_words(f) + ", while plegscope's relists on the same runtime take " +
-             text::duration(f.agent_relist_p99_seconds) + " (p99) and never stopped meanwhile; " + metrics +
+             text::elapsed(f.agent_relist_p99_seconds) + " (p99) and never stopped meanwhile; " + metrics +
              ", so the kubelet's own relist was not measured";
   w.action = "the kubelet is likely stuck, not the runtime: read its metrics to confirm (RBAC get nodes/metrics), "
              "dump the kubelet's goroutines, then restart the kubelet";
@@ -37,18 +37,18 @@ CauseWords words_of(const Finding& f) {
   CauseWords w;
   std::string stopped;
   if (f.kubelet_flat_seconds && *f.kubelet_flat_seconds >= f.threshold_seconds)
-    stopped = "the kubelet's relist count has not advanced for " + text::duration(*f.kubelet_flat_seconds);
+    stopped = "the kubelet's relist count has not advanced for " + text::elapsed(*f.kubelet_flat_seconds);
   if (f.kubelet_last_seen_age_seconds && *f.kubelet_last_seen_age_seconds >= f.threshold_seconds)
     stopped += (stopped.empty() ? "the kubelet's PLEG was last seen active " : " and it was last seen active ") +
-               text::duration(*f.kubelet_last_seen_age_seconds) + " ago";
+               text::elapsed(*f.kubelet_last_seen_age_seconds) + " ago";
   w.reason = stopped + ", while plegscope's relists on the same runtime take " +
-             text::duration(f.agent_relist_p99_seconds) + " (p99)";
+             text::elapsed(f.agent_relist_p99_seconds) + " (p99)";
   const std::string journal = journal_words(f);
   if (!journal.empty()) w.reason += "; " + journal;
   w.action = "the kubelet is stuck, not the runtime: dump the kubelet's goroutines, then restart the kubelet";
   w.summary = "The kubelet's own PLEG has stopped: " + w.reason + ", so the runtime answers and the kubelet does not ask";
   if (f.severity != Severity::kCritical)
-    w.summary += " (the kubelet reports PLEG unhealthy after " + text::duration(f.model_threshold_seconds) + ")";
+    w.summary += " (the kubelet reports PLEG unhealthy after " + text::elapsed(f.model_threshold_seconds) + ")";
   w.summary += ".";
   return w;
 }

@@ -24,12 +24,12 @@ CauseWords words_of(const Finding& f) {
   std::string meanwhile;
   switch (f.form) {
     case Form::kWhileCallHung:
-      meanwhile = " while " + cri_method(f.op) + " has been in flight for " + text::duration(f.seconds);
+      meanwhile = " while " + cri_method(f.op) + " has been in flight for " + text::elapsed(f.seconds);
       break;
     case Form::kWhileCallsSlow:
-      meanwhile = " while " + cri_method(f.op) + " takes " + text::duration(f.seconds) + " (p99)";
+      meanwhile = " while " + cri_method(f.op) + " takes " + text::elapsed(f.seconds) + " (p99)";
       break;
-    case Form::kWhileRelistsSlow: meanwhile = " while relists take " + text::duration(f.seconds); break;
+    case Form::kWhileRelistsSlow: meanwhile = " while relists take " + text::elapsed(f.seconds); break;
     default: meanwhile = " (runtime calls are not slow yet)"; break;
   }
   w.reason = "the node is under " + what + meanwhile;

@@ -1,4 +1,4 @@
-// The words of pid_exhaustion (issue 17): a PID limit nearly reached, named.
+// The words of pid_exhaustion: a PID limit nearly reached, named.
 #include "report/wording.h"
 
 namespace plegscope {

@@ -6,11 +6,11 @@ namespace {
 
 CauseWords words_of(const Finding& f) {
   CauseWords w;
-  w.reason = cri_method(f.op) + " takes " + text::duration(f.seconds) + " (p99, median " +
-             text::duration(f.median_seconds) + (f.call_in_flight ? ", one call still in flight" : "") +
+  w.reason = cri_method(f.op) + " takes " + text::elapsed(f.seconds) + " (p99, median " +
+             text::elapsed(f.median_seconds) + (f.call_in_flight ? ", one call still in flight" : "") +
              "), so every changed pod costs seconds to inspect";
   w.action = "find which pods' sandboxes or containers are slow to inspect";
-  if (!f.pods.empty()) {  // issue 17: the pods behind the slowest calls
+  if (!f.pods.empty()) {  // the pods behind the slowest calls
     w.reason += "; slowest: " + pods_words(f.pods);
     w.action = "inspect " + pods_words(f.pods, 1) + " first";
   }

@@ -1,4 +1,4 @@
-// The words of runtime_disk_slow (issue 17): the disk under the runtime's
+// The words of runtime_disk_slow: the disk under the runtime's
 // root is slow or saturated, behind slow or hung runtime calls.
 #include "report/wording.h"
 

@@ -9,7 +9,7 @@ CauseWords words_of(const Finding& f) {
   switch (f.form) {
     case Form::kStalling:
       w.reason = "list calls hit their deadline (DEADLINE_EXCEEDED) in " + text::count(f.relists, "relist", "relists") +
-                 " of the last " + text::duration(f.window_seconds) + ", with good relists between them";
+                 " of the last " + text::elapsed(f.window_seconds) + ", with good relists between them";
       w.action = "capture the runtime's goroutine dump during a stall and look for a stuck shim";
       w.summary = "The runtime stalls on and off: " + w.reason + ".";
       break;
@@ -19,19 +19,19 @@ CauseWords words_of(const Finding& f) {
       w.action = "capture the runtime's goroutine dump, then restart it";
       w.summary = "The runtime stopped answering: " + w.reason + ".";
       break;
-    case Form::kStuckPod:  // issue 17: one pod's calls hang, lists answer
+    case Form::kStuckPod:  // one pod's calls hang, lists answer
       w.reason = cri_method(f.op) + " for " + pods_words(f.pods) + " has been in flight for " +
-                 text::duration(f.seconds) + " (hang threshold " + text::duration(f.threshold_seconds) +
-                 ") while list calls answer in " + text::duration(f.list_seconds);
+                 text::elapsed(f.seconds) + " (hang threshold " + text::elapsed(f.threshold_seconds) +
+                 ") while list calls answer in " + text::elapsed(f.list_seconds);
       w.action = "look at that pod's shim and storage first; restarting the runtime is not the first remedy";
       w.summary = "One pod is stuck, not the runtime: " + w.reason +
                   ". Restarting the runtime does not free a shim stuck on storage.";
       break;
     default:  // Form::kCallHung
-      w.reason = cri_method(f.op) + " has been in flight for " + text::duration(f.seconds) + " (hang threshold " +
-                 text::duration(f.threshold_seconds) + ")";
+      w.reason = cri_method(f.op) + " has been in flight for " + text::elapsed(f.seconds) + " (hang threshold " +
+                 text::elapsed(f.threshold_seconds) + ")";
       w.action = "the runtime is hung; capture its goroutine dump, then restart it";
-      if (!f.pods.empty()) w.reason += ", for " + pods_words(f.pods);  // issue 17
+      if (!f.pods.empty()) w.reason += ", for " + pods_words(f.pods);
       if (f.relists > 0)
         w.reason += ", after " + text::count(f.relists, "relist", "relists") + " that ended at their deadline";
       w.summary = "A CRI call is hung: " + w.reason + ", so the relist cannot finish.";

@@ -15,7 +15,7 @@ CauseWords words_of(const Finding& f) {
   if (f.status_down_in_seconds && *f.status_down_in_seconds <= 0)
     w.summary += " and \"container runtime is down\"";
   else if (f.status_down_in_seconds)
-    w.summary += ", and \"container runtime is down\" in " + text::duration(*f.status_down_in_seconds);
+    w.summary += ", and \"container runtime is down\" in " + text::elapsed(*f.status_down_in_seconds);
   w.summary += ".";
   if (f.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
   return w;

@@ -9,8 +9,8 @@ CauseWords words_of(const Finding& f) {
   const std::string objects = f.objects > 0 ? " for only " + std::to_string(f.objects) + " sandboxes and containers"
                                             : " before the first answer";
   w.reason = f.form == Form::kListsSlowPerRelist
-                 ? "list calls take " + text::duration(f.seconds) + " per relist" + objects
-                 : cri_method(f.op) + " takes " + text::duration(f.seconds) + objects +
+                 ? "list calls take " + text::elapsed(f.seconds) + " per relist" + objects
+                 : cri_method(f.op) + " takes " + text::elapsed(f.seconds) + objects +
                        (f.call_in_flight ? " (one call still in flight)" : "");
   w.action = "look for slow storage or lock contention in the runtime";
   w.summary = "The runtime is slow to list: " + w.reason + ".";

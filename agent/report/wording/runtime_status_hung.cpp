@@ -9,19 +9,19 @@ std::string down_words(const Finding& f) {
   if (f.status_down_in_seconds && *f.status_down_in_seconds <= 0)
     return "the kubelet now says \"container runtime is down\" and the node is NotReady";
   return "the kubelet says \"container runtime is down\" (node NotReady) in " +
-         text::duration(f.status_down_in_seconds.value_or(0));
+         text::elapsed(f.status_down_in_seconds.value_or(0));
 }
 
 CauseWords words_of(const Finding& f) {
   CauseWords w;
-  const std::string since = "the runtime's Status has had no good answer for " + text::duration(f.seconds);
+  const std::string since = "the runtime's Status has had no good answer for " + text::elapsed(f.seconds);
   switch (f.form) {
     case Form::kStatusFailing:
       w.reason = since + " (" + text::count(f.calls, "call", "calls") + " in a row failed)";
       w.action = "read the runtime's log for the Status error; restart the runtime once if it persists";
       break;
     case Form::kStatusWhileListsAnswer:
-      w.reason = since + " while its container lists answer in " + text::duration(f.list_seconds);
+      w.reason = since + " while its container lists answer in " + text::elapsed(f.list_seconds);
       w.action = "capture the runtime's goroutine dump and look for Status waiting on the CNI library; end the "
                  "stuck CNI plugin call, then restart the runtime once";
       break;

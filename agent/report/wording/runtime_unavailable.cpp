@@ -18,7 +18,7 @@ CauseWords words_of(const Finding& f) {
       break;
     default:  // Form::kFlapping
       w.reason = "the runtime answered UNAVAILABLE in " + text::count(f.relists, "relist", "relists") +
-                 " of the last " + text::duration(f.window_seconds) +
+                 " of the last " + text::elapsed(f.window_seconds) +
                  (f.failed_last ? ", with good relists between them" : ", not in the last one");
       w.action = "check the runtime's logs for restarts";
       break;

@@ -1,4 +1,4 @@
-// The words of shim_hung (issue 17): a pod's runtime helper (shim, conmon,
+// The words of shim_hung: a pod's runtime helper (shim, conmon,
 // runc) stuck in uninterruptible sleep, named with its pod, pid and wchan.
 #include "report/wording.h"
 
@@ -31,7 +31,7 @@ std::string frozen_words(const Finding::HostProcess& p) {
                                   "freeze that cannot complete, as runc leaves after its update times out"
                                 : "frozen (cgroup.events frozen 1): its tasks sleep in S, trapped in the freezer" +
                                       (p.wchan.empty() || p.wchan == "0" ? std::string() : " at " + p.wchan);
-  return p.comm + " (pid " + std::to_string(p.pid) + ") has been stopped for at least " + text::duration(p.seconds) +
+  return p.comm + " (pid " + std::to_string(p.pid) + ") has been stopped for at least " + text::elapsed(p.seconds) +
          ": its cgroup " + p.frozen_cgroup + " is " + state;
 }
 
@@ -39,7 +39,7 @@ std::string process_words(const Finding::HostProcess& p) {
   if (!p.frozen_cgroup.empty()) return frozen_words(p);
   const std::string where = where_words(p);
   return p.comm + " (pid " + std::to_string(p.pid) + (p.count > 1 ? ", " + std::to_string(p.count) + " tasks" : "") +
-         ") has been in D for at least " + text::duration(p.seconds) + " " + where +
+         ") has been in D for at least " + text::elapsed(p.seconds) + " " + where +
          (p.hung_task ? "; " + hung_task_words(*p.hung_task) : "");
 }
 
@@ -50,7 +50,7 @@ CauseWords words_of(const Finding& f) {
     what += ", and " + text::count(static_cast<long>(f.processes.size() - 1), "other helper", "other helpers");
   const std::string pods = f.pods.empty() ? "a pod the agent has not inspected" : pods_words(f.pods);
   if (f.form == Form::kBehindHungLists) {
-    const std::string lists = f.call_in_flight ? cri_method(f.op) + " has been in flight for " + text::duration(f.seconds)
+    const std::string lists = f.call_in_flight ? cri_method(f.op) + " has been in flight for " + text::elapsed(f.seconds)
                                                : "list calls hit their deadline (DEADLINE_EXCEEDED) " +
                                                      text::count(f.relists, "time", "times");
     w.reason = lists + " because the runtime waits on the stuck shim of " + pods + ": its " + what;
@@ -80,7 +80,7 @@ CauseWords words_of(const Finding& f) {
     return w;
   }
   if (f.form == Form::kBehindHungCall) {
-    w.reason = cri_method(f.op) + " for " + pods + " has been in flight for " + text::duration(f.seconds) +
+    w.reason = cri_method(f.op) + " for " + pods + " has been in flight for " + text::elapsed(f.seconds) +
                " because its " + what;
     w.summary = "A pod's shim is stuck in the kernel: " + w.reason + ". Restarting the runtime does not free it.";
   } else {

@@ -8,7 +8,7 @@ CauseWords words_of(const Finding& f) {
   CauseWords w;
   w.reason = "the runtime holds " + std::to_string(f.objects) + " sandboxes and containers (" +
              std::to_string(f.exited) + " exited) and every relist lists them all (" +
-             text::duration(f.list_seconds) + ")";
+             text::elapsed(f.list_seconds) + ")";
   w.action = f.mostly_exited ? "remove exited containers and fix whatever piles them up"
                              : "spread the pods over more nodes (lower maxPods here): they are running, "
                                "not leftovers";

@@ -9,17 +9,17 @@ namespace plegscope {
 namespace {
 
 TEST(Format, Durations) {
-  EXPECT_EQ(text::duration(0), "0ms");
-  EXPECT_EQ(text::duration(0.0008), "800µs");
-  EXPECT_EQ(text::duration(0.25), "250ms");
-  EXPECT_EQ(text::duration(1.5), "1.5s");
-  EXPECT_EQ(text::duration(4.0), "4s");
-  EXPECT_EQ(text::duration(9.6), "9.6s");
-  EXPECT_EQ(text::duration(42.4), "42s");
-  EXPECT_EQ(text::duration(166.5), "2m47s");
-  EXPECT_EQ(text::duration(3720), "1h2m");
-  EXPECT_EQ(text::duration(-1), "0ms");
-  EXPECT_EQ(text::duration(std::nan("")), "0ms");
+  EXPECT_EQ(text::elapsed(0), "0ms");
+  EXPECT_EQ(text::elapsed(0.0008), "800µs");
+  EXPECT_EQ(text::elapsed(0.25), "250ms");
+  EXPECT_EQ(text::elapsed(1.5), "1.5s");
+  EXPECT_EQ(text::elapsed(4.0), "4s");
+  EXPECT_EQ(text::elapsed(9.6), "9.6s");
+  EXPECT_EQ(text::elapsed(42.4), "42s");
+  EXPECT_EQ(text::elapsed(166.5), "2m47s");
+  EXPECT_EQ(text::elapsed(3720), "1h2m");
+  EXPECT_EQ(text::elapsed(-1), "0ms");
+  EXPECT_EQ(text::elapsed(std::nan("")), "0ms");
 }
 
 TEST(Format, NumbersBytesCounts) {
