@@ -1,0 +1,47 @@
+"""Where the real Kubernetes parts are: the cache scripts/build-cluster-parts
+fills, keyed by the versions in tests/cluster/versions.env."""
+
+import os
+import subprocess
+
+import harness  # tests/lib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def versions():
+    out = {}
+    with open(os.path.join(HERE, "versions.env")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                out[k] = v
+    return out
+
+
+def cache_dir():
+    base = os.environ.get("PLEGSCOPE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "plegscope")
+    return os.path.join(base, "cluster")
+
+
+def binaries():
+    """{name: path} of every part; raises harness.Skip (a failure under CI)
+    naming the build command when one is missing."""
+    v = versions()
+    c = cache_dir()
+    out = {b: os.path.join(c, "kubernetes-" + v["KUBERNETES_VERSION"], "bin", b)
+           for b in ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kubectl")}
+    out["etcd"] = os.path.join(c, "etcd-" + v["ETCD_VERSION"], "bin", "etcd")
+    out["crictl"] = os.path.join(c, "crictl-" + v["CRICTL_VERSION"], "bin", "crictl")
+    out["kwok"] = os.path.join(c, "kwok-" + v["KWOK_VERSION"], "bin", "kwok")
+    missing = [p for p in out.values() if not os.access(p, os.X_OK)]
+    if missing:
+        raise harness.Skip("the real cluster parts are not built (%s): run scripts/build-cluster-parts"
+                           % ", ".join(missing))
+    return out
+
+
+def version_of(path):
+    r = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+    return (r.stdout or r.stderr).strip().splitlines()[0] if (r.stdout or r.stderr).strip() else ""
