@@ -21,6 +21,13 @@ Settings the sandbox needs, each named where it is set (KubeletConfiguration):
                                image from the kubelet's image GC (1.6.22 does)
   evictionHard (tiny)          a busy shared disk must not evict the test pods
   makeIPTablesUtilChains: false  no iptables rules on the host
+  podLogsDir                   pod logs under the temp dir, not /var/log/pods
+  kernel tunables              the kubelet sets vm.overcommit_memory, kernel.panic
+                               and others (protectKernelDefaults: false); the
+                               harness restores the host's values after
+  --node-ip on a dummy link    the kubelet refuses a loopback node IP, and the
+                               API server will not proxy to one; a dummy link
+                               holds a TEST-NET-1 address that routes nowhere
 """
 
 import json
@@ -44,6 +51,11 @@ from pki import Pki  # noqa: E402
 
 NODE = "pscl-node"
 BRIDGE = "pscl0"
+DUMMY = "pscl-dummy0"
+NODE_IP = "192.0.2.77"
+AGENT_USER = "system:serviceaccount:plegscope:plegscope"
+KERNEL_TUNABLES = ("vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
+                   "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes")
 POD_SUBNET = "10.244.77.0/24"
 SERVICE_RANGE = "10.0.0.0/24"
 
@@ -61,6 +73,7 @@ class Cluster:
         self.kubelet_flags = list(kubelet_flags)
         self.ctd = None
         self.procs = {}
+        self.tunables = {}
 
     # -- lifecycle ----------------------------------------------------------
     def __enter__(self):
@@ -81,6 +94,7 @@ class Cluster:
         self.dir = os.path.join(self.ctd.tmp, "cluster")
         os.makedirs(self.dir)
         self._cni_config()
+        self._node_link()
         self.ctd.start()
         for name, tarball in oci_image.build_e2e_images(os.path.join(self.dir, "images")).items():
             self.ctd.import_image(tarball)
@@ -108,6 +122,13 @@ class Cluster:
                       "dataDir": os.path.join(self.ctd.tmp, "cni", "ipam")}}]}
         with open(os.path.join(self.ctd.tmp, "cni", "conf", "10-pscl.conflist"), "w") as f:
             json.dump(conf, f)
+
+    def _node_link(self):
+        for cmd in (["ip", "link", "add", DUMMY, "type", "dummy"],
+                    ["ip", "addr", "add", NODE_IP + "/32", "dev", DUMMY], ["ip", "link", "set", DUMMY, "up"]):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr.strip()))
 
     def _proc(self, name, args, ready, timeout=60):
         p = Process(name, args)
@@ -139,6 +160,13 @@ class Cluster:
         kcert, kkey = pki.issue("apiserver-kubelet", "kube-apiserver-kubelet-client", ["system:masters"])
         self.api_port = free_port()
         self.server = "https://127.0.0.1:%d" % self.api_port
+        # Every request of the shipped ServiceAccount, and nothing else, in
+        # the audit log: what plegscope asks of the API server, counted exactly.
+        policy = os.path.join(self.dir, "audit-policy.json")
+        with open(policy, "w") as f:
+            json.dump({"apiVersion": "audit.k8s.io/v1", "kind": "Policy", "omitStages": ["RequestReceived"],
+                       "rules": [{"level": "Metadata", "users": [AGENT_USER]}, {"level": "None"}]}, f)
+        self.audit_log = os.path.join(self.dir, "audit.log")
         args = [self.bins["kube-apiserver"], "--etcd-servers", "http://127.0.0.1:%d" % self.etcd_port,
                 "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
                 "--secure-port", str(self.api_port), "--tls-cert-file", cert, "--tls-private-key-file", key,
@@ -150,7 +178,8 @@ class Cluster:
                 "--kubelet-client-certificate", kcert, "--kubelet-client-key", kkey,
                 "--kubelet-certificate-authority", pki.ca_cert,
                 "--kubelet-preferred-address-types", "InternalIP",
-                "--endpoint-reconciler-type", "none", "--profiling=false"]
+                "--endpoint-reconciler-type", "none", "--profiling=false",
+                "--audit-policy-file", policy, "--audit-log-path", self.audit_log]
         self.procs["kube-apiserver"] = Process("kube-apiserver", args)
         acert, akey = pki.issue("admin", "pscl-admin", ["system:masters"])
         self.admin_kubeconfig = pki.kubeconfig("admin", self.server, acert, akey)
@@ -190,11 +219,11 @@ class Cluster:
 
     def _kubelet_config(self, root):
         self.kubelet_port, self.kubelet_healthz_port = free_port(), free_port()
-        cert, key = self.pki.issue("kubelet-serving", NODE, dns=[NODE, "localhost"], ips=["127.0.0.1"],
-                                   server=True)
+        cert, key = self.pki.issue("kubelet-serving", NODE, dns=[NODE, "localhost"],
+                                   ips=["127.0.0.1", NODE_IP], server=True)
         cfg = {
             "apiVersion": "kubelet.config.k8s.io/v1beta1", "kind": "KubeletConfiguration",
-            "address": "127.0.0.1", "port": self.kubelet_port, "readOnlyPort": 0,
+            "address": NODE_IP, "port": self.kubelet_port, "readOnlyPort": 0,
             "healthzBindAddress": "127.0.0.1", "healthzPort": self.kubelet_healthz_port,
             "tlsCertFile": cert, "tlsPrivateKeyFile": key,
             "authentication": {"anonymous": {"enabled": False}, "webhook": {"enabled": True},
@@ -210,6 +239,7 @@ class Cluster:
             "makeIPTablesUtilChains": False,
             "maxPods": 130, "clusterDomain": "cluster.local", "resolvConf": "/etc/resolv.conf",
             "nodeStatusUpdateFrequency": "10s", "rotateCertificates": False,
+            "podLogsDir": os.path.join(root, "pod-logs"),
         }
         path = os.path.join(root, "config.json")  # JSON is YAML: the kubelet reads it as its config file
         with open(path, "w") as f:
@@ -236,8 +266,11 @@ class Cluster:
         kc = self.pki.kubeconfig("kubelet", self.server,
                                  *self.pki.issue("kubelet", "system:node:" + NODE, ["system:nodes"]))
         self._make_cgroup_root()
+        for t in KERNEL_TUNABLES:
+            with open("/proc/sys/" + t) as f:
+                self.tunables[t] = f.read().strip()
         args = [self.bins["kubelet"], "--config", cfg, "--kubeconfig", kc, "--root-dir", root,
-                "--hostname-override", NODE, "--node-ip", "127.0.0.1", "--v", "2"] + self.kubelet_flags
+                "--hostname-override", NODE, "--node-ip", NODE_IP, "--v", "2"] + self.kubelet_flags
         self.procs["kubelet"] = Process("kubelet", args)
         self._proc_wait("kubelet", lambda: harness.http(
             "http://127.0.0.1:%d/healthz" % self.kubelet_healthz_port)[0] == 200, 120)
@@ -263,6 +296,21 @@ class Cluster:
         c = self.node_condition("Ready")
         return c is not None and c["status"] == "True"
 
+    def audit(self):
+        """(verb, resource, subresource, code) of each of the shipped
+        ServiceAccount's requests so far, from the audit log."""
+        out = []
+        try:
+            with open(self.audit_log) as f:
+                for line in f:
+                    e = json.loads(line)
+                    ref = e.get("objectRef", {})
+                    out.append((e.get("verb"), ref.get("resource"), ref.get("subresource", ""),
+                                e.get("responseStatus", {}).get("code")))
+        except FileNotFoundError:
+            pass
+        return out
+
     def apply(self, obj):
         return self.kubectl("apply", "-f", "-", input=json.dumps(obj))
 
@@ -275,14 +323,31 @@ class Cluster:
                 p.stop(sig=signal.SIGTERM, timeout=10)
         if self.ctd is not None:
             self.ctd.cleanup()
-        if os.path.exists("/sys/class/net/" + BRIDGE):
-            subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
+        for link in (BRIDGE, DUMMY):
+            if os.path.exists("/sys/class/net/" + link):
+                subprocess.run(["ip", "link", "del", link], capture_output=True)
+        for t, v in self.tunables.items():
+            try:
+                with open("/proc/sys/" + t, "w") as f:
+                    f.write(v)
+            except OSError as e:
+                log("could not restore %s to %s: %s" % (t, v, e))
 
 
-def leftovers(tmp, cgroup_parent):
+def iptables_rules():
+    """The host's iptables rules (iptables-save's -A lines), to compare before and after."""
+    try:
+        r = subprocess.run(["iptables-save"], capture_output=True, text=True, timeout=30)
+    except OSError:
+        return set()
+    return {line for line in r.stdout.splitlines() if line.startswith("-A")}
+
+
+def leftovers(tmp, cgroup_parent, rules_before):
     """What a torn-down cluster left on the host: processes of the parts,
-    mounts under its dir, its cgroups, its bridge; [] when clean."""
-    left = []
+    mounts under its dir, its cgroups, its links, iptables rules it added;
+    [] when clean."""
+    left = ["iptables " + r for r in sorted(iptables_rules() - rules_before)]
     names = {b"etcd", b"kube-apiserver", b"kube-controller-manager", b"kube-scheduler", b"kubelet"}
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -297,8 +362,7 @@ def leftovers(tmp, cgroup_parent):
     with open("/proc/self/mountinfo") as f:
         left += ["mount " + line.split()[4] for line in f if line.split()[4].startswith(tmp)]
     left += ["cgroup " + d for d in cgroups.dirs(cgroup_parent)]
-    if os.path.exists("/sys/class/net/" + BRIDGE):
-        left.append("link " + BRIDGE)
+    left += ["link " + n for n in (BRIDGE, DUMMY) if os.path.exists("/sys/class/net/" + n)]
     if os.path.exists(tmp):
         left.append("dir " + tmp)
     return left

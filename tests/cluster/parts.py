@@ -25,6 +25,12 @@ def cache_dir():
     return os.path.join(base, "cluster")
 
 
+def crictl():
+    """The cached crictl's path, or None when it is not built."""
+    path = os.path.join(cache_dir(), "crictl-" + versions()["CRICTL_VERSION"], "bin", "crictl")
+    return path if os.access(path, os.X_OK) else None
+
+
 def binaries():
     """{name: path} of every part; raises harness.Skip (a failure under CI)
     naming the build command when one is missing."""

@@ -11,7 +11,7 @@ import urllib.request
 
 import harness
 import oci_image
-from cluster import NODE, log
+from cluster import NODE, NODE_IP, log
 from harness import wait_until
 
 SOURCE = harness.source_dir()
@@ -34,11 +34,22 @@ def shipped_token(cluster, bound_pod=None):
     return path
 
 
+def identity_pod(c):
+    """A pod of the shipped ServiceAccount on the node: the token bound to it
+    names the node, as the DaemonSet pod's projected token does."""
+    c.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "identity", "namespace": "plegscope"},
+             "spec": {"serviceAccountName": "plegscope", "hostNetwork": True, "terminationGracePeriodSeconds": 1,
+                      "containers": [{"name": "w", "image": sbs.oci_image.WORKLOAD_IMAGE,
+                                      "imagePullPolicy": "Never", "command": ["/workload"]}]}})
+    wait_until(lambda: c.get_json("pod", "-n", "plegscope", "identity")["status"].get("phase") == "Running",
+               120, "pod plegscope/identity Running", interval=1.0)
+
+
 def agent_flags(cluster, token_file):
     """The DaemonSet's view of the node, as flags: the kubelet beside it over
     TLS verified against the cluster CA, its own node name, the shipped
     token for the kubelet and the API server."""
-    return ["--kubelet-endpoint", "https://127.0.0.1:%d" % cluster.kubelet_port,
+    return ["--kubelet-endpoint", "https://%s:%d" % (NODE_IP, cluster.kubelet_port),
             "--kubelet-token-file", token_file, "--kubelet-ca-file", cluster.pki.ca_cert,
             "--api-server-token-file", token_file, "--api-server-ca-file", cluster.pki.ca_cert,
             "--node-name", NODE, "--runtime-root", cluster.ctd.root,
@@ -55,7 +66,7 @@ def kubelet_metrics(cluster, token_file):
     ctx = ssl.create_default_context(cafile=cluster.pki.ca_cert)
     with open(token_file) as f:
         token = f.read().strip()
-    req = urllib.request.Request("https://127.0.0.1:%d/metrics" % cluster.kubelet_port,
+    req = urllib.request.Request("https://%s:%d/metrics" % (NODE_IP, cluster.kubelet_port),
                                  headers={"Authorization": "Bearer " + token})
     with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
         return harness.Metrics(r.read().decode())

@@ -25,7 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import parts  # noqa: E402
 import sidebyside as sbs  # noqa: E402
-from cluster import NODE, Cluster, POD_SUBNET, leftovers, log  # noqa: E402
+from cluster import NODE, Cluster, POD_SUBNET, iptables_rules, leftovers, log  # noqa: E402
 from e2e_util import Agent  # noqa: E402
 from harness import wait_until  # noqa: E402
 
@@ -109,6 +109,7 @@ def same_counts(c, token, agent, pods):
 
 
 def test_cluster_node():
+    rules = iptables_rules()
     with Cluster() as c:
         tmp, cg = c.ctd.tmp, c.ctd.cgroup_parent
         check_node(c)
@@ -133,7 +134,7 @@ def test_cluster_node():
                                                      "kubelet": c.get_json("node", NODE)["status"]["nodeInfo"]})
         log("wrote %s" % _out_path("cluster-fidelity.json"))
         sbs.scale(c, 0, 180)
-    left = leftovers(tmp, cg)
+    left = leftovers(tmp, cg, rules)
     assert not left, "the cluster left behind: %s" % left
 
 

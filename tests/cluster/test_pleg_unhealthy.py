@@ -43,17 +43,6 @@ def rfc3339(ts):
     return calendar.timegm(time.strptime(ts, "%Y-%m-%dT%H:%M:%SZ"))
 
 
-def identity_pod(c):
-    """A pod of the shipped ServiceAccount on the node: the token bound to it
-    names the node, as the DaemonSet pod's projected token does."""
-    c.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "identity", "namespace": "plegscope"},
-             "spec": {"serviceAccountName": "plegscope", "hostNetwork": True, "terminationGracePeriodSeconds": 1,
-                      "containers": [{"name": "w", "image": sbs.oci_image.WORKLOAD_IMAGE,
-                                      "imagePullPolicy": "Never", "command": ["/workload"]}]}})
-    wait_until(lambda: c.get_json("pod", "-n", "plegscope", "identity")["status"].get("phase") == "Running",
-               120, "pod plegscope/identity Running", interval=1.0)
-
-
 def check_admission_policy(c, token_file):
     """The shipped policy, with the shipped credentials: own condition yes,
     anything else no."""
@@ -140,7 +129,7 @@ def test_pleg_unhealthy_on_real_kubelet():
         token = sbs.shipped_token(c)
         for f in ("rbac.yaml", "admission-policy.yaml"):
             c.kubectl("apply", "-f", os.path.join(SOURCE, "deploy", "components", "node-condition", f))
-        identity_pod(c)
+        sbs.identity_pod(c)
         token = sbs.shipped_token(c, bound_pod="identity")
         check_admission_policy(c, token)
         sbs.scale(c, 3, 120)
