@@ -37,9 +37,11 @@ def shipped_token(cluster, bound_pod=None):
 def identity_pod(c):
     """A pod of the shipped ServiceAccount on the node: the token bound to it
     names the node, as the DaemonSet pod's projected token does."""
+    for f in ("namespace.yaml", "serviceaccount.yaml"):
+        c.kubectl("apply", "-f", os.path.join(SOURCE, "deploy", f))
     c.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "identity", "namespace": "plegscope"},
              "spec": {"serviceAccountName": "plegscope", "hostNetwork": True, "terminationGracePeriodSeconds": 1,
-                      "containers": [{"name": "w", "image": sbs.oci_image.WORKLOAD_IMAGE,
+                      "containers": [{"name": "w", "image": oci_image.WORKLOAD_IMAGE,
                                       "imagePullPolicy": "Never", "command": ["/workload"]}]}})
     wait_until(lambda: c.get_json("pod", "-n", "plegscope", "identity")["status"].get("phase") == "Running",
                120, "pod plegscope/identity Running", interval=1.0)
