@@ -270,7 +270,7 @@ class Cluster:
             with open("/proc/sys/" + t) as f:
                 self.tunables[t] = f.read().strip()
         args = [self.bins["kubelet"], "--config", cfg, "--kubeconfig", kc, "--root-dir", root,
-                "--hostname-override", NODE, "--node-ip", NODE_IP, "--v", "2"] + self.kubelet_flags
+                "--hostname-override", NODE, "--node-ip", NODE_IP, "--cert-dir", os.path.join(root, "pki"), "--v", "2"] + self.kubelet_flags
         self.procs["kubelet"] = Process("kubelet", args)
         self._proc_wait("kubelet", lambda: harness.http(
             "http://127.0.0.1:%d/healthz" % self.kubelet_healthz_port)[0] == 200, 120)
