@@ -25,9 +25,10 @@ Settings the sandbox needs, each named where it is set (KubeletConfiguration):
   kernel tunables              the kubelet sets vm.overcommit_memory, kernel.panic
                                and others (protectKernelDefaults: false); the
                                harness restores the host's values after
-  --node-ip on a dummy link    the kubelet refuses a loopback node IP, and the
-                               API server will not proxy to one; a dummy link
-                               holds a TEST-NET-1 address that routes nowhere
+  --node-ip on lo              the kubelet refuses a loopback node IP, and the
+                               API server will not proxy to one; a TEST-NET-1
+                               address added to lo (this kernel has no dummy
+                               links) is neither and routes nowhere
 """
 
 import json
@@ -51,7 +52,6 @@ from pki import Pki  # noqa: E402
 
 NODE = "pscl-node"
 BRIDGE = "pscl0"
-DUMMY = "pscl-dummy0"
 NODE_IP = "192.0.2.77"
 AGENT_USER = "system:serviceaccount:plegscope:plegscope"
 KERNEL_TUNABLES = ("vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
@@ -74,6 +74,7 @@ class Cluster:
         self.ctd = None
         self.procs = {}
         self.tunables = {}
+        self.node_ip_added = False
 
     # -- lifecycle ----------------------------------------------------------
     def __enter__(self):
@@ -124,11 +125,11 @@ class Cluster:
             json.dump(conf, f)
 
     def _node_link(self):
-        for cmd in (["ip", "link", "add", DUMMY, "type", "dummy"],
-                    ["ip", "addr", "add", NODE_IP + "/32", "dev", DUMMY], ["ip", "link", "set", DUMMY, "up"]):
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr.strip()))
+        cmd = ["ip", "addr", "add", NODE_IP + "/32", "dev", "lo"]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("%s: %s" % (" ".join(cmd), r.stderr.strip()))
+        self.node_ip_added = True
 
     def _proc(self, name, args, ready, timeout=60):
         p = Process(name, args)
@@ -323,9 +324,10 @@ class Cluster:
                 p.stop(sig=signal.SIGTERM, timeout=10)
         if self.ctd is not None:
             self.ctd.cleanup()
-        for link in (BRIDGE, DUMMY):
-            if os.path.exists("/sys/class/net/" + link):
-                subprocess.run(["ip", "link", "del", link], capture_output=True)
+        if os.path.exists("/sys/class/net/" + BRIDGE):
+            subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
+        if self.node_ip_added:
+            subprocess.run(["ip", "addr", "del", NODE_IP + "/32", "dev", "lo"], capture_output=True)
         for t, v in self.tunables.items():
             try:
                 with open("/proc/sys/" + t, "w") as f:
@@ -362,7 +364,11 @@ def leftovers(tmp, cgroup_parent, rules_before):
     with open("/proc/self/mountinfo") as f:
         left += ["mount " + line.split()[4] for line in f if line.split()[4].startswith(tmp)]
     left += ["cgroup " + d for d in cgroups.dirs(cgroup_parent)]
-    left += ["link " + n for n in (BRIDGE, DUMMY) if os.path.exists("/sys/class/net/" + n)]
+    if os.path.exists("/sys/class/net/" + BRIDGE):
+        left.append("link " + BRIDGE)
+    if NODE_IP + "/" in subprocess.run(["ip", "-o", "addr", "show", "dev", "lo"], capture_output=True,
+                                       text=True).stdout:
+        left.append("address %s on lo" % NODE_IP)
     if os.path.exists(tmp):
         left.append("dir " + tmp)
     return left
