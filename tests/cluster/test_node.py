@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import parts  # noqa: E402
 import sidebyside as sbs  # noqa: E402
+import tables  # noqa: E402
 from cluster import NODE, Cluster, POD_SUBNET, iptables_rules, leftovers, log  # noqa: E402
 from e2e_util import Agent  # noqa: E402
 from harness import wait_until  # noqa: E402
@@ -130,9 +131,9 @@ def test_cluster_node():
         load = {"pods": 110, "with_plegscope": with_agent, "without_plegscope": without_agent}
         log("load at 110 pods: containerd CPU %.2f%% with plegscope, %.2f%% without"
             % (with_agent["containerd_cpu_percent"], without_agent["containerd_cpu_percent"]))
-        sbs.dump(_out_path("cluster-fidelity.json"), {"fidelity": fidelity, "load": load,
-                                                     "kubelet": c.get_json("node", NODE)["status"]["nodeInfo"]})
-        log("wrote %s" % _out_path("cluster-fidelity.json"))
+        doc = {"fidelity": fidelity, "load": load, "kubelet": c.get_json("node", NODE)["status"]["nodeInfo"]}
+        sbs.dump(_out_path("cluster-fidelity.json"), doc)
+        log("wrote %s\n%s\n\n%s" % (_out_path("cluster-fidelity.json"), tables.fidelity(doc), tables.load(doc)))
         sbs.scale(c, 0, 180)
     left = leftovers(tmp, cg, rules)
     assert not left, "the cluster left behind: %s" % left
