@@ -10,8 +10,8 @@ import time
 import urllib.request
 
 import harness
-import oci_image
-from cluster import NODE, NODE_IP, log
+from cluster import NODE, NODE_IP, log  # first: puts tests/e2e on the path
+import oci_image  # noqa: E402  tests/e2e
 from harness import wait_until
 
 SOURCE = harness.source_dir()

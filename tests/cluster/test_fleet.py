@@ -27,6 +27,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
+import parts  # noqa: E402
 import sidebyside as sbs  # noqa: E402
 from cluster import NODE, Cluster, log  # noqa: E402
 from e2e_util import Agent  # noqa: E402
@@ -102,6 +103,7 @@ def agent_requests(c):
 
 
 def test_kwok_fleet():
+    parts.binaries(parts.CLUSTER + ("kwok",))
     with Cluster() as c:
         kwok = Process("kwok", [c.bins["kwok"], "--kubeconfig", c.admin_kubeconfig, "--manage-all-nodes=false",
                                 "--manage-nodes-with-annotation-selector", SELECTOR,
