@@ -23,8 +23,11 @@ import json
 import os
 import re
 import signal
+import ssl
 import sys
 import time
+import urllib.error
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -43,30 +46,41 @@ def rfc3339(ts):
     return calendar.timegm(time.strptime(ts, "%Y-%m-%dT%H:%M:%SZ"))
 
 
+def api(c, token, method, path, body, content_type="application/json"):
+    """(status, body) of one request with TOKEN, shaped as the agent's own
+    (a strategic-merge PATCH of nodes/NAME/status, a POST of an Event): no
+    GET first, as kubectl patch would make."""
+    req = urllib.request.Request(c.server + path, method=method, data=json.dumps(body).encode(),
+                                 headers={"Authorization": "Bearer " + token, "Content-Type": content_type})
+    ctx = ssl.create_default_context(cafile=c.pki.ca_cert)
+    try:
+        with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
 def check_admission_policy(c, token_file):
     """The shipped policy, with the shipped credentials: own condition yes,
     anything else no."""
     with open(token_file) as f:
-        kc = c.pki.kubeconfig("plegscope-sa", c.server, token=f.read().strip())
+        token = f.read().strip()
     c.apply({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "pscl-other"}})
     own = {"status": {"conditions": [{"type": COND, "status": "False", "reason": "PLEGHealthy",
                                       "message": "admission check"}]}}
     other_type = {"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "X", "message": "x"}]}}
-
-    def patch(node, body):
-        return c.kubectl("patch", "node", node, "--subresource=status", "--type=strategic", "-p",
-                         json.dumps(body), kubeconfig=kc, check=False)
-    r = patch("pscl-other", own)
-    assert r.returncode != 0 and "only its own Node" in r.stderr, r.stderr
-    r = patch(NODE, other_type)
-    assert r.returncode != 0 and "only its own condition" in r.stderr, r.stderr
+    smp = "application/strategic-merge-patch+json"
+    code, body = api(c, token, "PATCH", "/api/v1/nodes/pscl-other/status", own, smp)
+    assert code >= 400 and "only its own Node" in body, (code, body)
+    code, body = api(c, token, "PATCH", "/api/v1/nodes/%s/status" % NODE, other_type, smp)
+    assert code >= 400 and "only its own condition" in body, (code, body)
     event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "pscl-other.x", "namespace": "default"},
              "involvedObject": {"kind": "Node", "name": "pscl-other"}, "reason": "X", "message": "x",
              "type": "Warning", "source": {"component": "plegscope"}}
-    r = c.kubectl("create", "-f", "-", input=json.dumps(event), kubeconfig=kc, check=False)
-    assert r.returncode != 0 and "Events about its own Node" in r.stderr, r.stderr
-    r = patch(NODE, own)
-    assert r.returncode == 0, r.stderr
+    code, body = api(c, token, "POST", "/api/v1/namespaces/default/events", event)
+    assert code >= 400 and "Events about its own Node" in body, (code, body)
+    code, body = api(c, token, "PATCH", "/api/v1/nodes/%s/status" % NODE, own, smp)
+    assert code == 200, (code, body)
     c.kubectl("delete", "node", "pscl-other")
     log("admission policy: refused another node, another condition, another node's Event; allowed its own")
 
@@ -74,16 +88,20 @@ def check_admission_policy(c, token_file):
 KLOG = re.compile(r"^[IWEF](\d\d)(\d\d) (\d\d:\d\d:\d\d\.\d+)")
 
 
-def kubelet_pleg_line(c):
-    """Wall time of the kubelet's first "PLEG is not healthy" log line, or None."""
+def kubelet_pleg_line(c, after):
+    """Wall time of the kubelet's first "PLEG is not healthy: pleg was last
+    seen active" log line at or after AFTER, or None. (At its start the
+    kubelet also logs "PLEG is not healthy: pleg has yet to be successful".)"""
     for line in c.procs["kubelet"].output().splitlines():
-        if "PLEG is not healthy" in line:
+        if "PLEG is not healthy: pleg was last seen active" in line:
             m = KLOG.match(line)
             if m:
                 t = time.strptime("%s-%s-%s %s" % (time.gmtime().tm_year, m.group(1), m.group(2),
                                                     m.group(3).split(".")[0]), "%Y-%m-%d %H:%M:%S")
                 # klog writes the host's local time.
-                return time.mktime(t) + float("0." + m.group(3).split(".")[1])
+                at = time.mktime(t) + float("0." + m.group(3).split(".")[1])
+                if at >= after:
+                    return at
     return None
 
 
@@ -104,7 +122,7 @@ class Watch:
         self.mark("ready_says_pleg", ready and "PLEG is not healthy" in ready.get("message", ""))
         self.mark("condition_true", cond and cond["status"] == "True")
         self.mark("agent_healthz_500", self.agent.get("/healthz")[0] == 500)
-        self.mark("kubelet_log_pleg", kubelet_pleg_line(self.c) is not None)
+        self.mark("kubelet_log_pleg", kubelet_pleg_line(self.c, self.seen["stop"]) is not None)
         return ready, cond
 
 
@@ -145,8 +163,8 @@ def test_pleg_unhealthy_on_real_kubelet():
             finally:
                 os.kill(ctd_pid, signal.SIGCONT)
             resumed = time.time()
-            kubelet_t = kubelet_pleg_line(c)
             stop = w.seen["stop"]
+            kubelet_t = kubelet_pleg_line(c, stop)
             ready_false_t = rfc3339(ready["lastTransitionTime"])
             cond_true_t = rfc3339(cond["lastTransitionTime"])
             figures = {
