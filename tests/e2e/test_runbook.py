@@ -30,7 +30,8 @@ running and one exited container. Then:
     that `systemctl kill` (the one substitution of a command, not a value).
     `kill -KILL <shim-pid>` is run last on the private pod's shim, which must
     then be gone, and containerd must see the pod's running container exit.
-  * crictl commands need crictl, which Debian 12 does not package: where it is
+  * crictl commands need crictl, which Debian 12 does not package: the one
+    scripts/build-cluster-parts builds from its Go module is used; where it is
     missing they are checked for a `--timeout` of at most their stated bound
     and for syntax (`bash -n`) only, and the test says how many were not run.
 
@@ -53,6 +54,22 @@ from containerd_fixture import Containerd, DriverError, skip_reason  # noqa: E40
 from e2e_util import BUILD_DIR, log  # noqa: E402
 
 RUNBOOK = os.path.join(harness.source_dir(), "docs", "runbook.md")
+
+
+def _crictl_on_path():
+    """Debian 12 packages no crictl: the one scripts/build-cluster-parts built
+    from its Go module (tests/cluster/versions.env) goes on PATH when the
+    machine has none of its own."""
+    if shutil.which("crictl"):
+        return
+    sys.path.insert(0, os.path.join(harness.source_dir(), "tests", "cluster"))
+    import parts  # noqa: E402  tests/cluster
+    path = parts.crictl()
+    if path:
+        os.environ["PATH"] = os.path.dirname(path) + os.pathsep + os.environ.get("PATH", "")
+
+
+_crictl_on_path()
 ANNOTATION = re.compile(r"^(?P<cmd>.*?)\s+#\s*within (?P<bound>\d+) s; hung runtime: exit (?P<hung>\d+(?: or \d+)*); "
                         r"answering: exit (?P<up>\d+(?: or \d+)*)\s*$")
 SETUP = re.compile(r"^(set -o \w+|export \w+=\S+|\w+=\S.*|\w+\(\) \{.*\})$")

@@ -1,0 +1,56 @@
+"""Where the real Kubernetes parts are: the cache scripts/build-cluster-parts
+fills, keyed by the versions in tests/cluster/versions.env."""
+
+import os
+import subprocess
+
+import harness  # tests/lib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def versions():
+    out = {}
+    with open(os.path.join(HERE, "versions.env")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                out[k] = v
+    return out
+
+
+def cache_dir():
+    base = os.environ.get("PLEGSCOPE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "plegscope")
+    return os.path.join(base, "cluster")
+
+
+def crictl():
+    """The cached crictl's path, or None when it is not built."""
+    path = os.path.join(cache_dir(), "crictl-" + versions()["CRICTL_VERSION"], "bin", "crictl")
+    return path if os.access(path, os.X_OK) else None
+
+
+CLUSTER = ("etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kubectl")
+
+
+def binaries(required=CLUSTER):
+    """{name: path} of every part; raises harness.Skip (a failure under CI)
+    naming the build command when one of REQUIRED is missing."""
+    v = versions()
+    c = cache_dir()
+    out = {b: os.path.join(c, "kubernetes-" + v["KUBERNETES_VERSION"], "bin", b)
+           for b in ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubelet", "kubectl")}
+    out["etcd"] = os.path.join(c, "etcd-" + v["ETCD_VERSION"], "bin", "etcd")
+    out["crictl"] = os.path.join(c, "crictl-" + v["CRICTL_VERSION"], "bin", "crictl")
+    out["kwok"] = os.path.join(c, "kwok-" + v["KWOK_VERSION"], "bin", "kwok")
+    missing = [out[n] for n in required if not os.access(out[n], os.X_OK)]
+    if missing:
+        raise harness.Skip("the real cluster parts are not built (%s): run scripts/build-cluster-parts"
+                           % ", ".join(missing))
+    return out
+
+
+def version_of(path):
+    r = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
+    return (r.stdout or r.stderr).strip().splitlines()[0] if (r.stdout or r.stderr).strip() else ""

@@ -1,0 +1,149 @@
+"""A real one-node cluster (tests/cluster/cluster.py) and plegscope beside its
+kubelet on the same containerd.
+
+- the node registers and goes Ready with the kubelet 1.34 built from source;
+  a pod on Debian's CNI bridge gets an address from its range;
+- plegscope runs as a node process with the shipped ServiceAccount's token
+  (deploy/rbac.yaml: get nodes/metrics, get nodes), reads the kubelet's
+  /metrics through the kubelet's webhook authorization and the Node through
+  the API server;
+- at 0, 30 and 110 pods of a locally built image, both sides count the same
+  running pods and containers; the fidelity table (relist duration,
+  interval, last seen, runtime operation latency, kubelet vs plegscope) and
+  the load figure (containerd's CPU and the kubelet's relist p99 with and
+  without plegscope) are written to PLEGSCOPE_CLUSTER_OUT (default: the
+  test's log dir) as JSON and printed; no timing is asserted;
+- the teardown leaves no process, mount, cgroup, link or dir behind.
+"""
+
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+import parts  # noqa: E402
+import sidebyside as sbs  # noqa: E402
+import tables  # noqa: E402
+from cluster import NODE, Cluster, POD_SUBNET, iptables_rules, leftovers, log  # noqa: E402
+from e2e_util import Agent  # noqa: E402
+from harness import wait_until  # noqa: E402
+
+RESULTS = {}
+
+
+def _out_path(name):
+    d = os.environ.get("PLEGSCOPE_CLUSTER_OUT") or harness._log_directory()
+    os.makedirs(d, exist_ok=True)
+    return os.path.join(d, name)
+
+
+def check_node(c):
+    info = c.get_json("node", NODE)["status"]["nodeInfo"]
+    want = parts.versions()["KUBERNETES_VERSION"]
+    assert info["kubeletVersion"] == want, info
+    assert info["containerRuntimeVersion"].startswith("containerd://"), info
+    log("node %s: kubelet %s, %s" % (NODE, info["kubeletVersion"], info["containerRuntimeVersion"]))
+    # One pod on the CNI bridge: its address comes from the bridge's range.
+    c.apply({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "net", "namespace": "default"},
+             "spec": {"automountServiceAccountToken": False, "terminationGracePeriodSeconds": 1,
+                      "containers": [{"name": "w", "image": sbs.oci_image.WORKLOAD_IMAGE,
+                                      "imagePullPolicy": "Never", "command": ["/workload"]}]}})
+    pod = wait_until(lambda: (lambda p: p if p["status"].get("phase") == "Running" else None)(
+        c.get_json("pod", "net")), 120, "pod net Running", interval=1.0)
+    prefix = POD_SUBNET.rsplit(".", 1)[0] + "."
+    assert pod["status"]["podIP"].startswith(prefix), pod["status"]
+    c.kubectl("delete", "pod", "net", "--wait=true", timeout=120)
+
+
+def snapshot(c, token, agent):
+    k, a = sbs.kubelet_metrics(c, token), agent.metrics() if agent else None
+    snap = {"kubelet": k, "agent": a, "containerd_cpu": sbs.cpu_seconds(c.ctd.proc.pid),
+            "t": time.monotonic(), "wall": time.time()}
+    return snap
+
+
+def compare(c, token, agent, relists=20):
+    """Both sides over the same window of RELISTS of the kubelet's relists."""
+    b = snapshot(c, token, agent)
+    n0 = sbs.histogram(b["kubelet"], "kubelet_pleg_relist_duration_seconds")["count"]
+    wait_until(lambda: sbs.histogram(sbs.kubelet_metrics(c, token), "kubelet_pleg_relist_duration_seconds")
+               ["count"] >= n0 + relists, 120, "%d kubelet relists" % relists, interval=1.0)
+    e = snapshot(c, token, agent)
+    row = {"seconds": e["t"] - b["t"],
+           "containerd_cpu_percent": 100.0 * (e["containerd_cpu"] - b["containerd_cpu"]) / (e["t"] - b["t"])}
+    sides = [("kubelet", "kubelet_")] + ([("plegscope", "pleg_")] if agent else [])
+    for side, prefix in sides:
+        bm, em = b["kubelet" if side == "kubelet" else "agent"], e["kubelet" if side == "kubelet" else "agent"]
+        r = {}
+        for h in ("pleg_relist_duration_seconds", "pleg_relist_interval_seconds"):
+            name = (prefix + h) if side == "kubelet" else h
+            r[h] = sbs.window(sbs.histogram(bm, name), sbs.histogram(em, name))
+        r["pleg_last_seen_age_seconds"] = e["wall"] - em.get(prefix + "pleg_last_seen_seconds" if side ==
+                                                              "kubelet" else "pleg_last_seen_seconds", 0)
+        r["running_pods"] = em.get("kubelet_running_pods" if side == "kubelet" else "pleg_running_pods")
+        cname = "kubelet_running_containers" if side == "kubelet" else "pleg_running_containers"
+        r["running_containers"] = {s.labels.get("container_state"): s.value for s in em.find(cname)}
+        oname = "kubelet_runtime_operations_duration_seconds" if side == "kubelet" else \
+            "pleg_runtime_operations_duration_seconds"
+        r["runtime_operations"] = {}
+        for op in sorted(em.label_values(oname + "_count", "operation_type")):
+            w = sbs.window(sbs.histogram(bm, oname, operation_type=op), sbs.histogram(em, oname, operation_type=op))
+            if w:
+                r["runtime_operations"][op] = w
+        row[side] = r
+    return row
+
+
+def same_counts(c, token, agent, pods):
+    """Both sides count PODS running pods (plus the node's none) and as many
+    running containers; waited for, since each reads on its own relist."""
+    def agree():
+        k, a = sbs.kubelet_metrics(c, token), agent.metrics()
+        kp, ap = k.get("kubelet_running_pods", 0), a.get("pleg_running_pods", 0)
+        kc = k.get("kubelet_running_containers", 0, container_state="running")
+        ac = a.get("pleg_running_containers", 0, container_state="running")
+        # The kubelet sets kubelet_running_containers only for the states it
+        # counted in a relist, so with no running container left its
+        # "running" series keeps its last value; plegscope's goes to 0.
+        stale_ok = pods == 0 and kc is not None
+        if not (kp == ap == pods and ac == pods and (kc == pods or stale_ok)):
+            raise AssertionError("running pods/containers: kubelet %s/%s, plegscope %s/%s" % (kp, kc, ap, ac))
+        return kp, kc, ap, ac
+    got = wait_until(agree, 60, "kubelet and plegscope both counting %d running pods" % pods, interval=1.0)
+    log("running pods/containers: kubelet %s/%s, plegscope %s/%s" % got)
+
+
+def test_cluster_node():
+    rules = iptables_rules()
+    with Cluster() as c:
+        tmp, cg = c.ctd.tmp, c.ctd.cgroup_parent
+        check_node(c)
+        token = sbs.shipped_token(c)
+        with Agent(c.ctd.endpoint, sbs.agent_flags(c, token), env=sbs.agent_env(c), log_level="info") as agent:
+            wait_until(lambda: agent.metrics().get("pleg_kubelet_up") == 1, 60, "plegscope reading the kubelet")
+            report = agent.get_json("/diagnose")
+            log("plegscope's view of the kubelet: %s" % {k: report["kubelet"].get(k) for k in
+                                                          ("version", "model", "up") if k in report["kubelet"]})
+            fidelity = {}
+            for pods in (0, 30, 110):
+                sbs.scale(c, pods, 180 + 2 * pods)
+                same_counts(c, token, agent, pods)
+                fidelity[str(pods)] = compare(c, token, agent)
+                log("fidelity at %d pods: %s" % (pods, fidelity[str(pods)]))
+            with_agent = compare(c, token, agent, relists=40)
+        without_agent = compare(c, token, None, relists=40)
+        load = {"pods": 110, "with_plegscope": with_agent, "without_plegscope": without_agent}
+        log("load at 110 pods: containerd CPU %.2f%% with plegscope, %.2f%% without"
+            % (with_agent["containerd_cpu_percent"], without_agent["containerd_cpu_percent"]))
+        doc = {"fidelity": fidelity, "load": load, "kubelet": c.get_json("node", NODE)["status"]["nodeInfo"]}
+        sbs.dump(_out_path("cluster-fidelity.json"), doc)
+        log("wrote %s\n%s\n\n%s" % (_out_path("cluster-fidelity.json"), tables.fidelity(doc), tables.load(doc)))
+        sbs.scale(c, 0, 180)
+    left = leftovers(tmp, cg, rules)
+    assert not left, "the cluster left behind: %s" % left
+
+
+if __name__ == "__main__":
+    harness.main(globals())
