@@ -55,6 +55,7 @@ const Rewrites& crio_rewrites() {
       {"; on containerd, `ctr -a {socket} -n k8s.io --connect-timeout 5s --timeout 60s containers ls -q | wc -l` "
        "counts through containerd's own API, which streams one container per message",
        "; `ls /var/run/crio/exits | wc -l` and the conmon processes count them without CRI"},
+      {" On containerd 2.0.1 or 2.0.2 upgrade to 2.0.3 or later (the go-cni deadlock).", ""},
       {" On containerd the runbook's \"On the node\" finds them through `ctr`, without CRI's list.",
        " CRI-O's server allows 80 MiB, so it is the kubelet's client that fails first."},
       // CRI-O's ListContainers takes no container lock: what waits on a

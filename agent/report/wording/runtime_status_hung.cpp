@@ -52,7 +52,8 @@ const CauseWording runtime_status_hung_wording = {
    " journalctl -u {service} --since -15m | grep -iE 'cni|network'` shows the CNI configuration reloads "
    "and plugin calls around it.",
    "Capture the runtime's goroutine dump first (`timeout 10 systemctl kill --kill-who=main -s USR1 "
-   "{service}`; containerd writes it to its journal) and look for `Status` waiting on the CNI library. "
+   "{service}`; containerd writes it to its journal, CRI-O to `/tmp/crio-goroutine-stacks-*.log`) and "
+   "look for `Status` waiting on the CNI library. "
    "Find the CNI plugin call that does not return (its process under the runtime, the plugin's own log) "
    "and end it or fix the plugin; then restart the runtime once (`systemctl restart {service}`): running"
    " containers keep running. On containerd 2.0.1 or 2.0.2 upgrade to 2.0.3 or later (the go-cni "
