@@ -113,6 +113,17 @@ def _processes():
         except OSError:
             continue
 
+
+def write_node_network(conf_dir):
+    """A node's pod network as the runtime's Status checks it: one CNI
+    configuration in the runtime's conf dir (a loopback-only network, named
+    last, so a test's own configuration sorts first and is the one used).
+    Without it the runtime truthfully answers NetworkReady=false, and the
+    kubelet beside such a node would say "container runtime network not
+    ready"."""
+    with open(os.path.join(conf_dir, "99-plegscope-e2e.conflist"), "w") as f:
+        json.dump({"cniVersion": "1.0.0", "name": "plegscope-e2e", "plugins": [{"type": "loopback"}]}, f)
+
 class DriverError(RuntimeError):
     pass
 
@@ -183,6 +194,7 @@ class Containerd:
         t = self.tmp
         for d in ("root", "state", "runc", "cni/bin", "cni/conf", "opt"):
             os.makedirs(os.path.join(t, d), exist_ok=True)
+        write_node_network(os.path.join(t, "cni", "conf"))
         cri = 'plugins."io.containerd.grpc.v1.cri"'
         config = f"""version = 2
 root = "{self.root}"

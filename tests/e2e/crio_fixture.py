@@ -121,6 +121,7 @@ class Crio(base.Containerd):
         for d in ("root", "runroot", "runc", "exits", "attach", "ns", "logs", "hooks", "cdi", "cni/conf",
                   "crio.conf.d", "lib", "run"):
             os.makedirs(os.path.join(t, d), exist_ok=True)
+        base.write_node_network(os.path.join(t, "cni", "conf"))
         with open(self.config_path, "w") as f:
             f.write("# every setting is in crio.conf.d/\n")
         with open(os.path.join(t, "policy.json"), "w") as f:
