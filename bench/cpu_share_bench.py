@@ -1,7 +1,7 @@
-"""Whole-agent CPU share of one core (issues 17 and 18) for scripts/bench: a
+"""Whole-agent CPU share of one core for scripts/bench: a
 steady 110x2 node relisted every second, over a window, in four
 configurations, beside the floor client's share at the same one pair of list
-calls a second and beside issue 17's budget (whole agent <= 0.5 % of one core
+calls a second and beside the budget (whole agent <= 0.5 % of one core
 with the host scan on). The agent's CPU is its process's utime+stime from
 /proc/PID/stat; the fake kubelet and the fake runtime-metrics page run in this
 Python process and are not counted. Figures only; nothing asserts.
@@ -18,8 +18,8 @@ from fake_kubelet import FakeKubelet, FakeRuntimeMetrics
 import kubelet_exposition
 from harness import Agent, FakeCri
 
-BUDGET_PERCENT = 0.5  # issue 17: whole agent, host scan on, steady 110-pod node
-KUBELET_PAGE_BYTES = 1 << 20  # issue 18: a realistic kubelet exposition is >= 1 MiB
+BUDGET_PERCENT = 0.5  # Whole agent, host scan on, steady 110-pod node
+KUBELET_PAGE_BYTES = 1 << 20  # A realistic kubelet exposition is >= 1 MiB
 CONFIGS = ("plain", "host_scan", "scrapers", "everything")
 
 
@@ -128,7 +128,7 @@ def measure(window, floor_iterations, agent_flags, configs=CONFIGS):
 
 def print_table(r):
     print("\n## Whole agent, share of one core, 110x2 steady, 1 s relist, %d s window "
-          "(floor: bare client, one list pair a second; budget: issue 17)\n" % r["window_seconds"])
+          "(floor: bare client, one list pair a second; budget: 0.5 %% of one core)\n" % r["window_seconds"])
     print("| configuration | agent CPU | floor | ratio | budget | kubelet scrapes | runtime-metrics scrapes "
           "| RSS (anon) | peak RSS | threads |")
     print("|---|---|---|---|---|---|---|---|---|---|")

@@ -1,4 +1,4 @@
-"""Event lag (issue 19) for scripts/bench: pleg_event_lag_seconds at 110 pods x 2
+"""Event lag for scripts/bench: pleg_event_lag_seconds at 110 pods x 2
 containers with a 1 s relist, a few pods changing per relist, beside its
 floor measured in the same window: the relist interval plus the relist's
 duration (a change is seen by the first relist that starts after it, and is

@@ -1,4 +1,4 @@
-"""Beside node_exporter (issue 28) for scripts/bench: the agent every node
+"""Beside node_exporter for scripts/bench: the agent every node
 already runs, Debian's prometheus-node-exporter with its default
 collectors, against plegscope with everything on (host scan, the kubelet
 and runtime-metrics readers; a steady 110x2 node relisted every second),

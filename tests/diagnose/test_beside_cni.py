@@ -1,4 +1,4 @@
-"""cni_slow end to end (issue 18): the fake runtime's sandbox calls (what
+"""cni_slow end to end: the fake runtime's sandbox calls (what
 the agent sees: PodSandboxStatus under a few restarts) beside a fake
 runtime-metrics page whose network setup/teardown figures are slow or fast.
 

@@ -1,4 +1,4 @@
-"""kubelet_internal from the kubelet's own journal lines (issues 18 and 19):
+"""kubelet_internal from the kubelet's own journal lines:
 the agent follows a private journal written by systemd-journal-remote, the
 kubelet's metrics cannot be read (nothing listens at --kubelet-endpoint).
 The kubelet's exact "PLEG is not healthy" line, appended while the fake

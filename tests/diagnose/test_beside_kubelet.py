@@ -1,4 +1,4 @@
-"""Issue 18 end to end: the agent beside a fake kubelet (HTTPS, a certificate
+"""The kubelet beside the agent, end to end: a fake kubelet (HTTPS, a certificate
 made by openssl, a bearer token) and a fake runtime-metrics page, with the
 fake runtime healthy or hung. The kubelet's relist frozen while the
 runtime answers names kubelet_internal; the runtime hung too names

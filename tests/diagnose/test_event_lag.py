@@ -1,4 +1,4 @@
-"""Event lag in /diagnose (issue 19 item 1): the same crash-looping node seen
+"""Event lag in /diagnose: the same crash-looping node seen
 with fast lists and with slow lists on the fake runtime. The lag (the
 runtime's finished_at/started_at to the relist that saw the change) grows
 with the lists, the slow case names it in the summary ("containers that die

@@ -1,4 +1,4 @@
-"""Issue 17 end to end: the agent on the fake runtime, its --proc-path and
+"""Host evidence end to end: the agent on the fake runtime, its --proc-path and
 --sys-path pointed at the host fixture trees (tests/fixtures/host/<case>,
 CLK_TCK 100), names each host cause from its measurement, names none on the
 no-alarm tree, and names the pod behind a hung per-pod call."""

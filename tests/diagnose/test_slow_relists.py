@@ -1,6 +1,6 @@
 """The diagnoser when relists are slow and few complete. Each scenario asserts
 the cause named first and the time from the condition's start to that
-verdict, against the bounds of issue 8 (which do not grow with relist length):
+verdict, against the relist bounds (which do not grow with relist length):
 
 - runtime_hung: --hang-threshold + 2 relist periods;
 - runtime_slow, pod_status_slow, event_storm, message_too_large: 20 s, or the

@@ -1,4 +1,4 @@
-"""Issue 17: one pod's calls hang while the lists and every other pod answer
+"""One pod's calls hang while the lists and every other pod answer
 (fakecri's hang with a pod selector, a stuck shim). The report must call it a
 stuck pod, not a hung runtime, and name exactly that pod: its namespace/name,
 uid and sandbox id as the fake runtime has them, in the cause and in

@@ -153,7 +153,7 @@ class Containerd:
         self.sock = os.path.join(self.tmp, "containerd.sock")
         self.endpoint = "unix://" + self.sock
         self.config_path = os.path.join(self.tmp, "config.toml")
-        # containerd's own metrics page on a loopback port (issue 18): the
+        # containerd's own metrics page on a loopback port: the
         # agent reads calls in flight inside containerd from it.
         self.metrics_address = "127.0.0.1:%d" % _free_loopback_port()
         self.metrics_url = "http://%s/v1/metrics" % self.metrics_address

@@ -1,4 +1,4 @@
-"""Issue 17 on a real containerd: every shim of the test's containerd in
+"""The host scan on a real containerd: every shim of the test's containerd in
 /diagnose host.processes.shims, mapped to the sandbox the runtime lists and
 to that pod's namespace/name. The shims are found here independently of the
 agent: live processes whose comm is containerd-shim* and whose command line

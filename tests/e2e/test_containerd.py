@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""plegscope against a real containerd (issue 4, parts 1 and 2).
+"""plegscope against a real containerd.
 
 Starts a private containerd (tests/e2e/containerd_fixture.py), imports a
 pause and a workload image built here from static binaries, starts
@@ -22,7 +22,7 @@ through CRI (build/cri-driver) and checks what the agent reports:
     died while it was down surfaces as ContainerDied exactly once, on the
     first relist after;
   * `plegscope diagnose --container-runtime-endpoint` prints a healthy report;
-  * journal marks (issue 19): the private containerd is no systemd unit, and
+  * journal marks: the private containerd is no systemd unit, and
     this machine's journal has nothing of it, so the agent follows a private
     journal (systemd-journal-remote) into which the test writes systemd's
     lines about containerd.service as it stops and starts it; the marks and
@@ -55,7 +55,7 @@ MAX_DELAY = RELIST_PERIOD + 1.0
 WORKLOAD = oci_image.WORKLOAD_IMAGE
 
 
-# The host scan (issue 17) reads this machine's real /proc and /sys: the
+# The host scan reads this machine's real /proc and /sys: the
 # shims of the private containerd are real processes.
 AGENT_FLAGS = ["--relist-period", "1s", "--evented-pleg", "auto", "--proc-path", "/proc", "--sys-path", "/sys"]
 
@@ -340,7 +340,7 @@ def test_health_and_build_info():
 
 @with_agent
 def test_runtime_metrics_read_from_containerd():
-    """Issue 18: containerd started with its [metrics] address on a loopback
+    """Containerd started with its [metrics] address on a loopback
     port; the agent reads it (runtime_metrics.reachable in /diagnose,
     pleg_runtime_metrics_up 1) and lists calls in flight inside containerd
     from every client (none while the node is idle)."""
@@ -536,7 +536,7 @@ def test_lifecycle_events():
 
 @with_agent
 def test_shims_mapped_to_their_sandboxes():
-    """Issue 17: three pods (one with a container too); for every READY
+    """Three pods (one with a container too); for every READY
     sandbox the runtime lists, /diagnose host.processes.shims has a live
     containerd-shim with that sandbox id and the pod's namespace/name, and no
     shim of this containerd is unmapped."""

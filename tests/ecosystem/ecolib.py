@@ -40,7 +40,7 @@ AGENT_METRICS = {
     "pleg_relist_period_seconds", "pleg_relist_threshold_seconds",
     "pleg_last_seen_age_seconds", "pleg_event_lag_seconds", "pleg_event_lag_invalid_total",
     "pleg_evented_delivery_lag_seconds",
-    # host evidence (issue 17)
+    # host evidence
     "pleg_host_blocked_processes", "pleg_host_zombie_processes", "pleg_host_pids_usage_ratio",
     "pleg_host_runtime_disk_latency_seconds", "pleg_host_runtime_disk_utilization",
     # the readers beside the PLEG, and why the runtime cannot be reached

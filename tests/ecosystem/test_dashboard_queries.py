@@ -39,7 +39,7 @@ MAY_BE_EMPTY = {
         "no invalid runtime timestamp on churn", 'pleg_event_lag_invalid_total{node="$node"}'),
     ("PLEG fleet", "Nodes per cause (confidence > 0.5)", "A"): (
         "no cause that confident on churn (node_pressure 0.45)", 'pleg_diagnosis_cause{node="$node"} > 0.5'),
-    # Issue 17: the io_pressure proc fixture holds no process directories and
+    # The io_pressure proc fixture holds no process directories and
     # no diskstats, so the host gauges that need them are absent (never a
     # made-up 0); tests/diagnose/test_host.py reads them on the host trees.
     ("PLEG node", "Blocked runtime helpers and zombies", "B"): (

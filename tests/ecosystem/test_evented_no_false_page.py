@@ -1,4 +1,4 @@
-"""No false page on an evented node (issue 20, item 1): with --evented-pleg
+"""No false page on an evented node: with --evented-pleg
 true beside a runtime that serves GetContainerEvents (tests/scenarios/
 evented.json), the agent relists every 300 s against the kubelet's evented
 threshold of 600 s, so pleg_last_seen_seconds ages far past the generic

@@ -81,7 +81,7 @@ def test_daemonset():
         host = vols[m[0]["name"]]["hostPath"]
         assert host["path"] == path and host.get("type", "") == "", host
     assert not any(v.get("hostPath", {}).get("path", "").startswith("/var/log/journal") for v in vols.values())
-    # Issue 17: /sys read-only at /host/sys for the cgroup PID limits and the runtime disk.
+    # /sys read-only at /host/sys for the cgroup PID limits and the runtime disk.
     sys_mounts = [m for m in mounts.values() if m["mountPath"] == "/host/sys"]
     assert len(sys_mounts) == 1 and sys_mounts[0].get("readOnly") is True, sys_mounts
     assert "--sys-path=/host/sys" in c.get("args", []), c.get("args")
@@ -136,7 +136,7 @@ def test_service_and_podmonitor():
 
 
 def test_rbac_is_exactly_nodes_metrics_and_nodes_get():
-    """Issue 18: the kubelet's /metrics and the node's Ready message, nothing
+    """The kubelet's /metrics and the node's Ready message, nothing
     more; never nodes/proxy (a GET there allows exec through a WebSocket)."""
     role = the("ClusterRole")
     granted = set()

@@ -1,4 +1,4 @@
-"""Do no harm (issue 9): against a slow runtime the agent stretches its relist
+"""Do no harm: against a slow runtime the agent stretches its relist
 period (--relist-backoff-max) and its calls per minute, counted in the fake
 runtime's own call log, fall by at least half; a healthy node is unaffected;
 list calls never overlap."""

@@ -1,4 +1,4 @@
-"""The kubelet's own words on /diagnose (issue 19 item 3): the agent follows a
+"""The kubelet's own words on /diagnose: the agent follows a
 private journal directory written by systemd-journal-remote, holding the
 kubelet's exact "PLEG is not healthy" line under _SYSTEMD_UNIT=kubelet.service
 and a containerd restart; /diagnose shows them in JSON (DESIGN §6 "journal"),

@@ -117,7 +117,7 @@ TEST_F(EventedPlegTest, TurnsRuntimeEventsIntoLifecycleEvents) {
   EXPECT_EQ(metrics.events(T::ContainerDied).Value(), 2);
 }
 
-// Issue 17: a pod created between two generic relists (300 s apart in
+// A pod created between two generic relists (300 s apart in
 // evented mode) is named from its events; its sandbox deleted, it is no
 // longer listed.
 TEST_F(EventedPlegTest, EventsTellTheDirectoryWhichPodsAreListed) {

@@ -136,7 +136,7 @@ TEST_F(GenericPlegTest, SandboxTransitionsAreEventsToo) {
   EXPECT_FALSE(cache.get("uid-1").has_value()) << "a pod gone from the runtime leaves the cache";
 }
 
-// Issue 17: a pod gone from the lists keeps its name for calls made before,
+// A pod gone from the lists keeps its name for calls made before,
 // but is no longer "listed": a shim still serving its sandbox is a leak.
 TEST_F(GenericPlegTest, APodGoneFromTheListsIsFoundButNotListed) {
   runtime.add_sandbox("s1", "uid-1");

@@ -86,7 +86,7 @@ TEST(OperationTracker, WallClockStepsNeitherFreezeNorInflateAges) {
 }
 
 // A hung per-pod call must say which pod it waits on: the stuck pod is what
-// the operator has to find (issue 17).
+// the operator has to find.
 TEST(OperationTracker, PerPodCallsKeepTheirTargetInFlightAndAfter) {
   testing::FakeClock clock;
   prometheus::Registry registry;

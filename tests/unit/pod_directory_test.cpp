@@ -1,4 +1,4 @@
-// Issue 17: which pod a per-pod CRI call was for, by sandbox id, container id
+// Which pod a per-pod CRI call was for, by sandbox id, container id
 // or pod uid, among the pods the relist inspected; bounded.
 #include "pleg/pod_directory.h"
 

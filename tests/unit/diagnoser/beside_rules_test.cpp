@@ -1,4 +1,4 @@
-// Issue 18's causes at their thresholds: kubelet_internal (the kubelet's
+// the causes at their thresholds: kubelet_internal (the kubelet's
 // relist stopped while the agent's are fast), container_lock_stall (a
 // mutating call stuck inside the runtime while the agent's calls hang) and
 // cni_slow (network setup/teardown slow beside slow sandbox calls), and the

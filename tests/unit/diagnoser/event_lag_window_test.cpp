@@ -115,7 +115,7 @@ TEST(EventLagWindow, DiagnoseReportsItAndTheSummaryNamesItOnlyWhenMaterial) {
   EXPECT_EQ(one.summary.find("seen"), std::string::npos) << one.summary;
 }
 
-// Evented mode (issue 19): the stream's delivery and cache-update lag are
+// Evented mode: the stream's delivery and cache-update lag are
 // reported apart from the relists' lag, as figures over the node's window;
 // the summary names them only when events arrive a second or more late.
 TEST(EventLagWindow, EventedLagIsReportedApartAndNamedWhenEventsArriveLate) {

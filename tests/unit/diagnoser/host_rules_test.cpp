@@ -1,4 +1,4 @@
-// Issue 17: the pod behind per-pod calls, and the four host causes, each at
+// The pod behind per-pod calls, and the four host causes, each at
 // and just inside its thresholds, built by hand on the healthy Builder node.
 #include <gtest/gtest.h>
 

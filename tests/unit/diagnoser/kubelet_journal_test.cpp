@@ -1,5 +1,5 @@
-// kubelet_internal and the kubelet's own journal lines (issue 19 item 3 on
-// issue 18's cause): "PLEG is not healthy" in the window cites into the
+// kubelet_internal and the kubelet's own journal lines ( item 3 on
+// the cause): "PLEG is not healthy" in the window cites into the
 // finding when the kubelet's metrics show it stuck; with its metrics
 // unreadable, the lines beside the agent's own fast relists name it at a
 // lower confidence, saying what was measured; never while the agent's own

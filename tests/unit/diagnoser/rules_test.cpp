@@ -488,7 +488,7 @@ TEST(NodePressureRule, CoincidingWithSlowCallsRanksFirst) {
   EXPECT_LT(find(r, CauseId::kRuntimeSlow)->confidence, c->confidence);
 }
 
-// Issue 17: PID limits are pid_exhaustion's (host_rules_test.cpp), judged
+// PID limits are pid_exhaustion's (host_rules_test.cpp), judged
 // from the host evidence; node_pressure no longer names them.
 TEST(NodePressureRule, PidsNearPidMaxAreNotNodePressure) {
   Builder b;

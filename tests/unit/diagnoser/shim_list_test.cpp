@@ -1,4 +1,4 @@
-// Issue 17: host.processes.shims: every shim and conmon with the pod the
+// Host.processes.shims: every shim and conmon with the pod the
 // runtime lists for it, the runc children and the daemon left out, the
 // unmapped first, bounded with the true count beside.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The report's "kubelet" and "runtime_metrics" sections (issue 18, DESIGN
+// The report's "kubelet" and "runtime_metrics" sections (, DESIGN
 // §6): their JSON both ways, each scrape failure worded with its fix, and
 // the text and HTML showing the kubelet's relist beside the agent's.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Issue 17: the host section and the slowest per-pod calls in JSON (DESIGN
+// The host section and the slowest per-pod calls in JSON (DESIGN
 // §6's names, both ways), text and HTML, and the stuck pod named at the top.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -29,8 +29,8 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
   EXPECT_EQ(keys(j["causes"][0]["evidence"][0]),
             (std::set<std::string>{"signal", "value", "threshold"}));
   EXPECT_TRUE(j["causes"][0]["evidence"][1]["threshold"].is_null());
-  // §6's relist fields, the evented mode and its fall-back (issue 4), and
-  // how late events reach the kubelet (issue 8).
+  // §6's relist fields, the evented mode and its fall-back, and
+  // how late events reach the kubelet.
   EXPECT_EQ(
       keys(j["relist"]),
       (std::set<std::string>{"period_seconds", "threshold_seconds", "seconds_since_last_seen",
@@ -64,7 +64,7 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
   EXPECT_EQ(j["timeline"][1]["in_progress"], false);
   EXPECT_EQ(j["timeline"][2]["error"], "UNAVAILABLE");
   EXPECT_EQ(keys(j["forecast"]), (std::set<std::string>{"seconds_to_unhealthy"}));
-  // Issue 19: event lag, and evented mode's apart (present with count 0 in
+  // Event lag, and evented mode's apart (present with count 0 in
   // generic mode: a section is never missing).
   EXPECT_EQ(keys(j["event_lag"]),
             (std::set<std::string>{"p50_seconds", "p99_seconds", "events", "invalid", "worst_pods", "evented"}));
