@@ -111,6 +111,44 @@ struct PodCallReport {
   bool in_flight = false;
 };
 
+// The cgroup v2 witness in the host section. At namespace scope, not nested
+// in HostReport: a std::optional of a nested struct with member initializers
+// is judged not default-constructible while HostReport is still incomplete
+// (clang), and could then not be read back from JSON.
+struct CgroupV2Report {
+  std::string mode;    // "unified" or "hybrid"
+  std::string root;
+  std::string driver;  // "systemd", "cgroupfs", "" (no kubepods)
+  int64_t pods_read = 0;
+  struct Stall {
+    std::string resource;  // "cpu", "io", "memory"
+    std::optional<double> some_seconds, full_seconds;
+    double interval_seconds = 0;
+  };
+  // The runtime's, the kubelet's and kubepods' cgroups, then those stopped
+  // (frozen or freezing) or watched (a pod with a pending call).
+  struct Unit {
+    std::string role, path, owner, pod_uid, pod, container_id;
+    std::optional<bool> populated, frozen, freeze;
+    std::optional<int64_t> pids_current, pids_max;
+    std::optional<uint64_t> pids_events_max, pids_events_local_max, memory_high, memory_oom_kill,
+        nr_dying_descendants;
+    std::vector<Stall> pressure;
+    std::vector<std::string> unavailable;  // files this kernel lacks: no figure, not zero
+    std::optional<std::string> error;
+  };
+  std::vector<Unit> units;
+  // A container whose cgroup disagrees with the runtime's list:
+  // "running_without_process" or "exited_with_processes".
+  struct Divergence {
+    std::string kind, container_id, pod_uid, pod, runtime_state, path;
+  };
+  std::vector<Divergence> divergences;
+  // false while the PLEG's records were busy (a relist running): not compared.
+  bool divergence_checked = false;
+  int64_t containers = 0;  // container cgroups read
+};
+
 // The host evidence below the CRI (DESIGN §6 "host").
 struct HostReport {
   bool reachable = false;  // false: the scan is off or has not run
@@ -210,39 +248,7 @@ struct HostReport {
   std::optional<TimePoint> hung_tasks_suppressed_since;
   // cgroup v2's own view of the node (host/cgroup_v2_evidence.h); absent on
   // a v1 host with no v2 hierarchy mounted.
-  struct CgroupV2 {
-    std::string mode;    // "unified" or "hybrid"
-    std::string root;
-    std::string driver;  // "systemd", "cgroupfs", "" (no kubepods)
-    int64_t pods_read = 0;
-    struct Stall {
-      std::string resource;  // "cpu", "io", "memory"
-      std::optional<double> some_seconds, full_seconds;
-      double interval_seconds = 0;
-    };
-    // The runtime's, the kubelet's and kubepods' cgroups, then those stopped
-    // (frozen or freezing) or watched (a pod with a pending call).
-    struct Unit {
-      std::string role, path, owner, pod_uid, pod, container_id;
-      std::optional<bool> populated, frozen, freeze;
-      std::optional<int64_t> pids_current, pids_max;
-      std::optional<uint64_t> pids_events_max, pids_events_local_max, memory_high, memory_oom_kill,
-          nr_dying_descendants;
-      std::vector<Stall> pressure;
-      std::vector<std::string> unavailable;  // files this kernel lacks: no figure, not zero
-      std::optional<std::string> error;
-    };
-    std::vector<Unit> units;
-    // A container whose cgroup disagrees with the runtime's list:
-    // "running_without_process" or "exited_with_processes".
-    struct Divergence {
-      std::string kind, container_id, pod_uid, pod, runtime_state, path;
-    };
-    std::vector<Divergence> divergences;
-    // false while the PLEG's records were busy (a relist running): not compared.
-    bool divergence_checked = false;
-    int64_t containers = 0;  // container cgroups read
-  };
+  using CgroupV2 = CgroupV2Report;
   std::optional<CgroupV2> cgroup_v2;
 };
 
