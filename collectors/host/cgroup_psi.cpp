@@ -28,20 +28,15 @@ std::optional<uint64_t> total_of(std::string_view fields) {
 
 std::optional<PsiTotals> parse_psi_totals(std::string_view text) {
   std::optional<uint64_t> some, full;
-  size_t at = 0;
-  while (at < text.size()) {
-    size_t end = text.find('\n', at);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = trim(text.substr(at, end - at));
-    at = end + 1;
-    if (line.empty()) continue;
+  const bool well_formed = each_line(text, [&some, &full](std::string_view line) {
     const bool is_some = starts_with(line, "some "), is_full = starts_with(line, "full ");
-    if (!is_some && !is_full) return std::nullopt;
+    if (!is_some && !is_full) return false;
     auto total = total_of(line.substr(5));
-    if (!total) return std::nullopt;
+    if (!total) return false;
     (is_some ? some : full) = total;
-  }
-  if (!some) return std::nullopt;
+    return true;
+  });
+  if (!well_formed || !some) return std::nullopt;
   return PsiTotals{*some, full};
 }
 

@@ -37,5 +37,19 @@ std::string_view trim(std::string_view s);  // white space off both ends
 inline bool starts_with(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && s.compare(0, prefix.size(), prefix) == 0;
 }
+// Calls `line` with each non-empty line of `text`, trimmed, until it returns
+// false; false then, true when every line was taken.
+template <typename Line>
+bool each_line(std::string_view text, Line&& line) {
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t end = text.find('\n', at);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view one = trim(text.substr(at, end - at));
+    at = end + 1;
+    if (!one.empty() && !line(one)) return false;
+  }
+  return true;
+}
 
 }  // namespace plegscope::host

@@ -263,23 +263,28 @@ disabled_plugins = [
                                      stdout=self._log_file, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True,
                                      preexec_fn=_die_with_parent)
+        self._wait_for_cri("containerd", timeout)
+
+    def _wait_for_cri(self, name, timeout):
+        """Until the runtime just started answers CRI Version on its socket;
+        its exit or the timeout raise with the log's tail."""
         t0 = time.monotonic()
         last = ""
         while time.monotonic() - t0 < timeout:
             if self.proc.poll() is not None:
-                raise RuntimeError("containerd exited with %s; log tail:\n%s"
-                                   % (self.proc.returncode, self.log_tail()))
+                raise RuntimeError("%s exited with %s; log tail:\n%s" % (name, self.proc.returncode, self.log_tail()))
             if os.path.exists(self.sock):
                 r = self._run_driver(["version"], timeout=5)
                 if r.returncode == 0:
                     self._write_owner(self.proc.pid)
-                    log("containerd pid %d answering CRI on %s after %.2fs: %s"
-                        % (self.proc.pid, self.endpoint, time.monotonic() - t0, r.stdout.strip()))
+                    print("[%s] %s pid %d answering CRI on %s after %.2fs: %s"
+                          % (name, name, self.proc.pid, self.endpoint, time.monotonic() - t0, r.stdout.strip()),
+                          flush=True)
                     return
                 last = r.stderr.strip()
             time.sleep(0.1)
-        raise RuntimeError("containerd CRI did not answer within %ss (%s); log tail:\n%s"
-                           % (timeout, last, self.log_tail()))
+        raise RuntimeError("%s CRI did not answer within %ss (%s); log tail:\n%s"
+                           % (name, timeout, last, self.log_tail()))
 
     def stop(self, timeout=20):
         """Stops containerd (SIGTERM, then SIGKILL). Shims and containers keep

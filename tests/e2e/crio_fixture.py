@@ -203,22 +203,7 @@ enable_nri = false
         self.proc = subprocess.Popen(argv, stdout=self._log_file, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True, env=self._env(),
                                      preexec_fn=base._die_with_parent)
-        t0 = time.monotonic()
-        last = ""
-        while time.monotonic() - t0 < timeout:
-            if self.proc.poll() is not None:
-                raise RuntimeError("crio exited with %s; log tail:\n%s" % (self.proc.returncode, self.log_tail()))
-            if os.path.exists(self.sock):
-                r = self._run_driver(["version"], timeout=5)
-                if r.returncode == 0:
-                    self._write_owner(self.proc.pid)
-                    log("crio pid %d answering CRI on %s after %.2fs: %s"
-                        % (self.proc.pid, self.endpoint, time.monotonic() - t0, r.stdout.strip()))
-                    return
-                last = r.stderr.strip()
-            time.sleep(0.1)
-        raise RuntimeError("crio CRI did not answer within %ss (%s); log tail:\n%s"
-                           % (timeout, last, self.log_tail()))
+        self._wait_for_cri("crio", timeout)
 
     def stop(self, timeout=30, sig=signal.SIGTERM):
         """Stops crio (SIG, then SIGKILL). conmon and the containers keep
