@@ -26,6 +26,7 @@ std::vector<Finding> judge_findings(const Context& c, bool pleg_unhealthy) {
     if (auto found = rule.judge(c); found && found->confidence >= c.t.min_confidence)
       findings.push_back(std::move(*found));
   relate_pressure_to_slow_calls(findings);
+  relate_pressure_to_hung_calls(c, findings);
   relate_backlog_to_failing_lists(c, findings);
   relate_lock_stall_to_hung_calls(findings);
   relate_cni_to_sandbox_status(findings);

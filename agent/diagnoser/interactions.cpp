@@ -46,6 +46,22 @@ void relate_pressure_to_slow_calls(std::vector<Finding>& findings) {
   pressure->relations.push_back({strong ? Relation::Kind::kLikelyRootOf : Relation::Kind::kMaySlow, symptoms});
 }
 
+void relate_pressure_to_hung_calls(const Context& c, std::vector<Finding>& findings) {
+  Finding* pressure = find(findings, CauseId::kNodePressure);
+  Finding* hung = find(findings, CauseId::kRuntimeHung);
+  if (!pressure || !hung || hung->severity != Severity::kCritical) return;
+  // Pressure slows a runtime; it does not hold a call past the hang
+  // threshold unless the runtime's own threads wait in the kernel (reclaim,
+  // IO). Without that, a stopped, frozen or deadlocked runtime on a busy node
+  // is the hang, and the pressure only a suspect beside it.
+  const bool daemon_waits_in_kernel =
+      c.s.host && std::any_of(c.s.host->processes.blocked.begin(), c.s.host->processes.blocked.end(),
+                              [](const host::BlockedTask& b) { return b.role == "daemon" && b.state == 'D'; });
+  if (pressure->strong && daemon_waits_in_kernel) return;
+  pressure->confidence = std::min(pressure->confidence, std::round((hung->confidence - 0.05) * 100) / 100);
+  pressure->relations.push_back({Relation::Kind::kMaySlow, {CauseId::kRuntimeHung}});
+}
+
 void relate_backlog_to_failing_lists(const Context& c, std::vector<Finding>& findings) {
   Finding* backlog = find(findings, CauseId::kReinspectBacklog);
   if (!backlog) return;

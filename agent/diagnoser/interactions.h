@@ -17,6 +17,12 @@ namespace plegscope {
 // causes say that it may explain them.
 void relate_pressure_to_slow_calls(std::vector<Finding>& findings);
 
+// Node pressure beside a call hung past the hang threshold: the hang ranks
+// first, and the pressure says it may be slowing the runtime, unless a
+// runtime daemon thread waits in the kernel (D) under strong pressure,
+// which is pressure holding the runtime.
+void relate_pressure_to_hung_calls(const Context& c, std::vector<Finding>& findings);
+
 // A reinspection backlog while the runtime's list calls fail (runtime_hung
 // from deadlines, runtime_unavailable) and no status call failed: the
 // inspections fail in their filtered list calls, the same failures, so the

@@ -181,13 +181,13 @@ def test_pleg_unhealthy_on_real_kubelet():
             log("figures: %s" % json.dumps(figures, indent=1))
             assert abs(w.seen["agent_healthz_500"] - kubelet_t) <= 10, figures
             assert report["status"] == "unhealthy", report["status"]
-            # runtime_hung must be named; on a host whose CPU is saturated by
-            # other work the diagnoser may rank node_pressure above it (seen on
-            # the shared 2-core machine): the top cause is recorded, not asserted.
+            # A stopped runtime is the hang whatever else loads the host: on a
+            # busy machine node_pressure may be named too, below it.
             causes = {x["id"]: x["severity"] for x in report["causes"]}
             figures["causes"] = causes
             assert causes.get("runtime_hung") == "critical", causes
-            assert cond["reason"] in ("RuntimeHung", "NodePressure"), cond
+            assert report["causes"][0]["id"] == "runtime_hung", causes
+            assert cond["reason"] == "RuntimeHung", cond
             assert cond_true_t <= w.seen["ready_says_pleg"], figures
             recover(c, agent, resumed, figures)
         out = os.environ.get("PLEGSCOPE_CLUSTER_OUT") or harness._log_directory()

@@ -488,6 +488,46 @@ TEST(NodePressureRule, CoincidingWithSlowCallsRanksFirst) {
   EXPECT_LT(find(r, CauseId::kRuntimeSlow)->confidence, c->confidence);
 }
 
+// A runtime stopped on a saturated node (every list hung past the
+// threshold, CPU pressure severe): the hang is the cause, ranked first;
+// the pressure stays named as what may slow the runtime.
+Builder hung_lists_under_cpu_pressure() {
+  Builder b;
+  b.s.pressure->cpu_some_avg10 = 75;  // past 1.5x its 40% threshold: strong
+  b.s.operations[op::kListPodSandbox].in_flight = 1;
+  b.s.operations[op::kListPodSandbox].oldest_in_flight_seconds = 10.5;
+  b.s.relist_in_progress_since = kNow - secs(10.5);
+  return b;
+}
+
+TEST(NodePressureRule, BesideAHungCallTheHangRanksFirst) {
+  Builder b = hung_lists_under_cpu_pressure();
+  Report r = b.report();
+  const Cause* pressure = find(r, CauseId::kNodePressure);
+  const Cause* hung = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(pressure && hung) << r.summary;
+  EXPECT_EQ(r.causes.front().id, CauseId::kRuntimeHung) << r.summary;
+  EXPECT_LT(pressure->confidence, hung->confidence);
+  EXPECT_NE(pressure->summary.find("may be slowing the runtime"), std::string::npos) << pressure->summary;
+}
+
+TEST(NodePressureRule, StrongPressureHoldingTheRuntimeInTheKernelKeepsItsRank) {
+  Builder b = hung_lists_under_cpu_pressure();
+  Report before = b.report();
+  const double capped = find(before, CauseId::kNodePressure)->confidence;
+  host::HostEvidence h;
+  h.processes.blocked.push_back({1001, 1007, "containerd", "daemon", 'D', "folio_wait_bit", 12, "", ""});
+  b.s.host = h;
+  Report r = b.report();
+  const Cause* pressure = find(r, CauseId::kNodePressure);
+  ASSERT_TRUE(pressure) << r.summary;
+  // The daemon waits in the kernel under strong pressure: the pressure
+  // keeps its own confidence, not capped below the hang.
+  EXPECT_GT(pressure->confidence, capped);
+  EXPECT_GT(pressure->confidence, find(r, CauseId::kRuntimeHung)->confidence);
+  EXPECT_EQ(r.causes.front().id, CauseId::kNodePressure) << r.summary;
+}
+
 // PID limits are pid_exhaustion's (host_rules_test.cpp), judged
 // from the host evidence; node_pressure no longer names them.
 TEST(NodePressureRule, PidsNearPidMaxAreNotNodePressure) {
