@@ -244,7 +244,7 @@ local scope = import '../lib/scope.libsonnet';
           },
         } + forOf(c.listNearLimitForSeconds),
 
-        // Issue 18: the kubelet's own relist stopped (its last-seen stale,
+        // The kubelet's own relist stopped (its last-seen stale,
         // or its relist count flat) while plegscope's relists on the same
         // node's runtime are healthy: the kubelet is stuck, not the runtime.
         // For clusters where the agent cannot read the kubelet itself; needs

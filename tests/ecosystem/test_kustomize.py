@@ -150,6 +150,17 @@ def test_mixed_runtime_overlay():
           % len(mixed))
 
 
+def test_hide_pod_logs_reaches_both_daemonsets():
+    objects = kr.render(resources=["overlays/mixed-runtime"], components=["deploy/components/hide-pod-logs"])
+    for name in ("plegscope", "plegscope-crio"):
+        pod = objects[("DaemonSet", name)]["spec"]["template"]["spec"]
+        mounts = {m["mountPath"]: m["name"] for m in pod["containers"][0]["volumeMounts"]}
+        assert mounts["/var/log/pods"] == mounts["/var/log/containers"] == "hidden-pod-logs", (name, mounts)
+        assert mounts["/var/log"] == "host-var-log", mounts
+        (v,) = [v for v in pod["volumes"] if v["name"] == "hidden-pod-logs"]
+        assert "emptyDir" in v and "hostPath" not in v, v
+
+
 def identity_render(namespace="obs", suffix="-x"):
     return kr.render(resources=["overlays/mixed-runtime"], components=["deploy/components/node-condition"],
                      extra={"namespace": namespace, "nameSuffix": suffix})
