@@ -150,6 +150,15 @@ def test_mixed_runtime_overlay():
           % len(mixed))
 
 
+def test_cluster_values_reach_both_daemonsets_of_the_mixed_overlay():
+    objects = kr.render(resources=["overlays/mixed-runtime"], components=["deploy/components/cluster-values"],
+                        files={"values.yaml": kr.values(**{"kubelet.insecureSkipTLSVerify": "true"})})
+    for name in ("plegscope", "plegscope-crio"):
+        env = {e["name"]: e.get("value") for e in
+               objects[("DaemonSet", name)]["spec"]["template"]["spec"]["containers"][0]["env"]}
+        assert env["PLEGSCOPE_KUBELET_INSECURE_SKIP_TLS_VERIFY"] == "true", (name, env)
+
+
 def test_hide_pod_logs_reaches_both_daemonsets():
     objects = kr.render(resources=["overlays/mixed-runtime"], components=["deploy/components/hide-pod-logs"])
     for name in ("plegscope", "plegscope-crio"):
