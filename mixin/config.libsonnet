@@ -72,7 +72,7 @@
     listMessageLimitBytes: 16777216,
     listMessageWarnRatio: 0.75,
 
-    // KubeletPLEGStuck (issue 18): the kubelet's last-seen older than this,
+    // KubeletPLEGStuck: the kubelet's last-seen older than this,
     // or its relist count flat this long, while plegscope relists fine.
     kubeletStuckSeconds: 120,
     kubeletStuckForSeconds: 60,

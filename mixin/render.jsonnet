@@ -4,6 +4,9 @@
 // written in jsonnet and take minutes on these documents.
 function(config={})
   local mixin = (import 'mixin.libsonnet') + { _config+:: config };
+  // The dashboards once more with a `cluster` variable, for Grafanas that
+  // read many clusters through one data source (Thanos, Mimir).
+  local multi = (import 'mixin.libsonnet') + { _config+:: config { showMultiCluster: true } };
   local tests = (import 'tests/plegscope_test.libsonnet') + (import 'tests/agent_view_test.libsonnet') + (import 'tests/kubelet_test.libsonnet')
                 + (import 'tests/runtime_status_test.libsonnet') + { _config:: mixin._config };
   local yaml(header, doc) = { header: header, yaml: doc };
@@ -34,4 +37,7 @@ function(config={})
   } + {
     ['dashboards/' + name]: { json: mixin.grafanaDashboards[name] }
     for name in std.objectFields(mixin.grafanaDashboards)
+  } + {
+    ['dashboards/multi-cluster/' + name]: { json: multi.grafanaDashboards[name] }
+    for name in std.objectFields(multi.grafanaDashboards)
   }

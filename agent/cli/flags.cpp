@@ -258,10 +258,12 @@ void add_runtime_metrics_flags(CLI::App& app, RuntimeMetricsOptions& runtime_met
                "off", "http://127.0.0.1:1338/v1/metrics");
 }
 
-void add_condition_flags(CLI::App& app, bool& enabled, ConditionPolicyOptions& policy) {
+void add_condition_flags(CLI::App& app, bool& enabled, NodeConditionOptions& condition) {
+  ConditionPolicyOptions& policy = condition.policy;
   add_switch(app, "--node-condition", enabled,
-             "write the condition plegscope.io/PLEGUnhealthy and Events on the agent's own Node through the API "
-             "server (needs deploy/components/node-condition's RBAC); off by default");
+             "write the conditions plegscope.io/PLEGUnhealthy and plegscope.io/NodeRepairAdvised and Events on "
+             "the agent's own Node through the API server (needs deploy/components/node-condition's RBAC); off by "
+             "default");
   add_duration_flag(app, "--node-condition-hold", policy.hold,
                     "at risk with a critical cause (a hung call, a shim in D) for this long sets the condition True; "
                     "unhealthy sets it at once",
@@ -272,6 +274,9 @@ void add_condition_flags(CLI::App& app, bool& enabled, ConditionPolicyOptions& p
                     "at most one change of status or reason per this interval while flapping", true);
   add_duration_flag(app, "--node-condition-heartbeat", policy.heartbeat,
                     "the condition is written again this often when nothing changes");
+  add_duration_flag(app, "--node-repair-advised-after", condition.repair_after,
+                    "a node-level cause (advice other than fix-pod) held this long sets plegscope.io/NodeRepairAdvised "
+                    "True, the condition node-repairing remediators match");
 }
 
 void add_agent_flags(CLI::App& app, Config& config) {

@@ -30,7 +30,7 @@ void add_journal_flags(CLI::App& app, JournalFollowerOptions& journal);
 void add_kubelet_flags(CLI::App& app, KubeletReaderOptions& kubelet);
 void add_api_server_flags(CLI::App& app, ApiServerOptions& api);
 void add_runtime_metrics_flags(CLI::App& app, RuntimeMetricsOptions& runtime_metrics);
-void add_condition_flags(CLI::App& app, bool& enabled, ConditionPolicyOptions& policy);
+void add_condition_flags(CLI::App& app, bool& enabled, NodeConditionOptions& condition);
 // What the agent's process itself takes: the HTTP address and web config,
 // the node's name, the log level, the hang threshold.
 void add_agent_flags(CLI::App& app, Config& config);

@@ -21,7 +21,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   add_kubelet_flags(app, c.node.kubelet);
   add_api_server_flags(app, c.node.api_server);
   add_runtime_metrics_flags(app, c.node.runtime_metrics);
-  add_condition_flags(app, c.node_condition, c.condition.policy);
+  add_condition_flags(app, c.node_condition, c.condition);
   auto* serve = app.add_subcommand("serve", "run the agent (the default)");
   auto* diagnose = app.add_subcommand("diagnose", "relist for a while, then print a report");
   add_diagnose_flags(*diagnose, c.diagnose);

@@ -50,6 +50,20 @@ void ConditionPolicy::confirm(const ConditionWrite& write, MonoTime now) {
   if (change) last_change_ = now;
 }
 
+bool node_level(Advice advice) { return advice != Advice::kNone && advice != Advice::kFixPod; }
+
+ConditionVerdict repair_verdict(const ConditionVerdict& v) {
+  ConditionVerdict out;
+  out.has_verdict = v.has_verdict;
+  if (v.status != Status::kHealthy && v.top && node_level(v.top_advice)) {
+    out.status = Status::kAtRisk;
+    out.top = v.top;
+    out.top_severity = Severity::kCritical;
+    out.top_advice = v.top_advice;
+  }
+  return out;
+}
+
 std::string condition_reason(std::optional<CauseId> cause) {
   if (!cause) return "PLEGHealthy";
   std::string out;

@@ -36,6 +36,7 @@ struct ConditionVerdict {
   // yet to be successful" of an agent that has only just started, which is
   // no verdict on the node. Nothing is written without one.
   bool has_verdict = false;
+  Advice top_advice = Advice::kNone;  // what the first cause asks of the operator
 };
 
 // Why a write is due; Events follow the first three.
@@ -80,5 +81,17 @@ class ConditionPolicy {
 
 // "RuntimeHung" from runtime_hung; "PLEGHealthy" for nullopt.
 std::string condition_reason(std::optional<CauseId> cause);
+
+// The advice asks something of the node (restart its kubelet or runtime, fix
+// its storage, reboot or replace it), not of one pod (fix-pod) and not
+// nothing: what a remediator that reboots or replaces nodes may act on.
+bool node_level(Advice advice);
+
+// The verdict as plegscope.io/NodeRepairAdvised sees it, for a
+// ConditionPolicy of its own whose `hold` is the repair window: a node-level
+// top cause is "at risk, critical" (True once held past the window, across
+// changes between node-level causes); anything else is "healthy" (False
+// after clear_after), a pod-local cause on an unhealthy node included.
+ConditionVerdict repair_verdict(const ConditionVerdict& verdict);
 
 }  // namespace plegscope

@@ -6,6 +6,12 @@
 
 namespace plegscope {
 
+ConditionPolicyOptions repair_policy_options(const NodeConditionOptions& options) {
+  ConditionPolicyOptions out = options.policy;
+  out.hold = options.repair_after;
+  return out;
+}
+
 NodeConditionWriter::NodeConditionWriter(std::optional<ApiServerConfig> api, std::string node_name,
                                          NodeConditionOptions options, const DiagnosisService& diagnosis,
                                          const Clock& clock, ConditionMessage message)
@@ -15,7 +21,8 @@ NodeConditionWriter::NodeConditionWriter(std::optional<ApiServerConfig> api, std
       diagnosis_(diagnosis),
       clock_(clock),
       message_(std::move(message)),
-      policy_(options.policy),
+      broad_{kNodeConditionType, ConditionPolicy(options.policy)},
+      repair_{kNodeRepairConditionType, ConditionPolicy(repair_policy_options(options))},
       thread_("node-condition", clock) {
   state_.enabled = true;
   if (!api_) {
@@ -65,8 +72,7 @@ bool NodeConditionWriter::call(const ScrapeOutcome& outcome, MonoTime now) {
 
 void NodeConditionWriter::step() {
   if (!api_) return;
-  const Clock& clock = clock_;
-  const MonoTime now = clock.monotonic();
+  const MonoTime now = clock_.monotonic();
   if (retry_at_ && now < *retry_at_) return;
   const auto diagnosis = diagnosis_.latest();
   const Report& report = diagnosis->report;
@@ -75,46 +81,53 @@ void NodeConditionWriter::step() {
   if (!report.causes.empty()) {
     verdict.top = report.causes.front().id;
     verdict.top_severity = report.causes.front().severity;
+    verdict.top_advice = report.causes.front().advice;
   }
   verdict.has_verdict =
       report.relist.seconds_since_last_seen.has_value() || verdict.top_severity == Severity::kCritical;
-  const std::optional<ConditionWrite> write = policy_.observe(verdict, now);
-  if (!write) return;
+  const std::optional<ConditionWrite> broad = write(broad_, verdict, report, now);
+  if (broad && (broad->change == ConditionChange::kUnhealthy || broad->change == ConditionChange::kRecovered ||
+                broad->change == ConditionChange::kCauseChanged))
+    record_event(*broad, condition_reason(broad->cause), message_(report, broad->cause));
+  if (retry_at_) return;  // the API server refused or did not answer: back off first
+  write(repair_, repair_verdict(verdict), report, now);
+}
 
+std::optional<ConditionWrite> NodeConditionWriter::write(Slot& slot, const ConditionVerdict& verdict,
+                                                         const Report& report, MonoTime now) {
+  const std::optional<ConditionWrite> due = slot.policy.observe(verdict, now);
+  if (!due) return std::nullopt;
   NodeConditionValue value;
-  value.problem = write->problem;
-  value.reason = condition_reason(write->cause);
-  value.message = message_(report, write->cause);
-  value.heartbeat = clock.now();
-  const auto before = policy_.written();
+  value.type = slot.type;
+  value.problem = due->problem;
+  value.reason = condition_reason(due->cause);
+  value.message = message_(report, due->cause);
+  value.heartbeat = clock_.now();
+  const auto before = slot.policy.written();
   if (!before) {
     // A restarted agent keeps the lastTransitionTime of the same status
     // written before it: the problem did not start with the restart.
-    transition_ = value.heartbeat;
-    NodeReadyFetch existing = fetch_node_condition(*api_, node_name_, kNodeConditionType);
-    if (existing.ready && existing.ready->status == (write->problem ? "True" : "False"))
-      if (auto t = parse_api_time(existing.ready->last_transition_time)) transition_ = *t;
-  } else if (before->problem != write->problem) {
-    transition_ = value.heartbeat;
+    slot.transition = value.heartbeat;
+    NodeReadyFetch existing = fetch_node_condition(*api_, node_name_, slot.type);
+    if (existing.ready && existing.ready->status == (due->problem ? "True" : "False"))
+      if (auto t = parse_api_time(existing.ready->last_transition_time)) slot.transition = *t;
+  } else if (before->problem != due->problem) {
+    slot.transition = value.heartbeat;
   }
-  value.transition = transition_;
-  if (!call(patch_node_condition(*api_, node_name_, value), now)) {
-    return;
-  }
-  policy_.confirm(*write, now);
-  std::unique_lock<std::mutex> lock(state_mu_);
-  state_.status = write->problem ? "True" : "False";
+  value.transition = slot.transition;
+  if (!call(patch_node_condition(*api_, node_name_, value), now)) return std::nullopt;
+  slot.policy.confirm(*due, now);
+  if (due->change != ConditionChange::kHeartbeat)
+    spdlog::info("node condition {}={} reason {} on {}", slot.type, due->problem ? "True" : "False", value.reason,
+                 node_name_);
+  if (&slot != &broad_) return due;
+  std::lock_guard<std::mutex> lock(state_mu_);
+  state_.status = due->problem ? "True" : "False";
   state_.reason = value.reason;
   state_.message = value.message;
   state_.last_write = value.heartbeat;
   state_.writes++;
-  if (write->change != ConditionChange::kHeartbeat)
-    spdlog::info("node condition {}={} reason {} on {}", kNodeConditionType, *state_.status, value.reason,
-                 node_name_);
-  lock.unlock();
-  if (write->change == ConditionChange::kUnhealthy || write->change == ConditionChange::kRecovered ||
-      write->change == ConditionChange::kCauseChanged)
-    record_event(*write, value.reason, value.message);
+  return due;
 }
 
 void NodeConditionWriter::record_event(const ConditionWrite& write, const std::string& reason,

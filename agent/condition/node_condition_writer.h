@@ -1,5 +1,6 @@
 #pragma once
-// The node condition plegscope.io/PLEGUnhealthy and its Events, written
+// The node conditions plegscope.io/PLEGUnhealthy (and its Events) and
+// plegscope.io/NodeRepairAdvised, written
 // through the API server for the agent's own node only (--node-condition):
 // the one write plegscope makes, never a write on the host. Reads the
 // published diagnosis once per `interval` on its own thread, asks the
@@ -22,6 +23,10 @@ namespace plegscope {
 
 struct NodeConditionOptions {
   ConditionPolicyOptions policy;
+  // plegscope.io/NodeRepairAdvised: True once a node-level cause has held
+  // this long (--node-repair-advised-after); its clearing, flapping and
+  // heartbeat follow `policy`.
+  Duration repair_after = std::chrono::minutes(10);
   Duration interval = std::chrono::seconds(1);
   Duration retry_max = std::chrono::seconds(30);  // the longest back-off after failed calls
 };
@@ -29,6 +34,9 @@ struct NodeConditionOptions {
 // The condition's message for a write: agent/report's words, passed in by
 // the CLI (agent/condition has no English).
 using ConditionMessage = std::function<std::string(const Report& report, std::optional<CauseId> cause)>;
+
+// NodeRepairAdvised's policy: `policy` with the repair window as its hold.
+ConditionPolicyOptions repair_policy_options(const NodeConditionOptions& options);
 
 // Thread-safe: start/stop from one thread; step() is what the thread runs.
 class NodeConditionWriter {
@@ -45,6 +53,16 @@ class NodeConditionWriter {
   NodeConditionState state() const;
 
  private:
+  // One condition type: its state machine and what was last written.
+  struct Slot {
+    const char* type;
+    ConditionPolicy policy;
+    TimePoint transition{};  // lastTransitionTime of what was written
+  };
+  // Writes what SLOT's policy says is due; the write, or nullopt when
+  // nothing was due or the call failed.
+  std::optional<ConditionWrite> write(Slot& slot, const ConditionVerdict& verdict, const Report& report,
+                                      MonoTime now);
   bool call(const ScrapeOutcome& outcome, MonoTime now);
   void record_event(const ConditionWrite& write, const std::string& reason, const std::string& message);
 
@@ -54,11 +72,11 @@ class NodeConditionWriter {
   const DiagnosisService& diagnosis_;
   const Clock& clock_;
   const ConditionMessage message_;
-  ConditionPolicy policy_;
+  Slot broad_;   // plegscope.io/PLEGUnhealthy, with Events
+  Slot repair_;  // plegscope.io/NodeRepairAdvised
   EventCorrelator events_;
   mutable std::mutex state_mu_;  // state_ is written by the step, read by the report
   NodeConditionState state_;
-  TimePoint transition_{};  // lastTransitionTime of what was written
   int failures_in_a_row_ = 0;
   std::optional<MonoTime> retry_at_;
   PeriodicTasks thread_;  // its own: a write waits up to the API server's timeouts

@@ -43,7 +43,7 @@ std::optional<TimePoint> parse_api_time(const std::string& text) {
 }
 
 std::string node_condition_patch(const NodeConditionValue& c) {
-  nlohmann::json condition = {{"type", kNodeConditionType},
+  nlohmann::json condition = {{"type", c.type},
                               {"status", c.problem ? "True" : "False"},
                               {"reason", c.reason},
                               {"message", c.message},

@@ -13,6 +13,9 @@
 namespace plegscope {
 
 inline constexpr const char* kNodeConditionType = "plegscope.io/PLEGUnhealthy";
+// The narrow one, for remediators that repair or replace nodes: True only
+// while a node-level cause has held past a window, never for a pod's own.
+inline constexpr const char* kNodeRepairConditionType = "plegscope.io/NodeRepairAdvised";
 // The kubelet records a Node's Events in this namespace.
 inline constexpr const char* kNodeEventNamespace = "default";
 
@@ -21,6 +24,7 @@ inline constexpr const char* kNodeEventNamespace = "default";
 std::optional<TimePoint> parse_api_time(const std::string& text);
 
 struct NodeConditionValue {
+  std::string type = kNodeConditionType;
   bool problem = false;  // "True" (a problem, node-problem-detector polarity) or "False"
   std::string reason;    // "RuntimeHung", "PLEGHealthy"
   std::string message;   // one line

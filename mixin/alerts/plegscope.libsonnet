@@ -244,7 +244,7 @@ local scope = import '../lib/scope.libsonnet';
           },
         } + forOf(c.listNearLimitForSeconds),
 
-        // Issue 18: the kubelet's own relist stopped (its last-seen stale,
+        // The kubelet's own relist stopped (its last-seen stale,
         // or its relist count flat) while plegscope's relists on the same
         // node's runtime are healthy: the kubelet is stuck, not the runtime.
         // For clusters where the agent cannot read the kubelet itself; needs
@@ -398,14 +398,14 @@ local scope = import '../lib/scope.libsonnet';
         {
           alert: 'PlegscopeConditionStale',
           expr: |||
-            max by (%(by)s) (kube_node_status_condition{%(ksm)s, condition="plegscope.io/PLEGUnhealthy", status="true"}) == 1
+            max by (%(by)s) (kube_node_status_condition{%(ksm)s, condition=~"plegscope.io/(PLEGUnhealthy|NodeRepairAdvised)", status="true"}) == 1
             unless on (%(by)s)
             max by (%(by)s) (up{%(sel)s}) == 1
           ||| % (v { ksm: c.kubeStateMetricsSelector }),
           labels: { severity: 'warning' },
           annotations: {
             summary: 'A plegscope node condition on %s is True with no agent to clear it' % n,
-            description: "Node %s carries plegscope.io/PLEGUnhealthy=True but no plegscope agent is up there to keep it current: the agent was uninstalled, kept off the node, or is crash-looping. Remediators matching the condition act on a stale verdict. Clear it (README, \"Uninstalling\") or bring the agent back."
+            description: "Node %s carries a plegscope condition (plegscope.io/PLEGUnhealthy or plegscope.io/NodeRepairAdvised) True but no plegscope agent is up there to keep it current: the agent was uninstalled, kept off the node, or is crash-looping. Remediators matching the condition act on a stale verdict. Clear it (README, \"Uninstalling\") or bring the agent back."
                          % n,
             runbook_url: runbook('PlegscopeConditionStale'),
           },

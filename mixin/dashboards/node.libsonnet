@@ -94,7 +94,7 @@ local f = import '../lib/format.libsonnet';
           [q('max by (cause) (pleg_diagnosis_cause{%(sel)s})'), '{{cause}}'],
         ]), unit='percentunit', steps=[[0.5, 'orange']], min=0), 12, 8),
 
-        // Host evidence below the CRI (issue 17).
+        // Host evidence below the CRI.
         g.row('Host below the runtime'),
         s(g.timeseries('Blocked runtime helpers and zombies', g.targets([
           [q('max(pleg_host_blocked_processes{%(sel)s})'), 'helpers in D'],

@@ -129,10 +129,13 @@ local lib = import 'lib.libsonnet';
       // ------------------------------------------------------------ PlegscopeConditionStale
       // worker-1's agent is uninstalled at t=60 and its condition stays
       // True; worker-2's condition is True while its agent is up (a live
-      // verdict); worker-3's agent is gone but its condition is False.
+      // verdict); worker-3's agent is gone but its condition is False;
+      // worker-4's agent is gone with only the narrow condition True (what
+      // node-repairing remediators act on).
       local CS = c.conditionStaleForSeconds;
       local n = lib.samples(70 + CS + 60);
-      local cond(name, status, v) = S_('kube_node_status_condition', ksmL + nodeOf(name) { condition: 'plegscope.io/PLEGUnhealthy', status: status }, v);
+      local condOf(type, name, status, v) = S_('kube_node_status_condition', ksmL + nodeOf(name) { condition: type, status: status }, v);
+      local cond(name, status, v) = condOf('plegscope.io/PLEGUnhealthy', name, status, v);
       {
         name: 'PlegscopeConditionStale when the condition stays True with no agent up for %s' % pd(CS),
         interval: '10s',
@@ -143,17 +146,20 @@ local lib = import 'lib.libsonnet';
           cond('worker-2', 'true', '1x%d' % (n + 6)),
           S_('up', L('10.0.0.3:9547', 'worker-3'), '1x6 0x%d' % n),
           cond('worker-3', 'true', '0x%d' % (n + 6)),
+          S_('up', L('10.0.0.4:9547', 'worker-4'), '1x6 0x%d' % n),
+          cond('worker-4', 'true', '0x%d' % (n + 6)),
+          condOf('plegscope.io/NodeRepairAdvised', 'worker-4', 'true', '1x%d' % (n + 6)),
         ],
         alert_rule_test: [
           lib.silent(70 + CS - 1, 'PlegscopeConditionStale'),
           lib.firing(70 + CS, 'PlegscopeConditionStale', [{
-            exp_labels: nodeOf('worker-1') { severity: 'warning' },
+            exp_labels: nodeOf(w) { severity: 'warning' },
             exp_annotations: {
-              summary: 'A plegscope node condition on worker-1 is True with no agent to clear it',
-              description: 'Node worker-1 carries plegscope.io/PLEGUnhealthy=True but no plegscope agent is up there to keep it current: the agent was uninstalled, kept off the node, or is crash-looping. Remediators matching the condition act on a stale verdict. Clear it (README, "Uninstalling") or bring the agent back.',
+              summary: 'A plegscope node condition on %s is True with no agent to clear it' % w,
+              description: 'Node %s carries a plegscope condition (plegscope.io/PLEGUnhealthy or plegscope.io/NodeRepairAdvised) True but no plegscope agent is up there to keep it current: the agent was uninstalled, kept off the node, or is crash-looping. Remediators matching the condition act on a stale verdict. Clear it (README, "Uninstalling") or bring the agent back.' % w,
               runbook_url: runbook('PlegscopeConditionStale'),
             },
-          }]),
+          } for w in ['worker-1', 'worker-4']]),
         ],
       },
 

@@ -32,7 +32,7 @@ local lib = import 'lib.libsonnet';
     rule_files: ['../plegscope.rules.yml'],
     evaluation_interval: '1s',
     tests: [
-      // ------------------------------------------------------------ KubeletPLEGStuck (issue 18)
+      // ------------------------------------------------------------ KubeletPLEGStuck
       // worker-1's kubelet stopped relisting at t=60 while plegscope there is
       // healthy; worker-2's too, but plegscope is unhealthy there (the
       // runtime, not the kubelet); worker-3's kubelet relists.
@@ -124,7 +124,7 @@ local lib = import 'lib.libsonnet';
         alert_rule_test: [lib.silent(600, 'PLEGNotHealthy'), lib.silent(600, 'PLEGAtRisk')],
       },
 
-      // Evented PLEG (the agent's --evented-pleg true, issue 20): the relist
+      // Evented PLEG (the agent's --evented-pleg true): the relist
       // runs every 300 s against a 600 s threshold, both exported. A last
       // seen that ages to 299 s on every cycle is healthy: neither alert may
       // fire, whatever _config's relistThresholdSeconds says.

@@ -24,6 +24,7 @@ from fake_apiserver import FakeApiServer
 from fake_kubelet import FakeKubelet
 
 TYPE = "plegscope.io/PLEGUnhealthy"
+REPAIR = "plegscope.io/NodeRepairAdvised"  # node-level causes held past --node-repair-advised-after
 HANG = 2
 FLAGS = ["--hang-threshold", "%ds" % HANG, "--relist-period", "1s", "--node-name", "worker-3", "--node-condition",
          "--node-condition-hold", "0s", "--node-condition-clear-after", "3s", "--node-condition-min-interval", "0s"]
@@ -48,12 +49,12 @@ def node_writes(api):
 
 
 def check_writes(api):
-    """What every test holds: only worker-3's status, by strategic merge, only
-    plegscope's condition in the patch, and the kubelet's conditions kept."""
+    """What every test holds: only worker-3's status, by strategic merge, one
+    of plegscope's two conditions in each patch, and the kubelet's conditions kept."""
     for w in node_writes(api):
         assert w["method"] == "PATCH" and w["path"] == "/api/v1/nodes/worker-3/status", w
         assert w["content_type"] == "application/strategic-merge-patch+json", w
-        assert [c["type"] for c in w["body"]["status"]["conditions"]] == [TYPE], w
+        assert [c["type"] for c in w["body"]["status"]["conditions"]] in ([TYPE], [REPAIR]), w
     node = api.node_object("worker-3")
     kinds = {c["type"] for c in node["status"]["conditions"]}
     assert KUBELET_CONDITIONS <= kinds, kinds
@@ -119,14 +120,25 @@ def check_recovers(api, agent):
     print("  recovered: %s" % c["message"][:120])
 
 
+def repair_writes(api):
+    return [w["body"]["status"]["conditions"][0] for w in node_writes(api)
+            if w["body"]["status"]["conditions"][0]["type"] == REPAIR]
+
+
 def test_hang_sets_runtime_hung_then_recovers():
     require_tool("openssl")
     with tempfile.TemporaryDirectory() as d, FakeApiServer(d, node="worker-3") as api, \
-            FakeCri("diag_hang", log_level="warn", hold="healthy") as fake, condition_agent(d, api, fake) as agent:
+            FakeCri("diag_hang", log_level="warn", hold="healthy") as fake, \
+            condition_agent(d, api, fake, ["--node-repair-advised-after", "3s"]) as agent:
         wait_condition(api, "False", "PLEGHealthy")  # the first verdict, after clear-after of health
         assert api.events == {}, "an Event for the first healthy verdict: %s" % api.events
         fake.phase("hang", hold=True)
         check_true(api, agent, "RuntimeHung", hang_began(agent), HANG + 4)
+        # The runtime's own calls hang (advice restart-runtime, node-level):
+        # past the 3 s window the narrow condition follows.
+        wait_until(lambda: (api.condition("worker-3", REPAIR) or {}).get("status") == "True", 15,
+                   "%s True" % REPAIR, interval=0.1)
+        assert api.condition("worker-3", REPAIR)["reason"] == "RuntimeHung"
         fake.release()
         check_recovers(api, agent)
         # The same fault again within 10 minutes: the kubelet recorder's way,
@@ -148,11 +160,18 @@ def test_stuck_pod_is_runtime_hung_with_advice_fix_pod():
     require_tool("openssl")
     with tempfile.TemporaryDirectory() as d, FakeApiServer(d, node="worker-3") as api, \
             FakeCri("diag_one_pod_stuck", log_level="warn", hold="steady") as fake, \
-            condition_agent(d, api, fake) as agent:
+            condition_agent(d, api, fake, ["--node-repair-advised-after", "1s"]) as agent:
         wait_condition(api, "False", "PLEGHealthy")
         fake.phase("stuck", hold=True)
         c = check_true(api, agent, "RuntimeHung", hang_began(agent), HANG + 4)
         assert "Advice: fix-pod" in c["message"] and "payments/ledger-" in c["message"], c["message"]
+        # One pod's own cause, held well past the 1 s repair window: the
+        # broad condition is True, the narrow one never is.
+        wait_until(lambda: [w for w in repair_writes(api) if w["status"] == "False"], 10,
+                   "%s written False" % REPAIR, interval=0.1)
+        wait_until(lambda: (report(agent)["causes"] or [{}])[0].get("culprit", {}).get("seconds", 0) >= HANG + 3, 15,
+                   "the stuck call held 3 s past the hang threshold (the repair window is 1 s)", interval=0.2)
+        assert all(w["status"] == "False" for w in repair_writes(api)), repair_writes(api)
         fake.release()
         check_recovers(api, agent)
         check_writes(api)

@@ -15,7 +15,7 @@ import harness
 DOCS = ["README.md", "docs/runbook.md", "docs/report.md", "mixin/README.md"]
 PLUGIN = ecolib.path("plugins", "kubectl-plegscope")
 # Repository paths worth checking: these top-level directories and files.
-TOP = ("deploy/", "docs/", "plugins/", "scripts/", "mixin/", "alerts/", "dashboards/", "bench/", "tests/",
+TOP = ("deploy/", "overlays/", "docs/", "plugins/", "scripts/", "mixin/", "alerts/", "dashboards/", "bench/", "tests/",
        "agent/", "collectors/", "proto/")
 
 

@@ -14,14 +14,13 @@ project version agree."""
 import json
 import os
 import re
-import shutil
 import subprocess
-import tempfile
 
 import yaml
 
 import ecolib
 import harness
+import kustomize_render
 
 
 def docs():
@@ -187,12 +186,17 @@ def test_node_condition_component_grants_exactly_its_writes_in_its_own_role():
     rules = {(tuple(r["resources"]), tuple(r["operations"])) for r in policy["matchConstraints"]["resourceRules"]}
     # A PATCH reaches admission as UPDATE.
     assert rules == {(("nodes/status",), ("UPDATE",)), (("events",), ("CREATE", "UPDATE"))}, rules
-    assert "system:serviceaccount:plegscope:plegscope" in policy["matchConditions"][0]["expression"]
+    # whose writes: the ServiceAccount the binding names as the policy's param
+    assert policy["paramKind"] == {"apiVersion": "v1", "kind": "ServiceAccount"}
+    assert "params.metadata.namespace + ':' + params.metadata.name" in policy["matchConditions"][0]["expression"]
     text = json.dumps(policy)
     assert "authentication.kubernetes.io/node-name" in text and "request.name == variables.node" in text
     assert "involvedObject.name == variables.node" in text and "plegscope.io/PLEGUnhealthy" in text
+    assert "plegscope.io/NodeRepairAdvised" in text
     vapb = objects[("ValidatingAdmissionPolicyBinding", "plegscope-own-node-only")]["spec"]
-    assert vapb == {"policyName": "plegscope-own-node-only", "validationActions": ["Deny"]}, vapb
+    assert vapb == {"policyName": "plegscope-own-node-only", "validationActions": ["Deny"],
+                    "paramRef": {"name": "plegscope", "namespace": "plegscope",
+                                 "parameterNotFoundAction": "Allow"}}, vapb
 
 
 def test_daemonset_reaches_the_kubelet_with_a_projected_token():
@@ -362,96 +366,13 @@ def test_versions_agree():
 
 
 def kustomize(components):
-    """`kubectl kustomize` of an overlay on deploy/ with `components`: {(kind, name): object}.
-
-    kubectl 1.21+ (kustomize 3.7+) renders the components as they are. Older
-    kubectl (Debian 12's kubernetes-client is 1.20, kustomize 2.0.3) has no
-    Component kind: the overlay then lists each component's own patch and
-    generator files in that dialect (patchesJson6902, patchesStrategicMerge),
-    so the files under deploy/components are still rendered by kustomize and
-    checked, on the kubectl a bare Debian machine installs."""
-    kubectl = harness.require_tool("kubectl")
-    work = tempfile.mkdtemp(prefix="plegscope-overlay-")
-    try:
-        if not components:
-            # The base alone straight from deploy/ (what `kubectl apply -k deploy/` reads, on any kubectl).
-            return _render(kubectl, ecolib.path("deploy"))
-        overlay = os.path.join(work, "overlay")
-        os.makedirs(overlay)
-        rel = lambda p: os.path.relpath(ecolib.path(p), overlay)  # noqa: E731 - kustomize wants relative paths
-        _write_yaml(os.path.join(overlay, "kustomization.yaml"), {
-            "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-            "resources": [rel("deploy")], "components": [rel("deploy/components/" + c) for c in components]})
-        if _kustomize_has_components(kubectl):
-            return _render(kubectl, overlay)
-        return _render(kubectl, _legacy_overlay(kubectl, work, components))
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def _render(kubectl, directory):
-    out = subprocess.run([kubectl, "kustomize", directory], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    return {(d["kind"], d["metadata"]["name"]): d for d in yaml.safe_load_all(out.stdout) if d}
-
-
-def _write_yaml(path, doc):
-    with open(path, "w") as f:
-        yaml.safe_dump(doc, f)
-
-
-def _kustomize_has_components(kubectl):
-    out = subprocess.run([kubectl, "version", "--client", "-o", "json"], capture_output=True, text=True, timeout=30)
-    version = json.loads(out.stdout)["clientVersion"] if out.returncode == 0 else {}
-    minor = int(re.sub(r"\D.*", "", version.get("minor", "0")) or 0)
-    return (int(version.get("major", "1")), minor) >= (1, 21)
-
-
-def _legacy_overlay(kubectl, work, components):
-    """kustomize 2.0 overlays, one per component in order (as kustomize 3.7+ applies
-    components), each applying that component's own files to the layer below."""
-    below = os.path.join(work, "deploy")
-    shutil.copytree(ecolib.path("deploy"), below)
-    base_objects = _render(kubectl, below)
-    for component in components:
-        source = os.path.join(work, "deploy", "components", component)
-        layer = os.path.join(work, "with-" + component)
-        os.makedirs(layer)
-        spec = yaml.safe_load(open(os.path.join(source, "kustomization.yaml")))
-        doc = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-               "bases": [os.path.relpath(below, layer)]}
-        for n, resource in enumerate(spec.get("resources", [])):
-            name = "resource-%d.yaml" % n
-            shutil.copy(os.path.join(source, resource), os.path.join(layer, name))
-            doc.setdefault("resources", []).append(name)
-        for n, patch in enumerate(spec.get("patches", [])):
-            name = "patch-%d.yaml" % n
-            if "path" in patch:
-                shutil.copy(os.path.join(source, patch["path"]), os.path.join(layer, name))
-            else:
-                open(os.path.join(layer, name), "w").write(patch["patch"])
-            if isinstance(yaml.safe_load(open(os.path.join(layer, name))), list):
-                # a JSON 6902 patch; kustomize 2.0 wants one exact target per
-                # object, with its version and namespace (kustomize 3.7+ reads
-                # kind and name as regular expressions)
-                for kind, obj_name in sorted(base_objects):
-                    if not re.fullmatch(patch["target"]["kind"], kind) or \
-                            not re.fullmatch(patch["target"].get("name", ".*"), obj_name):
-                        continue
-                    target = dict(patch["target"], kind=kind, name=obj_name, namespace="plegscope")
-                    target["version"] = base_objects[(kind, obj_name)]["apiVersion"].split("/")[-1]
-                    doc.setdefault("patchesJson6902", []).append({"target": target, "path": name})
-            else:
-                doc.setdefault("patchesStrategicMerge", []).append(name)
-        for generator in spec.get("secretGenerator", []):
-            for f in generator.get("files", []):
-                shutil.copy(os.path.join(source, f), os.path.join(layer, f))
-            doc.setdefault("secretGenerator", []).append({k: v for k, v in generator.items() if k != "options"})
-            if generator.get("options", {}).get("disableNameSuffixHash"):
-                doc["generatorOptions"] = {"disableNameSuffixHash": True}
-        _write_yaml(os.path.join(layer, "kustomization.yaml"), doc)
-        below = layer
-    return below
+    """`kubectl kustomize` (kubectl 1.34, kustomize v5) of an overlay on deploy/
+    with `components` and the cluster values' defaults: {(kind, name): object}."""
+    if not components:
+        # The base alone straight from deploy/ (what `kubectl apply -k deploy/` reads).
+        return kustomize_render.by_key(kustomize_render.render_dir(ecolib.path("deploy")))
+    files = {"values.yaml": kustomize_render.values()}
+    return kustomize_render.render(components=["deploy/components/" + c for c in components], files=files)
 
 
 def _container(docs):
@@ -588,12 +509,11 @@ def test_kube_prometheus_stack_component_labels_only_what_the_chart_selects():
     """The chart's Prometheus selects PodMonitors and PrometheusRules by
     `release`: exactly those carry it; the DaemonSet's immutable selector,
     its pod template, the Service's selector and every other object are as
-    the base renders them. The release name is written once."""
+    the base renders them. The release name is the cluster values' (their
+    one place, test_kustomize.py changes it)."""
     base = kustomize([])
     stack = kustomize(["kube-prometheus-stack"])
-    spec = ecolib.load_yaml("deploy/components/kube-prometheus-stack/kustomization.yaml")
-    values = [op["value"] for p in spec["patches"] for op in yaml.safe_load(p["patch"])
-              if op["path"] == "/metadata/labels/release"]
+    values = [kustomize_render.values()["spec"]["release"]]
     assert values == ["kube-prometheus-stack"], values
     assert set(stack) == set(base)
     labelled = set()

@@ -12,7 +12,8 @@ import ecolib
 import harness
 import schema_check
 
-CONDITION = "plegscope.io/PLEGUnhealthy"
+CONDITION = "plegscope.io/PLEGUnhealthy"          # the broad one: the Node Readiness Controller's
+REPAIR = "plegscope.io/NodeRepairAdvised"         # node-level causes held past a window: the repairers'
 FLEET_PERCENT = 20  # PLEGFleetWideCause: the same cause on more than this share of nodes
 
 
@@ -61,19 +62,40 @@ def test_the_validator_catches_what_it_should():
 def test_node_health_check():
     r = check_against_crd("nodehealthcheck.yaml", "remediation.medik8s.io_nodehealthchecks.yaml")
     terms = {(c["type"], c["status"]) for c in r["spec"]["unhealthyConditions"]}
-    assert (CONDITION, "True") in terms, terms
+    assert (REPAIR, "True") in terms and CONDITION not in {t for t, _ in terms}, terms
     assert r["spec"]["minHealthy"] == "%d%%" % (100 - FLEET_PERCENT), r["spec"]
 
 
 def test_machine_health_check():
     r = check_against_crd("machinehealthcheck.yaml", "cluster.x-k8s.io_machinehealthchecks.yaml")
     terms = {(c["type"], c["status"]) for c in r["spec"]["checks"]["unhealthyNodeConditions"]}
-    assert (CONDITION, "True") in terms, terms
+    assert (REPAIR, "True") in terms and CONDITION not in {t for t, _ in terms}, terms
     assert r["spec"]["remediation"]["triggerIf"]["unhealthyLessThanOrEqualTo"] == "%d%%" % FLEET_PERCENT
+    old = check_against_crd("machinehealthcheck-v1beta1.yaml", "cluster.x-k8s.io_machinehealthchecks.yaml")
+    assert old["apiVersion"] == "cluster.x-k8s.io/v1beta1"
+    terms = {(c["type"], c["status"]) for c in old["spec"]["unhealthyConditions"]}
+    assert (REPAIR, "True") in terms and CONDITION not in {t for t, _ in terms}, terms
+    assert old["spec"]["maxUnhealthy"] == "%d%%" % FLEET_PERCENT
+    assert old["spec"]["selector"] == r["spec"]["selector"] and old["spec"]["clusterName"] == r["spec"]["clusterName"]
+
+
+def test_machine_drain_is_bounded():
+    """Cluster API drains a Machine before replacing it, forever by default:
+    the merge patches bound it for the MachineDeployments the checks select,
+    in each API version's field."""
+    v1beta2 = recipe("machinedeployment-drain.yaml")
+    assert v1beta2 == {"spec": {"template": {"spec": {"deletion": {"nodeDrainTimeoutSeconds": 600}}}}}, v1beta2
+    v1beta1 = recipe("machinedeployment-drain-v1beta1.yaml")
+    assert v1beta1 == {"spec": {"template": {"spec": {"nodeDrainTimeout": "10m"}}}}, v1beta1
+    for name in ("machinehealthcheck.yaml", "machinehealthcheck-v1beta1.yaml"):
+        text = open(ecolib.path("deploy", "remediation", name)).read()
+        assert "machinedeployment-drain" in text, name
 
 
 def test_node_readiness_rule():
     r = check_against_crd("nodereadinessrule.yaml", "readiness.node.x-k8s.io_nodereadinessrules.yaml")
+    # defaultStatus needs the controller's v0.4.0 or later, and the recipe says so.
+    assert "v0.4.0 or later" in open(ecolib.path("deploy", "remediation", "nodereadinessrule.yaml")).read()
     (c,) = r["spec"]["conditions"]
     # Untainted only while the condition is False; a node without it counts as False.
     assert (c["type"], c["requiredStatus"], c["defaultStatus"]) == (CONDITION, "False", "False"), c
@@ -86,9 +108,10 @@ def test_node_readiness_rule():
 
 
 def test_draino_flags():
+    assert open(ecolib.path("deploy", "remediation", "draino.yaml")).read().startswith("# LEGACY: draino")
     args = recipe("draino.yaml")["container"]["args"]
     positional = [a for a in args if not a.startswith("-")]
-    assert positional == [CONDITION], args
+    assert positional == [REPAIR], args
     assert any(a.startswith("--drain-buffer=") for a in args), args
 
 
