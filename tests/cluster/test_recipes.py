@@ -2,7 +2,7 @@
 kube-apiserver 1.34 only, from tests/cluster/cluster.py's pieces: no
 kubelet, no runtime):
 
-- the upstream CRDs (tests/fixtures/crds) install, and every recipe in
+- the upstream CRDs (../shared/crds beside the repository) install, and every recipe in
   deploy/remediation passes the API server's own validation of them
   (server-side dry run, strict fields, the CRDs' CEL rules);
 - the mixed-runtime overlay with the node-condition component, rendered with
@@ -33,7 +33,6 @@ from harness import wait_until  # noqa: E402
 from pki import Pki  # noqa: E402
 
 SOURCE = harness.source_dir()
-CRDS = os.path.join(SOURCE, "tests", "fixtures", "crds")
 NAMESPACE, SUFFIX = "obs", "-x"
 AGENT = "plegscope" + SUFFIX
 OWN, OTHER = "node-a", "node-b"
@@ -63,7 +62,7 @@ class ControlPlane(Cluster):
 
 def crd_files():
     out = []
-    for top, _, files in os.walk(CRDS):
+    for top, _, files in os.walk(harness.upstream_crds_dir()):
         out += [os.path.join(top, f) for f in sorted(files) if f.endswith(".yaml")]
     return sorted(out)
 

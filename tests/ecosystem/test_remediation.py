@@ -1,5 +1,5 @@
 """deploy/remediation/: each recipe validates against its remediator's
-upstream CRD (tests/fixtures/crds/, copied unchanged; the served version's openAPIV3Schema) with
+upstream CRD (../shared/crds beside the repository, unchanged; the served version's openAPIV3Schema) with
 tests/lib/schema_check.py, strictly (an unknown field is an error: the API
 server would prune it silently); each matches plegscope's condition in its
 polarity (True is a problem); each keeps its remediator's guard against
@@ -18,7 +18,7 @@ FLEET_PERCENT = 20  # PLEGFleetWideCause: the same cause on more than this share
 
 
 def crd_schema(filename, version):
-    crd = ecolib.load_yaml(os.path.join("tests", "fixtures", "crds", filename))
+    crd = ecolib.load_yaml(os.path.join(harness.upstream_crds_dir(), filename))
     for v in crd["spec"]["versions"]:
         if v["name"] == version:
             assert v["served"], "%s %s is not served" % (filename, version)

@@ -97,6 +97,16 @@ def source_dir():
     return os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
+def upstream_crds_dir():
+    """The upstream CRDs kept unchanged beside the repository (../shared/crds:
+    the remediators' and prometheus-operator's), for validating recipes and
+    applying on a real API server; a Skip (a failure under CI) when absent."""
+    d = os.path.join(os.path.dirname(source_dir()), "shared", "crds")
+    if not os.path.isdir(d):
+        raise Skip("%s missing (the upstream CRDs kept beside the repository)" % d)
+    return d
+
+
 def build_dir():
     """The build directory holding `plegscope` and `fakecri` (PLEGSCOPE_BUILD_DIR, else <src>/build)."""
     env = os.environ.get("PLEGSCOPE_BUILD_DIR")
