@@ -13,6 +13,9 @@ sandbox_image name.
     with Cluster() as c:
         c.kubectl("get", "nodes")
 
+Cluster(runtime="crio") runs the kubelet on the e2e CRI-O instead, on
+/run/crio/crio.sock (tests/cluster/crio_node.py says what it fits).
+
 Settings the sandbox needs, each named where it is set (KubeletConfiguration):
   failSwapOn: false            a host with swap on still starts the kubelet
   cgroupDriver: cgroupfs       containerd's runc runs with SystemdCgroup = false
@@ -47,6 +50,7 @@ import harness  # noqa: E402  tests/lib
 import oci_image  # noqa: E402  tests/e2e
 import parts  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
+import crio_node  # noqa: E402
 from harness import Process, free_port, wait_until  # noqa: E402
 from pki import Pki  # noqa: E402
 
@@ -65,9 +69,14 @@ def log(msg):
 
 
 class Cluster:
-    def __init__(self, kubelet_flags=()):
+    def __init__(self, kubelet_flags=(), runtime="containerd"):
+        """RUNTIME "containerd" (the e2e containerd fixture) or "crio" (the
+        e2e CRI-O fixture, answering on /run/crio/crio.sock)."""
         self.bins = parts.binaries()
-        reason = skip_reason()
+        if runtime not in ("containerd", "crio"):
+            raise ValueError("runtime %r: containerd or crio" % runtime)
+        self.runtime = runtime
+        reason = skip_reason() if runtime == "containerd" else crio_node.skip_reason()
         if reason:
             raise harness.Skip(reason)
         self.kubelet_flags = list(kubelet_flags)
@@ -91,14 +100,17 @@ class Cluster:
 
     def _start(self):
         t0 = time.monotonic()
-        self.ctd = Containerd(harness.build_dir())
+        self.ctd = Containerd(harness.build_dir()) if self.runtime == "containerd" else crio_node.make_crio()
         self.dir = os.path.join(self.ctd.tmp, "cluster")
         os.makedirs(self.dir)
         self._cni_config()
         self._node_link()
         self.ctd.start()
         for name, tarball in oci_image.build_e2e_images(os.path.join(self.dir, "images")).items():
-            self.ctd.import_image(tarball)
+            if self.runtime == "crio":
+                self.ctd.import_image(tarball, name)  # CRI-O's copyimg names what it stores
+            else:
+                self.ctd.import_image(tarball)
         self.pki = Pki(os.path.join(self.dir, "pki"))
         self._start_etcd()
         self._start_apiserver()
@@ -112,6 +124,7 @@ class Cluster:
         # its own bin dir, so link them there. A bridge of our own, no gateway,
         # no masquerade: no route or iptables rule on the host.
         bin_dir = os.path.join(self.ctd.tmp, "cni", "bin")
+        os.makedirs(bin_dir, exist_ok=True)  # CRI-O reads /usr/lib/cni itself; the links stay unused
         for p in ("bridge", "host-local", "loopback"):
             src = os.path.join("/usr/lib/cni", p)
             if not os.path.exists(src):
@@ -324,6 +337,7 @@ class Cluster:
                 p.stop(sig=signal.SIGTERM, timeout=10)
         if self.ctd is not None:
             self.ctd.cleanup()
+            crio_node.release_run_dir(self.ctd)  # /run/crio, when a CRI-O node made it
         if os.path.exists("/sys/class/net/" + BRIDGE):
             subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
         if self.node_ip_added:

@@ -1,0 +1,253 @@
+"""plegscope installed on a real CRI-O node as the README says for CRI-O
+clusters (README "CRI-O and mixed clusters").
+
+- the one-node cluster (tests/cluster/cluster.py) with its kubelet 1.34 on
+  the e2e CRI-O 1.34 (tests/e2e/crio_fixture.py), which answers where a
+  CRI-O node's does, /run/crio/crio.sock: the Node registers with
+  containerRuntimeVersion cri-o://<that version> and goes Ready;
+- the image assembled by scripts/assemble-image from build/plegscope and
+  this host's Debian root (--root /), copied into CRI-O's storage with
+  CRI-O's own copier under the name deploy/ references; nothing is pulled;
+- prometheus-operator's CRDs, then an overlay in the test's temp dir with
+  `resources: [deploy]` and `components: [deploy/components/crio]` and
+  nothing else, applied with `kubectl apply -k` (the kubectl 1.34 built with
+  the cluster, its kustomize v5);
+- the DaemonSet's pod goes Ready on the node with the shipped
+  securityContext (its process uid 65532, no capability), mounts the host's
+  /run/crio and reads unix:///run/crio/crio.sock: its /diagnose, read
+  through the API server's pod proxy, names the runtime cri-o at the
+  cluster's CRI-O version, says healthy, and words any cause in CRI-O's
+  terms (no containerd, no shim);
+- the teardown leaves no process, mount, cgroup, link, address, dir or
+  /run/crio behind.
+
+The cluster differs from a node where the overlay does not patch it: the
+kubelet listens on a free port rather than 10250, and the pods have no
+route to the node's address, so the agent's kubelet section says
+unreachable; neither is what this test judges. The host gets a route to
+the pods (the CNI bridge's gateway address) for the kubelet's HTTP probes
+and the API server's pod proxy; without it they leave the host by its
+default route.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+from cluster import BRIDGE, NODE, POD_SUBNET, Cluster, iptables_rules, leftovers, log  # noqa: E402
+from crio_node import CRIO_RUN  # noqa: E402
+import cgroups  # noqa: E402  tests/e2e (on the path once cluster is imported)
+from containerd_fixture import _processes  # noqa: E402  tests/e2e
+from crio_fixture import crio_version  # noqa: E402  tests/e2e
+from harness import wait_until  # noqa: E402
+
+SOURCE = harness.source_dir()
+NAMESPACE = "plegscope"
+SELECTOR = "app.kubernetes.io/name=plegscope"
+PORT = 9547
+ENDPOINT = "unix:///run/crio/crio.sock"
+# Words that must not appear on a CRI-O node: containerd's processes and tools.
+CONTAINERD_WORDS = ("containerd", "shim", "ctr ", "status lock")
+
+
+def crd_dir():
+    """prometheus-operator's CRDs: the shared copy beside the source dir."""
+    d = os.path.join(os.path.dirname(os.path.abspath(SOURCE)), "shared", "crds", "prometheus-operator")
+    if not os.path.isdir(d):
+        raise harness.Skip("%s missing (prometheus-operator's CRDs)" % d)
+    return d
+
+
+def image_ref():
+    """The image deploy/ runs: the DaemonSet's image with kustomize's newTag."""
+    text = open(os.path.join(SOURCE, "deploy", "kustomization.yaml")).read()
+    name = text.split("- name: ", 1)[1].split()[0]
+    tag = text.split("newTag: ", 1)[1].split()[0]
+    return "%s:%s" % (name, tag), tag
+
+
+def assemble_image(c):
+    """The image from build/plegscope and this host's root, copied into
+    CRI-O's storage under the name deploy/ references."""
+    build = harness.build_dir()
+    ref, version = image_ref()
+    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+    d = os.path.join(c.dir, "image")
+    os.makedirs(d)
+    binary, out = os.path.join(d, "plegscope"), os.path.join(d, "plegscope.tar")
+    subprocess.run(["strip", "-o", binary, os.path.join(build, "plegscope")], check=True)  # as build-image ships it
+    cmd = [os.path.join(SOURCE, "scripts", "assemble-image"), "--root", "/", "--arch", arch,
+           "--binary", binary, "--compat", os.path.join(build, "openssl-compat"),
+           "--license", os.path.join(SOURCE, "LICENSE"), "--version", version, "--tag", ref, "--out", out]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, "assemble-image: exit %d: %s" % (r.returncode, r.stderr.strip())
+    c.ctd.import_image(out, ref)
+    assert ref in c.ctd.images(), "image %s not listed by CRI-O: %s" % (ref, c.ctd.images())
+    log("image %s assembled from / (%.1f MiB) and copied into CRI-O's storage" % (ref, os.path.getsize(out) / 2**20))
+    return ref
+
+
+def overlay(c):
+    """The README's CRI-O overlay, verbatim but for the paths (kustomize
+    takes bases and components by relative path only)."""
+    d = os.path.join(c.dir, "overlay")
+    os.makedirs(d)
+    kust = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
+            "resources": [os.path.relpath(os.path.join(SOURCE, "deploy"), d)],
+            "components": [os.path.relpath(os.path.join(SOURCE, "deploy", "components", "crio"), d)]}
+    with open(os.path.join(d, "kustomization.yaml"), "w") as f:
+        json.dump(kust, f, indent=1)
+    return d
+
+
+def agent_pod(c):
+    pods = c.get_json("pods", "-n", NAMESPACE, "-l", SELECTOR)["items"]
+    return pods[0] if len(pods) == 1 else None
+
+
+def pod_ready(c):
+    pod = agent_pod(c)
+    if pod is None:
+        return None
+    for s in pod["status"].get("containerStatuses", []):
+        waiting = s.get("state", {}).get("waiting", {})
+        if waiting.get("reason") in ("CreateContainerError", "CreateContainerConfigError", "CrashLoopBackOff"):
+            raise AssertionError("the agent's container: %s: %s" % (waiting["reason"], waiting.get("message")))
+    ready = any(x["type"] == "Ready" and x["status"] == "True" for x in pod["status"].get("conditions", []))
+    return pod if ready else None
+
+
+def install(c):
+    ref = assemble_image(c)
+    route_to_pods()
+    c.kubectl("apply", "--server-side", "-f", crd_dir())
+    for crd in ("podmonitors", "prometheusrules"):
+        c.kubectl("wait", "--for=condition=Established", "crd/%s.monitoring.coreos.com" % crd, "--timeout=60s")
+    r = c.kubectl("apply", "-k", overlay(c), timeout=120)
+    log("kubectl apply -k: %s" % " ".join(r.stdout.split()))
+
+    def ready():
+        p = pod_ready(c)
+        if p is None:
+            events = c.kubectl("get", "events", "-n", NAMESPACE, "--field-selector", "type=Warning",
+                               "-o", "jsonpath={range .items[*]}{.reason}: {.message}{'\\n'}{end}").stdout
+            if "FailedMount" in events:
+                raise AssertionError("the agent's volumes on a CRI-O node: %s" % events.strip())
+        return p
+    pod = wait_until(ready, 120, "the DaemonSet's pod Ready on %s" % NODE, interval=1.0)
+    spec = pod["spec"]
+    assert spec["nodeName"] == NODE and spec["containers"][0]["image"] == ref, spec
+    return pod
+
+
+def container_pids(c, cid):
+    """PIDs in the container's crio-<id> cgroup, wherever the kubelet's pod
+    cgroup put it under the node's cgroup root."""
+    name = "crio-" + cid
+    for top, dirs, _ in os.walk(cgroups.procs_base(c.ctd.cgroup_parent)):
+        if name in dirs:
+            with open(os.path.join(top, name, "cgroup.procs")) as f:
+                return [int(x) for x in f.read().split()]
+    return []
+
+
+def check_shipped_spec(c, pod):
+    """What the component set, as the API server stored it, and the
+    container's process as the kernel sees it."""
+    spec = pod["spec"]
+    ctr = spec["containers"][0]
+    vols = {v["name"]: v for v in spec["volumes"]}
+    assert vols["cri-socket-dir"]["hostPath"] == {"path": CRIO_RUN, "type": "Directory"}, vols["cri-socket-dir"]
+    mounts = {m["name"]: m for m in ctr["volumeMounts"]}
+    assert mounts["cri-socket-dir"]["mountPath"] == CRIO_RUN and mounts["cri-socket-dir"]["readOnly"], mounts
+    env = {e["name"]: e.get("value") for e in ctr["env"]}
+    assert env["PLEGSCOPE_CONTAINER_RUNTIME_ENDPOINT"] == ENDPOINT, env
+    sc = ctr["securityContext"]
+    assert sc["readOnlyRootFilesystem"] and sc["capabilities"]["drop"] == ["ALL"] and \
+        not sc["allowPrivilegeEscalation"], sc
+    cid = pod["status"]["containerStatuses"][0]["containerID"]
+    assert cid.startswith("cri-o://"), cid
+    pids = container_pids(c, cid.split("://", 1)[1])
+    assert pids, "no process in the agent's container cgroup"
+    status = dict(line.split(":", 1) for line in open("/proc/%d/status" % pids[0]) if ":" in line)
+    uids, cap_eff = status["Uid"].split(), int(status["CapEff"].strip(), 16)
+    assert uids[0] == "65532" and cap_eff == 0, (uids, hex(cap_eff))
+    log("pod %s: hostPath %s read-only, %s, pid %d uid %s CapEff %#x"
+        % (pod["metadata"]["name"], CRIO_RUN, ENDPOINT, pids[0], uids[0], cap_eff))
+
+
+def route_to_pods():
+    """The host's route to the pod subnet, for the kubelet's HTTP probes and
+    the API server's pod proxy: the CNI bridge made first, with the pod
+    subnet's gateway address, when the CNI configuration gives it none
+    (the bridge plugin takes a bridge that exists; the harness's cleanup
+    deletes it, the address with it)."""
+    if not os.path.exists("/sys/class/net/" + BRIDGE):
+        subprocess.run(["ip", "link", "add", BRIDGE, "type", "bridge"], check=True)
+    out = subprocess.run(["ip", "-o", "-4", "addr", "show", "dev", BRIDGE], capture_output=True, text=True).stdout
+    if " inet " not in out:
+        gw = POD_SUBNET.rsplit(".", 1)[0] + ".1/" + POD_SUBNET.split("/")[1]
+        subprocess.run(["ip", "addr", "add", gw, "dev", BRIDGE], check=True)
+    subprocess.run(["ip", "link", "set", BRIDGE, "up"], check=True)
+
+
+def diagnose(c, pod):
+    path = "/api/v1/namespaces/%s/pods/%s:%d/proxy/diagnose" % (NAMESPACE, pod["metadata"]["name"], PORT)
+    return json.loads(c.kubectl("get", "--raw", path).stdout)
+
+
+def check_report(c, pod, want_version):
+    def read():
+        rep = diagnose(c, pod)
+        return rep if rep["runtime"].get("name") and rep["relist"].get("seconds_since_last_seen") is not None \
+            else None
+    rep = wait_until(read, 60, "the agent's /diagnose through the pod proxy naming its runtime", interval=1.0)
+    rt = rep["runtime"]
+    log("/diagnose via the API server: status %s, runtime %s %s on %s, causes %s"
+        % (rep["status"], rt["name"], rt["version"], rt["endpoint"], [x["id"] for x in rep["causes"]]))
+    assert rt["endpoint"] == ENDPOINT and rt["name"] == "cri-o" and rt["version"] == want_version, rt
+    for cause in rep["causes"]:
+        for field in ("summary", "remedy"):
+            for w in CONTAINERD_WORDS:
+                assert w not in cause[field], "%r in %s's %s on a CRI-O node: %s" % (w, cause["id"], field,
+                                                                                       cause[field])
+    assert rep["status"] == "healthy" and rep["healthy"], (rep["status"], rep.get("summary"), rep["causes"])
+    return rep
+
+
+def crio_processes(tmp):
+    """crio, conmon and plegscope processes of this cluster still alive."""
+    out = []
+    for pid, argv in _processes():
+        if argv and os.path.basename(argv[0]) in (b"crio", b"conmon") and any(tmp.encode() in a for a in argv):
+            out.append("process %d %s" % (pid, argv[0].decode()))
+    return out
+
+
+def test_crio_node():
+    t0 = time.monotonic()
+    rules = iptables_rules()
+    want = crio_version()
+    with Cluster(runtime="crio") as c:
+        tmp, cg = c.ctd.tmp, c.ctd.cgroup_parent
+        info = c.get_json("node", NODE)["status"]["nodeInfo"]
+        log("node %s: kubelet %s, %s" % (NODE, info["kubeletVersion"], info["containerRuntimeVersion"]))
+        assert info["containerRuntimeVersion"] == "cri-o://" + want, info
+        pod = install(c)
+        check_shipped_spec(c, pod)
+        check_report(c, pod, want)
+        log("installed and healthy %.1fs after the start" % (time.monotonic() - t0))
+    left = leftovers(tmp, cg, rules) + crio_processes(tmp)
+    if os.path.exists(CRIO_RUN):
+        left.append("dir " + CRIO_RUN)
+    assert not left, "the CRI-O cluster left behind: %s" % left
+    log("wall time %.1fs, nothing left behind" % (time.monotonic() - t0))
+
+
+if __name__ == "__main__":
+    harness.main(globals())
