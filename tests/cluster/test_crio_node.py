@@ -17,7 +17,8 @@ clusters (README "CRI-O and mixed clusters").
   /run/crio and reads unix:///run/crio/crio.sock: its /diagnose, read
   through the API server's pod proxy, names the runtime cri-o at the
   cluster's CRI-O version, says healthy, and words any cause in CRI-O's
-  terms (no containerd, no shim);
+  terms (no containerd, no shim); the same with deploy/components/selinux
+  added (spc_t, what SELinux-enforcing CRI-O nodes need; ignored here);
 - the teardown leaves no process, mount, cgroup, link, address, dir or
   /run/crio behind.
 
@@ -92,14 +93,15 @@ def assemble_image(c):
     return ref
 
 
-def overlay(c):
+def overlay(c, components=("crio",)):
     """The README's CRI-O overlay, verbatim but for the paths (kustomize
     takes bases and components by relative path only)."""
-    d = os.path.join(c.dir, "overlay")
+    d = os.path.join(c.dir, "overlay-" + "-".join(components))
     os.makedirs(d)
     kust = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
             "resources": [os.path.relpath(os.path.join(SOURCE, "deploy"), d)],
-            "components": [os.path.relpath(os.path.join(SOURCE, "deploy", "components", "crio"), d)]}
+            "components": [os.path.relpath(os.path.join(SOURCE, "deploy", "components", n), d)
+                           for n in components]}
     with open(os.path.join(d, "kustomization.yaml"), "w") as f:
         json.dump(kust, f, indent=1)
     return d
@@ -110,9 +112,9 @@ def agent_pod(c):
     return pods[0] if len(pods) == 1 else None
 
 
-def pod_ready(c):
+def pod_ready(c, selinux_type=None):
     pod = agent_pod(c)
-    if pod is None:
+    if pod is None or pod["spec"]["securityContext"].get("seLinuxOptions", {}).get("type") != selinux_type:
         return None
     for s in pod["status"].get("containerStatuses", []):
         waiting = s.get("state", {}).get("waiting", {})
@@ -201,6 +203,17 @@ def diagnose(c, pod):
     return json.loads(c.kubectl("get", "--raw", path).stdout)
 
 
+def with_selinux_component(c, want_version):
+    """The OpenShift-style install on the same node: deploy/components/crio
+    with deploy/components/selinux (spc_t). On a node without SELinux the
+    option is ignored: the rolled pod is Ready and reads the runtime alike."""
+    c.kubectl("apply", "-k", overlay(c, ("crio", "selinux")), timeout=120)
+    pod = wait_until(lambda: pod_ready(c, "spc_t"), 120, "the spc_t pod Ready on %s" % NODE, interval=1.0)
+    check_report(c, pod, want_version)
+    log("with deploy/components/selinux: pod %s (seLinuxOptions type spc_t) Ready and healthy"
+        % pod["metadata"]["name"])
+
+
 def check_report(c, pod, want_version):
     def read():
         rep = diagnose(c, pod)
@@ -241,6 +254,7 @@ def test_crio_node():
         pod = install(c)
         check_shipped_spec(c, pod)
         check_report(c, pod, want)
+        with_selinux_component(c, want)
         log("installed and healthy %.1fs after the start" % (time.monotonic() - t0))
     left = leftovers(tmp, cg, rules) + crio_processes(tmp)
     if os.path.exists(CRIO_RUN):
