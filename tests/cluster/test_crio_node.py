@@ -179,8 +179,11 @@ def check_shipped_spec(c, pod):
     status = dict(line.split(":", 1) for line in open("/proc/%d/status" % pids[0]) if ":" in line)
     uids, cap_eff = status["Uid"].split(), int(status["CapEff"].strip(), 16)
     assert uids[0] == "65532" and cap_eff == 0, (uids, hex(cap_eff))
-    log("pod %s: hostPath %s read-only, %s, pid %d uid %s CapEff %#x"
-        % (pod["metadata"]["name"], CRIO_RUN, ENDPOINT, pids[0], uids[0], cap_eff))
+    # What the agent's group 0 connects through: CRI-O's own socket mode.
+    st = os.stat(os.path.join(CRIO_RUN, "crio.sock"))
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (0, 0, 0o660), (st.st_uid, st.st_gid, oct(st.st_mode))
+    log("pod %s: hostPath %s read-only, %s (root:root %o), pid %d uid %s CapEff %#x"
+        % (pod["metadata"]["name"], CRIO_RUN, ENDPOINT, st.st_mode & 0o777, pids[0], uids[0], cap_eff))
 
 
 def route_to_pods():
