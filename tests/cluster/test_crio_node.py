@@ -57,11 +57,8 @@ CONTAINERD_WORDS = ("containerd", "shim", "ctr ", "status lock")
 
 
 def crd_dir():
-    """prometheus-operator's CRDs: the shared copy beside the source dir."""
-    d = os.path.join(os.path.dirname(os.path.abspath(SOURCE)), "shared", "crds", "prometheus-operator")
-    if not os.path.isdir(d):
-        raise harness.Skip("%s missing (prometheus-operator's CRDs)" % d)
-    return d
+    """prometheus-operator's CRDs, kept unchanged beside the checkout."""
+    return os.path.join(harness.upstream_crds_dir(), "prometheus-operator")
 
 
 def image_ref():
