@@ -309,16 +309,19 @@ class Cluster:
         return c is not None and c["status"] == "True"
 
     def audit(self):
-        """(verb, resource, subresource, code) of each of the shipped
-        ServiceAccount's requests so far, from the audit log."""
+        """(verb, resource, subresource, code, pod) of each of the shipped
+        ServiceAccount's requests so far, from the audit log; pod: the pod
+        its token is bound to, or None."""
         out = []
         try:
             with open(self.audit_log) as f:
                 for line in f:
                     e = json.loads(line)
                     ref = e.get("objectRef", {})
+                    pod = (e.get("user", {}).get("extra", {}).get("authentication.kubernetes.io/pod-name")
+                           or [None])[0]
                     out.append((e.get("verb"), ref.get("resource"), ref.get("subresource", ""),
-                                e.get("responseStatus", {}).get("code")))
+                                e.get("responseStatus", {}).get("code"), pod))
         except FileNotFoundError:
             pass
         return out

@@ -241,3 +241,23 @@ def network_not_ready(c, pod):
     wait_until(lambda: "runtime_network_not_ready" not in causes(pod), 60,
                "plegscope's runtime_network_not_ready cleared", interval=1.0)
     log("CNI conf restored: node Ready, runtime_network_not_ready cleared")
+
+
+class PodAgent:
+    """The DaemonSet's agent, read on its pod address as Prometheus reads it."""
+
+    def __init__(self, pod):
+        self.base = "http://%s:%d" % (pod["status"]["podIP"], PORT)
+
+    def get(self, path):
+        return harness.http(self.base + path, timeout=10)
+
+    def metrics(self):
+        code, body = self.get("/metrics")
+        assert code == 200, (code, body[:300])
+        return harness.Metrics(body)
+
+    def get_json(self, path):
+        code, body = self.get(path)
+        assert code == 200, (code, body[:300])
+        return json.loads(body)
