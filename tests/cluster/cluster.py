@@ -66,8 +66,12 @@ POD_SUBNET = "10.244.%d.0/24" % (100 + _SLOT)
 SERVICE_RANGE = "10.0.0.0/24"
 
 
+_T0 = time.monotonic()
+
+
 def log(msg):
-    print("[cluster] " + msg, flush=True)
+    # Seconds since the test started: where a test's time goes.
+    print("[cluster +%.0fs] %s" % (time.monotonic() - _T0, msg), flush=True)
 
 
 class Cluster:

@@ -1,4 +1,4 @@
-"""A fleet on a real API server, on the node test's cluster: kwok keeps
+"""A fleet on a real API server (run in test_pleg_unhealthy.py's hold): kwok keeps
 1,000 simulated Nodes Ready beside the real one (--manage-all-nodes=false and
 an annotation selector the real Node does not carry, so the kubelet keeps its
 own), and plegscope's requests are counted.

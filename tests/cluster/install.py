@@ -238,9 +238,10 @@ def network_not_ready(c, pod):
             with open(os.path.join(aside, name)) as src, open(os.path.join(conf_dir, name), "w") as dst:
                 dst.write(src.read())
     wait_until(c.node_ready, 90, "node Ready again with the CNI conf back", interval=1.0)
+    log("CNI conf restored: node Ready")
     wait_until(lambda: "runtime_network_not_ready" not in causes(pod), 60,
                "plegscope's runtime_network_not_ready cleared", interval=1.0)
-    log("CNI conf restored: node Ready, runtime_network_not_ready cleared")
+    log("CNI conf restored: runtime_network_not_ready cleared")
 
 
 class PodAgent:
