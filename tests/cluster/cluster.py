@@ -3,7 +3,8 @@
 etcd, kube-apiserver, kube-controller-manager, kube-scheduler and a kubelet
 1.34 registered as a Node, on the e2e tests' private containerd
 (tests/e2e/containerd_fixture.py), all built from Go modules by
-scripts/build-cluster-parts. Everything listens on 127.0.0.1 and lives under
+scripts/build-cluster-parts. Everything listens on 127.0.0.1 (the API server
+and the kubelet on the node's address, on lo) and lives under
 the containerd fixture's temp dir, so its cleanup (containers, shims, mounts,
 the cgroups under its cgroup parent, the dir) takes the kubelet's pods and
 volumes too; the CNI bridge is removed here. Nothing is pulled: the pause and
@@ -55,17 +56,26 @@ from harness import Process, free_port, wait_until  # noqa: E402
 from pki import Pki  # noqa: E402
 
 NODE = "pscl-node"
-BRIDGE = "pscl0"
-NODE_IP = "192.0.2.77"
+# One slot per test process: cluster tests of several checkouts (and CI) on
+# one machine never share a bridge, a node address or a pod subnet, nor tear
+# down each other's.
+_SLOT = os.getpid() % 60
+BRIDGE = "pscl-%d" % _SLOT
+NODE_IP = "192.0.2.%d" % (130 + _SLOT)
 AGENT_USER = "system:serviceaccount:plegscope:plegscope"
+# The bridge plugin, as the pods' gateway, turns on IPv4 forwarding.
 KERNEL_TUNABLES = ("vm/overcommit_memory", "vm/panic_on_oom", "kernel/panic", "kernel/panic_on_oops",
-                   "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes")
-POD_SUBNET = "10.244.77.0/24"
+                   "kernel/keys/root_maxkeys", "kernel/keys/root_maxbytes", "net/ipv4/ip_forward")
+POD_SUBNET = "10.244.%d.0/24" % (100 + _SLOT)
 SERVICE_RANGE = "10.0.0.0/24"
 
 
+_T0 = time.monotonic()
+
+
 def log(msg):
-    print("[cluster] " + msg, flush=True)
+    # Seconds since the test started: where a test's time goes.
+    print("[cluster +%.0fs] %s" % (time.monotonic() - _T0, msg), flush=True)
 
 
 class Cluster:
@@ -121,8 +131,10 @@ class Cluster:
 
     def _cni_config(self):
         # Debian's plugins live in /usr/lib/cni; the fixture's containerd reads
-        # its own bin dir, so link them there. A bridge of our own, no gateway,
-        # no masquerade: no route or iptables rule on the host.
+        # its own bin dir, so link them there. A bridge of our own, the pods'
+        # gateway (its address and the pod subnet's route go with the link),
+        # no masquerade: no iptables rule on the host. Pods reach the node's
+        # address and the host reaches the pods (Prometheus, the pod proxy).
         bin_dir = os.path.join(self.ctd.tmp, "cni", "bin")
         os.makedirs(bin_dir, exist_ok=True)  # CRI-O reads /usr/lib/cni itself; the links stay unused
         for p in ("bridge", "host-local", "loopback"):
@@ -131,8 +143,10 @@ class Cluster:
                 raise harness.Skip("%s missing (Debian's containernetworking-plugins)" % src)
             os.symlink(src, os.path.join(bin_dir, p))
         conf = {"cniVersion": "0.4.0", "name": "pscl", "plugins": [
-            {"type": "bridge", "bridge": BRIDGE, "isGateway": False, "ipMasq": False,
+            {"type": "bridge", "bridge": BRIDGE, "isGateway": True, "ipMasq": False,
              "ipam": {"type": "host-local", "ranges": [[{"subnet": POD_SUBNET}]],
+                      # Through the gateway, the node's address only.
+                      "routes": [{"dst": NODE_IP + "/32"}],
                       "dataDir": os.path.join(self.ctd.tmp, "cni", "ipam")}}]}
         with open(os.path.join(self.ctd.tmp, "cni", "conf", "10-pscl.conflist"), "w") as f:
             json.dump(conf, f)
@@ -170,10 +184,11 @@ class Cluster:
         pki = self.pki
         cert, key = pki.issue("apiserver", "kube-apiserver", dns=["localhost", "kubernetes",
                               "kubernetes.default", "kubernetes.default.svc"],
-                              ips=["127.0.0.1", "10.0.0.1"], server=True)
+                              ips=["127.0.0.1", "10.0.0.1", NODE_IP], server=True)
         kcert, kkey = pki.issue("apiserver-kubelet", "kube-apiserver-kubelet-client", ["system:masters"])
         self.api_port = free_port()
-        self.server = "https://127.0.0.1:%d" % self.api_port
+        # On the node's address, which the pods reach through their gateway.
+        self.server = "https://%s:%d" % (NODE_IP, self.api_port)
         # Every request of the shipped ServiceAccount, and nothing else, in
         # the audit log: what plegscope asks of the API server, counted exactly.
         policy = os.path.join(self.dir, "audit-policy.json")
@@ -182,7 +197,7 @@ class Cluster:
                        "rules": [{"level": "Metadata", "users": [AGENT_USER]}, {"level": "None"}]}, f)
         self.audit_log = os.path.join(self.dir, "audit.log")
         args = [self.bins["kube-apiserver"], "--etcd-servers", "http://127.0.0.1:%d" % self.etcd_port,
-                "--bind-address", "127.0.0.1", "--advertise-address", "127.0.0.1",
+                "--bind-address", NODE_IP, "--advertise-address", NODE_IP,
                 "--secure-port", str(self.api_port), "--tls-cert-file", cert, "--tls-private-key-file", key,
                 "--client-ca-file", pki.ca_cert,
                 "--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
@@ -311,16 +326,19 @@ class Cluster:
         return c is not None and c["status"] == "True"
 
     def audit(self):
-        """(verb, resource, subresource, code) of each of the shipped
-        ServiceAccount's requests so far, from the audit log."""
+        """(verb, resource, subresource, code, pod) of each of the shipped
+        ServiceAccount's requests so far, from the audit log; pod: the pod
+        its token is bound to, or None."""
         out = []
         try:
             with open(self.audit_log) as f:
                 for line in f:
                     e = json.loads(line)
                     ref = e.get("objectRef", {})
+                    pod = (e.get("user", {}).get("extra", {}).get("authentication.kubernetes.io/pod-name")
+                           or [None])[0]
                     out.append((e.get("verb"), ref.get("resource"), ref.get("subresource", ""),
-                                e.get("responseStatus", {}).get("code")))
+                                e.get("responseStatus", {}).get("code"), pod))
         except FileNotFoundError:
             pass
         return out

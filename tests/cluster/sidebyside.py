@@ -60,8 +60,8 @@ def agent_flags(cluster, token_file):
 
 def agent_env(cluster):
     # In-cluster discovery as a pod sees it; no kube-proxy here, so the
-    # service host is the API server's own loopback address.
-    return {"KUBERNETES_SERVICE_HOST": "127.0.0.1", "KUBERNETES_SERVICE_PORT": str(cluster.api_port)}
+    # service host is the API server's own address.
+    return {"KUBERNETES_SERVICE_HOST": NODE_IP, "KUBERNETES_SERVICE_PORT": str(cluster.api_port)}
 
 
 def kubelet_metrics(cluster, token_file):

@@ -1,18 +1,30 @@
-"""A real one-node cluster (tests/cluster/cluster.py) and plegscope beside its
-kubelet on the same containerd.
+"""A real one-node cluster (tests/cluster/cluster.py), plegscope installed
+on it as a user installs it, and measured beside its kubelet on the same
+containerd. One cluster for all of it:
 
 - the node registers and goes Ready with the kubelet 1.34 built from source;
   a pod on Debian's CNI bridge gets an address from its range;
-- plegscope runs as a node process with the shipped ServiceAccount's token
-  (deploy/rbac.yaml: get nodes/metrics, get nodes), reads the kubelet's
-  /metrics through the kubelet's webhook authorization and the Node through
-  the API server;
-- at 0, 30 and 110 pods of a locally built image, both sides count the same
-  running pods and containers; the fidelity table (relist duration,
-  interval, last seen, runtime operation latency, kubelet vs plegscope) and
-  the load figure (containerd's CPU and the kubelet's relist p99 with and
-  without plegscope) are written to PLEGSCOPE_CLUSTER_OUT (default: the
-  test's log dir) as JSON and printed; no timing is asserted;
+- install (tests/cluster/install.py): the image assembled by
+  scripts/assemble-image and imported, prometheus-operator's CRDs, then
+  `kubectl apply -k` of deploy/ with the node-condition and oncall-rbac
+  components; the DaemonSet's pod Ready under the shipped securityContext,
+  RBAC and NetworkPolicy; Debian's Prometheus scrapes it and loads the
+  shipped rules;
+- `kubectl plegscope nodes` and `diagnose NODE` through the real pod proxy as
+  an on-call user bound only by oncall-rbac's roles;
+- the runtime's Status failing: the CNI configuration taken away, the
+  kubelet's Ready=False says "container runtime network not ready" and the
+  agent names runtime_network_not_ready; put back, both clear;
+- at 0, 30 and 110 pods of a locally built image, the kubelet and the
+  DaemonSet's agent count the same running pods and containers; the
+  fidelity table (relist duration, interval, last seen, runtime operation
+  latency, kubelet vs plegscope) and the load figure (containerd's CPU and
+  the kubelet's relist p99 with the agent, then with the DaemonSet deleted)
+  are written to PLEGSCOPE_CLUSTER_OUT (default: the test's log dir) as JSON
+  and printed; no timing is asserted;
+- the agent's API requests over the fidelity window, from the audit log,
+  per 1,000 nodes (tests/cluster/fleet.py; kwok's simulated Nodes run in
+  test_pleg_unhealthy.py's hold);
 - the teardown leaves no process, mount, cgroup, link or dir behind.
 """
 
@@ -22,12 +34,13 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import fleet  # noqa: E402
 import harness  # noqa: E402
+import install  # noqa: E402
 import parts  # noqa: E402
 import sidebyside as sbs  # noqa: E402
 import tables  # noqa: E402
 from cluster import NODE, Cluster, POD_SUBNET, iptables_rules, leftovers, log  # noqa: E402
-from e2e_util import Agent  # noqa: E402
 from harness import wait_until  # noqa: E402
 
 RESULTS = {}
@@ -97,50 +110,75 @@ def compare(c, token, agent, relists=20):
 
 
 def same_counts(c, token, agent, pods):
-    """Both sides count PODS running pods (plus the node's none) and as many
-    running containers; waited for, since each reads on its own relist."""
+    """Both sides count PODS workload pods plus the agent's own as running,
+    and as many running containers; waited for, since each reads on its own
+    relist."""
+    want = pods + 1
+
     def agree():
         k, a = sbs.kubelet_metrics(c, token), agent.metrics()
         kp, ap = k.get("kubelet_running_pods", 0), a.get("pleg_running_pods", 0)
         kc = k.get("kubelet_running_containers", 0, container_state="running")
         ac = a.get("pleg_running_containers", 0, container_state="running")
-        # The kubelet sets kubelet_running_containers only for the states it
-        # counted in a relist, so with no running container left its
-        # "running" series keeps its last value; plegscope's goes to 0.
-        stale_ok = pods == 0 and kc is not None
-        if not (kp == ap == pods and ac == pods and (kc == pods or stale_ok)):
+        if not (kp == ap == want and ac == kc == want):
             raise AssertionError("running pods/containers: kubelet %s/%s, plegscope %s/%s" % (kp, kc, ap, ac))
         return kp, kc, ap, ac
-    got = wait_until(agree, 60, "kubelet and plegscope both counting %d running pods" % pods, interval=1.0)
-    log("running pods/containers: kubelet %s/%s, plegscope %s/%s" % got)
+    got = wait_until(agree, 60, "kubelet and plegscope both counting %d running pods" % want, interval=1.0)
+    log("running pods/containers (the agent's own pod included): kubelet %s/%s, plegscope %s/%s" % got)
+
+
+def fidelity_and_load(c, token, agent, after_first):
+    """The fidelity table at 0, 30 and 110 pods, and the load with the agent;
+    AFTER_FIRST() runs after the first window."""
+    fidelity = {}
+    for pods in (0, 30, 110):
+        sbs.scale(c, pods, 180 + 2 * pods)
+        same_counts(c, token, agent, pods)
+        # At 110 pods the window is the load figure's too, so twice as long.
+        fidelity[str(pods)] = compare(c, token, agent, relists=40 if pods == 110 else 20)
+        log("fidelity at %d pods: %s" % (pods, fidelity[str(pods)]))
+        if pods == 0:
+            after_first()
+    return fidelity, fidelity["110"]
+
+
+def without_agent(c, token):
+    c.kubectl("delete", "daemonset", "plegscope", "-n", install.NAMESPACE, "--wait=true", timeout=120)
+    wait_until(lambda: install.agent_pod(c) is None, 120, "the agent's pod gone", interval=1.0)
+    return compare(c, token, None, relists=40)
+
+
+def write_figures(c, fidelity, with_agent, without, requests):
+    load = {"pods": 110, "with_plegscope": with_agent, "without_plegscope": without}
+    log("load at 110 pods: containerd CPU %.2f%% with plegscope, %.2f%% without"
+        % (with_agent["containerd_cpu_percent"], without["containerd_cpu_percent"]))
+    doc = {"fidelity": fidelity, "load": load, "kubelet": c.get_json("node", NODE)["status"]["nodeInfo"]}
+    sbs.dump(_out_path("cluster-fidelity.json"), doc)
+    log("wrote %s\n%s\n\n%s" % (_out_path("cluster-fidelity.json"), tables.fidelity(doc), tables.load(doc)))
+    sbs.dump(_out_path("cluster-agent-requests.json"), requests)
 
 
 def test_cluster_node():
     rules = iptables_rules()
-    with Cluster() as c:
+    with install.image_meanwhile() as image, Cluster() as c:
         tmp, cg = c.ctd.tmp, c.ctd.cgroup_parent
         check_node(c)
+        pod = install.install(c, image)
+        install.scrape_and_rules(c, pod)
+        install.oncall_plugin(c)
+        install.network_not_ready(c, pod)
+        agent = install.PodAgent(pod)
+        wait_until(lambda: agent.metrics().get("pleg_kubelet_up") == 1, 60, "plegscope reading the kubelet")
+        report = agent.get_json("/diagnose")
+        log("plegscope's view of the kubelet: %s" % {k: report["kubelet"].get(k) for k in
+                                                      ("version", "model", "up") if k in report["kubelet"]})
         token = sbs.shipped_token(c)
-        with Agent(c.ctd.endpoint, sbs.agent_flags(c, token), env=sbs.agent_env(c), log_level="info") as agent:
-            wait_until(lambda: agent.metrics().get("pleg_kubelet_up") == 1, 60, "plegscope reading the kubelet")
-            report = agent.get_json("/diagnose")
-            log("plegscope's view of the kubelet: %s" % {k: report["kubelet"].get(k) for k in
-                                                          ("version", "model", "up") if k in report["kubelet"]})
-            fidelity = {}
-            for pods in (0, 30, 110):
-                sbs.scale(c, pods, 180 + 2 * pods)
-                same_counts(c, token, agent, pods)
-                fidelity[str(pods)] = compare(c, token, agent)
-                log("fidelity at %d pods: %s" % (pods, fidelity[str(pods)]))
-            with_agent = compare(c, token, agent, relists=40)
-        without_agent = compare(c, token, None, relists=40)
-        load = {"pods": 110, "with_plegscope": with_agent, "without_plegscope": without_agent}
-        log("load at 110 pods: containerd CPU %.2f%% with plegscope, %.2f%% without"
-            % (with_agent["containerd_cpu_percent"], without_agent["containerd_cpu_percent"]))
-        doc = {"fidelity": fidelity, "load": load, "kubelet": c.get_json("node", NODE)["status"]["nodeInfo"]}
-        sbs.dump(_out_path("cluster-fidelity.json"), doc)
-        log("wrote %s\n%s\n\n%s" % (_out_path("cluster-fidelity.json"), tables.fidelity(doc), tables.load(doc)))
-        sbs.scale(c, 0, 180)
+        start, t0 = len(c.audit()), time.monotonic()
+        # The Node is Ready again and the runtime answers NetworkReady=true:
+        # the relists are measured while the agent's cause has yet to clear.
+        fidelity, with_agent = fidelity_and_load(c, token, agent, lambda: install.network_cleared(c, pod))
+        requests = fleet.agent_requests(c, start, time.monotonic() - t0, pod["metadata"]["name"])
+        write_figures(c, fidelity, with_agent, without_agent(c, token), requests)
     left = leftovers(tmp, cg, rules)
     assert not left, "the cluster left behind: %s" % left
 

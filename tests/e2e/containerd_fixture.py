@@ -16,6 +16,7 @@ Usage:
         sid = ctd.driver("run-pod", "name", "uid")
 """
 
+import concurrent.futures
 import ctypes
 import glob
 import hashlib
@@ -420,12 +421,15 @@ disabled_plugins = [
         if self.running:
             try:
                 lst = self.list()
-                for c in lst["containers"]:
-                    self._run_driver(["stop-container", c["id"], "0"], timeout=20)
-                    self._run_driver(["remove-container", c["id"]], timeout=20)
-                for s in lst["sandboxes"]:
-                    self._run_driver(["stop-pod", s["id"]], timeout=20)
-                    self._run_driver(["remove-pod", s["id"]], timeout=20)
+                # Eight at a time: a cluster test leaves a hundred pods, and
+                # each call mostly waits on the runtime.
+                with concurrent.futures.ThreadPoolExecutor(max_workers=8) as pool:
+                    list(pool.map(lambda c: (self._run_driver(["stop-container", c["id"], "0"], timeout=20),
+                                             self._run_driver(["remove-container", c["id"]], timeout=20)),
+                                  lst["containers"]))
+                    list(pool.map(lambda s: (self._run_driver(["stop-pod", s["id"]], timeout=20),
+                                             self._run_driver(["remove-pod", s["id"]], timeout=20)),
+                                  lst["sandboxes"]))
                 log("cleanup: removed %d containers, %d sandboxes via CRI"
                     % (len(lst["containers"]), len(lst["sandboxes"])))
             except Exception as e:  # keep tearing down

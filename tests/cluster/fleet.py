@@ -1,20 +1,21 @@
-"""A fleet on a real API server: kwok keeps 1,000 simulated Nodes Ready
-beside the real one (--manage-all-nodes=false and an annotation selector the
-real Node does not carry, so the kubelet keeps its own), and plegscope's
-requests are counted.
+"""A fleet on a real API server (run in test_pleg_unhealthy.py's hold): kwok keeps
+1,000 simulated Nodes Ready beside the real one (--manage-all-nodes=false and
+an annotation selector the real Node does not carry, so the kubelet keeps its
+own), and plegscope's requests are counted.
 
 - the real Node stays the kubelet's (its Ready heartbeat keeps coming from
   the kubelet; kwok never takes it);
+- the simulated Nodes carry plegscope.io/exclude=true, the DaemonSet's
+  documented opt-out, so it starts no agent pod on them;
 - `kubectl plegscope nodes` (plugins/kubectl-plegscope, through the built
   kubectl) names every Node, the 1,000 simulated ones included, and says
   which have no agent; its wall time and the API server's
   apiserver_request_total deltas for the run are written;
-- one plegscope agent with --node-condition, on the real node with the
-  shipped ServiceAccount: its requests over a window, from the API server's
-  audit log (the shipped ServiceAccount's requests only), extrapolated to
-  1,000 nodes per minute.
-Figures go to PLEGSCOPE_CLUSTER_OUT (default: the test's log dir) as
-cluster-fleet.json; no timing is asserted.
+- the DaemonSet's agent (with the node-condition component) on the real
+  node: its requests over the node test's window, from the API server's
+  audit log (the shipped ServiceAccount's requests, told apart by the pod its
+  token is bound to), extrapolated to 1,000 nodes per minute.
+No timing is asserted.
 """
 
 import collections
@@ -28,14 +29,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
 import parts  # noqa: E402
-import sidebyside as sbs  # noqa: E402
-from cluster import NODE, Cluster, log  # noqa: E402
-from e2e_util import Agent  # noqa: E402
+from cluster import NODE, log  # noqa: E402
 from harness import Process, free_port, wait_until  # noqa: E402
 
 FLEET = int(os.environ.get("PLEGSCOPE_CLUSTER_FLEET", "1000"))
 SELECTOR = "kwok.x-k8s.io/node=fake"
-WINDOW = 95  # seconds: three of the agent's 30 s Node reads and its first condition write
 
 
 # kwok v0.8.0 ships no stages in its binary ("no stages found"): one stage of
@@ -71,7 +69,7 @@ spec:
 def fake_nodes(n):
     items = [{"apiVersion": "v1", "kind": "Node",
               "metadata": {"name": "kwok-%04d" % i, "annotations": {"kwok.x-k8s.io/node": "fake"},
-                           "labels": {"type": "kwok"}},
+                           "labels": {"type": "kwok", "plegscope.io/exclude": "true"}},
               "spec": {"taints": [{"key": "kwok.x-k8s.io/node", "value": "fake", "effect": "NoSchedule"}]}}
              for i in range(n)]
     return {"apiVersion": "v1", "kind": "List", "items": items}
@@ -111,37 +109,29 @@ def run_plugin(c):
             "stderr": r.stderr.strip()[:500]}
 
 
-def agent_requests(c):
-    sbs.identity_pod(c)
-    token = sbs.shipped_token(c, bound_pod="identity")
-    for f in ("rbac.yaml", "admission-policy.yaml"):
-        c.kubectl("apply", "-f", os.path.join(harness.source_dir(), "deploy", "components", "node-condition", f))
-    flags = sbs.agent_flags(c, token) + ["--node-condition", "--node-condition-clear-after", "30s"]
-    start = len(c.audit())
-    with Agent(c.ctd.endpoint, flags, env=sbs.agent_env(c), log_level="info"):
-        t0 = time.monotonic()
-        wait_until(lambda: time.monotonic() - t0 >= WINDOW and (c.node_condition("plegscope.io/PLEGUnhealthy")
-                                                              or {}).get("status") == "False",
-                   WINDOW + 60, "the agent's window with its first condition write", interval=1.0)
-        seconds = time.monotonic() - t0
+def agent_requests(c, start, seconds, pod_name):
+    """The DaemonSet agent's requests (its bound token names its pod) from
+    the audit log since entry START, over SECONDS, per minute per 1,000 nodes."""
     seen = collections.Counter("%s %s%s %s" % (v, r, "/" + sub if sub else "", code)
-                               for v, r, sub, code in c.audit()[start:])
+                               for v, r, sub, code, pod in c.audit()[start:] if pod == pod_name)
     per_min_1000 = {k: n * 60.0 / seconds * 1000 for k, n in seen.items()}
     log("plegscope's requests in %.0fs: %s; per minute per 1,000 nodes: %s" % (seconds, dict(seen), per_min_1000))
     assert any(k.startswith("get nodes ") for k in seen), seen
     return {"window_s": seconds, "requests": dict(seen), "per_minute_per_1000_nodes": per_min_1000}
 
 
-def test_kwok_fleet():
+def kwok_fleet(c):
+    """FLEET simulated Nodes Ready beside the real one, and the plugin's
+    `nodes` over them; the figures."""
     parts.binaries(parts.CLUSTER + ("kwok",))
-    with Cluster() as c:
-        stages = os.path.join(c.dir, "kwok-stages.yaml")
-        with open(stages, "w") as f:
-            f.write(NODE_STAGE)
-        kwok = Process("kwok", [c.bins["kwok"], "--config", stages, "--kubeconfig", c.admin_kubeconfig,
-                                "--manage-all-nodes=false",
-                                "--manage-nodes-with-annotation-selector", SELECTOR,
-                                "--server-address", "127.0.0.1:%d" % free_port()])
+    stages = os.path.join(c.dir, "kwok-stages.yaml")
+    with open(stages, "w") as f:
+        f.write(NODE_STAGE)
+    kwok = Process("kwok", [c.bins["kwok"], "--config", stages, "--kubeconfig", c.admin_kubeconfig,
+                            "--manage-all-nodes=false",
+                            "--manage-nodes-with-annotation-selector", SELECTOR,
+                            "--server-address", "127.0.0.1:%d" % free_port()])
+    try:
         t0 = time.monotonic()
         c.kubectl("create", "-f", "-", input=json.dumps(fake_nodes(FLEET)), timeout=600)
         created = time.monotonic() - t0
@@ -150,17 +140,11 @@ def test_kwok_fleet():
             assert kwok.alive(), "kwok exited:\n" + kwok.tail()
             n, real = ready_counts(c)
             return n == FLEET + 1 and real
-        wait_until(all_ready, 600, "%d kwok nodes and the real one Ready" % FLEET, interval=3.0)
+        wait_until(all_ready, 600, "%d kwok nodes and the real one Ready" % FLEET, interval=1.0)
         ready = time.monotonic() - t0
         log("%d kwok nodes created in %.1fs, all Ready after %.1fs" % (FLEET, created, ready))
         # The real Node stays the kubelet's: kwok never patched it.
         assert '"node":"%s"' % NODE not in kwok.output() and "/%s\"" % NODE not in kwok.output(), kwok.tail()
-        figures = {"fleet": FLEET, "create_s": created, "ready_s": ready, "plugin_nodes": run_plugin(c),
-                   "agent": agent_requests(c)}
-        out = os.environ.get("PLEGSCOPE_CLUSTER_OUT") or harness._log_directory()
-        sbs.dump(os.path.join(out, "cluster-fleet.json"), figures)
+        return {"fleet": FLEET, "create_s": created, "ready_s": ready, "plugin_nodes": run_plugin(c)}
+    finally:
         kwok.stop()
-
-
-if __name__ == "__main__":
-    harness.main(globals())
