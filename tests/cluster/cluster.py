@@ -145,8 +145,10 @@ class Cluster:
         conf = {"cniVersion": "0.4.0", "name": "pscl", "plugins": [
             {"type": "bridge", "bridge": BRIDGE, "isGateway": True, "ipMasq": False,
              "ipam": {"type": "host-local", "ranges": [[{"subnet": POD_SUBNET}]],
-                      # Through the gateway, the node's address only.
-                      "routes": [{"dst": NODE_IP + "/32"}],
+                      # Through the gateway, the node's address only; the
+                      # gateway named, since CRI-O's CNI CHECK compares the
+                      # route it finds in the pod with this one as written.
+                      "routes": [{"dst": NODE_IP + "/32", "gw": POD_SUBNET.rsplit(".", 1)[0] + ".1"}],
                       "dataDir": os.path.join(self.ctd.tmp, "cni", "ipam")}}]}
         with open(os.path.join(self.ctd.tmp, "cni", "conf", "10-pscl.conflist"), "w") as f:
             json.dump(conf, f)

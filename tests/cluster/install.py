@@ -46,11 +46,6 @@ SELECTOR = "app.kubernetes.io/name=plegscope"
 PORT = 9547
 
 
-def shared_dir():
-    """../shared beside the source dir (where the CRDs are kept)."""
-    return os.path.join(os.path.dirname(os.path.abspath(SOURCE)), "shared")
-
-
 def image_ref():
     """The image deploy/ runs: the DaemonSet's name with kustomize's newTag."""
     text = open(os.path.join(SOURCE, "deploy", "kustomization.yaml")).read()
@@ -97,27 +92,41 @@ def import_image(c, image):
     return ref
 
 
-def overlay(c):
-    """The kustomization a user of this cluster writes: deploy/ and the two
-    components, patched for where this cluster differs from a node."""
-    d = os.path.join(c.dir, "overlay")
+def cluster_patch(c):
+    """The DaemonSet patch for where this cluster differs from a node: the
+    runtime socket's dir is the test containerd's, the kubelet serves on a
+    free port, and no kube-proxy routes the `kubernetes` Service's IP."""
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "plegscope", "namespace": NAMESPACE},
+            "spec": {"template": {"spec": {
+                "containers": [{"name": "plegscope", "env": [
+                    {"name": "PLEGSCOPE_KUBELET_ENDPOINT", "value": "https://%s:%d" % (NODE_IP, c.kubelet_port)},
+                    {"name": "KUBERNETES_SERVICE_HOST", "value": NODE_IP},
+                    {"name": "KUBERNETES_SERVICE_PORT", "value": str(c.api_port)}]}],
+                "volumes": [{"name": "cri-socket-dir", "hostPath": {"path": c.ctd.tmp, "type": "Directory"}}]}}}}
+
+
+def overlay(c, components, patch=None):
+    """The kustomization a user writes: deploy/ and COMPONENTS (kustomize
+    takes bases and components by relative path only), with PATCH if any."""
+    d = os.path.join(c.dir, "overlay-" + "-".join(components))
     os.makedirs(d)
-    patch = {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "plegscope", "namespace": NAMESPACE},
-             "spec": {"template": {"spec": {
-                 "containers": [{"name": "plegscope", "env": [
-                     {"name": "PLEGSCOPE_KUBELET_ENDPOINT", "value": "https://%s:%d" % (NODE_IP, c.kubelet_port)},
-                     {"name": "KUBERNETES_SERVICE_HOST", "value": NODE_IP},
-                     {"name": "KUBERNETES_SERVICE_PORT", "value": str(c.api_port)}]}],
-                 "volumes": [{"name": "cri-socket-dir", "hostPath": {"path": c.ctd.tmp, "type": "Directory"}}]}}}}
     kust = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-            # kustomize takes bases and components by relative path only.
             "resources": [os.path.relpath(os.path.join(SOURCE, "deploy"), d)],
             "components": [os.path.relpath(os.path.join(SOURCE, "deploy", "components", n), d)
-                           for n in ("node-condition", "oncall-rbac")],
-            "patches": [{"patch": json.dumps(patch)}]}
+                           for n in components]}
+    if patch:
+        kust["patches"] = [{"patch": json.dumps(patch)}]
     with open(os.path.join(d, "kustomization.yaml"), "w") as f:
         json.dump(kust, f, indent=1)
     return d
+
+
+def apply_monitoring_crds(c):
+    """prometheus-operator's CRDs, kept unchanged beside the checkout, so
+    that the PodMonitor and PrometheusRule of deploy/ are accepted."""
+    c.kubectl("apply", "--server-side", "-f", os.path.join(harness.upstream_crds_dir(), "prometheus-operator"))
+    for crd in ("podmonitors", "prometheusrules"):
+        c.kubectl("wait", "--for=condition=Established", "crd/%s.monitoring.coreos.com" % crd, "--timeout=60s")
 
 
 def agent_pod(c):
@@ -147,13 +156,8 @@ def install(c, image):
     """deploy/ applied through kubectl apply -k; the agent's pod, Ready.
     IMAGE: image_meanwhile()'s future."""
     ref = import_image(c, image)
-    crds = os.path.join(shared_dir(), "crds", "prometheus-operator")
-    if not os.path.isdir(crds):
-        raise harness.Skip("%s missing (prometheus-operator's CRDs)" % crds)
-    c.kubectl("apply", "--server-side", "-f", crds)
-    for crd in ("podmonitors", "prometheusrules"):
-        c.kubectl("wait", "--for=condition=Established", "crd/%s.monitoring.coreos.com" % crd, "--timeout=60s")
-    c.kubectl("apply", "-k", overlay(c), timeout=120)
+    apply_monitoring_crds(c)
+    c.kubectl("apply", "-k", overlay(c, ("node-condition", "oncall-rbac"), cluster_patch(c)), timeout=120)
     pod = wait_until(lambda: (lambda p: p if pod_ready(p) else None)(agent_pod(c)), 180,
                      "the DaemonSet's pod Ready on %s" % NODE, interval=1.0)
     assert pod["spec"]["containers"][0]["image"] == ref, pod["spec"]["containers"][0]["image"]

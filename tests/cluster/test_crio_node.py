@@ -22,91 +22,44 @@ clusters (README "CRI-O and mixed clusters").
 - the teardown leaves no process, mount, cgroup, link, address, dir or
   /run/crio behind.
 
-The cluster differs from a node where the overlay does not patch it: the
-kubelet listens on a free port rather than 10250, and the pods have no
-route to the node's address, so the agent's kubelet section says
-unreachable; neither is what this test judges. The host gets a route to
-the pods (the CNI bridge's gateway address) for the kubelet's HTTP probes
-and the API server's pod proxy; without it they leave the host by its
-default route.
+The cluster differs from a node where the README's overlay does not patch
+it: the kubelet listens on a free port rather than 10250, so the agent's
+kubelet section says unreachable; that is not what this test judges.
 """
 
 import json
 import os
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
-from cluster import BRIDGE, NODE, POD_SUBNET, Cluster, iptables_rules, leftovers, log  # noqa: E402
+import install  # noqa: E402
+from cluster import NODE, Cluster, iptables_rules, leftovers, log  # noqa: E402
 from crio_node import CRIO_RUN  # noqa: E402
 import cgroups  # noqa: E402  tests/e2e (on the path once cluster is imported)
 from containerd_fixture import _processes  # noqa: E402  tests/e2e
 from crio_fixture import crio_version  # noqa: E402  tests/e2e
 from harness import wait_until  # noqa: E402
 
-SOURCE = harness.source_dir()
-NAMESPACE = "plegscope"
-SELECTOR = "app.kubernetes.io/name=plegscope"
-PORT = 9547
+from install import NAMESPACE, PORT, agent_pod  # noqa: E402
 ENDPOINT = "unix:///run/crio/crio.sock"
 # Words that must not appear on a CRI-O node: containerd's processes and tools.
 CONTAINERD_WORDS = ("containerd", "shim", "ctr ", "status lock")
 
 
-def crd_dir():
-    """prometheus-operator's CRDs, kept unchanged beside the checkout."""
-    return os.path.join(harness.upstream_crds_dir(), "prometheus-operator")
-
-
-def image_ref():
-    """The image deploy/ runs: the DaemonSet's image with kustomize's newTag."""
-    text = open(os.path.join(SOURCE, "deploy", "kustomization.yaml")).read()
-    name = text.split("- name: ", 1)[1].split()[0]
-    tag = text.split("newTag: ", 1)[1].split()[0]
-    return "%s:%s" % (name, tag), tag
-
-
 def assemble_image(c):
     """The image from build/plegscope and this host's root, copied into
     CRI-O's storage under the name deploy/ references."""
-    build = harness.build_dir()
-    ref, version = image_ref()
-    arch = subprocess.run(["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
+    ref = install.image_ref()[0]
     d = os.path.join(c.dir, "image")
     os.makedirs(d)
-    binary, out = os.path.join(d, "plegscope"), os.path.join(d, "plegscope.tar")
-    subprocess.run(["strip", "-o", binary, os.path.join(build, "plegscope")], check=True)  # as build-image ships it
-    cmd = [os.path.join(SOURCE, "scripts", "assemble-image"), "--root", "/", "--arch", arch,
-           "--binary", binary, "--compat", os.path.join(build, "openssl-compat"),
-           "--license", os.path.join(SOURCE, "LICENSE"), "--version", version, "--tag", ref, "--out", out]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0, "assemble-image: exit %d: %s" % (r.returncode, r.stderr.strip())
+    out = install.assemble_image(d)
     c.ctd.import_image(out, ref)
     assert ref in c.ctd.images(), "image %s not listed by CRI-O: %s" % (ref, c.ctd.images())
     log("image %s assembled from / (%.1f MiB) and copied into CRI-O's storage" % (ref, os.path.getsize(out) / 2**20))
     return ref
-
-
-def overlay(c, components=("crio",)):
-    """The README's CRI-O overlay, verbatim but for the paths (kustomize
-    takes bases and components by relative path only)."""
-    d = os.path.join(c.dir, "overlay-" + "-".join(components))
-    os.makedirs(d)
-    kust = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-            "resources": [os.path.relpath(os.path.join(SOURCE, "deploy"), d)],
-            "components": [os.path.relpath(os.path.join(SOURCE, "deploy", "components", n), d)
-                           for n in components]}
-    with open(os.path.join(d, "kustomization.yaml"), "w") as f:
-        json.dump(kust, f, indent=1)
-    return d
-
-
-def agent_pod(c):
-    pods = c.get_json("pods", "-n", NAMESPACE, "-l", SELECTOR)["items"]
-    return pods[0] if len(pods) == 1 else None
 
 
 def pod_ready(c, selinux_type=None):
@@ -121,13 +74,10 @@ def pod_ready(c, selinux_type=None):
     return pod if ready else None
 
 
-def install(c):
+def install_on_crio(c):
     ref = assemble_image(c)
-    route_to_pods()
-    c.kubectl("apply", "--server-side", "-f", crd_dir())
-    for crd in ("podmonitors", "prometheusrules"):
-        c.kubectl("wait", "--for=condition=Established", "crd/%s.monitoring.coreos.com" % crd, "--timeout=60s")
-    r = c.kubectl("apply", "-k", overlay(c), timeout=120)
+    install.apply_monitoring_crds(c)
+    r = c.kubectl("apply", "-k", install.overlay(c, ("crio",)), timeout=120)
     log("kubectl apply -k: %s" % " ".join(r.stdout.split()))
 
     def ready():
@@ -183,21 +133,6 @@ def check_shipped_spec(c, pod):
         % (pod["metadata"]["name"], CRIO_RUN, ENDPOINT, st.st_mode & 0o777, pids[0], uids[0], cap_eff))
 
 
-def route_to_pods():
-    """The host's route to the pod subnet, for the kubelet's HTTP probes and
-    the API server's pod proxy: the CNI bridge made first, with the pod
-    subnet's gateway address, when the CNI configuration gives it none
-    (the bridge plugin takes a bridge that exists; the harness's cleanup
-    deletes it, the address with it)."""
-    if not os.path.exists("/sys/class/net/" + BRIDGE):
-        subprocess.run(["ip", "link", "add", BRIDGE, "type", "bridge"], check=True)
-    out = subprocess.run(["ip", "-o", "-4", "addr", "show", "dev", BRIDGE], capture_output=True, text=True).stdout
-    if " inet " not in out:
-        gw = POD_SUBNET.rsplit(".", 1)[0] + ".1/" + POD_SUBNET.split("/")[1]
-        subprocess.run(["ip", "addr", "add", gw, "dev", BRIDGE], check=True)
-    subprocess.run(["ip", "link", "set", BRIDGE, "up"], check=True)
-
-
 def diagnose(c, pod):
     path = "/api/v1/namespaces/%s/pods/%s:%d/proxy/diagnose" % (NAMESPACE, pod["metadata"]["name"], PORT)
     return json.loads(c.kubectl("get", "--raw", path).stdout)
@@ -207,7 +142,7 @@ def with_selinux_component(c, want_version):
     """The OpenShift-style install on the same node: deploy/components/crio
     with deploy/components/selinux (spc_t). On a node without SELinux the
     option is ignored: the rolled pod is Ready and reads the runtime alike."""
-    c.kubectl("apply", "-k", overlay(c, ("crio", "selinux")), timeout=120)
+    c.kubectl("apply", "-k", install.overlay(c, ("crio", "selinux")), timeout=120)
     pod = wait_until(lambda: pod_ready(c, "spc_t"), 120, "the spc_t pod Ready on %s" % NODE, interval=1.0)
     check_report(c, pod, want_version)
     log("with deploy/components/selinux: pod %s (seLinuxOptions type spc_t) Ready and healthy"
@@ -251,7 +186,7 @@ def test_crio_node():
         info = c.get_json("node", NODE)["status"]["nodeInfo"]
         log("node %s: kubelet %s, %s" % (NODE, info["kubeletVersion"], info["containerRuntimeVersion"]))
         assert info["containerRuntimeVersion"] == "cri-o://" + want, info
-        pod = install(c)
+        pod = install_on_crio(c)
         check_shipped_spec(c, pod)
         check_report(c, pod, want)
         with_selinux_component(c, want)
