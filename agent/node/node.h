@@ -36,6 +36,7 @@
 #include "pleg/pod_status_cache.h"
 #include "pleg/relist_recorder.h"
 #include "runtime_metrics/runtime_metrics_reader.h"
+#include "crio/crio_source.h"
 
 namespace plegscope {
 
@@ -81,6 +82,8 @@ class Node {
   void on_relist(const RelistRecord& record);
   void consume_events();
   void follow_kubelet_model(const KubeletView& view);
+  // The running containers the last host scan found no conmon for.
+  std::vector<std::string> containers_without_conmon() const;
   std::vector<prometheus::MetricFamily> computed_families() const;
   // The pods with a CRI call in flight, for the host scan's cgroup v2 reads.
   std::set<std::string> pods_in_flight() const;
@@ -108,6 +111,8 @@ class Node {
   RuntimeMetricsReader runtime_metrics_;
   // The runtime's CRI Status every 5 s, the kubelet's other path to NotReady.
   RuntimeStatusProbe runtime_status_;
+  // CRI-O's pages on its socket (on a CRI-O node): containers whose conmon died.
+  CrioPagesSource crio_pages_;
   const std::vector<Source*> sources_;
 
   // --evented-pleg auto beside a readable kubelet: evented only once the

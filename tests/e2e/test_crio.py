@@ -13,7 +13,8 @@ built from its Go module, Debian's conmon and runc, locally built images.
   * one container's conmon frozen in the kernel (cgroup v1 freezer): named
     with its pod, in CRI-O's words (conmon, no containerd, no shim), a risk
     and not a list hang, since CRI-O's ListContainers takes no lock;
-  * a container whose conmon was killed: CRI-O keeps saying "running".
+  * a container whose conmon was killed: CRI-O keeps saying "running", and
+    the agent names it (shim_lost) with its pod, from CRI-O's own pages.
 
 The hang, the restart during it and the recovery are test_crio_hang.py.
 Exit 77 (skip) only when this machine cannot run CRI-O, never under CI."""
@@ -236,6 +237,22 @@ def test_a_container_whose_conmon_died_stays_running():
         assert not os.path.exists(os.path.join(Ctx.crio.exits_dir, cid)), "no exit file without conmon"
         log("  the agent's events for it: %s" % watcher.types_for(cid))
         assert "ContainerDied" not in watcher.types_for(cid), watcher.types_for(cid)
+
+        # The agent names it: no conmon names the container while CRI-O's
+        # /containers/<id> page still holds it (two reads, 10 s apart), and
+        # CRI-O's own containers_stopped_monitor_count when it counted it.
+        def named():
+            rep = report()
+            c = cause(rep, "shim_lost")
+            return c and "%s/orphan-0" % NAMESPACE in c["summary"] and (rep, c)
+        rep, c = wait_until(named, 40, "shim_lost naming pod orphan-0")
+        log("  shim_lost (%s, %.2f, %s): %s" % (c["severity"], c["confidence"], c["advice"], c["summary"]))
+        log("  evidence: %s" % [(e["signal"], e["value"]) for e in c["evidence"]])
+        assert_crio_words(c)
+        assert "conmon" in c["summary"] and "is gone" in c["summary"], c["summary"]
+        assert c["advice"] == "fix-pod", c["advice"]
+        signals = [e["signal"] for e in c["evidence"]]
+        assert any(s.startswith("init_process_alive{container=%s" % cid[:12]) for s in signals), signals
     finally:
         watcher.stop()
 
