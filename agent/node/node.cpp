@@ -211,6 +211,11 @@ std::vector<PodStatus> Node::pods() const { return cache_.snapshot(); }
 
 std::vector<PodLifecycleEvent> Node::events() const { return event_log_.snapshot(); }
 
+std::optional<HttpResult> Node::runtime_goroutines() const {
+  if (!crio_pages_.enabled()) return std::nullopt;
+  return crio_pages_.goroutines();
+}
+
 // Blocks until an event comes or stop() closes the channel: no wake-ups on
 // an idle node.
 void Node::consume_events() {

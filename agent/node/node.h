@@ -62,6 +62,9 @@ class Node {
   // The pod status cache and the last events, for /debug.
   std::vector<PodStatus> pods() const;
   std::vector<PodLifecycleEvent> events() const;
+  // CRI-O's goroutine dump, read now from its socket for a person who asked
+  // (never on a timer); nullopt when the agent does not read CRI-O.
+  std::optional<HttpResult> runtime_goroutines() const;
   // Entries in each per-pod structure (/debug/sizes): on a node that churns
   // pods all day they follow what the runtime lists, not what came and went.
   std::vector<std::pair<std::string, size_t>> structure_sizes() const;

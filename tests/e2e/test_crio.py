@@ -284,6 +284,15 @@ def test_crios_read_only_pages():
         assert r.returncode == 2 and "not a container id" in r.stderr, (bad, r.returncode, r.stderr)
     paused = Ctx.crio.container_status(cid)
     assert paused["state"] == "running", paused
+    # The goroutine dump: read from CRI-O only when a person asks the agent,
+    # at most once every 10 s.
+    start_agent()
+    code, body = Ctx.agent.get("/debug/runtime-goroutines", timeout=15)
+    text = body.decode(errors="replace") if isinstance(body, bytes) else body
+    log("  /debug/runtime-goroutines: HTTP %d, %d bytes, %d goroutines" % (code, len(text), text.count("goroutine ")))
+    assert code == 200 and "goroutine " in text, (code, text[:200])
+    again = Ctx.agent.get("/debug/runtime-goroutines", timeout=15)[0]
+    assert again == 429, "a second read within 10 s: HTTP %d" % again
 
 
 def test_zz_teardown_leaves_nothing():
