@@ -13,6 +13,8 @@ built from its Go module, Debian's conmon and runc, locally built images.
   * one container's conmon frozen in the kernel (cgroup v1 freezer): named
     with its pod, in CRI-O's words (conmon, no containerd, no shim), a risk
     and not a list hang, since CRI-O's ListContainers takes no lock;
+  * CRI-O's own pids cgroup at its limit: no new pod, pid_exhaustion in
+    CRI-O's words, recovery once released;
   * a container whose conmon was killed: CRI-O keeps saying "running", and
     the agent names it (shim_lost) with its pod, from CRI-O's own pages.
 
@@ -46,6 +48,7 @@ class Ctx:
     agent = None
     pods = {}      # name -> (uid, sandbox id, [container ids])
     freezer = None
+    pids_cgroup = None
 
 
 def setup():
@@ -295,6 +298,61 @@ def test_crios_read_only_pages():
     assert again == 429, "a second read within 10 s: HTTP %d" % again
 
 
+PIDS = "/sys/fs/cgroup/pids"
+
+
+def release_pids():
+    """CRI-O back into the root pids cgroup, and ours removed."""
+    d, Ctx.pids_cgroup = Ctx.pids_cgroup, None
+    if not d or not os.path.isdir(d):
+        return
+    for pid in open(os.path.join(d, "cgroup.procs")).read().split():
+        try:
+            with open(os.path.join(PIDS, "cgroup.procs"), "w") as f:
+                f.write(pid)
+        except OSError:
+            pass
+    os.rmdir(d)
+
+
+def test_crios_pids_cgroup_at_its_limit_and_recovery():
+    """CRI-O's own pids cgroup at pids.max: it cannot fork the pinns, conmon
+    and runc a new pod needs, and the agent names the runtime's limit in
+    CRI-O's words; once released, a pod runs again and the cause clears.
+    (A single pod's pids.max is not read on a cgroup v1 host, which this is:
+    the agent reads the runtime's, kubepods' and the node's limits there, a
+    pod's own only from cgroup v2's pids.events.)"""
+    crio = start_agent()
+    d = os.path.join(PIDS, "plegscope-e2e-crio-rt-%s" % crio.name)
+    os.makedirs(d, exist_ok=True)
+    Ctx.pids_cgroup = d
+    try:
+        with open(os.path.join(d, "cgroup.procs"), "w") as f:
+            f.write(str(crio.proc.pid))
+        current = int(open(os.path.join(d, "pids.current")).read())
+        with open(os.path.join(d, "pids.max"), "w") as f:
+            f.write(str(current))
+        log("  crio pid %d in %s: pids.current %d, pids.max %d" % (crio.proc.pid, d, current, current))
+
+        def named():
+            rep = report()
+            c = cause(rep, "pid_exhaustion")
+            return c and "runtime" in c["summary"] and (rep, c)
+        rep, c = wait_until(named, 20, "pid_exhaustion naming CRI-O's cgroup")
+        log("  cause (%s, %s): %s" % (c["severity"], c["advice"], c["summary"]))
+        assert_crio_words(c)
+        limits = [l for l in rep["host"]["pid_limits"] if l["scope"] == "runtime"]
+        assert limits and limits[0]["current"] >= limits[0]["max"] * 0.9, limits
+        r = crio._run_driver(["run-pod", "pids-0", str(uuid.uuid4())], timeout=15)
+        log("  a new pod at the limit: exit %d %s" % (r.returncode, (r.stderr or "").strip()[:160]))
+        assert r.returncode != 0, "CRI-O ran a pod with no pid to spare: %s" % r.stdout
+    finally:
+        release_pids()
+    sid = crio.driver("run-pod", "pids-1", str(uuid.uuid4()))
+    wait_until(lambda: not cause(report(), "pid_exhaustion"), 20, "pid_exhaustion gone once released")
+    log("  released: pod %s runs, pid_exhaustion gone" % sid[:12])
+
+
 def test_zz_teardown_leaves_nothing():
     """No process (conmon, crio, container), mount, cgroup or file of the
     private CRI-O is left after its cleanup."""
@@ -315,6 +373,7 @@ def test_zz_teardown_leaves_nothing():
 
 
 def teardown():
+    release_pids()
     if Ctx.freezer:
         try:
             cgroups.thaw(Ctx.freezer)
