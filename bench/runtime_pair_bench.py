@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Relist cost on a real CRI-O beside a real containerd, in one run: each
-runtime private (tests/e2e's fixtures), 10 pods of 11 containers (110), the
-agent relisting every second, measured over a window; beside it the paced
+runtime private (tests/e2e's fixtures), first 10 pods of 11 running
+containers (110), then grown to 1,000 with pods of 50 containers that ran and
+exited (as exited containers pile up on a node); at each size the agent
+relisting every second, measured over a window, and beside it the paced
 floor client (build/bench/floor_client BM_ListPair: the bare pair of list
 calls) against the same socket. Figures only; nothing asserts.
 
 Usage (root): PYTHONPATH=tests/lib:tests/e2e:bench python3 bench/runtime_pair_bench.py
-  [--window SECONDS] [--json OUT]
+  [--window SECONDS] [--sizes 110,1000] [--json OUT]
 """
 
 import argparse
@@ -50,10 +52,30 @@ def populate(rt):
     return time.monotonic() - started
 
 
-def measure(rt, window):
-    out = {"runtime": rt.driver("version"), "populate_seconds": populate(rt)}
-    running = len([c for c in rt.list()["containers"] if c["state"] == "running"])
-    out["containers"] = running
+EXITED_PER_POD = 50
+
+
+def grow_exited(rt, total):
+    """Adds pods of EXITED_PER_POD containers that ran and exited until the
+    runtime lists `total` containers."""
+    started = time.monotonic()
+    have = len(rt.list()["containers"])
+    p = 0
+    while have < total:
+        sid = rt.driver("run-pod", "exited-%d" % p, str(uuid.uuid4()))
+        for i in range(min(EXITED_PER_POD, total - have)):
+            cid = rt.driver("create-container", sid, "x%d" % i, oci_image.WORKLOAD_IMAGE, "/workload", "0")
+            rt.driver("start-container", cid)
+            have += 1
+        p += 1
+    return time.monotonic() - started
+
+
+def measure(rt, window, populate_seconds):
+    out = {"runtime": rt.driver("version"), "populate_seconds": populate_seconds}
+    listed = rt.list()["containers"]
+    out["containers"] = len(listed)
+    out["running"] = len([c for c in listed if c["state"] == "running"])
     with harness.Agent(rt.endpoint, ["--relist-period", "1s"], log_level="warn") as agent:
         probe = RuntimeProbe(agent, None)
         probe.wait_relists(3)
@@ -72,8 +94,10 @@ def measure(rt, window):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--window", type=float, default=30)
+    ap.add_argument("--sizes", default="110,1000")
     ap.add_argument("--json")
     args = ap.parse_args()
+    sizes = [int(n) for n in args.sizes.split(",")]
     build = harness.build_dir()
     results = {"window_seconds": args.window, "runtimes": {}}
     for name, cls in (("containerd", Containerd), ("cri-o", Crio)):
@@ -86,17 +110,24 @@ def main():
                 rt.start()
                 for image, tarball in oci_image.build_e2e_images(os.path.join(rt.tmp, "images")).items():
                     rt.import_image(tarball)
-            results["runtimes"][name] = measure(rt, args.window)
+            runs = []
+            seconds = populate(rt)
+            for n in sizes:
+                if n > PODS * PER_POD:
+                    seconds = grow_exited(rt, n)
+                runs.append(measure(rt, args.window, seconds))
+            results["runtimes"][name] = runs
         finally:
             rt.cleanup()
-    print("| runtime | containers | relist mean | relist p99 | agent CPU per relist | ListContainers p99 "
+    print("| runtime | containers (running) | relist mean | relist p99 | agent CPU per relist | ListContainers p99 "
           "| floor pair mean | floor pair p99 | floor CPU per pair |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for name, r in results["runtimes"].items():
-        a, f = r["agent"], r["floor"]
-        print("| %s | %d | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms |" % (
-            r["runtime"], r["containers"], a["mean_ms"], a["p99_ms"] or 0, a["cpu_ms_per_relist"],
-            r["list_containers_p99_ms"], f["mean_ms"], f["p99_ms"], f["cpu_ms"]))
+    for name, runs in results["runtimes"].items():
+        for r in runs:
+            a, f = r["agent"], r["floor"]
+            print("| %s | %d (%d) | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms | %.2f ms |" % (
+                r["runtime"], r["containers"], r["running"], a["mean_ms"], a["p99_ms"] or 0,
+                a["cpu_ms_per_relist"], r["list_containers_p99_ms"], f["mean_ms"], f["p99_ms"], f["cpu_ms"]))
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1, sort_keys=True)

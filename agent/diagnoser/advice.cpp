@@ -55,6 +55,7 @@ Advice advise(const Finding& f) {
     case CauseId::kPodStatusSlow:
     case CauseId::kReinspectBacklog:
     case CauseId::kDefunctProcesses:
+    case CauseId::kShimLost:  // recreate the pod: its container's exit would never be seen
       return Advice::kFixPod;
     case CauseId::kRuntimeSlow:
     case CauseId::kNodePressure:

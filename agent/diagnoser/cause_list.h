@@ -30,6 +30,7 @@
   X(kRuntimeNetworkNotReady, runtime_network_not_ready) \
   /* host evidence below the CRI */  \
   X(kShimHung, shim_hung)                       \
+  X(kShimLost, shim_lost)                       \
   X(kDefunctProcesses, defunct_processes)       \
   X(kPidExhaustion, pid_exhaustion)             \
   X(kRuntimeDiskSlow, runtime_disk_slow)

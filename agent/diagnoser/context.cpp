@@ -117,6 +117,7 @@ void measure_relist_time(const DiagnoserThresholds& t, Context& c) {
 
 Context make_context(const Snapshot& s, const DiagnoserThresholds& t) {
   Context c(s, t);
+  c.runtime = runtime_model(s.runtime_name, s.runtime_version, s.endpoint);
   // The last few relists, however long ago: with slow relists a time
   // window would hold none of them.
   const size_t keep = static_cast<size_t>(std::max(1, t.window_relists));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnoser/runtime_model.h"
 #include "diagnoser/snapshot.h"
 #include "diagnoser/thresholds.h"
 
@@ -31,6 +32,8 @@ struct Context {
   Context(const Snapshot& snapshot, const DiagnoserThresholds& thresholds) : s(snapshot), t(thresholds) {}
   const Snapshot& s;
   const DiagnoserThresholds& t;
+  // Which runtime, from its Version: selects the chains rules may draw.
+  RuntimeModel runtime;
 
   TimePoint window_start{};                 // older samples are not evidence
   std::vector<const RelistRecord*> window;  // the last completed relists, oldest first

@@ -92,6 +92,10 @@ enum class Form {
   kBehindHungLists,
   // shim_hung: a helper in D for the hang threshold while nothing hangs yet
   kNothingHangsYet,
+  // shim_hung: a pod's helper (conmon, or runc under it) stuck while that
+  // pod's status calls are slow, on a runtime whose lists take no container
+  // lock (CRI-O): only that pod's inspection waits, the lists answer
+  kBehindSlowStatus,
   // kubelet_internal: the kubelet's metrics unreadable; named from its
   // journal's "PLEG is not healthy" lines beside the agent's fast relists
   kFromJournal,

@@ -104,6 +104,18 @@ void relate_cni_to_sandbox_status(std::vector<Finding>& findings) {
   status->relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kCniSlow}});
 }
 
+namespace {
+
+// Both findings name a pod of the same sandbox.
+bool share_a_sandbox(const Finding& x, const Finding& y) {
+  for (const auto& a : x.pods)
+    for (const auto& b : y.pods)
+      if (!a.sandbox_id.empty() && a.sandbox_id == b.sandbox_id) return true;
+  return false;
+}
+
+}  // namespace
+
 void relate_host_to_calls(std::vector<Finding>& findings) {
   Finding* shim = find(findings, CauseId::kShimHung);
   Finding* hung = find(findings, CauseId::kRuntimeHung);
@@ -116,14 +128,21 @@ void relate_host_to_calls(std::vector<Finding>& findings) {
     shim->relations.push_back({Relation::Kind::kListsWaitOn, {CauseId::kRuntimeHung}});
   } else if (shim && hung && hung->form != Form::kStalling && hung->form != Form::kDeadlines) {
     // The hung call is the stuck pod's: the shim is the root.
-    bool same_pod = shim->form == Form::kBehindHungCall;
-    for (const auto& a : shim->pods)
-      for (const auto& b : hung->pods) same_pod = same_pod || (!a.sandbox_id.empty() && a.sandbox_id == b.sandbox_id);
-    if (same_pod) {
+    if (shim->form == Form::kBehindHungCall || share_a_sandbox(*shim, *hung)) {
       shim->confidence = std::min(0.98, std::max(shim->confidence, hung->confidence + 0.02));
       hung->confidence = std::max(0.0, std::min(hung->confidence, shim->confidence - 0.05));
       hung->relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kShimHung}});
       shim->relations.push_back({Relation::Kind::kExplains, {CauseId::kRuntimeHung}});
+    }
+  }
+  // Where the lists take no container lock, a stuck helper explains its own
+  // pod's slow status calls.
+  Finding* status = find(findings, CauseId::kPodStatusSlow);
+  if (shim && status && shim->form == Form::kBehindSlowStatus) {
+    if (share_a_sandbox(*shim, *status)) {
+      shim->confidence = std::min(0.98, std::max(shim->confidence, status->confidence + 0.02));
+      status->relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kShimHung}});
+      shim->relations.push_back({Relation::Kind::kExplains, {CauseId::kPodStatusSlow}});
     }
   }
   auto disk = std::find_if(findings.begin(), findings.end(),

@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "cri/operation_stats.h"
 #include "cri/runtime_status_evidence.h"
+#include "crio/crio_evidence.h"
 #include "diagnoser/journal_evidence.h"
 #include "diagnoser/finding.h"
 #include "diagnoser/node_condition_state.h"
@@ -71,6 +72,9 @@ struct Snapshot {
   // Beside the agent: the kubelet's own PLEG and the runtime's metrics.
   KubeletEvidence kubelet;
   RuntimeMetricsEvidence runtime_metrics;
+  CrioPagesEvidence crio_pages;  // CRI-O's pages on its socket; empty socket when off
+  // The pods of crio_pages.unmonitored's containers, by container id.
+  std::map<std::string, PodRef> unmonitored_pods;
   // The runtime's CRI Status as the kubelet reads it: its other path to NotReady.
   RuntimeStatusEvidence runtime_status;
   // Per-pod calls: the pod behind each per-pod call in flight and

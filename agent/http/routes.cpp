@@ -1,5 +1,7 @@
 #include "http/routes.h"
 
+#include <atomic>
+
 #include "http/debug_json.h"
 #include "http/diagnose_endpoint.h"
 #include "http/metrics_endpoint.h"
@@ -47,7 +49,8 @@ void add_routes(HttpServer& server, const Node& node, const DiagnosisService& di
   server.route("/", [](const HttpRequest&) {
     return HttpResponse::text(
         200,
-        "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events /debug/sizes");
+        "plegscope: /metrics /healthz /readyz /livez /diagnose /debug/pods /debug/events /debug/sizes "
+        "/debug/runtime-goroutines");
   });
   auto metrics = std::make_shared<MetricsEndpoint>(node, diagnosis, clock);
   server.route("/metrics", [metrics](const HttpRequest&) { return metrics->serve(); });
@@ -67,6 +70,24 @@ void add_routes(HttpServer& server, const Node& node, const DiagnosisService& di
   server.route("/readyz", [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
   server.route("/livez", [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
   server.route("/debug/pods", [&node](const HttpRequest&) { return json_response(pods_json(node.pods())); });
+  // CRI-O's goroutine dump on a person's request, at most one read every
+  // 10 s (the dump walks every goroutine of a runtime that may be struggling).
+  auto last_dump = std::make_shared<std::atomic<int64_t>>(0);
+  server.route("/debug/runtime-goroutines", [&node, &clock, last_dump](const HttpRequest&) {
+    const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(clock.monotonic().time_since_epoch()).count();
+    int64_t last = last_dump->load();
+    if (last != 0 && now_s - last < 10)
+      return HttpResponse::text(429, "the runtime's goroutine dump was read less than 10 s ago");
+    if (!last_dump->compare_exchange_strong(last, now_s))
+      return HttpResponse::text(429, "the runtime's goroutine dump is being read");
+    auto dump = node.runtime_goroutines();
+    if (!dump) return HttpResponse::text(404, "the agent reads no CRI-O: no goroutine page to read");
+    if (!dump->ok())
+      return HttpResponse::text(502, "CRI-O's /debug/goroutines: " +
+                                         (dump->completed() ? "HTTP " + std::to_string(dump->status)
+                                                            : std::string(http_error_name(dump->error))));
+    return HttpResponse{200, "text/plain; charset=utf-8", std::move(dump->body)};
+  });
   server.route("/debug/sizes", [&node](const HttpRequest&) {
     nlohmann::json sizes = nlohmann::json::object();
     for (const auto& [name, entries] : node.structure_sizes()) sizes[name] = entries;

@@ -5,9 +5,22 @@
 #include "common/metric_family.h"
 #include "common/thread_name.h"
 #include "cri/runtime_socket.h"
+#include "diagnoser/runtime_family.h"
 #include "node/snapshot_joins.h"
 
 namespace plegscope {
+namespace {
+
+// CRI-O serves its pages on its CRI socket: on when the agent reads CRI-O
+// and scans the host (whose conmons say which containers lost theirs).
+CrioPagesOptions crio_pages_options(const NodeOptions& o) {
+  CrioPagesOptions c;
+  if (runtime_family("", o.runtime.endpoint) == RuntimeFamily::kCrio && o.host.enabled) c.socket = o.runtime.endpoint;
+  c.proc_path = o.host.proc_path;
+  return c;
+}
+
+}  // namespace
 
 Node::Node(NodeOptions options, const Clock& clock)
     : options_(std::move(options)),
@@ -37,7 +50,9 @@ Node::Node(NodeOptions options, const Clock& clock)
       runtime_metrics_(options_.runtime_metrics, clock),
       runtime_status_(client_, clock, RuntimeStatusOptions{true, kRuntimeStatusPeriod, kRuntimeDownThreshold,
                                                            options_.runtime.request_timeout}),
-      sources_{&runtime_info_, &pressure_, &journal_, &kubelet_, &runtime_metrics_, &host_, &runtime_status_} {
+      crio_pages_(crio_pages_options(options_), [this] { return containers_without_conmon(); }),
+      sources_{&runtime_info_, &pressure_, &journal_, &kubelet_,
+               &runtime_metrics_, &host_, &runtime_status_, &crio_pages_} {
   if (options_.pleg.evented == EventedMode::Auto && kubelet_.scraping())
     kubelet_.on_view([this](const KubeletView& view) { follow_kubelet_model(view); });
 }
@@ -150,6 +165,7 @@ Snapshot Node::snapshot() const {
   s.kubelet = kubelet_.evidence();
   s.runtime_metrics = runtime_metrics_.evidence();
   s.runtime_status = runtime_status_.evidence();
+  s.crio_pages = crio_pages_.evidence();
   HostObservation host = host_.evidence();
 
   // The pod join: the PLEG's pods behind the calls and the host's processes.
@@ -167,7 +183,21 @@ Snapshot Node::snapshot() const {
     s.zombie_parent_pods = zombie_parent_pods(*s.host, find_pod);
     join_cgroup_v2(s, find_pod, [this](const auto& uid_ids) { return pleg_.container_states(uid_ids); });
   }
+  s.unmonitored_pods = unmonitored_pods(s.crio_pages, find_pod);
   return s;
+}
+
+std::vector<std::string> Node::containers_without_conmon() const {
+  HostObservation host = host_.evidence();
+  if (!host.scan) return {};
+  const ClockReading reading = read_clocks(clock_);
+  const int64_t scanned_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(reading.place(host.scanned_at).time_since_epoch()).count();
+  std::vector<RunningContainer> running;
+  for (const PodStatus& pod : cache_.snapshot())
+    for (const auto& c : pod.containers)
+      if (c.state() == cri::CONTAINER_RUNNING) running.push_back({c.id(), c.started_at()});
+  return plegscope::containers_without_conmon(*host.scan, scanned_ns, running);
 }
 
 std::set<std::string> Node::pods_in_flight() const {
@@ -180,6 +210,11 @@ std::set<std::string> Node::pods_in_flight() const {
 std::vector<PodStatus> Node::pods() const { return cache_.snapshot(); }
 
 std::vector<PodLifecycleEvent> Node::events() const { return event_log_.snapshot(); }
+
+std::optional<HttpResult> Node::runtime_goroutines() const {
+  if (!crio_pages_.enabled()) return std::nullopt;
+  return crio_pages_.goroutines();
+}
 
 // Blocks until an event comes or stop() closes the channel: no wake-ups on
 // an idle node.

@@ -36,6 +36,7 @@
 #include "pleg/pod_status_cache.h"
 #include "pleg/relist_recorder.h"
 #include "runtime_metrics/runtime_metrics_reader.h"
+#include "crio/crio_source.h"
 
 namespace plegscope {
 
@@ -61,6 +62,9 @@ class Node {
   // The pod status cache and the last events, for /debug.
   std::vector<PodStatus> pods() const;
   std::vector<PodLifecycleEvent> events() const;
+  // CRI-O's goroutine dump, read now from its socket for a person who asked
+  // (never on a timer); nullopt when the agent does not read CRI-O.
+  std::optional<HttpResult> runtime_goroutines() const;
   // Entries in each per-pod structure (/debug/sizes): on a node that churns
   // pods all day they follow what the runtime lists, not what came and went.
   std::vector<std::pair<std::string, size_t>> structure_sizes() const;
@@ -81,6 +85,8 @@ class Node {
   void on_relist(const RelistRecord& record);
   void consume_events();
   void follow_kubelet_model(const KubeletView& view);
+  // The running containers the last host scan found no conmon for.
+  std::vector<std::string> containers_without_conmon() const;
   std::vector<prometheus::MetricFamily> computed_families() const;
   // The pods with a CRI call in flight, for the host scan's cgroup v2 reads.
   std::set<std::string> pods_in_flight() const;
@@ -108,6 +114,8 @@ class Node {
   RuntimeMetricsReader runtime_metrics_;
   // The runtime's CRI Status every 5 s, the kubelet's other path to NotReady.
   RuntimeStatusProbe runtime_status_;
+  // CRI-O's pages on its socket (on a CRI-O node): containers whose conmon died.
+  CrioPagesSource crio_pages_;
   const std::vector<Source*> sources_;
 
   // --evented-pleg auto beside a readable kubelet: evented only once the

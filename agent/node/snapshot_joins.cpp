@@ -2,6 +2,7 @@
 #include "node/snapshot_joins.h"
 
 #include <algorithm>
+#include <set>
 
 namespace plegscope {
 namespace {
@@ -125,6 +126,29 @@ void join_cgroup_v2(Snapshot& s, const PodLookup& find_pod, const ContainerState
   if (s.cgroup_container_states)
     for (size_t i = 0; i < v2.containers.size(); ++i)
       if (!(*s.cgroup_container_states)[i].empty()) add(v2.containers[i].pod_uid);
+}
+
+std::vector<std::string> containers_without_conmon(const host::HostEvidence& evidence, int64_t scanned_at_ns,
+                                                   const std::vector<RunningContainer>& running) {
+  std::set<std::string> served;
+  for (const auto& h : evidence.processes.helpers) {
+    if (h.role != "conmon") continue;
+    if (h.cmdline_status != "known") return {};
+    served.insert(h.container_id);
+  }
+  std::vector<std::string> out;
+  for (const auto& c : running)
+    if (c.started_at_ns > 0 && c.started_at_ns < scanned_at_ns && !served.count(c.id)) out.push_back(c.id);
+  return out;
+}
+
+std::map<std::string, PodRef> unmonitored_pods(const CrioPagesEvidence& pages, const PodLookup& find_pod) {
+  std::map<std::string, PodRef> pods;
+  for (const auto& u : pages.unmonitored) {
+    CallTarget target{CallTarget::Kind::kContainer, u.id};
+    pods[u.id] = pod_ref(target, find_pod(target));
+  }
+  return pods;
 }
 
 JournalEvidence journal_evidence(const JournalStatus& status, const UnitRoles& units,

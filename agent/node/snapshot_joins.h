@@ -31,6 +31,21 @@ std::map<int64_t, PodRef> shim_pods(const host::HostEvidence& evidence, const Po
 // The pod of each zombie parent (by pid) the host evidence ties to one.
 std::map<int64_t, PodRef> zombie_parent_pods(const host::HostEvidence& evidence, const PodLookup& find_pod);
 
+// A running container (id, started_at in unix nanoseconds) as the PLEG's
+// status cache holds it.
+struct RunningContainer {
+  std::string id;
+  int64_t started_at_ns = 0;
+};
+// The running containers no conmon of `evidence` names, among those started
+// before `scanned_at_ns` (a container started after the scan has its conmon
+// unseen yet); none when a conmon's command line could not be read (then
+// nothing can be told).
+std::vector<std::string> containers_without_conmon(const host::HostEvidence& evidence, int64_t scanned_at_ns,
+                                                   const std::vector<RunningContainer>& running);
+// The pod of each container CRI-O's pages found without its conmon.
+std::map<std::string, PodRef> unmonitored_pods(const CrioPagesEvidence& pages, const PodLookup& find_pod);
+
 // The runtime's state of each (pod uid, container or sandbox id) at the last
 // relist, "" where it lists none; nullopt while a relist runs.
 using ContainerStates = std::function<std::optional<std::vector<std::string>>(

@@ -70,8 +70,8 @@ std::string remedy(CauseId id, const Report& r) {
   // In the node's runtime's terms first, while the placeholders still mark
   // the node's own names.
   const std::string text = std::string("Confirm: ") + t.confirm + " Fix: " + t.fix + " Do not: " + t.never;
-  return fill_placeholders(in_runtime_words(text, runtime_family(r.runtime.name, r.runtime.endpoint)),
-                           command_names(r));
+  const RuntimeModel model = runtime_model(r.runtime.name, r.runtime.version, r.runtime.endpoint);
+  return fill_placeholders(in_runtime_words(text, model), command_names(r));
 }
 
 }  // namespace plegscope

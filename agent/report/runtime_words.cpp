@@ -8,9 +8,17 @@ namespace {
 
 using Rewrites = std::vector<std::pair<std::string, std::string>>;
 
+// Every occurrence but those that are part of an identifier (a cause id such
+// as shim_hung, which the report names as it is).
 void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+  for (size_t at = s.find(from); at != std::string::npos;) {
+    if (at + from.size() < s.size() && s[at + from.size()] == '_') {
+      at = s.find(from, at + from.size());
+      continue;
+    }
     s.replace(at, from.size(), to);
+    at = s.find(from, at + to.size());
+  }
 }
 
 // The clauses that name both runtimes, each as containerd's reader needs it.
@@ -77,18 +85,56 @@ const Rewrites& crio_rewrites() {
   return r;
 }
 
+// A CRI-O before 1.32: its unit has no watchdog, so it is restarted by hand.
+const Rewrites& crio_without_watchdog() {
+  static const Rewrites r = {
+      {"CRI-O's watchdog will restart it (the shipped unit's `WatchdogSec`), or restart it once",
+       "restart it once, as no watchdog will (CRI-O's unit ships `WatchdogSec` from 1.32)"},
+      {"look at conmon: CRI-O's watchdog will restart it",
+       "look at conmon, then restart CRI-O (its unit has no watchdog before 1.32)"},
+  };
+  return r;
+}
+
+// A containerd outside 2.0.1-2.0.2 has no go-cni deadlock to upgrade from.
+const Rewrites& containerd_without_go_cni() {
+  static const Rewrites r = {
+      {" On containerd 2.0.1 or 2.0.2 upgrade to 2.0.3 or later (the go-cni deadlock).", ""},
+  };
+  return r;
+}
+
+void apply(std::string& text, const Rewrites& rewrites) {
+  for (const auto& [from, to] : rewrites) replace_all(text, from, to);
+}
+
 }  // namespace
 
-std::string in_runtime_words(std::string text, RuntimeFamily family) {
-  if (family == RuntimeFamily::kOther) return text;
-  for (const auto& [from, to] : family == RuntimeFamily::kCrio ? crio_rewrites() : containerd_rewrites())
-    replace_all(text, from, to);
+std::string in_runtime_words(std::string text, const RuntimeModel& model) {
+  if (model.family == RuntimeFamily::kOther) return text;
+  if (model.family == RuntimeFamily::kCrio) {
+    apply(text, crio_rewrites());
+    if (!model.watchdog_restarts) apply(text, crio_without_watchdog());
+    return text;
+  }
+  if (!model.go_cni_deadlock_possible) apply(text, containerd_without_go_cni());
+  apply(text, containerd_rewrites());
   return text;
 }
 
+std::string in_runtime_words(std::string text, RuntimeFamily family) {
+  RuntimeModel newest;
+  newest.family = family;
+  newest.lists_wait_on_container_locks = family != RuntimeFamily::kCrio;
+  newest.watchdog_restarts = newest.goroutines_page = family == RuntimeFamily::kCrio;
+  newest.go_cni_deadlock_possible = family == RuntimeFamily::kContainerd;
+  return in_runtime_words(std::move(text), newest);
+}
+
 const char* const* foreign_runtime_words(RuntimeFamily family) {
-  static const char* const kOnCrio[] = {"containerd", "shim", "ctr ", "status lock", nullptr};
-  static const char* const kOnContainerd[] = {"CRI-O", "crio", "conmon", nullptr};
+  static const char* const kOnCrio[] = {"containerd", "containerd-shim", "/run/containerd", "shim", "ctr ",
+                                       "`ctr", "status lock", nullptr};
+  static const char* const kOnContainerd[] = {"CRI-O", "crio", "/var/run/crio", "conmon", nullptr};
   static const char* const kNone[] = {nullptr};
   if (family == RuntimeFamily::kCrio) return kOnCrio;
   if (family == RuntimeFamily::kContainerd) return kOnContainerd;

@@ -9,12 +9,17 @@
 // keeps the words that name both. Stateless.
 #include <string>
 
-#include "diagnoser/runtime_family.h"
+#include "diagnoser/runtime_model.h"
 
 namespace plegscope {
 
 // `text` (a cause's reason, action, summary, or its runbook paragraphs
-// before or after their placeholders are filled) for `family`.
+// before or after their placeholders are filled) for the runtime `model`
+// describes: its family's names, and what its version does (CRI-O before
+// 1.32 has no watchdog; only containerd 2.0.1 and 2.0.2 have the go-cni
+// deadlock).
+std::string in_runtime_words(std::string text, const RuntimeModel& model);
+// The same for the newest release of `family`.
 std::string in_runtime_words(std::string text, RuntimeFamily family);
 
 // Words that must never appear in a cause's words or remedy on a node of

@@ -153,13 +153,13 @@ bool needs_words(const Report& report) {
 }
 
 void word(Report& report) {
-  const RuntimeFamily family = runtime_family(report.runtime.name, report.runtime.endpoint);
+  const RuntimeModel model = runtime_model(report.runtime.name, report.runtime.version, report.runtime.endpoint);
   for (Cause& c : report.causes) {
     if (!c.summary.empty()) continue;
     CauseWords w = words(c);
-    c.reason = in_runtime_words(std::move(w.reason), family);
-    c.action = in_runtime_words(std::move(w.action), family);
-    c.summary = in_runtime_words(std::move(w.summary), family);
+    c.reason = in_runtime_words(std::move(w.reason), model);
+    c.action = in_runtime_words(std::move(w.action), model);
+    c.summary = in_runtime_words(std::move(w.summary), model);
     if (c.remedy.empty()) c.remedy = remedy(c.id, report);
   }
   if (report.summary.empty()) report.summary = summary_of(report);

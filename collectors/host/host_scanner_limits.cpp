@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "host/cgroup_pids.h"
@@ -83,9 +84,11 @@ std::string strip_cgroup_namespace_dots(std::string path) {
 void HostScanner::scan_pid_limits(HostEvidence& out, const std::vector<std::pair<int64_t, std::string>>& daemons) {
   const std::string& sys = options_.sys_path;
   const std::string cgroup_fs = sys + "/fs/cgroup";
-  std::set<std::string> done;
+  // One limit per daemon name. Where two daemons share a name (a test
+  // runtime beside the node's, a nested one), each is read and the one
+  // nearest its limit is kept: the one that can run out first.
+  std::map<std::string, size_t> by_comm;
   for (const auto& [pid, comm] : daemons) {
-    if (!done.insert(comm).second) continue;
     const std::string file = options_.proc_path + "/" + std::to_string(pid) + "/cgroup";
     FileText f = read_small_file(file);
     auto paths = f.ok ? parse_proc_cgroup(f.text) : std::nullopt;
@@ -111,7 +114,14 @@ void HostScanner::scan_pid_limits(HostEvidence& out, const std::vector<std::pair
       limit.owner = comm;
       limit.unreadable = file + ": no pids controller (v1) and no unified (v2) line";
     }
-    out.pid_limits.push_back(std::move(limit));
+    auto seen = by_comm.find(comm);
+    if (seen == by_comm.end()) {
+      by_comm[comm] = out.pid_limits.size();
+      out.pid_limits.push_back(std::move(limit));
+    } else if (limit.unreadable.empty() &&
+               (!out.pid_limits[seen->second].unreadable.empty() || limit.ratio > out.pid_limits[seen->second].ratio)) {
+      out.pid_limits[seen->second] = std::move(limit);
+    }
   }
   if (daemons.empty()) {
     PidLimit limit;

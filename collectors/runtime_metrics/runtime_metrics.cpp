@@ -27,6 +27,7 @@ const std::vector<std::string>& wanted_families() {
       "container_runtime_crio_processes_defunct",
       "container_runtime_crio_containers_events_dropped_total",
       "container_runtime_crio_resources_stalled_at_stage",
+      "container_runtime_crio_containers_stopped_monitor_count",
   };
   return names;
 }
@@ -124,6 +125,13 @@ void read_crio(const PromParseResult& parsed, RuntimeMetricsSample& out) {
   // still working on it (a slow network setup, a stuck storage step).
   if (auto* stalled = parsed.family("container_runtime_crio_resources_stalled_at_stage")) {
     for (const auto& s : stalled->samples) out.crio_stalled_at_stage[std::string(label_or_empty(s, "stage"))] += s.value;
+  }
+  // By container name (k8s_<container>_<pod>_<namespace>_<uid>_<attempt>):
+  // CRI-O counts a container whose conmon it found gone; the container then
+  // stays "running" in its answers, since only conmon writes the exit file.
+  if (auto* stopped = parsed.family("container_runtime_crio_containers_stopped_monitor_count")) {
+    for (const auto& s : stopped->samples)
+      if (s.value > 0) out.crio_stopped_monitors[std::string(label_or_empty(s, "name"))] += s.value;
   }
 }
 

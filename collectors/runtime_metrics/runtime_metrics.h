@@ -51,6 +51,7 @@ struct RuntimeMetricsSample {
   std::map<std::string, double> crio_operation_errors;   // by operation
   std::optional<double> crio_processes_defunct;
   std::map<std::string, double> crio_stalled_at_stage;  // resources_stalled_at_stage, by stage
+  std::map<std::string, double> crio_stopped_monitors;  // containers_stopped_monitor_count, by container name
   size_t families_found = 0;
   size_t malformed_lines = 0;
   std::string parse_error;

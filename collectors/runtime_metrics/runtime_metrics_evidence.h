@@ -23,6 +23,9 @@ struct RuntimeMetricsEvidence : ScrapeRecord {
   // Network setup/teardown p99 over the last minute, by the runtime's
   // operation name ("set_up_pod", "sandbox_create_network", "network_setup_pod").
   std::map<std::string, double> network_p99_seconds;
+  // CRI-O: containers whose conmon it found gone, by container name, since
+  // it started (containers_stopped_monitor_count).
+  std::map<std::string, double> stopped_monitors;
 };
 
 }  // namespace plegscope

@@ -39,6 +39,7 @@ void RuntimeMetricsReader::scrape_now() {
   // CRI-O's summaries are already over a recent window.
   for (const auto& [op, figures] : sample.crio_operations)
     if (is_network_operation(op) && figures.p99) evidence_.network_p99_seconds[op] = *figures.p99;
+  evidence_.stopped_monitors = sample.crio_stopped_monitors;
 }
 
 RuntimeMetricsEvidence RuntimeMetricsReader::evidence() const {

@@ -158,6 +158,12 @@ bool apply_spec(const nlohmann::json& spec, runtime::v1::ContainerConfig* cfg) {
       kv->set_key(k);
       kv->set_value(v.get<std::string>());
     }
+    // Annotations come back in every list answer: what makes a list large.
+    const nlohmann::json annotations = spec.value("annotations", nlohmann::json::object());
+    for (const auto& [k, v] : annotations.items()) (*cfg->mutable_annotations())[k] = v.get<std::string>();
+    // One annotation of N bytes, made here: one argument holds at most 128 KiB.
+    if (spec.contains("pad_annotation_bytes"))
+      (*cfg->mutable_annotations())["plegscope.io/padding"] = std::string(spec["pad_annotation_bytes"].get<size_t>(), 'x');
     for (const auto& m : spec.value("mounts", nlohmann::json::array())) {
       auto* mount = cfg->add_mounts();
       mount->set_container_path(m.at("container_path").get<std::string>());

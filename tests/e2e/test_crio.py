@@ -13,7 +13,10 @@ built from its Go module, Debian's conmon and runc, locally built images.
   * one container's conmon frozen in the kernel (cgroup v1 freezer): named
     with its pod, in CRI-O's words (conmon, no containerd, no shim), a risk
     and not a list hang, since CRI-O's ListContainers takes no lock;
-  * a container whose conmon was killed: CRI-O keeps saying "running".
+  * CRI-O's own pids cgroup at its limit: no new pod, pid_exhaustion in
+    CRI-O's words, recovery once released;
+  * a container whose conmon was killed: CRI-O keeps saying "running", and
+    the agent names it (shim_lost) with its pod, from CRI-O's own pages.
 
 The hang, the restart during it and the recovery are test_crio_hang.py.
 Exit 77 (skip) only when this machine cannot run CRI-O, never under CI."""
@@ -45,6 +48,7 @@ class Ctx:
     agent = None
     pods = {}      # name -> (uid, sandbox id, [container ids])
     freezer = None
+    pids_cgroup = None
 
 
 def setup():
@@ -236,6 +240,22 @@ def test_a_container_whose_conmon_died_stays_running():
         assert not os.path.exists(os.path.join(Ctx.crio.exits_dir, cid)), "no exit file without conmon"
         log("  the agent's events for it: %s" % watcher.types_for(cid))
         assert "ContainerDied" not in watcher.types_for(cid), watcher.types_for(cid)
+
+        # The agent names it: no conmon names the container while CRI-O's
+        # /containers/<id> page still holds it (two reads, 10 s apart), and
+        # CRI-O's own containers_stopped_monitor_count when it counted it.
+        def named():
+            rep = report()
+            c = cause(rep, "shim_lost")
+            return c and "%s/orphan-0" % NAMESPACE in c["summary"] and (rep, c)
+        rep, c = wait_until(named, 40, "shim_lost naming pod orphan-0")
+        log("  shim_lost (%s, %.2f, %s): %s" % (c["severity"], c["confidence"], c["advice"], c["summary"]))
+        log("  evidence: %s" % [(e["signal"], e["value"]) for e in c["evidence"]])
+        assert_crio_words(c)
+        assert "conmon" in c["summary"] and "is gone" in c["summary"], c["summary"]
+        assert c["advice"] == "fix-pod", c["advice"]
+        signals = [e["signal"] for e in c["evidence"]]
+        assert any(s.startswith("init_process_alive{container=%s" % cid[:12]) for s in signals), signals
     finally:
         watcher.stop()
 
@@ -267,6 +287,70 @@ def test_crios_read_only_pages():
         assert r.returncode == 2 and "not a container id" in r.stderr, (bad, r.returncode, r.stderr)
     paused = Ctx.crio.container_status(cid)
     assert paused["state"] == "running", paused
+    # The goroutine dump: read from CRI-O only when a person asks the agent,
+    # at most once every 10 s.
+    start_agent()
+    code, body = Ctx.agent.get("/debug/runtime-goroutines", timeout=15)
+    text = body.decode(errors="replace") if isinstance(body, bytes) else body
+    log("  /debug/runtime-goroutines: HTTP %d, %d bytes, %d goroutines" % (code, len(text), text.count("goroutine ")))
+    assert code == 200 and "goroutine " in text, (code, text[:200])
+    again = Ctx.agent.get("/debug/runtime-goroutines", timeout=15)[0]
+    assert again == 429, "a second read within 10 s: HTTP %d" % again
+
+
+PIDS = "/sys/fs/cgroup/pids"
+
+
+def release_pids():
+    """CRI-O back into the root pids cgroup, and ours removed."""
+    d, Ctx.pids_cgroup = Ctx.pids_cgroup, None
+    if not d or not os.path.isdir(d):
+        return
+    for pid in open(os.path.join(d, "cgroup.procs")).read().split():
+        try:
+            with open(os.path.join(PIDS, "cgroup.procs"), "w") as f:
+                f.write(pid)
+        except OSError:
+            pass
+    os.rmdir(d)
+
+
+def test_crios_pids_cgroup_at_its_limit_and_recovery():
+    """CRI-O's own pids cgroup at pids.max: it cannot fork the pinns, conmon
+    and runc a new pod needs, and the agent names the runtime's limit in
+    CRI-O's words; once released, a pod runs again and the cause clears.
+    (A single pod's pids.max is not read on a cgroup v1 host, which this is:
+    the agent reads the runtime's, kubepods' and the node's limits there, a
+    pod's own only from cgroup v2's pids.events.)"""
+    crio = start_agent()
+    d = os.path.join(PIDS, "plegscope-e2e-crio-rt-%s" % crio.name)
+    os.makedirs(d, exist_ok=True)
+    Ctx.pids_cgroup = d
+    try:
+        with open(os.path.join(d, "cgroup.procs"), "w") as f:
+            f.write(str(crio.proc.pid))
+        current = int(open(os.path.join(d, "pids.current")).read())
+        with open(os.path.join(d, "pids.max"), "w") as f:
+            f.write(str(current))
+        log("  crio pid %d in %s: pids.current %d, pids.max %d" % (crio.proc.pid, d, current, current))
+
+        def named():
+            rep = report()
+            c = cause(rep, "pid_exhaustion")
+            return c and "runtime" in c["summary"] and (rep, c)
+        rep, c = wait_until(named, 20, "pid_exhaustion naming CRI-O's cgroup")
+        log("  cause (%s, %s): %s" % (c["severity"], c["advice"], c["summary"]))
+        assert_crio_words(c)
+        limits = [l for l in rep["host"]["pid_limits"] if l["scope"] == "runtime"]
+        assert limits and limits[0]["current"] >= limits[0]["max"] * 0.9, limits
+        r = crio._run_driver(["run-pod", "pids-0", str(uuid.uuid4())], timeout=15)
+        log("  a new pod at the limit: exit %d %s" % (r.returncode, (r.stderr or "").strip()[:160]))
+        assert r.returncode != 0, "CRI-O ran a pod with no pid to spare: %s" % r.stdout
+    finally:
+        release_pids()
+    sid = crio.driver("run-pod", "pids-1", str(uuid.uuid4()))
+    wait_until(lambda: not cause(report(), "pid_exhaustion"), 20, "pid_exhaustion gone once released")
+    log("  released: pod %s runs, pid_exhaustion gone" % sid[:12])
 
 
 def test_zz_teardown_leaves_nothing():
@@ -289,6 +373,7 @@ def test_zz_teardown_leaves_nothing():
 
 
 def teardown():
+    release_pids()
     if Ctx.freezer:
         try:
             cgroups.thaw(Ctx.freezer)

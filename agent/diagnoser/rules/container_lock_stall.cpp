@@ -8,7 +8,6 @@
 #include <string_view>
 
 #include "diagnoser/rule.h"
-#include "diagnoser/runtime_family.h"
 
 namespace plegscope {
 namespace {
@@ -26,7 +25,7 @@ std::optional<Finding> judge_container_lock_stall(const Context& c) {
   if (!m.reachable) return std::nullopt;
   // CRI-O's ListContainers takes no container lock: a stuck call there holds
   // only that container's ContainerStatus (its opLock), never the lists.
-  const bool lists_lock = runtime_family(c.s.runtime_name, c.s.endpoint) != RuntimeFamily::kCrio;
+  const bool lists_lock = c.runtime.lists_wait_on_container_locks;
   const bool agent_hung = c.hung() && ((lists_lock && is_list_op(c.hung_op)) || is_status_op(c.hung_op));
   const bool lists_slow = lists_lock && (c.lists.in_flight_slow || c.lists.typical >= c.t.slow_list_seconds);
   const bool agent_slow =

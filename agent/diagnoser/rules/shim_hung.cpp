@@ -7,7 +7,6 @@
 
 #include "diagnoser/hung_task_match.h"
 #include "diagnoser/rule.h"
-#include "diagnoser/runtime_family.h"
 #include "host/kernel_stacks.h"
 
 namespace plegscope {
@@ -71,6 +70,38 @@ void add_process(const Context& c, const host::BlockedTask& task, double hang, F
   }
 }
 
+// A per-pod call of the blocked helper's pod in flight past the hang threshold.
+const Snapshot::PodCall* pod_call_of(const Context& c, const host::BlockedTask& b, double hang) {
+  if (b.sandbox_id.empty()) return nullptr;
+  for (const auto& pc : c.s.pod_calls)
+    if (pc.in_flight && pc.seconds > hang && pc.pod.sandbox_id == b.sandbox_id) return &pc;
+  return nullptr;
+}
+
+// Where the lists take no container lock (CRI-O), what a stuck conmon or
+// `runc update`/`runc state` under it holds up is that pod's status calls:
+// the slowest one of the window, in flight or done, past the slow-status
+// threshold.
+const Snapshot::PodCall* slow_status_of(const Context& c, const host::BlockedTask& b) {
+  if (c.runtime.lists_wait_on_container_locks || b.sandbox_id.empty()) return nullptr;
+  const Snapshot::PodCall* slowest = nullptr;
+  for (const auto& pc : c.s.pod_calls) {
+    if (!is_status_op(pc.op) || pc.pod.sandbox_id != b.sandbox_id || pc.seconds < c.t.slow_status_seconds) continue;
+    if (!pc.in_flight && pc.end < c.window_start) continue;
+    if (!slowest || pc.seconds > slowest->seconds) slowest = &pc;
+  }
+  return slowest;
+}
+
+// The kernel stack's top frame, one signal per process whose stack was read.
+void add_kernel_stacks(Finding& f) {
+  for (const auto& p : f.processes)
+    if (!p.kernel_frame.empty())
+      f.evidence.push_back({"kernel_stack{pid=" + std::to_string(p.pid) + ",frame=" + p.kernel_frame +
+                                (p.kernel_class.empty() ? "" : ",class=" + p.kernel_class) + "}",
+                            static_cast<double>(p.count), std::nullopt});
+}
+
 }  // namespace
 
 std::optional<Finding> judge_shim_hung(const Context& c) {
@@ -80,19 +111,17 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
   // however short its time in D looks (the scanner only sees it from its
   // first scan on).
   const Snapshot::PodCall* hung_call = nullptr;
-  std::vector<const host::BlockedTask*> behind_call, in_d, long_blocked;
+  const Snapshot::PodCall* slow_call = nullptr;
+  std::vector<const host::BlockedTask*> behind_call, behind_slow, in_d, long_blocked;
   for (const auto& b : c.s.host->processes.blocked) {
     if (!pod_helper(b)) continue;
     in_d.push_back(&b);
-    const Snapshot::PodCall* call = nullptr;
-    for (const auto& pc : c.s.pod_calls)
-      if (pc.in_flight && pc.seconds > hang && !b.sandbox_id.empty() && pc.pod.sandbox_id == b.sandbox_id) {
-        call = &pc;
-        break;
-      }
-    if (call) {
+    if (const Snapshot::PodCall* call = pod_call_of(c, b, hang)) {
       behind_call.push_back(&b);
       if (!hung_call || call->seconds > hung_call->seconds) hung_call = call;
+    } else if (const Snapshot::PodCall* slow = slow_status_of(c, b)) {
+      behind_slow.push_back(&b);
+      if (!slow_call || slow->seconds > slow_call->seconds) slow_call = slow;
     } else if (b.seconds_in_d >= hang) {
       long_blocked.push_back(&b);
     }
@@ -105,8 +134,10 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
   if (!behind_call.empty()) {
     form = Form::kBehindHungCall;
     named = &behind_call;
-  } else if (lists.hung && !in_d.empty() &&
-             runtime_family(c.s.runtime_name, c.s.endpoint) != RuntimeFamily::kCrio) {
+  } else if (!behind_slow.empty()) {
+    form = Form::kBehindSlowStatus;
+    named = &behind_slow;
+  } else if (lists.hung && !in_d.empty() && c.runtime.lists_wait_on_container_locks) {
     // containerd's lists wait on every container's status lock; CRI-O's
     // ListContainers takes none, so there a stuck conmon explains only its
     // own container's calls, never a list hang.
@@ -117,13 +148,19 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
   }
   if (named->empty()) return std::nullopt;
   const bool explains_a_hang = form == Form::kBehindHungCall || form == Form::kBehindHungLists;
-  Finding f = make_finding(CauseId::kShimHung, form == Form::kNothingHangsYet ? Severity::kWarning : Severity::kCritical,
-                           form == Form::kNothingHangsYet ? 0.6 : explains_a_hang ? 0.92 : 0.8, form);
+  const bool only_slows = form == Form::kNothingHangsYet || form == Form::kBehindSlowStatus;
+  Finding f = make_finding(CauseId::kShimHung, only_slows ? Severity::kWarning : Severity::kCritical,
+                           form == Form::kNothingHangsYet ? 0.6 : only_slows ? 0.75 : explains_a_hang ? 0.92 : 0.8,
+                           form);
   f.threshold_seconds = hang;
   if (hung_call) {
     f.op = hung_call->op;
     f.seconds = hung_call->seconds;
     f.call_in_flight = true;
+  } else if (slow_call) {
+    f.op = slow_call->op;
+    f.seconds = slow_call->seconds;
+    f.call_in_flight = slow_call->in_flight;
   } else if (form == Form::kBehindHungLists) {
     f.op = lists.op;
     f.seconds = lists.seconds;
@@ -132,14 +169,11 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
     f.runtime_metrics_failed = runtime_metrics_failed(c);
   }
   for (const auto* b : *named) add_process(c, *b, hang, f);
-  // The kernel stack's top frame, one signal per process whose stack was read.
-  for (const auto& p : f.processes)
-    if (!p.kernel_frame.empty())
-      f.evidence.push_back({"kernel_stack{pid=" + std::to_string(p.pid) + ",frame=" + p.kernel_frame +
-                                (p.kernel_class.empty() ? "" : ",class=" + p.kernel_class) + "}",
-                            static_cast<double>(p.count), std::nullopt});
+  add_kernel_stacks(f);
   if (hung_call)
     f.evidence.push_back({"oldest_in_flight_seconds{" + hung_call->op + "}", hung_call->seconds, hang});
+  if (slow_call)
+    f.evidence.push_back({"pod_call_seconds{" + slow_call->op + "}", slow_call->seconds, c.t.slow_status_seconds});
   if (form == Form::kBehindHungLists) {
     if (lists.in_flight) f.evidence.push_back({"oldest_in_flight_seconds{" + lists.op + "}", lists.seconds, hang});
     if (lists.deadline_errors > 0)

@@ -43,6 +43,21 @@ std::string process_words(const Finding::HostProcess& p) {
          (p.hung_task ? "; " + hung_task_words(*p.hung_task) : "");
 }
 
+// A runtime whose lists take no container lock: the stuck helper slows only
+// its pod's status calls, the lists answer and relists go on, late.
+CauseWords slow_status_words(const Finding& f, const std::string& what, const std::string& pods) {
+  CauseWords w;
+  w.reason = cri_method(f.op) + " for " + pods + (f.call_in_flight ? " has been in flight for " : " took ") +
+             text::elapsed(f.seconds) + " because its " + what;
+  w.summary = "A pod's shim is stuck, and that pod's status calls wait on it: " + w.reason +
+              ". This runtime's lists take no container lock, so the lists answer and only that pod's inspection "
+              "waits: every relist that inspects the pod is late by as long, it does not stop. Restarting the "
+              "runtime does not free it.";
+  w.action = "look at that pod's shim and what it, or a `runc update` or `runc state` it waits on, is stuck on; "
+             "the pod's status calls answer once it is freed";
+  return w;
+}
+
 CauseWords words_of(const Finding& f) {
   CauseWords w;
   std::string what = f.processes.empty() ? "a runtime helper is in D" : process_words(f.processes.front());
@@ -79,6 +94,7 @@ CauseWords words_of(const Finding& f) {
     w.action = "fix what that shim waits on before a call for its pod hangs the runtime's lists";
     return w;
   }
+  if (f.form == Form::kBehindSlowStatus) return slow_status_words(f, what, pods);
   if (f.form == Form::kBehindHungCall) {
     w.reason = cri_method(f.op) + " for " + pods + " has been in flight for " + text::elapsed(f.seconds) +
                " because its " + what;

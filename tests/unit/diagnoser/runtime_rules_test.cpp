@@ -4,6 +4,7 @@
 // so the same stuck helper or call holds only its own container's calls.
 #include <gtest/gtest.h>
 
+#include "diagnoser/runtime_model.h"
 #include "snapshot_builder.h"
 
 namespace plegscope {
@@ -91,6 +92,72 @@ TEST(RuntimeRules, OnCrioAStuckUpdateStillExplainsItsContainersHungStatus) {
   EXPECT_EQ(c->summary.find("shim"), std::string::npos) << c->summary;
   EXPECT_EQ(c->remedy.find("containerd"), std::string::npos) << c->remedy;
   EXPECT_NE(c->remedy.find("CRI-O's lists take no container lock"), std::string::npos) << c->remedy;
+}
+
+// A `runc update` under web-0's conmon in D for 30 s, and web-0's
+// ContainerStatus taking 4 s (slow, not hung) while the lists answer.
+Builder stuck_runc_and_slow_status(const std::string& runtime) {
+  Builder b;
+  b.s.runtime_name = runtime;
+  b.s.runtime_version = runtime == "cri-o" ? "1.34.0" : "2.1.4";
+  if (runtime == "cri-o") b.s.endpoint = "unix:///var/run/crio/crio.sock";
+  b.s.host = host::HostEvidence{};
+  b.s.host->processes.total = 300;
+  b.s.host->processes.blocked.push_back({4300, 4300, "runc", "oci_runtime", 'D', "do_freezer_trap", 30, kSandbox, ""});
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  for (int i = 0; i < 3; ++i) {
+    b.s.operations[op::kContainerStatus].recent.push_back({b.s.now, 4.0, GrpcCode::kOk, {CallTarget::Kind::kContainer, "c1"}});
+    b.s.pod_calls.push_back({op::kContainerStatus, 4.0, false, b.s.now, web_pod()});
+  }
+  return b;
+}
+
+TEST(RuntimeRules, OnCrioAStuckRuncExplainsItsPodsSlowStatusCallsNotAListHang) {
+  Builder b = stuck_runc_and_slow_status("cri-o");
+  const Report r = b.report();
+  const Cause* c = find(r, CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->form, Form::kBehindSlowStatus);
+  EXPECT_EQ(c->severity, Severity::kWarning);
+  EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("ContainerStatus"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("conmon"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("take no container lock"), std::string::npos) << c->summary;
+  EXPECT_FALSE(find(r, CauseId::kRuntimeHung)) << r.summary;
+  if (const Cause* slow = find(r, CauseId::kPodStatusSlow))
+    EXPECT_NE(slow->summary.find("shim_hung"), std::string::npos) << slow->summary;
+}
+
+TEST(RuntimeRules, OnContainerdTheSameStuckRuncIsNotReadAsOnlyAStatusSlowdown) {
+  Builder b = stuck_runc_and_slow_status("containerd");
+  const Report r = b.report();
+  const Cause* c = find(r, CauseId::kShimHung);
+  ASSERT_TRUE(c);
+  EXPECT_NE(c->form, Form::kBehindSlowStatus) << "containerd's lists wait on the container's lock";
+}
+
+TEST(RuntimeModel, NameAndVersionSelectTheModel) {
+  EXPECT_EQ(parse_runtime_version("1.34.0"), (RuntimeVersion{1, 34, 0}));
+  EXPECT_EQ(parse_runtime_version("v2.0.2"), (RuntimeVersion{2, 0, 2}));
+  EXPECT_EQ(parse_runtime_version("1.7.24~ds1"), (RuntimeVersion{1, 7, 24}));
+  EXPECT_EQ(parse_runtime_version("2.1-rc.1"), (RuntimeVersion{2, 1, 0}));
+  EXPECT_FALSE(parse_runtime_version(""));
+  EXPECT_FALSE(parse_runtime_version("devel"));
+  const RuntimeModel crio = runtime_model("cri-o", "1.34.0");
+  EXPECT_EQ(crio.family, RuntimeFamily::kCrio);
+  EXPECT_FALSE(crio.lists_wait_on_container_locks);
+  EXPECT_TRUE(crio.watchdog_restarts);
+  EXPECT_TRUE(crio.goroutines_page);
+  EXPECT_FALSE(runtime_model("cri-o", "1.31.9").watchdog_restarts);
+  EXPECT_TRUE(runtime_model("", "", "unix:///var/run/crio/crio.sock").watchdog_restarts);
+  const RuntimeModel ctd = runtime_model("containerd", "v1.7.24");
+  EXPECT_TRUE(ctd.lists_wait_on_container_locks);
+  EXPECT_FALSE(ctd.watchdog_restarts);
+  EXPECT_FALSE(ctd.go_cni_deadlock_possible);
+  EXPECT_TRUE(runtime_model("containerd", "v2.0.2").go_cni_deadlock_possible);
+  EXPECT_FALSE(runtime_model("containerd", "v2.0.3").go_cni_deadlock_possible);
+  EXPECT_TRUE(runtime_model("containerd", "").go_cni_deadlock_possible);
+  EXPECT_TRUE(runtime_model("docker", "27.0").lists_wait_on_container_locks);
 }
 
 }  // namespace

@@ -263,6 +263,32 @@ TEST(HostScanner, RuntimeCgroupNearItsPidsMax) {
   EXPECT_DOUBLE_EQ(*dockerd->ratio, 0.95);
 }
 
+// Two daemons of one name (a test runtime beside the node's): the one
+// nearest its limit is reported, whichever has the lower pid.
+TEST(HostScanner, OfTwoDaemonsOfOneNameTheOneNearestItsLimit) {
+  const fs::path root = fs::temp_directory_path() / ("plegscope-two-daemons-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  fs::copy(kTrees + "runtime_pids_95", root, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  fs::create_directories(root / "proc/650");
+  std::ofstream(root / "proc/650/stat")
+      << "650 (dockerd) S 1 650 650 0 -1 4194560 1200 0 3 0 150 40 0 0 20 0 8 0 26300000 1234567168 2500 0 0 0 0 "
+         "0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
+  std::ofstream(root / "proc/650/cgroup") << "12:pids:/other-dockerd\n0::/\n";
+  fs::create_directories(root / "sys/fs/cgroup/pids/other-dockerd");
+  std::ofstream(root / "sys/fs/cgroup/pids/other-dockerd/pids.current") << "10\n";
+  std::ofstream(root / "sys/fs/cgroup/pids/other-dockerd/pids.max") << "4000\n";
+  HostScanner scanner(tree(root.string()));
+  HostEvidence e = scanner.scan();
+  fs::remove_all(root);
+  int dockerds = 0;
+  for (const auto& l : e.pid_limits) dockerds += l.scope == "runtime" && l.owner == "dockerd";
+  EXPECT_EQ(dockerds, 1) << "one limit per daemon name";
+  const PidLimit* dockerd = limit(e, "runtime", "dockerd");
+  ASSERT_TRUE(dockerd);
+  EXPECT_EQ(dockerd->current, 3800);
+  EXPECT_DOUBLE_EQ(*dockerd->ratio, 0.95);
+}
+
 TEST(HostScanner, SlowDiskFromTwoSamples) {
   FakeMonotonic clock;
   HostScanner scanner(tree(kTrees + "slow_disk"), clock.fn());

@@ -82,5 +82,10 @@ TEST_F(RoutesTest, DebugEndpointsAndTheirBadLimits) {
     EXPECT_EQ(sizes.value(name, -1), 0) << name;
 }
 
+// CRI-O's goroutine dump only where the agent reads CRI-O: never asked here.
+TEST_F(RoutesTest, NoRuntimeGoroutinesWithoutCrio) {
+  EXPECT_EQ(get("/debug/runtime-goroutines").status, 404);
+}
+
 }  // namespace
 }  // namespace plegscope

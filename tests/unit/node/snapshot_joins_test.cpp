@@ -48,5 +48,27 @@ TEST(SnapshotJoins, ShimsMapOnlyToPodsTheRuntimeStillLists) {
   EXPECT_EQ(pods.count(12), 0u) << "only shims and conmons serve a pod";
 }
 
+TEST(SnapshotJoins, RunningContainersWithoutTheirConmonStartedBeforeTheScan) {
+  host::HostEvidence h;
+  h.processes.helpers.push_back({100, 1, "conmon", "conmon", 'S', 1, 5.0, "", "container-a", "known"});
+  const std::vector<RunningContainer> running = {
+      {"container-a", 1000}, {"container-b", 1000}, {"container-late", 5000}, {"container-unknown-start", 0}};
+  EXPECT_EQ(containers_without_conmon(h, 2000, running), std::vector<std::string>{"container-b"})
+      << "served, lost, started after the scan, and started at an unknown time";
+  h.processes.helpers.push_back({101, 1, "conmon", "conmon", 'S', 1, 5.0, "", "", "unreadable"});
+  EXPECT_TRUE(containers_without_conmon(h, 2000, running).empty())
+      << "a conmon whose command line was not read may be any container's";
+}
+
+TEST(SnapshotJoins, TheUnmonitoredContainersPods) {
+  CrioPagesEvidence pages;
+  pages.unmonitored.push_back({"container-a", "k8s_app_web-0_shop_uid-a_0", "sandbox-a", 42, true, 2});
+  pages.unmonitored.push_back({"container-x", "", "", 43, false, 1});
+  auto pods = unmonitored_pods(pages, known_pods());
+  EXPECT_EQ(pods.at("container-a").name, "web-0");
+  EXPECT_EQ(pods.at("container-a").sandbox_id, "sandbox-a");
+  EXPECT_TRUE(pods.at("container-x").name.empty());
+}
+
 }  // namespace
 }  // namespace plegscope

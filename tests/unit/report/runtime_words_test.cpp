@@ -6,13 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
+#include <vector>
+
 #include "report/remedy.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
-constexpr Form kLastForm = Form::kFromJournal;
+constexpr Form kLastForm = Form::kStatusFailing;
 
 // A finding of `id` in `form` with every field its words may print filled.
 Cause full_finding(CauseId id, Form form, const std::string& helper) {
@@ -51,9 +54,11 @@ Cause full_finding(CauseId id, Form form, const std::string& helper) {
   return Cause(f);
 }
 
-Report worded_on(const std::string& runtime, const std::string& endpoint, CauseId id, Form form) {
+Report worded_on(const std::string& runtime, const std::string& endpoint, CauseId id, Form form,
+                 const std::string& version = "") {
   Report r;
   r.runtime.name = runtime;
+  r.runtime.version = version;
   r.runtime.endpoint = endpoint;
   r.status = Status::kUnhealthy;
   r.health_message = "PLEG is not healthy";
@@ -70,23 +75,49 @@ void expect_no_foreign_words(const Report& r, RuntimeFamily family) {
       EXPECT_EQ(text->find(*w), std::string::npos) << "\"" << *w << "\" in: " << *text;
 }
 
-TEST(RuntimeWords, NoContainerdWordsOnACrioNodeForAnyCauseOrForm) {
-  for (CauseId id : kAllCauses)
-    for (int form = 0; form <= static_cast<int>(kLastForm); ++form) {
-      SCOPED_TRACE(std::string(cause_name(id)) + " form " + std::to_string(form));
-      expect_no_foreign_words(worded_on("cri-o", "unix:///var/run/crio/crio.sock", id, static_cast<Form>(form)),
-                              RuntimeFamily::kCrio);
-    }
+// Every cause in every form, on releases either side of each version the
+// words depend on (CRI-O's watchdog since 1.32, containerd's go-cni deadlock
+// in 2.0.1-2.0.2), and before Version answers (the socket alone).
+TEST(RuntimeWords, NoContainerdWordsOnACrioNodeForAnyCauseFormOrVersion) {
+  for (const char* version : {"", "1.31.4", "1.34.0"})
+    for (CauseId id : kAllCauses)
+      for (int form = 0; form <= static_cast<int>(kLastForm); ++form) {
+        SCOPED_TRACE(std::string(cause_name(id)) + " form " + std::to_string(form) + " CRI-O " + version);
+        expect_no_foreign_words(
+            worded_on(*version ? "cri-o" : "", "unix:///var/run/crio/crio.sock", id, static_cast<Form>(form), version),
+            RuntimeFamily::kCrio);
+      }
 }
 
-TEST(RuntimeWords, NoCrioWordsOnAContainerdNodeForAnyCauseOrForm) {
-  for (CauseId id : kAllCauses)
-    for (int form = 0; form <= static_cast<int>(kLastForm); ++form) {
-      SCOPED_TRACE(std::string(cause_name(id)) + " form " + std::to_string(form));
-      expect_no_foreign_words(
-          worded_on("containerd", "unix:///run/containerd/containerd.sock", id, static_cast<Form>(form)),
-          RuntimeFamily::kContainerd);
-    }
+TEST(RuntimeWords, NoCrioWordsOnAContainerdNodeForAnyCauseFormOrVersion) {
+  for (const char* version : {"", "v1.7.24", "v2.0.2", "v2.1.4"})
+    for (CauseId id : kAllCauses)
+      for (int form = 0; form <= static_cast<int>(kLastForm); ++form) {
+        SCOPED_TRACE(std::string(cause_name(id)) + " form " + std::to_string(form) + " containerd " + version);
+        expect_no_foreign_words(worded_on(*version ? "containerd" : "", "unix:///run/containerd/containerd.sock", id,
+                                          static_cast<Form>(form), version),
+                                RuntimeFamily::kContainerd);
+      }
+}
+
+TEST(RuntimeWords, ACrioBeforeTheWatchdogIsRestartedByHand) {
+  const Report old = worded_on("cri-o", "unix:///var/run/crio/crio.sock", CauseId::kRuntimeHung, Form::kCallHung,
+                               "1.31.4");
+  const Cause& c = old.causes.front();
+  EXPECT_EQ(c.action.find("watchdog will restart"), std::string::npos) << c.action;
+  EXPECT_NE(c.action.find("restart CRI-O"), std::string::npos) << c.action;
+  EXPECT_NE(c.remedy.find("systemctl restart crio"), std::string::npos) << c.remedy;
+  EXPECT_EQ(c.remedy.find("watchdog will restart"), std::string::npos) << c.remedy;
+}
+
+TEST(RuntimeWords, TheGoCniUpgradeIsAdvisedOnlyWhereItApplies) {
+  const std::string advice = "upgrade to 2.0.3";
+  for (const auto& [version, said] : std::vector<std::pair<std::string, bool>>{
+           {"v2.0.2", true}, {"", true}, {"v1.7.24", false}, {"v2.1.4", false}}) {
+    const Report r = worded_on("containerd", "unix:///run/containerd/containerd.sock", CauseId::kRuntimeStatusHung,
+                               Form::kStatusWhileListsAnswer, version);
+    EXPECT_EQ(r.causes.front().remedy.find(advice) != std::string::npos, said) << version;
+  }
 }
 
 TEST(RuntimeWords, AHungCrioIsLeftToItsWatchdogAndConmonIsLookedAt) {

@@ -68,6 +68,23 @@ TEST(CrioPages, NoSourceNamesAPageThatActs) {
   EXPECT_GT(files, 100u) << "the scan found the sources";
 }
 
+// Every request to crio.sock is built by crio_page_path: no other file of the
+// agent or the collectors addresses CRI-O's HTTP server (the CRI-O pages
+// source asks only through get_crio_page).
+TEST(CrioPages, OnlyThePagesReaderAddressesCrio) {
+  namespace fs = std::filesystem;
+  for (const char* dir : {"agent", "collectors"})
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(PLEGSCOPE_SOURCE_DIR) / dir)) {
+      const auto ext = e.path().extension();
+      if (!e.is_regular_file() || (ext != ".cpp" && ext != ".h")) continue;
+      if (e.path().filename() == "crio_pages.cpp") continue;
+      std::ifstream in(e.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      EXPECT_EQ(text.str().find("\"http://crio"), std::string::npos) << e.path();
+    }
+}
+
 TEST(CrioPages, PagesParse) {
   auto info = parse_crio_info(
       R"({"storage_driver":"overlay","storage_image":"","storage_root":"/var/lib/containers/storage",)"
