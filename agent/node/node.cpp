@@ -11,11 +11,12 @@
 namespace plegscope {
 namespace {
 
-// CRI-O serves its pages on its CRI socket: on when the agent reads CRI-O
-// and scans the host (whose conmons say which containers lost theirs).
+// CRI-O serves its pages on its CRI socket: read when the host is scanned
+// (its conmons say which containers lost theirs) and the runtime's Version
+// says CRI-O (before its first answer, the socket's path).
 CrioPagesOptions crio_pages_options(const NodeOptions& o) {
   CrioPagesOptions c;
-  if (runtime_family("", o.runtime.endpoint) == RuntimeFamily::kCrio && o.host.enabled) c.socket = o.runtime.endpoint;
+  if (o.host.enabled) c.socket = o.runtime.endpoint;
   c.proc_path = o.host.proc_path;
   return c;
 }
@@ -50,7 +51,11 @@ Node::Node(NodeOptions options, const Clock& clock)
       runtime_metrics_(options_.runtime_metrics, clock),
       runtime_status_(client_, clock, RuntimeStatusOptions{true, kRuntimeStatusPeriod, kRuntimeDownThreshold,
                                                            options_.runtime.request_timeout}),
-      crio_pages_(crio_pages_options(options_), [this] { return containers_without_conmon(); }),
+      crio_pages_(
+          crio_pages_options(options_), [this] { return containers_without_conmon(); },
+          [this] {
+            return runtime_family(runtime_info_.evidence().name, options_.runtime.endpoint) == RuntimeFamily::kCrio;
+          }),
       sources_{&runtime_info_, &pressure_, &journal_, &kubelet_,
                &runtime_metrics_, &host_, &runtime_status_, &crio_pages_} {
   if (options_.pleg.evented == EventedMode::Auto && kubelet_.scraping())
@@ -212,7 +217,7 @@ std::vector<PodStatus> Node::pods() const { return cache_.snapshot(); }
 std::vector<PodLifecycleEvent> Node::events() const { return event_log_.snapshot(); }
 
 std::optional<HttpResult> Node::runtime_goroutines() const {
-  if (!crio_pages_.enabled()) return std::nullopt;
+  if (!crio_pages_.reads_crio()) return std::nullopt;
   return crio_pages_.goroutines();
 }
 

@@ -20,8 +20,8 @@ bool process_exists(const std::string& proc, int64_t pid) {
 
 }  // namespace
 
-CrioPagesSource::CrioPagesSource(CrioPagesOptions options, Candidates candidates)
-    : options_(std::move(options)), candidates_(std::move(candidates)) {
+CrioPagesSource::CrioPagesSource(CrioPagesOptions options, Candidates candidates, ReadsCrio reads_crio)
+    : options_(std::move(options)), candidates_(std::move(candidates)), reads_crio_(std::move(reads_crio)) {
   evidence_.socket = options_.socket;
 }
 
@@ -58,6 +58,11 @@ void CrioPagesSource::read_container(const std::string& id, const CrioPagesEvide
 }
 
 void CrioPagesSource::refresh() {
+  if (!reads_crio()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    evidence_ = CrioPagesEvidence{};
+    return;
+  }
   const CrioPagesEvidence before = evidence();
   CrioPagesEvidence out;
   out.socket = options_.socket;

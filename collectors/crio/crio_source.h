@@ -35,7 +35,11 @@ class CrioPagesSource final : public SourceOf<CrioPagesEvidence> {
   // `candidates` answers, on the waiting lane, the ids of the containers
   // CRI lists as running whose conmon the last host scan did not find.
   using Candidates = std::function<std::vector<std::string>()>;
-  CrioPagesSource(CrioPagesOptions options, Candidates candidates);
+  // `reads_crio` answers whether the runtime on the socket is CRI-O (its
+  // Version's name): the pages are CRI-O's, so another runtime's socket is
+  // never asked for them, wherever either socket lives.
+  using ReadsCrio = std::function<bool()>;
+  CrioPagesSource(CrioPagesOptions options, Candidates candidates, ReadsCrio reads_crio = {});
 
   std::string_view name() const override { return "crio_pages"; }
   bool enabled() const override { return !options_.socket.empty(); }
@@ -45,6 +49,8 @@ class CrioPagesSource final : public SourceOf<CrioPagesEvidence> {
 
   // One period on the calling thread (tests call it directly).
   void refresh();
+  // Whether the pages are CRI-O's to read now.
+  bool reads_crio() const { return enabled() && (!reads_crio_ || reads_crio_()); }
   // CRI-O's goroutine dump, asked for by a person through the report; the
   // error's one line when it cannot be read.
   HttpResult goroutines() const;
@@ -54,6 +60,7 @@ class CrioPagesSource final : public SourceOf<CrioPagesEvidence> {
 
   const CrioPagesOptions options_;
   const Candidates candidates_;
+  const ReadsCrio reads_crio_;
   mutable std::mutex mu_;
   CrioPagesEvidence evidence_;
   std::atomic<bool> stopping_{false};
