@@ -39,9 +39,12 @@ import json
 import os
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "e2e"))
@@ -313,6 +316,19 @@ class Cluster:
         if check and r.returncode != 0:
             raise AssertionError("kubectl %s: exit %d: %s" % (" ".join(args), r.returncode, r.stderr.strip()))
         return r
+
+    def api(self, token, method, path, body, content_type="application/json"):
+        """(status, body) of one request with TOKEN, shaped as the agent's own
+        (a strategic-merge PATCH of nodes/NAME/status, a POST of an Event): no
+        GET first, as kubectl patch would make."""
+        req = urllib.request.Request(self.server + path, method=method, data=json.dumps(body).encode(),
+                                     headers={"Authorization": "Bearer " + token, "Content-Type": content_type})
+        ctx = ssl.create_default_context(cafile=self.pki.ca_cert)
+        try:
+            with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
+                return r.status, r.read().decode()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read().decode()
 
     def get_json(self, *args):
         return json.loads(self.kubectl("get", "-o", "json", *args).stdout)

@@ -26,11 +26,8 @@ import json
 import os
 import re
 import signal
-import ssl
 import sys
 import time
-import urllib.error
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -51,20 +48,6 @@ def rfc3339(ts):
     return calendar.timegm(time.strptime(ts, "%Y-%m-%dT%H:%M:%SZ"))
 
 
-def api(c, token, method, path, body, content_type="application/json"):
-    """(status, body) of one request with TOKEN, shaped as the agent's own
-    (a strategic-merge PATCH of nodes/NAME/status, a POST of an Event): no
-    GET first, as kubectl patch would make."""
-    req = urllib.request.Request(c.server + path, method=method, data=json.dumps(body).encode(),
-                                 headers={"Authorization": "Bearer " + token, "Content-Type": content_type})
-    ctx = ssl.create_default_context(cafile=c.pki.ca_cert)
-    try:
-        with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
-
-
 def check_admission_policy(c, token_file):
     """The shipped policy, with the shipped credentials: own condition yes,
     anything else no."""
@@ -75,16 +58,16 @@ def check_admission_policy(c, token_file):
                                       "message": "admission check"}]}}
     other_type = {"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "X", "message": "x"}]}}
     smp = "application/strategic-merge-patch+json"
-    code, body = api(c, token, "PATCH", "/api/v1/nodes/pscl-other/status", own, smp)
+    code, body = c.api(token, "PATCH", "/api/v1/nodes/pscl-other/status", own, smp)
     assert code >= 400 and "only its own Node" in body, (code, body)
-    code, body = api(c, token, "PATCH", "/api/v1/nodes/%s/status" % NODE, other_type, smp)
+    code, body = c.api(token, "PATCH", "/api/v1/nodes/%s/status" % NODE, other_type, smp)
     assert code >= 400 and "only its own condition" in body, (code, body)
     event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "pscl-other.x", "namespace": "default"},
              "involvedObject": {"kind": "Node", "name": "pscl-other"}, "reason": "X", "message": "x",
              "type": "Warning", "source": {"component": "plegscope"}}
-    code, body = api(c, token, "POST", "/api/v1/namespaces/default/events", event)
+    code, body = c.api(token, "POST", "/api/v1/namespaces/default/events", event)
     assert code >= 400 and "Events about its own Node" in body, (code, body)
-    code, body = api(c, token, "PATCH", "/api/v1/nodes/%s/status" % NODE, own, smp)
+    code, body = c.api(token, "PATCH", "/api/v1/nodes/%s/status" % NODE, own, smp)
     assert code == 200, (code, body)
     c.kubectl("delete", "node", "pscl-other")
     log("admission policy: refused another node, another condition, another node's Event; allowed its own")

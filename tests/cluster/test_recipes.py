@@ -16,11 +16,8 @@ kubelet, no runtime):
 import json
 import os
 import shutil
-import ssl
 import sys
 import tempfile
-import urllib.error
-import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "ecosystem"))
@@ -51,6 +48,7 @@ class ControlPlane(Cluster):
         self.tmp = tempfile.mkdtemp(prefix="plegscope-recipes-")
         self.dir = self.tmp
         self.pki = Pki(os.path.join(self.dir, "pki"))
+        self._node_link()  # the API server listens on the node's address
         self._start_etcd()
         self._start_apiserver()
 
@@ -117,34 +115,29 @@ def agent_token(c):
                      "--bound-object-kind", "Pod", "--bound-object-name", "identity").stdout.strip()
 
 
-def patch_status(c, token, node, ctype):
+def patch_status(c, token, node, ctype, dry_run=False):
     """(HTTP code, body) of the agent's own request: a strategic-merge PATCH
-    of nodes/NODE/status (no GET first: the agent's role has none)."""
+    of nodes/NODE/status (no GET first: the agent's role has none). A dry
+    run passes admission as the write would, and writes nothing."""
     cond = {"type": ctype, "status": "False", "reason": "PLEGHealthy", "message": "admission check"}
-    req = urllib.request.Request(c.server + "/api/v1/nodes/%s/status" % node, method="PATCH",
-                                 data=json.dumps({"status": {"conditions": [cond]}}).encode(),
-                                 headers={"Authorization": "Bearer " + token,
-                                          "Content-Type": "application/strategic-merge-patch+json"})
-    ctx = ssl.create_default_context(cafile=c.pki.ca_cert)
-    try:
-        with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
+    path = "/api/v1/nodes/%s/status" % node + ("?dryRun=All" if dry_run else "")
+    return c.api(token, "PATCH", path, {"status": {"conditions": [cond]}}, "application/strategic-merge-patch+json")
 
 
 def check_policy(c, token):
     # The policy reaches admission a moment after it is created: wait for
-    # its first refusal rather than for a fixed time.
+    # its first refusal of a dry run (which writes nothing if let through)
+    # rather than for a fixed time, then the write itself.
     last = []
 
-    def refused():
-        last[:] = patch_status(c, token, OTHER, CONDITIONS[0])
+    def refused(dry_run):
+        last[:] = patch_status(c, token, OTHER, CONDITIONS[0], dry_run)
         return last[0] == 422 and "only its own Node" in last[1]  # a policy denial is 422 Invalid
     try:
-        wait_until(refused, 30, "the admission policy refusing %s on %s" % (AGENT, OTHER), interval=0.5)
+        wait_until(lambda: refused(True), 30, "the admission policy refusing %s on %s" % (AGENT, OTHER), interval=0.5)
     except AssertionError:
-        raise AssertionError("%s writing %s's status: %s" % (AGENT, OTHER, last))
+        raise AssertionError("%s writing %s's status (dry run): %s" % (AGENT, OTHER, last))
+    assert refused(False), "%s writing %s's status: %s" % (AGENT, OTHER, last)
     code, body = patch_status(c, token, OWN, "Ready")
     assert code == 422 and "only its own conditions" in body, (code, body)
     for ctype in CONDITIONS:
