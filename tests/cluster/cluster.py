@@ -61,8 +61,9 @@ from pki import Pki  # noqa: E402
 NODE = "pscl-node"
 # One slot per test process: cluster tests of several checkouts (and CI) on
 # one machine never share a bridge, a node address or a pod subnet, nor tear
-# down each other's.
-_SLOT = os.getpid() % 60
+# down each other's. A test that runs a second cluster in a child process
+# hands it a slot of its own (slot_for_child), never its parent's.
+_SLOT = int(os.environ.get("PLEGSCOPE_CLUSTER_SLOT", os.getpid() % 60))
 BRIDGE = "pscl-%d" % _SLOT
 NODE_IP = "192.0.2.%d" % (130 + _SLOT)
 AGENT_USER = "system:serviceaccount:plegscope:plegscope"
@@ -76,15 +77,39 @@ SERVICE_RANGE = "10.0.0.0/24"
 _T0 = time.monotonic()
 
 
+def slot_for_child():
+    """A child's env for a cluster beside ours: the slot half the range away."""
+    return {"PLEGSCOPE_CLUSTER_SLOT": str((_SLOT + 30) % 60)}
+
+
+def read_tunables():
+    """The host's values of the kernel tunables a kubelet sets."""
+    out = {}
+    for t in KERNEL_TUNABLES:
+        with open("/proc/sys/" + t) as f:
+            out[t] = f.read().strip()
+    return out
+
+
+def restore_tunables(saved):
+    for t, v in saved.items():
+        try:
+            with open("/proc/sys/" + t, "w") as f:
+                f.write(v)
+        except OSError as e:
+            log("could not restore %s to %s: %s" % (t, v, e))
+
+
 def log(msg):
     # Seconds since the test started: where a test's time goes.
     print("[cluster +%.0fs] %s" % (time.monotonic() - _T0, msg), flush=True)
 
 
 class Cluster:
-    def __init__(self, kubelet_flags=(), runtime="containerd"):
+    def __init__(self, kubelet_flags=(), runtime="containerd", own_tunables=True):
         """RUNTIME "containerd" (the e2e containerd fixture) or "crio" (the
-        e2e CRI-O fixture, answering on /run/crio/crio.sock)."""
+        e2e CRI-O fixture, on /run/crio/crio.sock). OWN_TUNABLES False: the
+        caller saves the kernel tunables before any kubelet and restores them after."""
         self.bins = parts.binaries()
         if runtime not in ("containerd", "crio"):
             raise ValueError("runtime %r: containerd or crio" % runtime)
@@ -95,7 +120,7 @@ class Cluster:
         self.kubelet_flags = list(kubelet_flags)
         self.ctd = None
         self.procs = {}
-        self.tunables = {}
+        self.tunables, self.own_tunables = {}, own_tunables
         self.node_ip_added = False
 
     # -- lifecycle ----------------------------------------------------------
@@ -300,9 +325,8 @@ class Cluster:
         kc = self.pki.kubeconfig("kubelet", self.server,
                                  *self.pki.issue("kubelet", "system:node:" + NODE, ["system:nodes"]))
         self._make_cgroup_root()
-        for t in KERNEL_TUNABLES:
-            with open("/proc/sys/" + t) as f:
-                self.tunables[t] = f.read().strip()
+        if self.own_tunables:
+            self.tunables = read_tunables()
         args = [self.bins["kubelet"], "--config", cfg, "--kubeconfig", kc, "--root-dir", root,
                 "--hostname-override", NODE, "--node-ip", NODE_IP, "--cert-dir", os.path.join(root, "pki"), "--v", "2"] + self.kubelet_flags
         self.procs["kubelet"] = Process("kubelet", args)
@@ -378,12 +402,7 @@ class Cluster:
             subprocess.run(["ip", "link", "del", BRIDGE], capture_output=True)
         if self.node_ip_added:
             subprocess.run(["ip", "addr", "del", NODE_IP + "/32", "dev", "lo"], capture_output=True)
-        for t, v in self.tunables.items():
-            try:
-                with open("/proc/sys/" + t, "w") as f:
-                    f.write(v)
-            except OSError as e:
-                log("could not restore %s to %s: %s" % (t, v, e))
+        restore_tunables(self.tunables)
 
 
 def iptables_rules():

@@ -21,11 +21,12 @@ and --node-condition. Asserted:
   clear-after time; the Events are visible through kubectl get events.
 """
 
-import calendar
+import contextlib
+import ctypes
 import json
 import os
-import re
 import signal
+import subprocess
 import sys
 import time
 
@@ -33,19 +34,14 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import fleet  # noqa: E402
 import harness  # noqa: E402
+import pleg_watch as pw  # noqa: E402
 import sidebyside as sbs  # noqa: E402
-from cluster import NODE, Cluster, log  # noqa: E402
+from cluster import NODE, Cluster, log, read_tunables, restore_tunables, slot_for_child  # noqa: E402
 from e2e_util import Agent  # noqa: E402
 from harness import wait_until  # noqa: E402
 
-COND = "plegscope.io/PLEGUnhealthy"
-# Short, for the test: what is checked is that the condition waits it out.
-CLEAR_AFTER = 15
+COND, CLEAR_AFTER = pw.COND, pw.CLEAR_AFTER
 SOURCE = harness.source_dir()
-
-
-def rfc3339(ts):
-    return calendar.timegm(time.strptime(ts, "%Y-%m-%dT%H:%M:%SZ"))
 
 
 def check_admission_policy(c, token_file):
@@ -73,70 +69,24 @@ def check_admission_policy(c, token_file):
     log("admission policy: refused another node, another condition, another node's Event; allowed its own")
 
 
-KLOG = re.compile(r"^[IWEF](\d\d)(\d\d) (\d\d:\d\d:\d\d\.\d+)")
-
-
-def kubelet_pleg_line(c, after):
-    """Wall time of the kubelet's first "PLEG is not healthy: pleg was last
-    seen active" log line at or after AFTER, or None. (At its start the
-    kubelet also logs "PLEG is not healthy: pleg has yet to be successful".)"""
-    for line in c.procs["kubelet"].output().splitlines():
-        if "PLEG is not healthy: pleg was last seen active" in line:
-            m = KLOG.match(line)
-            if m:
-                t = time.strptime("%s-%s-%s %s" % (time.gmtime().tm_year, m.group(1), m.group(2),
-                                                    m.group(3).split(".")[0]), "%Y-%m-%d %H:%M:%S")
-                # klog writes the host's local time.
-                at = time.mktime(t) + float("0." + m.group(3).split(".")[1])
-                if at >= after:
-                    return at
-    return None
-
-
-class Watch:
-    """First-seen wall times of each side's signal, polled once a second."""
-
-    def __init__(self, c, agent):
-        self.c, self.agent, self.seen = c, agent, {}
-
-    def mark(self, key, cond):
-        if cond and key not in self.seen:
-            self.seen[key] = time.time()
-            log("%s at +%.1fs" % (key, self.seen[key] - self.seen.get("stop", self.seen[key])))
-
-    def poll(self):
-        ready, cond = self.c.node_condition("Ready"), self.c.node_condition(COND)
-        self.mark("ready_false", ready and ready["status"] == "False")
-        self.mark("ready_says_pleg", ready and "PLEG is not healthy" in ready.get("message", ""))
-        self.mark("condition_true", cond and cond["status"] == "True")
-        self.mark("agent_healthz_500", self.agent.get("/healthz")[0] == 500)
-        self.mark("kubelet_log_pleg", kubelet_pleg_line(self.c, self.seen["stop"]) is not None)
-        return ready, cond
-
-
 def stop_and_watch(c, agent, ctd_pid):
-    w = Watch(c, agent)
     os.kill(ctd_pid, signal.SIGSTOP)
-    w.seen["stop"] = time.time()
+    w = pw.Watch(c, agent, time.time())
     log("containerd pid %d stopped (SIGSTOP)" % ctd_pid)
     # The kubelet's 3 minutes and more go by whatever the test does; the
     # fleet needs only the API server, so it runs in them. Every signal
     # below is a transition time the API server or the kubelet's log keeps,
     # or (the agent's /healthz) turns at 3 minutes, long after the fleet.
     w.fleet = fleet.kwok_fleet(c)
-
-    def all_turned():
-        w.poll()
-        return all(k in w.seen for k in ("ready_says_pleg", "condition_true", "agent_healthz_500",
-                                         "kubelet_log_pleg"))
-    wait_until(all_turned, 330, "the kubelet and plegscope both reporting PLEG unhealthy", interval=1.0)
+    wait_until(w.all_turned, 330, "the kubelet and plegscope both reporting PLEG unhealthy", interval=1.0)
     report = agent.get_json("/diagnose")
     ready, cond = c.node_condition("Ready"), c.node_condition(COND)
     return w, report, ready, cond
 
 
-def test_pleg_unhealthy_on_real_kubelet():
-    with Cluster() as c:
+def sigstop_scenario():
+    """The SIGSTOP scenario on a cluster of this process; (figures, fleet)."""
+    with Cluster(own_tunables=False) as c:
         token = sbs.shipped_token(c)
         for f in ("rbac.yaml", "admission-policy.yaml"):
             c.kubectl("apply", "-f", os.path.join(SOURCE, "deploy", "components", "node-condition", f))
@@ -156,54 +106,84 @@ def test_pleg_unhealthy_on_real_kubelet():
             finally:
                 os.kill(ctd_pid, signal.SIGCONT)
             resumed = time.time()
-            stop = w.seen["stop"]
-            kubelet_t = kubelet_pleg_line(c, stop)
-            ready_false_t = rfc3339(ready["lastTransitionTime"])
-            cond_true_t = rfc3339(cond["lastTransitionTime"])
-            figures = {
-                "kubelet_log_pleg_after_stop_s": kubelet_t - stop,
-                "agent_healthz_500_after_stop_s": w.seen["agent_healthz_500"] - stop,
-                "ready_false_after_stop_s": ready_false_t - stop,
-                "ready_says_pleg_after_stop_s": w.seen["ready_says_pleg"] - stop,
-                "condition_true_after_stop_s": cond_true_t - stop,
-                "condition_lead_over_ready_false_s": ready_false_t - cond_true_t,
-                "condition_lead_over_ready_pleg_s": w.seen["ready_says_pleg"] - cond_true_t,
-                "ready_message": ready["message"], "condition_reason": cond["reason"],
-                "top_cause": report["causes"][0]["id"] if report["causes"] else None,
-            }
+            figures = pw.figures(w, ready, cond, report)
             log("figures: %s" % json.dumps(figures, indent=1))
-            assert abs(w.seen["agent_healthz_500"] - kubelet_t) <= 10, figures
+            assert abs(figures["agent_healthz_500_after_stop_s"] - figures["kubelet_log_pleg_after_stop_s"]) <= 10, \
+                figures
             assert report["status"] == "unhealthy", report["status"]
             # A stopped runtime is the hang whatever else loads the host: on a
             # busy machine node_pressure may be named too, below it.
-            causes = {x["id"]: x["severity"] for x in report["causes"]}
-            figures["causes"] = causes
+            causes = figures["causes"]
             assert causes.get("runtime_hung") == "critical", causes
             assert report["causes"][0]["id"] == "runtime_hung", causes
             assert cond["reason"] == "RuntimeHung", cond
-            assert cond_true_t <= w.seen["ready_says_pleg"], figures
-            recover(c, agent, resumed, figures)
-        out = os.environ.get("PLEGSCOPE_CLUSTER_OUT") or harness._log_directory()
-        sbs.dump(os.path.join(out, "cluster-pleg-unhealthy.json"), figures)
-        sbs.dump(os.path.join(out, "cluster-fleet.json"), w.fleet)
+            assert figures["ready_says_pleg_after_stop_s"] >= figures["condition_true_after_stop_s"], figures
+            pw.recover(c, agent, resumed, figures, "RuntimeHung")
+    return figures, w.fleet
 
 
-def recover(c, agent, resumed, figures):
-    wait_until(lambda: agent.get("/healthz")[0] == 200, 60, "plegscope /healthz 200 again")
-    figures["agent_healthy_after_resume_s"] = time.time() - resumed
-    wait_until(c.node_ready, 120, "node Ready again", interval=1.0)
-    figures["ready_true_after_resume_s"] = time.time() - resumed
-    wait_until(lambda: c.node_condition(COND)["status"] == "False", CLEAR_AFTER + 90,
-               "%s False after clear-after" % COND, interval=1.0)
-    cleared = rfc3339(c.node_condition(COND)["lastTransitionTime"])
-    figures["condition_false_after_resume_s"] = cleared - resumed
-    assert cleared - resumed >= CLEAR_AFTER - 1, figures
-    events = c.get_json("events", "-n", "default", "--field-selector", "involvedObject.kind=Node")["items"]
-    mine = [(e["type"], e["reason"]) for e in events if e.get("source", {}).get("component") == "plegscope"
-            or e.get("reportingComponent") == "plegscope"]
-    log("plegscope's Events on the Node: %s" % mine)
-    assert ("Warning", "RuntimeHung") in mine and ("Normal", "PLEGHealthy") in mine, events
-    log("recovered: %s" % {k: v for k, v in figures.items() if "resume" in k})
+def _term_with_parent():
+    # Between fork and exec: if this test dies, even by SIGKILL, the child
+    # gets SIGTERM, on which it thaws its shim and tears its cluster down.
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
+def start_frozen_shim(out):
+    """frozen_shim.py in a child process, with a cluster of its own in a slot
+    of its own; the kernel tunables are this process's to restore."""
+    env = dict(os.environ, PLEGSCOPE_CLUSTER_TUNABLES="outside", PLEGSCOPE_FROZEN_SHIM_OUT=out,
+               **slot_for_child())
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frozen_shim.py")
+    log_file = open(os.path.join(harness._log_directory(), "frozen-shim.log"), "w+")
+    child = subprocess.Popen([sys.executable, "-u", script], env=env, stdin=subprocess.DEVNULL,
+                             stdout=log_file, stderr=subprocess.STDOUT, preexec_fn=_term_with_parent)
+    child.log_file = log_file
+    return child
+
+
+def finish_frozen_shim(child, out, timeout):
+    """Its figures, once it passed; its output is printed either way. A child
+    still running after TIMEOUT (or when this test fails) gets SIGTERM."""
+    try:
+        rc = child.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        rc = None
+    finally:
+        if child.poll() is None:
+            child.terminate()
+            child.wait(timeout=180)
+        child.log_file.seek(0)
+        print("".join("  [frozen shim] " + line for line in child.log_file), flush=True)
+    if rc == harness.SKIP_EXIT:
+        raise harness.Skip("the frozen-shim scenario skipped (its output above)")
+    assert rc == 0, "the frozen-shim scenario failed (exit %s, its output above)" % rc
+    with open(out) as f:
+        return json.load(f)
+
+
+def test_pleg_unhealthy_on_real_kubelet():
+    # Two kubelets hold at once, the SIGSTOP one here and the frozen-shim one
+    # in a child: the host's tunables are saved before either starts and
+    # restored once, after both.
+    saved = read_tunables()
+    shim_out = os.path.join(harness._log_directory(), "cluster-frozen-shim.json")
+    shim = start_frozen_shim(shim_out)
+    try:
+        try:
+            figures, fleet_figures = sigstop_scenario()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                finish_frozen_shim(shim, shim_out, 0)  # stopped, torn down, its output shown
+            raise
+        figures["frozen_shim"] = finish_frozen_shim(shim, shim_out, 300)
+    finally:
+        restore_tunables(saved)
+    log("frozen shim: condition lead over Ready=False %.0fs, /healthz 500 %.1fs after the resize" % (
+        figures["frozen_shim"]["condition_lead_over_ready_false_s"],
+        figures["frozen_shim"]["agent_healthz_500_after_stop_s"]))
+    out = os.environ.get("PLEGSCOPE_CLUSTER_OUT") or harness._log_directory()
+    sbs.dump(os.path.join(out, "cluster-pleg-unhealthy.json"), figures)
+    sbs.dump(os.path.join(out, "cluster-fleet.json"), fleet_figures)
 
 
 if __name__ == "__main__":
