@@ -28,7 +28,8 @@ Asserted:
 
 test_pleg_unhealthy.py runs it in a child process beside the SIGSTOP
 scenario (env PLEGSCOPE_CLUSTER_SLOT, PLEGSCOPE_CLUSTER_TUNABLES=outside,
-PLEGSCOPE_FROZEN_SHIM_OUT); it also runs alone.
+PLEGSCOPE_FROZEN_SHIM_OUT, PLEGSCOPE_FROZEN_SHIM_THAWED: a file made once
+the shim is thawed); it also runs alone.
 """
 
 import os
@@ -41,7 +42,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import pleg_watch as pw  # noqa: E402
 import sidebyside as sbs  # noqa: E402
-from cluster import Cluster, log  # noqa: E402
+from cluster import Cluster, iptables_rules, leftovers, log  # noqa: E402
 import cgroups  # noqa: E402  tests/e2e, on the path after cluster
 import oci_image  # noqa: E402
 from e2e_util import Agent  # noqa: E402
@@ -119,6 +120,9 @@ def hold(c, agent):
         ready, cond = c.node_condition("Ready"), c.node_condition(pw.COND)
     finally:
         cgroups.thaw(freezer)
+        marker = os.environ.get("PLEGSCOPE_FROZEN_SHIM_THAWED")
+        if marker:
+            open(marker, "w").close()
     log("shim thawed, freezer cgroup removed")
     return w, report, ready, cond, time.time()
 
@@ -127,7 +131,9 @@ def test_frozen_shim_on_real_kubelet():
     if not os.path.isdir(cgroups.FREEZER):
         raise harness.Skip("no cgroup v1 freezer at %s" % cgroups.FREEZER)
     own = os.environ.get("PLEGSCOPE_CLUSTER_TUNABLES") != "outside"
+    rules = iptables_rules()
     with Cluster(kubelet_flags=["--runtime-request-timeout", KUBELET_TIMEOUT], own_tunables=own) as c:
+        tmp, cg = c.ctd.tmp, c.ctd.cgroup_parent
         for f in ("rbac.yaml", "admission-policy.yaml"):
             c.kubectl("apply", "-f", os.path.join(SOURCE, "deploy", "components", "node-condition", f))
         sbs.identity_pod(c)
@@ -144,6 +150,9 @@ def test_frozen_shim_on_real_kubelet():
             check(figures, report, cond, w)
             pw.recover(c, agent, thawed, figures, "ShimHung")
             wait_until(lambda: cpu_limit(c) == ["300m"], 120, "the resize applied after the thaw", interval=1.0)
+    left = leftovers(tmp, cg, rules) + [d for d in [os.path.join(cgroups.FREEZER, "plegscope-freeze-" +
+                                                                  os.path.basename(tmp))] if os.path.exists(d)]
+    assert not left, "the cluster left behind: %s" % left
     out = os.environ.get("PLEGSCOPE_FROZEN_SHIM_OUT") or os.path.join(harness._log_directory(),
                                                                        "cluster-frozen-shim.json")
     sbs.dump(out, figures)

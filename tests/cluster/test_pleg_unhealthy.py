@@ -69,7 +69,7 @@ def check_admission_policy(c, token_file):
     log("admission policy: refused another node, another condition, another node's Event; allowed its own")
 
 
-def stop_and_watch(c, agent, ctd_pid):
+def stop_and_watch(c, agent, ctd_pid, shim_thawed):
     os.kill(ctd_pid, signal.SIGSTOP)
     w = pw.Watch(c, agent, time.time())
     log("containerd pid %d stopped (SIGSTOP)" % ctd_pid)
@@ -79,12 +79,20 @@ def stop_and_watch(c, agent, ctd_pid):
     # or (the agent's /healthz) turns at 3 minutes, long after the fleet.
     w.fleet = fleet.kwok_fleet(c)
     wait_until(w.all_turned, 330, "the kubelet and plegscope both reporting PLEG unhealthy", interval=1.0)
+    # This agent scans the whole host, so it sees the frozen-shim
+    # scenario's shim in D as a shim of its runtime's (a host with a second
+    # containerd, docker's, looks the same) and may rank shim_hung while it
+    # is frozen. That one is thawed some 50 s before this point; waited for
+    # here, whatever the two clusters' pace.
+    wait_until(lambda: os.path.exists(shim_thawed), 120, "the other cluster's shim thawed", interval=1.0)
+    wait_until(lambda: "shim_hung" not in [x["id"] for x in agent.get_json("/diagnose")["causes"]], 30,
+               "the other cluster's thawed shim gone from this agent's report", interval=1.0)
     report = agent.get_json("/diagnose")
     ready, cond = c.node_condition("Ready"), c.node_condition(COND)
     return w, report, ready, cond
 
 
-def sigstop_scenario():
+def sigstop_scenario(shim_thawed):
     """The SIGSTOP scenario on a cluster of this process; (figures, fleet)."""
     with Cluster(own_tunables=False) as c:
         token = sbs.shipped_token(c)
@@ -102,7 +110,7 @@ def sigstop_scenario():
                        "%s False from plegscope" % COND, interval=1.0)
             ctd_pid = c.ctd.proc.pid
             try:
-                w, report, ready, cond = stop_and_watch(c, agent, ctd_pid)
+                w, report, ready, cond = stop_and_watch(c, agent, ctd_pid, shim_thawed)
             finally:
                 os.kill(ctd_pid, signal.SIGCONT)
             resumed = time.time()
@@ -128,11 +136,11 @@ def _term_with_parent():
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
-def start_frozen_shim(out):
+def start_frozen_shim(out, thawed):
     """frozen_shim.py in a child process, with a cluster of its own in a slot
     of its own; the kernel tunables are this process's to restore."""
     env = dict(os.environ, PLEGSCOPE_CLUSTER_TUNABLES="outside", PLEGSCOPE_FROZEN_SHIM_OUT=out,
-               **slot_for_child())
+               PLEGSCOPE_FROZEN_SHIM_THAWED=thawed, **slot_for_child())
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "frozen_shim.py")
     log_file = open(os.path.join(harness._log_directory(), "frozen-shim.log"), "w+")
     child = subprocess.Popen([sys.executable, "-u", script], env=env, stdin=subprocess.DEVNULL,
@@ -167,10 +175,11 @@ def test_pleg_unhealthy_on_real_kubelet():
     # restored once, after both.
     saved = read_tunables()
     shim_out = os.path.join(harness._log_directory(), "cluster-frozen-shim.json")
-    shim = start_frozen_shim(shim_out)
+    thawed = os.path.join(harness._log_directory(), "frozen-shim.thawed")
+    shim = start_frozen_shim(shim_out, thawed)
     try:
         try:
-            figures, fleet_figures = sigstop_scenario()
+            figures, fleet_figures = sigstop_scenario(thawed)
         except BaseException:
             with contextlib.suppress(Exception):
                 finish_frozen_shim(shim, shim_out, 0)  # stopped, torn down, its output shown
