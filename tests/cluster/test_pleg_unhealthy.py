@@ -1,5 +1,12 @@
-"""The real kubelet's "PLEG is not healthy" and plegscope beside it, on one
-containerd stopped with SIGSTOP past the 3-minute threshold, then resumed.
+"""The real kubelet's "PLEG is not healthy" and plegscope beside it, in two
+failures held past the 3-minute threshold at once, each on a cluster of its
+own: here, containerd stopped with SIGSTOP, then resumed; in a child process
+(frozen_shim.py, its own docstring says what it asserts), one pod's shim
+frozen while the kubelet's resize of that pod waits on it, then thawed. The
+child's slot is half the range from this one's; the kernel tunables both
+kubelets set are saved before either starts and restored once, after both.
+Both scenarios' figures go to cluster-pleg-unhealthy.json (the frozen
+shim's under "frozen_shim").
 
 The agent runs with the shipped ServiceAccount (deploy/ plus the
 node-condition component: its ClusterRole and ValidatingAdmissionPolicy),
