@@ -43,6 +43,14 @@
     // no cluster label.
     showMultiCluster: false,
 
+    // The recording group's interval, and whether it records every quantile
+    // (relist p90/p50, relist interval p99, each CRI operation's p99/p50)
+    // beside the relist p99 and the per-node rates. Each recorded quantile
+    // reads every node's buckets at every evaluation (bench/README.md, "The
+    // fleet side at scale").
+    recordingIntervalSeconds: 60,
+    detailedRecords: false,
+
     // The agent's --relist-threshold (the kubelet's 3m).
     relistThresholdSeconds: 180,
     // The agent's --hang-threshold.

@@ -52,13 +52,32 @@ local scope = import '../lib/scope.libsonnet';
     labels: { quantile: q },
   },
 
+  // A fleet's Prometheus pays each recording rule on every node at every
+  // evaluation, so the default records what the alerts, the fleet dashboard
+  // and a global view read: the relist p99 (the forecast, PLEGAtRisk,
+  // PLEGRelistDurationHigh, the fleet panels) and the per-node rates and
+  // state. The other quantiles (relist p90/p50 and interval p99, each
+  // operation's p99/p50) are for whoever turns detailedRecords on. Rates over
+  // 5 minutes move little in 15 s: the group runs every
+  // recordingIntervalSeconds.
+  local detailed =
+    if c.detailedRecords then
+      [quantile('pleg_relist_duration_seconds', '', q) for q in ['0.9', '0.5']]
+      + [quantile('pleg_relist_interval_seconds', '', '0.99')]
+      + [quantile('pleg_runtime_operations_duration_seconds', 'operation_type', q) for q in ['0.99', '0.5']]
+    else [],
+  // Alerts that read a recorded series instead of the raw histogram or
+  // counters: recording groups are not ordered against alerting groups, so
+  // they see it up to one recording interval late, well inside their `for:`.
+  local relistP99 = 'node_quantile:pleg_relist_duration_seconds:histogram_quantile_rate5m{quantile="0.99"}',
+
   prometheusRules+:: {
     groups+: [{
       name: 'plegscope.records',
+      interval: f.promDuration(c.recordingIntervalSeconds),
       rules:
-        [quantile('pleg_relist_duration_seconds', '', q) for q in ['0.99', '0.9', '0.5']]
-        + [quantile('pleg_relist_interval_seconds', '', '0.99')]
-        + [quantile('pleg_runtime_operations_duration_seconds', 'operation_type', q) for q in ['0.99', '0.5']]
+        [quantile('pleg_relist_duration_seconds', '', '0.99')]
+        + detailed
         + [
           {
             record: 'node_operation_type:pleg_runtime_operations:rate5m',
@@ -137,12 +156,12 @@ local scope = import '../lib/scope.libsonnet';
           expr: |||
             label_replace(max by (%(by)s) (pleg_runtime_operation_oldest_in_flight_seconds{%(sel)s}) > %(hang)s, "reason", "cri_call_hung", "", "")
             or on (%(by)s)
-            label_replace(histogram_quantile(0.99, sum by (%(by)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) > %(atRisk)d, "reason", "relist_p99_high", "", "")
+            label_replace(max by (%(by)s) (%(relistP99)s) > %(atRisk)d, "reason", "relist_p99_high", "", "")
             or on (%(by)s)
             label_replace(max by (%(by)s) (predict_linear(node_quantile:pleg_relist_duration_seconds:histogram_quantile_rate5m{quantile="0.99"}[15m], %(horizon)d)) > %(T)d, "reason", "forecast", "", "")
             or on (%(by)s)
             label_replace(max by (%(by)s) (time() - (pleg_last_seen_seconds{%(sel)s} > 0) > %(threshold)s / %(fraction)s + %(period)s), "reason", "last_seen_stale", "", "")
-          ||| % (v { hang: f.num(c.hangThresholdSeconds), atRisk: atRisk, horizon: c.forecastHorizonSeconds, fraction: f.num(c.atRiskFraction) }),
+          ||| % (v { relistP99: relistP99, hang: f.num(c.hangThresholdSeconds), atRisk: atRisk, horizon: c.forecastHorizonSeconds, fraction: f.num(c.atRiskFraction) }),
           labels: { severity: 'warning' },
           annotations: {
             summary: 'PLEG on %s is at risk of becoming unhealthy ({{ $labels.reason }})' % n,
@@ -155,12 +174,11 @@ local scope = import '../lib/scope.libsonnet';
         } + forOf(c.atRiskForSeconds),
 
         // The kubernetes-mixin's KubeletPlegDurationHigh, on buckets that
-        // reach 600 s instead of stopping at 10 s. Inline rather than on the
-        // recorded quantile: rule groups are not ordered against each other.
+        // reach 600 s instead of stopping at 10 s.
         {
           alert: 'PLEGRelistDurationHigh',
-          expr: 'histogram_quantile(0.99, sum by (%(by)s, le) (rate(pleg_relist_duration_seconds_bucket{%(sel)s}[5m]))) >= %(high)s\n'
-                % (v { high: f.num(c.relistDurationHighSeconds) }),
+          expr: 'max by (%(by)s) (%(relistP99)s) >= %(high)s\n'
+                % (v { relistP99: relistP99, high: f.num(c.relistDurationHighSeconds) }),
           labels: { severity: 'warning' },
           annotations: {
             summary: 'PLEG relist on %s is slow' % n,
@@ -193,8 +211,8 @@ local scope = import '../lib/scope.libsonnet';
         {
           alert: 'CRIOperationErrors',
           expr: |||
-            sum by (%(by)s, operation_type) (rate(pleg_runtime_operations_errors_total{%(sel)s, code!="UNIMPLEMENTED"}[5m]))
-            / sum by (%(by)s, operation_type) (rate(pleg_runtime_operations_total{%(sel)s}[5m]))
+            sum by (%(by)s, operation_type) (node_operation_type_code:pleg_runtime_operations_errors:rate5m{code!="UNIMPLEMENTED"})
+            / on (%(by)s, operation_type) node_operation_type:pleg_runtime_operations:rate5m
             > %(ratio)s
           ||| % (v { ratio: f.num(c.criErrorRatio) }),
           labels: { severity: 'warning' },
@@ -307,15 +325,15 @@ local scope = import '../lib/scope.libsonnet';
           alert: 'PLEGFleetWideCause',
           expr: |||
             (
-              count by (%(clusterBy)s, cause) (max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s}) > %(conf)s)
+              count by (%(clusterBy)s, cause) (node_cause:pleg_diagnosis_cause:max > %(conf)s)
               / on (%(clusterBy)s) group_left ()
               count by (%(clusterBy)s) (max by (%(by)s) (up{%(sel)s}))
               > %(share)s
               and on (%(clusterBy)s, cause)
-              count by (%(clusterBy)s, cause) (max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s}) > %(conf)s) >= %(minNodes)d
+              count by (%(clusterBy)s, cause) (node_cause:pleg_diagnosis_cause:max > %(conf)s) >= %(minNodes)d
             )
             * on (%(clusterBy)s, cause) group_right ()
-            (max by (%(by)s, cause) (pleg_diagnosis_cause{%(sel)s}) > bool %(conf)s == 1)
+            (node_cause:pleg_diagnosis_cause:max > bool %(conf)s == 1)
           ||| % (v {
             clusterBy: std.join(', ', [c.clusterLabel] + c.additionalAggregationLabels),
             conf: f.num(c.fleetWideCauseMinConfidence),

@@ -186,11 +186,14 @@ def shipped_rules(c):
 
 def scrape_and_rules(c, pod):
     """Debian's Prometheus scrapes the pod on its CNI address; every shipped
-    rule loads and evaluates without error."""
+    rule loads and evaluates without error; `kubectl plegscope nodes
+    --prometheus` reads the node's row from it."""
     docs = shipped_rules(c)
     want = {(g["name"], r.get("alert") or r.get("record")) for d in docs for g in d["groups"] for r in g["rules"]}
     target = "%s:%d" % (pod["status"]["podIP"], PORT)
-    with ecolib.Prometheus([target], rule_files=docs) as prom:
+    # every group at 1 s (the recording group runs every minute as shipped): what is checked is that
+    # each rule evaluates, not when; the node label as the PodMonitor's relabelling sets it
+    with ecolib.Prometheus([target], rule_files=docs, rule_interval="1s", static_labels={"node": NODE}) as prom:
         wait_until(lambda: len(prom.targets_up()) == 1, 60, "Prometheus scraping %s" % target, interval=0.5)
         up = prom.query('pleg_healthy{instance="%s"}' % target)["data"]["result"]
         assert up, "no pleg_healthy from %s" % target
@@ -203,7 +206,13 @@ def scrape_and_rules(c, pod):
             assert not bad, "rules failing: %s" % bad
             return not missing and all(r.get("health") == "ok" for r in got.values())
         wait_until(loaded, 60, "the shipped rules loaded and evaluated", interval=0.5)
-    log("Prometheus scraped %s; %d shipped rules loaded and evaluated" % (target, len(want)))
+        # `kubectl plegscope nodes` the other way: from Prometheus, not through the API server
+        r = run_plugin(c, os.devnull, "nodes", "--prometheus", prom.url)  # no API server credentials needed
+        assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
+        rows = {ln.split()[0]: ln.split() for ln in r.stdout.splitlines()[1:] if ln.strip()}
+        assert rows.get(NODE, [None, None])[1] == "healthy", r.stdout
+    log("Prometheus scraped %s; %d shipped rules loaded and evaluated; kubectl plegscope nodes --prometheus: %s"
+        % (target, len(want), rows[NODE]))
 
 
 def run_plugin(c, kubeconfig, *args):

@@ -19,6 +19,8 @@ RELIST_THRESHOLD = 20  # agent --relist-threshold, in place of the kubelet's 180
 HANG_THRESHOLD = 3     # agent --hang-threshold, in place of 10 s
 CALM_PROC = ecolib.path("tests/fixtures/proc/healthy")
 CONFIG = {
+    # the recording group at the tests' pace (every minute as shipped)
+    "recordingIntervalSeconds": 1,
     "relistThresholdSeconds": RELIST_THRESHOLD,
     "hangThresholdSeconds": HANG_THRESHOLD,
     "atRiskForSeconds": 2,

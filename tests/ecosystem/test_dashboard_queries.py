@@ -102,7 +102,7 @@ def test_dashboard_queries_against_real_prometheus():
         assert live.type_of("pleg_diagnosis_cause") == "gauge", live.type_of("pleg_diagnosis_cause")
 
         with ecolib.Prometheus(["127.0.0.1:%d" % agent.port], scrape_interval="1s",
-                               rule_files=[ecolib.path(f) for f in ecolib.rule_files()],
+                               rule_files=[ecolib.path(f) for f in ecolib.rule_files()], rule_interval="1s",
                                static_labels={"node": NODE}) as prom:
             values = dict(VALUES, instance="127.0.0.1:%d" % agent.port)
             t0 = time.monotonic()

@@ -31,6 +31,8 @@ CALM_PROC = ecolib.path("tests/fixtures/proc/healthy")
 # Agent flags and the same values for the mixin.
 AGENT_FLAGS = ["--relist-threshold", "20s", "--hang-threshold", "3s"]
 CONFIG = {
+    # the recording group at the tests' pace (every minute as shipped)
+    "recordingIntervalSeconds": 1,
     "relistThresholdSeconds": 20,
     # Every time constant shrinks with the threshold (180 s -> 20 s), the
     # forecast's horizon too: a 5-minute horizon over a 20 s threshold turns

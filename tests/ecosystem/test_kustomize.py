@@ -178,7 +178,7 @@ def identity_render(namespace="obs", suffix="-x"):
 def test_policy_identity_follows_namespace_and_name_suffix():
     """The binding's paramRef is the ServiceAccount both DaemonSets run as,
     whatever namespace and suffix the overlay gives it; the ClusterRole's
-    binding names it too."""
+    binding names it too; the PodMonitor follows them into the namespace."""
     for namespace, suffix in (("plegscope", ""), ("obs", "-x"), ("team-a-observability", "-crio")):
         objects = identity_render(namespace, suffix)
         (sa,) = [o for k, o in objects.items() if k[0] == "ServiceAccount"]
@@ -197,6 +197,13 @@ def test_policy_identity_follows_namespace_and_name_suffix():
             assert pod["serviceAccountName"] == sa["metadata"]["name"], ds["metadata"]["name"]
             env = {e["name"]: e.get("value") for e in pod["containers"][0]["env"]}
             assert env["PLEGSCOPE_NODE_CONDITION"] == "true", ds["metadata"]["name"]
+        # the one PodMonitor scrapes both DaemonSets' pods in the namespace it was moved to
+        (monitor,) = [o for k, o in objects.items() if k[0] == "PodMonitor"]
+        assert monitor["metadata"]["namespace"] == namespace and "namespaceSelector" not in monitor["spec"], monitor
+        wanted = monitor["spec"]["selector"]["matchLabels"].items()
+        for ds in daemonsets:
+            assert ds["metadata"]["namespace"] == namespace
+            assert wanted <= ds["spec"]["template"]["metadata"]["labels"].items(), ds["metadata"]["name"]
         print("namespace %s, suffix %r: paramRef %s/%s" % (namespace, suffix, ref["namespace"], ref["name"]))
 
 

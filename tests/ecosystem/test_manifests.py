@@ -549,8 +549,9 @@ def test_kube_prometheus_component_grants_prometheus_k8s_discovery_in_the_namesp
     assert granted == {("", r, v) for r in ("pods", "services", "endpoints") for v in ("get", "list", "watch")}, granted
     assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "prometheus-k8s"}
     assert binding["subjects"] == [{"kind": "ServiceAccount", "name": "prometheus-k8s", "namespace": "monitoring"}]
-    # the PodMonitor it must discover is in that namespace
-    assert base[("PodMonitor", "plegscope")]["spec"]["namespaceSelector"]["matchNames"] == [namespace]
+    # the PodMonitor it must discover is in that namespace, and finds the pods in its own
+    monitor = base[("PodMonitor", "plegscope")]
+    assert monitor["metadata"]["namespace"] == namespace and "namespaceSelector" not in monitor["spec"], monitor
 
 
 def test_networkpolicy_admits_only_prometheus_and_the_api_server_to_the_agent():
