@@ -81,8 +81,10 @@ void drop_foreign_shims(HostEvidence::Processes& procs, std::vector<SeenRuntimeP
   helper_index.clear();
   for (size_t i = 0; i < runtime.size(); ++i) {
     if (foreign.count(procs.helpers[i].pid)) continue;
-    runtime[kept] = std::move(runtime[i]);
-    procs.helpers[kept] = std::move(procs.helpers[i]);
+    if (kept != i) {  // a self-move would leave the strings unspecified
+      runtime[kept] = std::move(runtime[i]);
+      procs.helpers[kept] = std::move(procs.helpers[i]);
+    }
     helper_index[procs.helpers[kept].pid] = kept;
     ++kept;
   }

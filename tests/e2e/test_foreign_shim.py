@@ -17,6 +17,7 @@ command line names the containerd it serves (-address <its grpc socket>):
 Exit 77 (skip) only when this machine cannot run containers or has no
 cgroup v1 freezer, and under env CI not even then."""
 
+import json
 import os
 import sys
 import uuid
@@ -90,7 +91,11 @@ def test_a_frozen_shim_is_a_cause_only_for_its_own_containerd():
     log("  shims: A's %d, B's %d; argv of B's: %r" % (
         shim_a, shim_b, open("/proc/%d/cmdline" % shim_b).read().split("\0")))
     # A lists its own shim (with an age from its scans) before the freeze.
-    own = wait_until(lambda: listed_shim(a.json("/diagnose"), shim_a), 20, "A's scan listing A's shim")
+    try:
+        own = wait_until(lambda: listed_shim(a.json("/diagnose"), shim_a), 20, "A's scan listing A's shim")
+    except AssertionError:
+        log("  A's host processes: %s" % json.dumps(a.json("/diagnose")["host"]["processes"]))
+        raise
     before = own["seconds"]
     Ctx.freezer = cgroups.freeze(shim_b, Ctx.ctds["b"].name)
     log("  froze B's shim %d; A's own shim age %.1f s in A's scan before" % (shim_b, before))
