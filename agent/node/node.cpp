@@ -21,6 +21,22 @@ CrioPagesOptions crio_pages_options(const NodeOptions& o) {
   return c;
 }
 
+// The host scan counts a containerd shim as the node's only when its
+// -address names the CRI socket the agent reads: on a host running two
+// containerds (Docker's beside the kubelet's) the other's frozen shim is not
+// this node's cause. The endpoint is compared as the host's path, which is
+// what the agent sees (the DaemonSet mounts the host's /run/containerd at the
+// same path; a bare-host agent shares the host's). No socket when the runtime
+// is not containerd (cri-dockerd's shims name Docker's containerd; CRI-O runs
+// none): every shim then counts, as before.
+HostSourceOptions host_options(const NodeOptions& o, const RuntimeInfoSource& info) {
+  HostSourceOptions h = o.host;
+  h.runtime_socket = [&info, endpoint = o.runtime.endpoint] {
+    return runtime_family(info.evidence().name, endpoint) == RuntimeFamily::kContainerd ? endpoint : std::string();
+  };
+  return h;
+}
+
 }  // namespace
 
 Node::Node(NodeOptions options, const Clock& clock)
@@ -43,7 +59,7 @@ Node::Node(NodeOptions options, const Clock& clock)
                                   &pleg_.directory()}),
       runtime_info_(client_, options_.runtime.endpoint),
       pressure_(options_.host.proc_path),
-      host_(options_.host, clock,
+      host_(host_options(options_, runtime_info_), clock,
             CallsInFlight{[this] { return tracker_.oldest_in_flight_seconds(); }, [this] { return pods_in_flight(); }},
             options_.hang_threshold),
       journal_(options_.journal, clock),

@@ -16,6 +16,12 @@ namespace plegscope::host {
 using Key = std::pair<int64_t, uint64_t>;
 using SteadyClock = std::chrono::steady_clock;
 
+static CmdlineAnswer blocked_answer() {
+  CmdlineAnswer a;
+  a.status = CmdlineAnswer::Status::kBlocked;
+  return a;
+}
+
 struct CmdlineReader::State {
   std::string proc_path;
   Options options;
@@ -68,6 +74,10 @@ struct CmdlineReader::State {
       } else {
         answer.status = CmdlineAnswer::Status::kNoOwner;
       }
+      if (file.ok && request.role == RuntimeRole::kShim) {
+        answer.address = parse_shim_address(file.text).value_or("");
+        answer.name_space = parse_shim_namespace(file.text).value_or("");
+      }
       lock.lock();
       if (generation != mine) break;  // declared stuck meanwhile: its answer stays "blocked"
       reading = false;
@@ -96,7 +106,7 @@ std::vector<CmdlineAnswer> CmdlineReader::resolve(const std::vector<CmdlineReque
   std::unique_lock<std::mutex> lock(s.mu);
   auto check_stuck = [&] {
     if (!s.reading || SteadyClock::now() - s.reading_since < s.options.stuck_after) return;
-    s.answers[s.reading_key] = CmdlineAnswer{CmdlineAnswer::Status::kBlocked, {}};
+    s.answers[s.reading_key] = blocked_answer();
     s.reading = false;
     ++s.generation;  // abandon the stuck worker
     s.changed.notify_all();
@@ -111,7 +121,7 @@ std::vector<CmdlineAnswer> CmdlineReader::resolve(const std::vector<CmdlineReque
     Key key{r.pid, r.starttime};
     if (s.answers.count(key) || s.queued.count(key) || (s.reading && s.reading_key == key)) continue;
     if (!can_read) {
-      s.answers[key] = CmdlineAnswer{CmdlineAnswer::Status::kBlocked, {}};
+      s.answers[key] = blocked_answer();
       continue;
     }
     s.queue.push_back(r);

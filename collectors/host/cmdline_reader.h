@@ -32,6 +32,8 @@ struct CmdlineAnswer {
   enum class Status { kKnown, kNoOwner, kUnreadable, kPending, kBlocked };
   Status status = Status::kPending;
   std::string owner_id;  // kKnown: the sandbox (shim) or container (conmon) id
+  std::string address;   // a shim's -address (its containerd's socket); "" when it names none
+  std::string name_space;  // a shim's -namespace; "" when it names none
 };
 
 // Thread-safe. Worker threads are detached on destruction (a stuck one may

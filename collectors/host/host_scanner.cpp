@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "host/host_files.h"
@@ -51,6 +52,45 @@ std::optional<ProcessCreds> read_creds(const std::string& status_path) {
 // Parents are walked this far up at most: a container's process tree is
 // shallow, and a loop in a racing read must end.
 constexpr int kMaxAncestry = 32;
+
+// A shim is another's when its command line says so: its -address names
+// another containerd's socket, or its -namespace is not the CRI plugin's
+// (k8s.io; Docker's moby or ctr's default on the same containerd are not
+// the kubelet's pods). Only a shim that names them can be told apart: an
+// older shim form without -address or -namespace, and a cmdline not read yet
+// (pending, blocked), count as the watched runtime's, as they always have.
+// A conmon's argv names no CRI-O socket: every conmon counts.
+bool foreign_shim(const CmdlineAnswer& a, const std::string& socket) {
+  if (socket.empty()) return false;
+  if (!a.address.empty() && !shim_serves_socket(a.address, socket)) return true;
+  return !a.name_space.empty() && a.name_space != "k8s.io";
+}
+
+// Leaves out the shims of another containerd and the runc processes below
+// them (a runc's parent is its shim, a runc init's its runc), keeping
+// runtime[i] and helpers[i] the same process.
+void drop_foreign_shims(HostEvidence::Processes& procs, std::vector<SeenRuntimeProcess>& runtime,
+                        std::unordered_map<int64_t, size_t>& helper_index, std::set<int64_t> foreign) {
+  if (foreign.empty()) return;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (const auto& h : procs.helpers)
+      if (h.role == "oci_runtime" && foreign.count(h.ppid) && foreign.insert(h.pid).second) grew = true;
+  }
+  size_t kept = 0;
+  helper_index.clear();
+  for (size_t i = 0; i < runtime.size(); ++i) {
+    if (foreign.count(procs.helpers[i].pid)) continue;
+    if (kept != i) {  // a self-move would leave the strings unspecified
+      runtime[kept] = std::move(runtime[i]);
+      procs.helpers[kept] = std::move(procs.helpers[i]);
+    }
+    helper_index[procs.helpers[kept].pid] = kept;
+    ++kept;
+  }
+  runtime.resize(kept);
+  procs.helpers.resize(kept);
+}
 
 
 }  // namespace
@@ -178,6 +218,8 @@ void HostScanner::resolve_helpers(HostEvidence& out, ScanState& st) {
     answers = cmdline_->resolve(requests);
     cmdline_->retain(requests);
   }
+  const std::string socket = options_.runtime_socket ? options_.runtime_socket() : "";
+  std::set<int64_t> foreign;
   size_t next_request = 0;
   for (const auto& s : st.runtime) {
     HelperProcess h;
@@ -196,12 +238,14 @@ void HostScanner::resolve_helpers(HostEvidence& out, ScanState& st) {
         const CmdlineAnswer& a = answers[next_request];
         h.cmdline_status = cmdline_status_name(a.status);
         (s.role == RuntimeRole::kShim ? h.sandbox_id : h.container_id) = a.owner_id;
+        if (s.role == RuntimeRole::kShim && foreign_shim(a, socket)) foreign.insert(h.pid);
       }
       ++next_request;
     }
     st.helper_index[h.pid] = procs.helpers.size();
     procs.helpers.push_back(std::move(h));
   }
+  drop_foreign_shims(procs, st.runtime, st.helper_index, std::move(foreign));
   // runc/crun run under the shim (or conmon) of the pod they act on.
   for (auto& h : procs.helpers) {
     if (h.role != "oci_runtime") continue;

@@ -155,6 +155,12 @@ struct HostScanOptions {
   bool kernel_stacks_enabled = false;
   std::shared_ptr<KernelStackReader> kernel_stacks;
   std::string kernel_stacks_unavailable;
+  // The socket of the containerd the agent watches (its CRI endpoint), asked
+  // once per scan; "" when the watched runtime is not a containerd (then
+  // every shim counts). A shim whose -address names another socket serves
+  // another containerd on this host (Docker's beside the kubelet's, a second
+  // test cluster): it and the runc under it are left out of the scan.
+  std::function<std::string()> runtime_socket;
 };
 
 // The runtime's root: that of a daemon seen running (dockerd ->

@@ -41,6 +41,7 @@ HostSource::HostSource(const HostSourceOptions& options, const Clock& clock, Cal
   scan.sys_path = options.sys_path;
   scan.runtime_root = options.runtime_root;
   scan.clock_ticks_per_second = options.clock_ticks_per_second;
+  scan.runtime_socket = options.runtime_socket;
   if (options.kernel_stacks) scan.kernel_stacks = open_kernel_stacks(scan);
   scanner_ = std::make_unique<host::HostScanner>(std::move(scan), [&clock] { return clock.monotonic(); });
   seed_diskstats(options.diskstats_before);

@@ -31,6 +31,9 @@ struct HostSourceOptions {
   // Tests: a diskstats file taken 10 s before the first scan, so one scan
   // of a fixture tree has disk rates.
   std::string diskstats_before;
+  // Not a flag: the node's CRI socket when its runtime is a containerd, ""
+  // otherwise; shims of another containerd on the host are not its own.
+  std::function<std::string()> runtime_socket;
 };
 
 // The latest scan and what the scans so far add to it.

@@ -1,5 +1,6 @@
 #include "host/process_stat.h"
 
+#include <initializer_list>
 #include <vector>
 
 #include "host/host_files.h"
@@ -110,7 +111,9 @@ const char* role_name(RuntimeRole r) {
   return "none";
 }
 
-std::optional<std::string> parse_helper_owner(std::string_view cmdline, RuntimeRole role) {
+namespace {
+
+std::vector<std::string_view> split_args(std::string_view cmdline) {
   std::vector<std::string_view> args;
   size_t at = 0;
   while (at < cmdline.size()) {
@@ -119,18 +122,51 @@ std::optional<std::string> parse_helper_owner(std::string_view cmdline, RuntimeR
     args.push_back(cmdline.substr(at, end - at));
     at = end + 1;
   }
-  auto value_of = [&](std::initializer_list<std::string_view> names) -> std::optional<std::string> {
-    for (size_t i = 0; i < args.size(); ++i) {
-      for (auto name : names) {
-        if (args[i] == name && i + 1 < args.size() && !args[i + 1].empty())
-          return std::string(args[i + 1]);
-        // "--cid=<id>" / "-id=<id>" forms
-        if (args[i].size() > name.size() + 1 && starts_with(args[i], name) && args[i][name.size()] == '=')
-          return std::string(args[i].substr(name.size() + 1));
-      }
+  return args;
+}
+
+// The value of the first of `names` given, as "-name value" or "-name=value".
+std::optional<std::string> arg_value(const std::vector<std::string_view>& args,
+                                     std::initializer_list<std::string_view> names) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    for (auto name : names) {
+      if (args[i] == name && i + 1 < args.size() && !args[i + 1].empty()) return std::string(args[i + 1]);
+      if (args[i].size() > name.size() + 1 && starts_with(args[i], name) && args[i][name.size()] == '=')
+        return std::string(args[i].substr(name.size() + 1));
     }
-    return std::nullopt;
-  };
+  }
+  return std::nullopt;
+}
+
+// A unix socket's path as the host names it: without the "unix://" scheme,
+// and /var/run spelled /run (a symlink to it on every distribution the
+// kubelet supports; kubelets are often given the /var/run spelling while
+// containerd hands its shims the /run one).
+std::string socket_path(std::string_view address) {
+  if (starts_with(address, "unix://")) address.remove_prefix(7);
+  std::string path(address);
+  if (starts_with(path, "/var/run/")) path.erase(0, 4);
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+}  // namespace
+
+std::optional<std::string> parse_shim_address(std::string_view cmdline) {
+  return arg_value(split_args(cmdline), {"-address", "--address"});
+}
+
+std::optional<std::string> parse_shim_namespace(std::string_view cmdline) {
+  return arg_value(split_args(cmdline), {"-namespace", "--namespace"});
+}
+
+bool shim_serves_socket(std::string_view shim_address, std::string_view runtime_socket) {
+  return socket_path(shim_address) == socket_path(runtime_socket);
+}
+
+std::optional<std::string> parse_helper_owner(std::string_view cmdline, RuntimeRole role) {
+  std::vector<std::string_view> args = split_args(cmdline);
+  auto value_of = [&](std::initializer_list<std::string_view> names) { return arg_value(args, names); };
   if (role == RuntimeRole::kShim) {
     if (auto id = value_of({"-id", "--id"})) return id;
     if (auto workdir = value_of({"-workdir", "--workdir"})) {  // shim v1: .../<namespace>/<id>

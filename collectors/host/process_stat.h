@@ -50,4 +50,21 @@ const char* role_name(RuntimeRole r);
 // NUL-separated cmdline. nullopt when the cmdline names none.
 std::optional<std::string> parse_helper_owner(std::string_view cmdline, RuntimeRole role);
 
+// The socket of the containerd a shim serves: "-address <grpc socket>" on
+// the command line of a runtime v2 shim (containerd-shim-runc-v2 -namespace
+// k8s.io -id <sandbox> -address /run/containerd/containerd.sock) and of the
+// v1 containerd-shim. nullopt when the cmdline names none.
+std::optional<std::string> parse_shim_address(std::string_view cmdline);
+
+// The containerd namespace of a shim's tasks ("-namespace k8s.io": the CRI
+// plugin's, which is fixed; "moby": Docker's; "default": ctr's). nullopt
+// when the cmdline names none.
+std::optional<std::string> parse_shim_namespace(std::string_view cmdline);
+
+// Whether a shim's -address names `runtime_socket` (a unix:// endpoint or a
+// path), compared as host paths: the "unix://" scheme dropped, /var/run as
+// /run. Exact only where the agent sees the socket at its host path, as the
+// DaemonSet mounts it (the host's /run/containerd at /run/containerd).
+bool shim_serves_socket(std::string_view shim_address, std::string_view runtime_socket);
+
 }  // namespace plegscope::host

@@ -75,6 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   parse_btime(text);
   parse_helper_owner(text, RuntimeRole::kShim);
   parse_helper_owner(text, RuntimeRole::kConmon);
+  if (auto address = parse_shim_address(text)) shim_serves_socket(*address, text);
+  parse_shim_namespace(text);
   if (auto c = parse_proc_cgroup(text)) {
     if (!c->unified && !c->v1_pids) __builtin_trap();
   }
