@@ -239,11 +239,12 @@ local lib = import 'lib.libsonnet';
       },
 
       // worker-c's p99 grows so that its forecast crosses the threshold at
-      // t=29.5 (first evaluated at 30), early enough that the p99 itself is
-      // still under the relist_p99_high arm's limit when the alert fires;
-      // worker-d grows at a fifth of that.
-      local slope = (T - 0.25) / (29.5 + F);
-      local fire = 30 + c.atRiskForSeconds;
+      // t=9.5 (first evaluated at 10, on the series' second sample), early
+      // enough that the p99 itself is still under the relist_p99_high arm's
+      // limit when the alert fires, for any horizon past three times the
+      // `for:`; worker-d grows at a fifth of that.
+      local slope = (T - 0.25) / (9.5 + F);
+      local fire = 10 + c.atRiskForSeconds;
       local n = lib.samples(fire);
       local q(name, perSample) = S_('node_quantile:pleg_relist_duration_seconds:histogram_quantile_rate5m',
                                     nodeOf(name) { quantile: '0.99' }, perSample);

@@ -64,7 +64,8 @@ def check_multi_cluster_dashboard(prom, rendered):
                 by_other.setdefault(other, []).append((x["metric"].get("cluster"), x["metric"].get("node")))
             for other, keys in by_other.items():
                 assert len(keys) == len(set(keys)), (panel["title"], other, keys)
-                if "topk" not in t["expr"] and "> 0" not in t["expr"]:
+                # (a recorded quantile exists only where relists completed: not on the hung node)
+                if "topk" not in t["expr"] and "> 0" not in t["expr"] and ":histogram_quantile_" not in t["expr"]:
                     assert sorted(keys) == everyone, (panel["title"], other, keys)
             covering += 1
             print("  %-40s %s: %d series" % (panel["title"], t["refId"], len(result)))

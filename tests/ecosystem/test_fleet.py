@@ -129,9 +129,10 @@ def check_dashboard(prom):
                 by_other.setdefault(other, []).append(x["metric"].get("node"))
             per_node = "{{node}}" in t.get("legendFormat", "") or (t.get("format") == "table" and "by (node" in expr)
             # Error counters exist only where an error happened (as the
-            # kubelet's): such panels are sparse, never required to cover
-            # every node.
-            filtered = "topk" in expr or "> 0" in expr or "_errors_total" in expr
+            # kubelet's), and a recorded quantile only where relists completed
+            # in its window (none on a hung node: the raw query's NaN): such
+            # panels are sparse, never required to cover every node.
+            filtered = "topk" in expr or "> 0" in expr or "_errors_total" in expr or ":histogram_quantile_" in expr
             nodes = {n for ns in by_other.values() for n in ns if n is not None}
             print("  %-40s %s: %3d series, %2d nodes%s" % (
                 panel["title"], t["refId"], len(result), len(nodes),
@@ -148,8 +149,9 @@ def check_dashboard(prom):
                 assert 1 <= len(nodes) == len(result) <= 15, (panel["title"], nodes)
             elif "topk(15" in expr:
                 assert len(nodes) == 15 == len(result), (panel["title"], nodes)
-    # Every per-node panel but the error panels (sparse) covers every node.
-    assert covering >= 7, covering
+    # Every per-node panel but the sparse ones (errors, the recorded relist
+    # p99) covers every node.
+    assert covering >= 6, covering
     return covering
 
 
