@@ -3,6 +3,7 @@
 CLK_TCK 100), names each host cause from its measurement, names none on the
 no-alarm tree, and names the pod behind a hung per-pod call."""
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -28,8 +29,14 @@ def host_flags(root, hang="2s", interval="1s", diskstats=False):
     return flags
 
 
+@contextlib.contextmanager
 def agent_on(fake, root, **kw):
-    return Agent(fake.endpoint, host_flags(root, **kw), proc_path=os.path.join(root, "proc"), log_level="info")
+    """The agent on the fake runtime and a copy of the tree ROOT whose shims
+    name the fake runtime's socket, as the shims of a watched runtime do."""
+    with harness.host_tree_served_by(root, fake.endpoint) as served, \
+            Agent(fake.endpoint, host_flags(served, **kw), proc_path=os.path.join(served, "proc"),
+                  log_level="info") as agent:
+        yield agent
 
 
 def named(agent, cause, timeout=30):

@@ -60,7 +60,8 @@ def test_the_kernels_report_on_the_stuck_shim():
         flags = ["--sys-path", os.path.join(root, "sys"), "--host-clock-ticks", "100", "--hang-threshold", "2s",
                  "--host-scan-interval", "1s", "--journal-path", jdir]
         with FakeCri("diag_healthy", log_level="warn") as fake, \
-                Agent(fake.endpoint, flags, proc_path=os.path.join(root, "proc")) as agent:
+                harness.host_tree_served_by(root, fake.endpoint) as served, \
+                Agent(fake.endpoint, flags, proc_path=os.path.join(served, "proc")) as agent:
             def with_report():
                 got = blocked_4242(agent)
                 return got if got and got[1]["hung_task"] else None

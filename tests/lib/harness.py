@@ -28,6 +28,7 @@ skipped outside CI; else 0.
 """
 
 import collections
+import contextlib
 import ctypes
 from http.server import ThreadingHTTPServer  # not `import http`: http() below is ours
 import json
@@ -155,6 +156,32 @@ def _ephemeral_low():
             return int(f.read().split()[0])
     except (OSError, ValueError, IndexError):
         return 32768
+
+
+@contextlib.contextmanager
+def host_tree_served_by(src, endpoint):
+    """A copy of the host fixture tree SRC (proc/, sys/, ...) whose containerd
+    shims name ENDPOINT's socket as their containerd (`-address`), as the
+    shims of the runtime an agent watches do: the agent counts a shim for its
+    runtime only when the shim names that runtime's socket. Yields the copy's
+    path; removed after."""
+    socket_path = endpoint[len("unix://"):] if endpoint.startswith("unix://") else endpoint
+    with tempfile.TemporaryDirectory(prefix="plegscope-host-tree-") as tmp:
+        root = os.path.join(tmp, "tree")
+        shutil.copytree(src, root, symlinks=True)
+        proc = os.path.join(root, "proc")
+        for pid in os.listdir(proc) if os.path.isdir(proc) else ():
+            path = os.path.join(proc, pid, "cmdline")
+            if not os.path.isfile(path) or os.path.islink(path):
+                continue
+            with open(path, "rb") as f:
+                argv = f.read().split(b"\0")
+            if b"-address" not in argv[:-1]:
+                continue
+            argv[argv.index(b"-address") + 1] = socket_path.encode()
+            with open(path, "wb") as f:
+                f.write(b"\0".join(argv))
+        yield root
 
 
 def free_port():
