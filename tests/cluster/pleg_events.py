@@ -152,8 +152,27 @@ class Churn:
         crash = self.crash_containers(kubelet)
         log("crash-looping container instances: kubelet %d, plegscope %d" % (crash["kubelet"], crash["plegscope"]))
         assert crash["kubelet"] >= 3 and crash["plegscope"] >= 3, crash
-        return {"rows": self.rows(kubelet), "crash_loop_instances": crash,
-                "deleted_pods": len(self.deleted) + 1, "agent_events_read": len(self.seen)}
+        return {"rows": self.rows(kubelet), "crash_loop_instances": crash, "other_pods": self.others(log_path),
+                "agent_only": self.agent_only(kubelet), "deleted_pods": len(self.deleted) + 1,
+                "agent_events_read": len(self.seen)}
+
+    def agent_only(self, kubelet):
+        """The sync-worthy events of the churn's phases that the agent saw and
+        the kubelet did not log: [phase, type, "ns/pod", container name or
+        "-" for a sandbox]."""
+        out = set()
+        for (_, t, uid, cid), e in self.seen.items():
+            phase = self.phase(uid, t)
+            if t in SYNC_TYPES and (uid, t, cid) not in kubelet and phase in PHASES[:4]:
+                out.add((phase, t, "%s/%s" % (e["pod_namespace"], e["pod_name"]), e["container_name"] or "-"))
+        return sorted(list(x) for x in out)
+
+    def others(self, log_path):
+        """The pods of the "other pods" rows, by name: not made by the churn."""
+        names = kubelet_events(log_path)[1]
+        for (_, _, uid, _), e in self.seen.items():
+            names.setdefault(uid, "%s/%s" % (e["pod_namespace"], e["pod_name"]))
+        return sorted({names[u] for u in names if self.phase(u, "") == PHASES[5]})
 
     def crash_containers(self, kubelet):
         """How many instances of the crash-looping container each side saw
