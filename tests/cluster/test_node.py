@@ -23,8 +23,8 @@ containerd. One cluster for all of it:
   are written to PLEGSCOPE_CLUSTER_OUT (default: the test's log dir) as JSON
   and printed; no timing is asserted;
 - the PLEG events each side saw for the same pod churn (tests/cluster/
-  pleg_events.py: the creates of 30 and 80 pods, a crash-looping pod through
-  the 110-pod window, 5 workload pods and it deleted): every
+  pleg_events.py: the creates of 30 and 80 pods, 5 of the 30 deleted in
+  the 30-pod window, a crash-looping pod through the 110-pod one): every
   ContainerStarted/ContainerDied the kubelet logged for those pods was seen
   by the agent (same pod uid, same container id), and both saw the
   crash-looping container's restarts; the table per phase and event type
@@ -138,22 +138,26 @@ def same_counts(c, token, agent, pods):
 def fidelity_and_load(c, token, agent, after_first, churn):
     """The fidelity table at 0, 30 and 110 pods, and the load with the agent;
     AFTER_FIRST() runs after the first window. CHURN (pleg_events.Churn)
-    classes the pods each scale made; its crash-looping pod runs through the
-    110-pod window (no window of its own), and its deletes follow it."""
+    classes the pods each scale made; its deletes run through the 30-pod
+    window and its crash-looping pod through the 110-pod one, no window of
+    their own."""
     fidelity = {}
     for pods in (0, 30, 110):
         sbs.scale(c, pods, 180 + 2 * pods)
         same_counts(c, token, agent, pods)
         if pods:
             churn.mark(pleg_events.PHASES[0 if pods == 30 else 1])
-        if pods == 110:
+        if pods == 30:
+            churn.delete_some()
+        elif pods == 110:
             churn.start_crash_loop()
         # At 110 pods the window is the load figure's too, so twice as long.
         fidelity[str(pods)] = compare(c, token, agent, relists=40 if pods == 110 else 20)
         log("fidelity at %d pods: %s" % (pods, fidelity[str(pods)]))
         if pods == 0:
             after_first()
-    churn.delete_some()
+        if pods == 30:
+            churn.mark_replacements()
     return fidelity, fidelity["110"]
 
 
