@@ -1,21 +1,19 @@
 """A one-node Kubernetes cluster of real parts, for the cluster tests.
 
 etcd, kube-apiserver, kube-controller-manager, kube-scheduler and a kubelet
-1.34 registered as a Node, on the e2e tests' private containerd
-(tests/e2e/containerd_fixture.py), all built from Go modules by
-scripts/build-cluster-parts. Everything listens on 127.0.0.1 (the API server
-and the kubelet on the node's address, on lo) and lives under
-the containerd fixture's temp dir, so its cleanup (containers, shims, mounts,
-the cgroups under its cgroup parent, the dir) takes the kubelet's pods and
-volumes too; the CNI bridge is removed here. Nothing is pulled: the pause and
-workload images are built locally and imported under containerd's
-sandbox_image name.
+1.34 registered as a Node, on the e2e tests' private containerd (tests/e2e/
+containerd_fixture.py), built from Go modules by scripts/build-cluster-parts.
+Everything listens on 127.0.0.1 (the API server and the kubelet on the
+node's address, on lo) and lives under the containerd fixture's temp dir, so
+its cleanup (containers, shims, mounts, the cgroups under its cgroup parent,
+the dir) takes the kubelet's pods and volumes too; the CNI bridge is removed
+here. Nothing is pulled: the pause and workload images are built locally and
+imported under containerd's sandbox_image name.
 
     with Cluster() as c:
         c.kubectl("get", "nodes")
 
-Cluster(runtime="crio") runs the kubelet on the e2e CRI-O instead, on
-/run/crio/crio.sock (tests/cluster/crio_node.py says what it fits).
+Cluster(runtime="crio"): the kubelet on the e2e CRI-O, /run/crio/crio.sock (crio_node.py).
 
 Settings the sandbox needs, each named where it is set (KubeletConfiguration):
   failSwapOn: false            a host with swap on still starts the kubelet
@@ -29,6 +27,8 @@ Settings the sandbox needs, each named where it is set (KubeletConfiguration):
   kernel tunables              the kubelet sets vm.overcommit_memory, kernel.panic
                                and others (protectKernelDefaults: false); the
                                harness restores the host's values after
+  --v 2                        the sync loop logs each PLEG event of a live pod at V(2)
+                               (pleg_events.py); V(4) would flood the log with every sync
   --node-ip on lo              the kubelet refuses a loopback node IP, and the
                                API server will not proxy to one; a TEST-NET-1
                                address added to lo (this kernel has no dummy

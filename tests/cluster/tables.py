@@ -43,9 +43,25 @@ def load(doc):
     return "\n".join(out)
 
 
+def events(doc):
+    ev = doc.get("events")
+    if not ev:
+        return ""
+    out = ["| pod churn | event | kubelet (log, V(2)) | plegscope (/debug/events) |", "|---|---|---|---|"]
+    for r in ev["rows"]:
+        out.append("| %s | %s | %d | %d |" % (r["phase"], r["type"], r["kubelet"], r["plegscope"]))
+    crash = ev["crash_loop_instances"]
+    out.append("\ncrash-looping container instances (first start + restarts): kubelet %d, plegscope %d"
+               % (crash["kubelet"], crash["plegscope"]))
+    return "\n".join(out)
+
+
 if __name__ == "__main__":
     with open(sys.argv[1]) as f:
         d = json.load(f)
     print(fidelity(d))
     print()
     print(load(d))
+    if d.get("events"):
+        print()
+        print(events(d))

@@ -22,6 +22,13 @@ containerd. One cluster for all of it:
   the kubelet's relist p99 with the agent, then with the DaemonSet deleted)
   are written to PLEGSCOPE_CLUSTER_OUT (default: the test's log dir) as JSON
   and printed; no timing is asserted;
+- the PLEG events each side saw for the same pod churn (tests/cluster/
+  pleg_events.py: the creates of 30 and 80 pods, 5 of the 30 deleted in
+  the 30-pod window, a crash-looping pod through the 110-pod one): every
+  ContainerStarted/ContainerDied the kubelet logged for those pods was seen
+  by the agent (same pod uid, same container id), and both saw the
+  crash-looping container's restarts; the table per phase and event type
+  goes into cluster-fidelity.json;
 - the agent's API requests over the fidelity window, from the audit log,
   per 1,000 nodes (tests/cluster/fleet.py; kwok's simulated Nodes run in
   test_pleg_unhealthy.py's hold);
@@ -38,6 +45,7 @@ import fleet  # noqa: E402
 import harness  # noqa: E402
 import install  # noqa: E402
 import parts  # noqa: E402
+import pleg_events  # noqa: E402
 import sidebyside as sbs  # noqa: E402
 import tables  # noqa: E402
 from cluster import NODE, Cluster, POD_SUBNET, iptables_rules, leftovers, log  # noqa: E402
@@ -127,18 +135,29 @@ def same_counts(c, token, agent, pods):
     log("running pods/containers (the agent's own pod included): kubelet %s/%s, plegscope %s/%s" % got)
 
 
-def fidelity_and_load(c, token, agent, after_first):
+def fidelity_and_load(c, token, agent, after_first, churn):
     """The fidelity table at 0, 30 and 110 pods, and the load with the agent;
-    AFTER_FIRST() runs after the first window."""
+    AFTER_FIRST() runs after the first window. CHURN (pleg_events.Churn)
+    classes the pods each scale made; its deletes run through the 30-pod
+    window and its crash-looping pod through the 110-pod one, no window of
+    their own."""
     fidelity = {}
     for pods in (0, 30, 110):
         sbs.scale(c, pods, 180 + 2 * pods)
         same_counts(c, token, agent, pods)
+        if pods:
+            churn.mark(pleg_events.PHASES[0 if pods == 30 else 1])
+        if pods == 30:
+            churn.delete_some()
+        elif pods == 110:
+            churn.start_crash_loop()
         # At 110 pods the window is the load figure's too, so twice as long.
         fidelity[str(pods)] = compare(c, token, agent, relists=40 if pods == 110 else 20)
         log("fidelity at %d pods: %s" % (pods, fidelity[str(pods)]))
         if pods == 0:
             after_first()
+        if pods == 30:
+            churn.mark_replacements()
     return fidelity, fidelity["110"]
 
 
@@ -148,13 +167,15 @@ def without_agent(c, token):
     return compare(c, token, None, relists=40)
 
 
-def write_figures(c, fidelity, with_agent, without, requests):
+def write_figures(c, fidelity, with_agent, without, requests, events):
     load = {"pods": 110, "with_plegscope": with_agent, "without_plegscope": without}
     log("load at 110 pods: containerd CPU %.2f%% with plegscope, %.2f%% without"
         % (with_agent["containerd_cpu_percent"], without["containerd_cpu_percent"]))
-    doc = {"fidelity": fidelity, "load": load, "kubelet": c.get_json("node", NODE)["status"]["nodeInfo"]}
+    doc = {"fidelity": fidelity, "load": load, "kubelet": c.get_json("node", NODE)["status"]["nodeInfo"],
+           "events": events}
     sbs.dump(_out_path("cluster-fidelity.json"), doc)
-    log("wrote %s\n%s\n\n%s" % (_out_path("cluster-fidelity.json"), tables.fidelity(doc), tables.load(doc)))
+    log("wrote %s\n%s\n\n%s\n\n%s" % (_out_path("cluster-fidelity.json"), tables.fidelity(doc), tables.load(doc),
+                                      tables.events(doc)))
     sbs.dump(_out_path("cluster-agent-requests.json"), requests)
 
 
@@ -176,9 +197,11 @@ def test_cluster_node():
         start, t0 = len(c.audit()), time.monotonic()
         # The Node is Ready again and the runtime answers NetworkReady=true:
         # the relists are measured while the agent's cause has yet to clear.
-        fidelity, with_agent = fidelity_and_load(c, token, agent, lambda: install.network_cleared(c, pod))
+        churn = pleg_events.Churn(c, agent, pod)
+        fidelity, with_agent = fidelity_and_load(c, token, agent, lambda: install.network_cleared(c, pod), churn)
         requests = fleet.agent_requests(c, start, time.monotonic() - t0, pod["metadata"]["name"])
-        write_figures(c, fidelity, with_agent, without_agent(c, token), requests)
+        events = churn.finish(c.procs["kubelet"].log_path)
+        write_figures(c, fidelity, with_agent, without_agent(c, token), requests, events)
     left = leftovers(tmp, cg, rules)
     assert not left, "the cluster left behind: %s" % left
 
