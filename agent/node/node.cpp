@@ -21,6 +21,13 @@ CrioPagesOptions crio_pages_options(const NodeOptions& o) {
   return c;
 }
 
+// The watched runtime as its Version names it (before its first answer, as
+// its socket's path does): what the CRI-O pages and the host scan's shim
+// filter each ask at their own time.
+RuntimeFamily watched_family(const RuntimeInfoSource& info, const std::string& endpoint) {
+  return runtime_family(info.evidence().name, endpoint);
+}
+
 // The host scan counts a containerd shim as the node's only when its
 // -address names the CRI socket the agent reads: on a host running two
 // containerds (Docker's beside the kubelet's) the other's frozen shim is not
@@ -32,7 +39,7 @@ CrioPagesOptions crio_pages_options(const NodeOptions& o) {
 HostSourceOptions host_options(const NodeOptions& o, const RuntimeInfoSource& info) {
   HostSourceOptions h = o.host;
   h.runtime_socket = [&info, endpoint = o.runtime.endpoint] {
-    return runtime_family(info.evidence().name, endpoint) == RuntimeFamily::kContainerd ? endpoint : std::string();
+    return watched_family(info, endpoint) == RuntimeFamily::kContainerd ? endpoint : std::string();
   };
   return h;
 }
@@ -69,9 +76,7 @@ Node::Node(NodeOptions options, const Clock& clock)
                                                            options_.runtime.request_timeout}),
       crio_pages_(
           crio_pages_options(options_), [this] { return containers_without_conmon(); },
-          [this] {
-            return runtime_family(runtime_info_.evidence().name, options_.runtime.endpoint) == RuntimeFamily::kCrio;
-          }),
+          [this] { return watched_family(runtime_info_, options_.runtime.endpoint) == RuntimeFamily::kCrio; }),
       sources_{&runtime_info_, &pressure_, &journal_, &kubelet_,
                &runtime_metrics_, &host_, &runtime_status_, &crio_pages_} {
   if (options_.pleg.evented == EventedMode::Auto && kubelet_.scraping())
