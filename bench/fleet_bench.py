@@ -41,8 +41,6 @@ import threading
 import time
 import urllib.parse
 
-import yaml
-
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(ROOT, "tests", "lib"))
 sys.path.insert(0, os.path.join(ROOT, "tests", "ecosystem"))
@@ -332,9 +330,8 @@ def rule_group_intervals(rule_files):
     """{group name: evaluation interval in seconds} of the rule files (the global interval where unset)."""
     out = {}
     for path in rule_files:
-        with open(path) as f:
-            for g in yaml.safe_load(f)["groups"]:
-                out[g["name"]] = ecolib.duration_seconds(g["interval"]) if "interval" in g else SCRAPE_INTERVAL
+        for g in ecolib.load_yaml(path)["groups"]:
+            out[g["name"]] = ecolib.duration_seconds(g["interval"]) if "interval" in g else SCRAPE_INTERVAL
     return out
 
 
