@@ -131,6 +131,19 @@ void add_runtime_flags(CLI::App& app, GrpcClientOptions& runtime) {
       ->envname(flag_env("--container-runtime-endpoint"));
   add_duration_flag(app, "--runtime-request-timeout", runtime.request_timeout,
                     "deadline of every CRI call, as the kubelet");
+  app.add_option_function<std::string>(
+         "--cri-list-streaming",
+         [&runtime](const std::string& mode) {
+           if (mode == "auto") runtime.list_streaming = ListStreaming::kFollowKubelet;
+           else if (mode == "true") runtime.list_streaming = ListStreaming::kOn;
+           else if (mode == "false") runtime.list_streaming = ListStreaming::kOff;
+           else throw UsageError{"--cri-list-streaming: invalid value \"" + mode + "\" (expected auto, true or false)"};
+         },
+         "auto (list as the kubelet beside: streamed only where it runs the CRIListStreaming gate, unary without a "
+         "readable kubelet, as every release's default), true (StreamPodSandboxes/StreamContainers, unary where the "
+         "runtime answers UNIMPLEMENTED) or false (always unary)")
+      ->envname(flag_env("--cri-list-streaming"))
+      ->default_str("auto");
 }
 
 void add_pleg_flags(CLI::App& app, PlegOptions& pleg) {

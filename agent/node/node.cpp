@@ -79,8 +79,22 @@ Node::Node(NodeOptions options, const Clock& clock)
           [this] { return watched_family(runtime_info_, options_.runtime.endpoint) == RuntimeFamily::kCrio; }),
       sources_{&runtime_info_, &pressure_, &journal_, &kubelet_,
                &runtime_metrics_, &host_, &runtime_status_, &crio_pages_} {
-  if (options_.pleg.evented == EventedMode::Auto && kubelet_.scraping())
-    kubelet_.on_view([this](const KubeletView& view) { follow_kubelet_model(view); });
+  if (kubelet_.scraping())
+    kubelet_.on_view([this](const KubeletView& view) {
+      if (options_.pleg.evented == EventedMode::Auto) follow_kubelet_model(view);
+      if (options_.runtime.list_streaming == ListStreaming::kFollowKubelet) follow_kubelet_list_streaming(view);
+    });
+}
+
+// The kubelet streams its lists only with the CRIListStreaming gate on; its
+// unary path is the one that meets the 16 MiB limit. The agent lists the
+// same way, so a node the kubelet cannot list is one the agent cannot either.
+void Node::follow_kubelet_list_streaming(const KubeletView& view) {
+  const bool streams = view.cri_list_streaming_gate.value_or(false);
+  if (client_.list_streaming() == streams) return;
+  spdlog::info("the kubelet {} the CRIListStreaming gate: the agent's lists are {}",
+               streams ? "runs" : "does not run", streams ? "streamed" : "unary");
+  client_.set_list_streaming(streams);
 }
 
 // The kubelet before 1.37 with the EventedPLEG gate relists every 300 s

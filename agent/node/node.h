@@ -85,6 +85,7 @@ class Node {
   void on_relist(const RelistRecord& record);
   void consume_events();
   void follow_kubelet_model(const KubeletView& view);
+  void follow_kubelet_list_streaming(const KubeletView& view);
   // The running containers the last host scan found no conmon for.
   std::vector<std::string> containers_without_conmon() const;
   std::vector<prometheus::MetricFamily> computed_families() const;

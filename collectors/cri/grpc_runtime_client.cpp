@@ -53,7 +53,8 @@ std::optional<std::string> unix_socket_path(const std::string& endpoint) {
 
 GrpcRuntimeClient::GrpcRuntimeClient(GrpcClientOptions options, OperationTracker& tracker,
                                      const Clock& clock)
-    : options_(std::move(options)), tracker_(tracker), clock_(clock) {
+    : options_(std::move(options)), tracker_(tracker), clock_(clock), 
+      list_streaming_(options_.list_streaming == ListStreaming::kOn) {
   socket_path_ = unix_socket_path(options_.endpoint).value_or("");
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options_.max_receive_bytes);
@@ -207,7 +208,7 @@ struct GrpcRuntimeClient::SandboxCalls {
                            const Request& r, Response* out) {
     return stub.ListPodSandbox(ctx, r, out);
   }
-  static Item* release_item(StreamResponse& m) { return m.unsafe_arena_release_pod_sandbox(); }
+  static auto* streamed_items(StreamResponse& m) { return m.mutable_pod_sandboxes(); }
   static auto* items(Response& r) { return r.mutable_items(); }
 };
 
@@ -228,7 +229,7 @@ struct GrpcRuntimeClient::ContainerCalls {
                            const Request& r, Response* out) {
     return stub.ListContainers(ctx, r, out);
   }
-  static Item* release_item(StreamResponse& m) { return m.unsafe_arena_release_container(); }
+  static auto* streamed_items(StreamResponse& m) { return m.mutable_containers(); }
   static auto* items(Response& r) { return r.mutable_containers(); }
 };
 
@@ -255,13 +256,19 @@ CallResult<ListAnswer<typename L::Item>> GrpcRuntimeClient::streamed_list(
   auto arena = list_arena(unfiltered);
   auto* items = L::items(*Arena::CreateMessage<typename L::Response>(arena.get()));
   uint64_t bytes = 0;
+  std::vector<typename L::Item*> moved;
   CallStatus status = tracked(L::kStreamOp, [&](grpc::ClientContext& ctx) {
     auto reader = L::open_stream(*stub_, &ctx, request);
-    auto* msg = Arena::CreateMessage<typename L::StreamResponse>(arena.get());
-    while (reader->Read(msg)) {
+    // Each message carries a list of any length; every item moves onto the
+    // answer's arena in order, without a copy.
+    for (;;) {
+      auto* msg = Arena::CreateMessage<typename L::StreamResponse>(arena.get());
+      if (!reader->Read(msg)) break;
       bytes += msg->ByteSizeLong();
-      items->UnsafeArenaAddAllocated(L::release_item(*msg));
-      msg->Clear();
+      auto* batch = L::streamed_items(*msg);
+      moved.resize(static_cast<size_t>(batch->size()));
+      batch->UnsafeArenaExtractSubrange(0, batch->size(), moved.data());
+      for (auto* item : moved) items->UnsafeArenaAddAllocated(item);
     }
     return reader->Finish();
   }, list_target(filter));
@@ -279,9 +286,10 @@ CallResult<ListAnswer<typename L::Item>> GrpcRuntimeClient::list(
     return {*problem, {}};
   }
   const bool unfiltered = is_unfiltered(filter);
-  // CRI list streaming first, as the kubelet does; UNIMPLEMENTED is
-  // remembered and answered by the unary call from then on.
-  if (!stream_unimplemented) {
+  // Streamed only where the kubelet streams (list_streaming()); a runtime's
+  // UNIMPLEMENTED is remembered and answered by the unary call from then on,
+  // as the kubelet falls back.
+  if (list_streaming() && !stream_unimplemented) {
     auto streamed = streamed_list<L>(filter, unfiltered);
     if (streamed.status.code != GrpcCode::kUnimplemented) return streamed;
     stream_unimplemented = true;
@@ -351,7 +359,7 @@ CallResult<Wire> GrpcRuntimeClient::unfiltered_list(const grpc::internal::RpcMet
   // The first relist learns whether the runtime streams. Its fallback used
   // to parse the unary answer into messages (list()): at 10,000 containers
   // 16.7 MiB of containers live at once (heaptrack), the agent's peak.
-  if (!stream_unimplemented && !socket_problem()) {
+  if (list_streaming() && !stream_unimplemented && !socket_problem()) {
     auto streamed = streamed_list<L>(typename L::Filter(), true);
     if (streamed.status.code != GrpcCode::kUnimplemented) {
       CallResult<Wire> out;

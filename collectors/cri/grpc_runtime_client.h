@@ -13,11 +13,22 @@
 
 namespace plegscope {
 
+// When lists are streamed (StreamPodSandboxes / StreamContainers) rather than
+// unary. The kubelet streams only with its alpha CRIListStreaming gate on,
+// and the 16 MiB limit belongs to its unary path: the agent lists as the
+// kubelet beside it does, or it would read a node the kubelet cannot.
+enum class ListStreaming {
+  kFollowKubelet,  // unary, streamed once the kubelet beside shows the gate on
+  kOn,
+  kOff,
+};
+
 struct GrpcClientOptions {
   std::string endpoint;  // "unix:///run/containerd/containerd.sock" or a bare path
   Duration request_timeout = std::chrono::minutes(2);
   // The kubelet's limit; a larger list answer fails with RESOURCE_EXHAUSTED.
   int max_receive_bytes = 16 * 1024 * 1024;
+  ListStreaming list_streaming = ListStreaming::kFollowKubelet;
 };
 
 // Accepts "unix:///path", "unix:/path" or "/path"; nullopt for anything else.
@@ -44,7 +55,7 @@ class GrpcRuntimeClient final : public RuntimeClient {
   CallResult<ListAnswer<cri::Container>> list_containers(
       const cri::ContainerFilter& filter) override;
   // The answers' bytes straight from gRPC, never parsed into messages
-  // (list_wire.h); a runtime that streams its lists is read as messages.
+  // (list_wire.h); a streamed list is read as messages.
   CallResult<plegscope::SandboxList> list_all_pod_sandboxes() override;
   CallResult<plegscope::ContainerList> list_all_containers() override;
   CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string& id) override;
@@ -55,6 +66,9 @@ class GrpcRuntimeClient final : public RuntimeClient {
   // so shutdown never waits on a hung runtime.
   void shutdown();
 
+  // Follows the kubelet's CRIListStreaming gate once it is read.
+  void set_list_streaming(bool on) { list_streaming_ = on; }
+  bool list_streaming() const { return list_streaming_; }
   // Whether the runtime answered a streaming list call with UNIMPLEMENTED.
   bool pod_sandbox_streaming_unsupported() const { return sandbox_stream_unimplemented_; }
   bool container_streaming_unsupported() const { return container_stream_unimplemented_; }
@@ -93,6 +107,7 @@ class GrpcRuntimeClient final : public RuntimeClient {
   // The two list methods, called with a byte buffer for an answer.
   std::unique_ptr<grpc::internal::RpcMethod> list_sandboxes_method_;
   std::unique_ptr<grpc::internal::RpcMethod> list_containers_method_;
+  std::atomic<bool> list_streaming_;
   std::atomic<bool> sandbox_stream_unimplemented_{false};
   std::atomic<bool> container_stream_unimplemented_{false};
   std::atomic<bool> shutting_down_{false};

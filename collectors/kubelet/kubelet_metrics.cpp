@@ -87,7 +87,9 @@ KubeletSample parse_kubelet_metrics(std::string_view exposition) {
       single_histogram(f("kubelet_evented_pleg_connection_latency_seconds"));
   if (auto* gates = f("kubernetes_feature_enabled")) {
     for (const auto& sample : gates->samples) {
-      if (sample.label("name") == std::string_view("EventedPLEG")) s.evented_pleg_gate = sample.value > 0;
+      const auto name = sample.label("name");
+      if (name == std::string_view("EventedPLEG")) s.evented_pleg_gate = sample.value > 0;
+      if (name == std::string_view("CRIListStreaming")) s.cri_list_streaming_gate = sample.value > 0;
     }
   }
   if (auto* build = f("kubernetes_build_info")) {

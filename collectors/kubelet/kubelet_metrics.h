@@ -34,6 +34,7 @@ struct KubeletSample {
   std::optional<double> evented_pleg_connection_successes;  // _success_count / _success_total
   std::optional<Histogram> evented_pleg_connection_latency;
   std::optional<bool> evented_pleg_gate;  // kubernetes_feature_enabled{name="EventedPLEG"}
+  std::optional<bool> cri_list_streaming_gate;  // kubernetes_feature_enabled{name="CRIListStreaming"}
   std::optional<KubeletVersion> version;  // kubernetes_build_info{git_version}
   size_t families_found = 0;  // how many of the families above were present
   size_t malformed_lines = 0;

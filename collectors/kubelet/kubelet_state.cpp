@@ -16,6 +16,7 @@ void KubeletState::observe(const KubeletSample& sample, MonotonicTime mono_now, 
   last_observed_ = mono_now;
   if (sample.version) version_ = sample.version;
   if (sample.evented_pleg_gate) evented_gate_ = sample.evented_pleg_gate;
+  if (sample.cri_list_streaming_gate) list_streaming_gate_ = sample.cri_list_streaming_gate;
   last_seen_age_.reset();
   if (sample.pleg_last_seen_seconds && *sample.pleg_last_seen_seconds > 0) {
     last_seen_age_ = unix_seconds(wall_now) - *sample.pleg_last_seen_seconds;
@@ -47,6 +48,7 @@ KubeletView KubeletState::view(MonotonicTime mono_now) const {
   v.version = override_ ? override_ : version_;
   v.version_overridden = override_.has_value();
   v.evented_pleg_gate = evented_gate_;
+  v.cri_list_streaming_gate = list_streaming_gate_;
   if (v.version) v.model = pleg_model_for(*v.version, evented_gate_.value_or(false));
   if (points_.empty()) return v;
 

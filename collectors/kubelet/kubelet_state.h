@@ -30,6 +30,7 @@ struct KubeletView {
   std::optional<KubeletVersion> version;
   bool version_overridden = false;  // set_version_override() is in force
   std::optional<bool> evented_pleg_gate;
+  std::optional<bool> cri_list_streaming_gate;  // whether the kubelet streams its CRI lists
   KubeletPlegModel model;  // generic when neither version nor gate is known
 };
 
@@ -60,6 +61,7 @@ class KubeletState {
   std::optional<KubeletVersion> version_;
   std::optional<KubeletVersion> override_;
   std::optional<bool> evented_gate_;
+  std::optional<bool> list_streaming_gate_;
 };
 
 }  // namespace plegscope

@@ -370,22 +370,40 @@ TEST_F(FakeCriTest, UnaryListPastSixteenMiBFailsButStreamingWorks) {
   EXPECT_EQ(list_containers(&r).error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
   auto c = ctx();
   auto stream = stub_->StreamContainers(c.get(), cri::StreamContainersRequest());
-  cri::StreamContainersResponse item;
-  size_t n = 0, bytes = 0;
-  while (stream->Read(&item)) {
-    ++n;
-    bytes += item.ByteSizeLong();
+  cri::StreamContainersResponse batch;
+  size_t messages = 0, n = 0, bytes = 0;
+  while (stream->Read(&batch)) {
+    ++messages;
+    n += static_cast<size_t>(batch.containers_size());
+    bytes += batch.ByteSizeLong();
   }
   EXPECT_TRUE(stream->Finish().ok());
   EXPECT_EQ(n, 4000u);
+  EXPECT_EQ(messages, 2u) << "lists of up to 3,000 items per message, as CRI-O 1.36 sends";
   EXPECT_GT(bytes, size_t{16} << 20);
   c = ctx();
   auto sandboxes = stub_->StreamPodSandboxes(c.get(), cri::StreamPodSandboxesRequest());
   cri::StreamPodSandboxesResponse sb;
-  n = 0;
-  while (sandboxes->Read(&sb)) ++n;
+  messages = n = 0;
+  while (sandboxes->Read(&sb)) {
+    ++messages;
+    n += static_cast<size_t>(sb.pod_sandboxes_size());
+  }
   EXPECT_TRUE(sandboxes->Finish().ok());
   EXPECT_EQ(n, 1000u);
+  EXPECT_EQ(messages, 1u);
+}
+
+TEST_F(FakeCriTest, StreamedBatchesHoldTheConfiguredItemCount) {
+  start(R"({"node": {"pods": 10, "containers_per_pod": 3},
+            "runtime": {"list_streaming": true, "list_stream_batch": 7}})");
+  auto c = ctx();
+  auto stream = stub_->StreamContainers(c.get(), cri::StreamContainersRequest());
+  cri::StreamContainersResponse batch;
+  std::vector<int> sizes;
+  while (stream->Read(&batch)) sizes.push_back(batch.containers_size());
+  EXPECT_TRUE(stream->Finish().ok());
+  EXPECT_EQ(sizes, (std::vector<int>{7, 7, 7, 7, 2}));
 }
 
 TEST_F(FakeCriTest, TenThousandContainersList) {

@@ -58,6 +58,20 @@ std::vector<cri::ContainerEventResponse> garbage_after(const cri::ContainerEvent
 const grpc::Status kCancelled(grpc::StatusCode::CANCELLED, "fakecri: call cancelled");
 const grpc::Status kShuttingDown(grpc::StatusCode::UNAVAILABLE, "fakecri: shutting down");
 
+// The streamed list's next message: a new one once the last holds `batch` items.
+template <typename Message, typename Count>
+Message* next_batch(std::vector<Message>& out, int batch, Count count) {
+  if (out.empty() || count(out.back()) >= batch) out.emplace_back();
+  return &out.back();
+}
+
+template <typename Message>
+grpc::Status write_all(const std::vector<Message>& out, grpc::ServerWriter<Message>* writer) {
+  for (const auto& m : out)
+    if (!writer->Write(m)) return kCancelled;
+  return grpc::Status::OK;
+}
+
 }  // namespace
 
 RuntimeService::RuntimeService(const RuntimeInfo& info, SimulatedNode& node, FaultInjector& faults, CallLog& calls,
@@ -229,13 +243,11 @@ grpc::Status RuntimeService::StreamPodSandboxes(grpc::ServerContext* ctx, const 
                [&](const FaultInjector::Plan&, size_t& items) {
                  std::vector<cri::StreamPodSandboxesResponse> out;
                  items = node_.visit_sandboxes(q, [&](const SandboxRecord& sb) {
-                   out.emplace_back();
-                   to_proto(sb, out.back().mutable_pod_sandbox());
+                   to_proto(sb, next_batch(out, info_.list_stream_batch, [](const auto& m) {
+                              return m.pod_sandboxes_size();
+                            })->add_pod_sandboxes());
                  });
-                 for (const auto& m : out) {
-                   if (!writer->Write(m)) return kCancelled;
-                 }
-                 return grpc::Status::OK;
+                 return write_all(out, writer);
                });
 }
 
@@ -247,13 +259,13 @@ grpc::Status RuntimeService::StreamContainers(grpc::ServerContext* ctx, const cr
                [&](const FaultInjector::Plan& plan, size_t& items) {
                  std::vector<cri::StreamContainersResponse> out;
                  items = node_.visit_containers(q, [&](const ContainerRecord& c) {
-                   out.emplace_back();
-                   to_proto(c, out.back().mutable_container(), plan.pad.get());
+                   to_proto(c,
+                            next_batch(out, info_.list_stream_batch, [](const auto& m) {
+                              return m.containers_size();
+                            })->add_containers(),
+                            plan.pad.get());
                  });
-                 for (const auto& m : out) {
-                   if (!writer->Write(m)) return kCancelled;
-                 }
-                 return grpc::Status::OK;
+                 return write_all(out, writer);
                });
 }
 

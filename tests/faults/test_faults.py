@@ -168,7 +168,8 @@ def test_answers_of_20_mib_unary():
 def test_answers_of_20_mib_streamed():
     with FakeCri("fault_large_streamed") as fake:
         initial = fake.pods()
-        with Agent(fake.endpoint, ["--relist-period", "1s"]) as agent, Watch(agent) as watch:
+        with Agent(fake.endpoint, ["--relist-period", "1s", "--cri-list-streaming", "true"]) as agent, \
+                Watch(agent) as watch:
             wait_until(lambda: relists(agent) >= 5, 90, "5 relists over 20 MiB streamed lists")
             m = agent.metrics()
             size = m.get("pleg_runtime_list_response_bytes", 0, operation_type="list_containers")

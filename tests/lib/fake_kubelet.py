@@ -46,10 +46,11 @@ def make_certificate(directory, san="IP:127.0.0.1,DNS:localhost"):
 
 class FakeKubelet:
     def __init__(self, directory, token="t0k3n", version="v1.30.2", mode="healthy",
-                 basic_auth=None, client_ca=None, san="IP:127.0.0.1,DNS:localhost"):
+                 basic_auth=None, client_ca=None, san="IP:127.0.0.1,DNS:localhost", list_streaming_gate=None):
         self.directory = directory
         self.token = token
         self.version = version
+        self.list_streaming_gate = list_streaming_gate  # CRIListStreaming on the page (None: absent)
         self.basic_auth = basic_auth  # "user:password" accepted instead of the token
         self.client_ca = client_ca    # require a client certificate signed by this CA
         self._mode = mode
@@ -87,7 +88,8 @@ class FakeKubelet:
             now = self._frozen_at or time.time()
         relists = int((now - self._start) / 0.1) + 100
         durations = [0.004] * (relists - 3) + [0.3, 0.6, 1.2]
-        return kubelet_exposition.exposition(durations, now, version=self.version)
+        return kubelet_exposition.exposition(durations, now, version=self.version,
+                                             list_streaming_gate=self.list_streaming_gate)
 
     def __enter__(self):
         fake = self

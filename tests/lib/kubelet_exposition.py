@@ -37,7 +37,7 @@ def histogram(lines, name, help_text, bounds, observations, labels=""):
 
 
 def exposition(relist_durations, last_seen, running_pods=12, version="v1.30.2",
-               evented_gate=False, discard_events=0, padding_series=0, ops_count=40):
+               evented_gate=False, discard_events=0, padding_series=0, ops_count=40, list_streaming_gate=None):
     """relist_durations: every relist's duration so far (the count is its length)."""
     out = []
     out.append("# HELP go_goroutines Number of goroutines that currently exist.")
@@ -51,6 +51,8 @@ def exposition(relist_durations, last_seen, running_pods=12, version="v1.30.2",
     out.append("# TYPE kubernetes_feature_enabled gauge")
     out.append('kubernetes_feature_enabled{name="EventedPLEG",stage="ALPHA"} %d' % (1 if evented_gate else 0))
     out.append('kubernetes_feature_enabled{name="InPlacePodVerticalScaling",stage="ALPHA"} 0')
+    if list_streaming_gate is not None:  # the gate exists from 1.36
+        out.append('kubernetes_feature_enabled{name="CRIListStreaming",stage="ALPHA"} %d' % (1 if list_streaming_gate else 0))
     out.append("# HELP kubelet_evented_pleg_connection_error_count [ALPHA] The number of errors encountered during the establishment of streaming connection with the CRI runtime.")
     out.append("# TYPE kubelet_evented_pleg_connection_error_count counter")
     out.append("kubelet_evented_pleg_connection_error_count 0")

@@ -29,7 +29,7 @@ BAD = [
     ["--node-condition-min-interval", "x"], ["--node-condition-heartbeat", "0s"],
     ["--host-scan-interval", "often"], ["--host-clock-ticks", "-5"], ["--host-diskstats-before", "/no/such/file"],
     ["diagnose", "--output", "yaml"], ["diagnose", "--duration", "0s"], ["diagnose", "--url", "ftp://x"],
-    ["diagnose", "--url", "https://10.0.0.3:9547"], ["--metrics-detail", "fine"],
+    ["diagnose", "--url", "https://10.0.0.3:9547"], ["--metrics-detail", "fine"], ["--cri-list-streaming", "maybe"],
 ]
 
 

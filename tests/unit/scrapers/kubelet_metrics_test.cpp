@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 
 #include "fixture.h"
 #include "kubelet/kubelet_state.h"
@@ -29,6 +30,7 @@ TEST(KubeletMetrics, ReadsTheKubeletsPlegFamilies) {
   EXPECT_EQ(s.running_pods, 12);
   EXPECT_EQ(s.evented_pleg_connection_errors, 0);
   EXPECT_EQ(s.evented_pleg_gate, false);
+  EXPECT_FALSE(s.cri_list_streaming_gate);  // no such gate before 1.36
   ASSERT_TRUE(s.version);
   EXPECT_EQ(s.version->minor, 30);
   EXPECT_EQ(s.version->git_version, "v1.30.2");
@@ -143,6 +145,24 @@ TEST(KubeletState, KubeletRestartStartsOver) {
   EXPECT_EQ(v.relist_count, 3);
   EXPECT_EQ(v.seconds_since_relist_advanced, 0);
   EXPECT_FALSE(v.relists_per_minute);  // one point since the restart
+}
+
+TEST(KubeletMetrics, TheListStreamingGateSaysWhetherTheKubeletStreams) {
+  const std::string gates =
+      "# TYPE kubernetes_feature_enabled gauge\n"
+      "kubernetes_feature_enabled{name=\"CRIListStreaming\",stage=\"ALPHA\"} %d\n"
+      "kubernetes_feature_enabled{name=\"EventedPLEG\",stage=\"ALPHA\"} 0\n";
+  for (int on : {0, 1}) {
+    char text[256];
+    std::snprintf(text, sizeof text, gates.c_str(), on);
+    KubeletSample s = parse_kubelet_metrics(text);
+    ASSERT_TRUE(s.cri_list_streaming_gate);
+    EXPECT_EQ(*s.cri_list_streaming_gate, on == 1);
+    EXPECT_EQ(s.evented_pleg_gate, false);
+    KubeletState state;
+    state.observe(s, MonotonicTime{}, TimePoint{});
+    EXPECT_EQ(state.view(MonotonicTime{}).cri_list_streaming_gate, on == 1);
+  }
 }
 
 TEST(KubeletState, VersionOverrideAndGateSetTheModel) {
