@@ -72,6 +72,10 @@ GrpcRuntimeClient::GrpcRuntimeClient(GrpcClientOptions options, OperationTracker
       "/runtime.v1.RuntimeService/ListPodSandbox", RpcMethod::NORMAL_RPC, channel_);
   list_containers_method_ = std::make_unique<RpcMethod>(
       "/runtime.v1.RuntimeService/ListContainers", RpcMethod::NORMAL_RPC, channel_);
+  stream_sandboxes_method_ = std::make_unique<RpcMethod>(
+      "/runtime.v1.RuntimeService/StreamPodSandboxes", RpcMethod::SERVER_STREAMING, channel_);
+  stream_containers_method_ = std::make_unique<RpcMethod>(
+      "/runtime.v1.RuntimeService/StreamContainers", RpcMethod::SERVER_STREAMING, channel_);
 }
 
 OperationTracker::CallId GrpcRuntimeClient::begin_call(const char* op, grpc::ClientContext& ctx,
@@ -319,6 +323,35 @@ CallResult<ListAnswer<cri::Container>> GrpcRuntimeClient::list_containers(
   return list<ContainerCalls>(filter, container_stream_unimplemented_);
 }
 
+namespace {
+
+// gRPC's receive slices, kept alive by the list decoded in them.
+using Slices = std::shared_ptr<std::vector<grpc::Slice>>;
+
+// Appends a received message's slices; false when its bytes are unreadable.
+bool keep_slices(grpc::ByteBuffer& message, std::vector<grpc::Slice>& slices) {
+  std::vector<grpc::Slice> part;
+  if (!message.Dump(&part).ok()) return false;
+  message.Clear();
+  slices.insert(slices.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
+  return true;
+}
+
+// Decodes the list in place in the slices, which it keeps: no copy of the answer.
+template <typename Wire>
+grpc::Status decode_in_slices(Slices slices, Wire& list) {
+  std::vector<std::string_view> pieces;
+  pieces.reserve(slices->size());
+  for (const auto& slice : *slices)
+    pieces.emplace_back(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  std::string error;
+  if (!list.assign_pieces(pieces, std::move(slices), error))
+    return grpc::Status(grpc::StatusCode::INTERNAL, error);
+  return grpc::Status::OK;
+}
+
+}  // namespace
+
 template <typename L, typename Wire>
 CallResult<Wire> GrpcRuntimeClient::wire_list(const grpc::internal::RpcMethod& method) {
   CallResult<Wire> out;
@@ -335,19 +368,34 @@ CallResult<Wire> GrpcRuntimeClient::wire_list(const grpc::internal::RpcMethod& m
                                                         grpc::protobuf::MessageLite, grpc::ByteBuffer>(
         channel_.get(), method, &ctx, typename L::Request(), &reply);
     if (!st.ok()) return st;
-    // Decoded in gRPC's receive slices, which the list keeps: no copy of the answer.
     auto slices = std::make_shared<std::vector<grpc::Slice>>();
-    if (!reply.Dump(slices.get()).ok())
-      return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable answer");
-    reply.Clear();
-    std::vector<std::string_view> pieces;
-    pieces.reserve(slices->size());
-    for (const auto& slice : *slices)
-      pieces.emplace_back(reinterpret_cast<const char*>(slice.begin()), slice.size());
-    std::string error;
-    if (!out.value.assign_pieces(pieces, std::move(slices), error))
-      return grpc::Status(grpc::StatusCode::INTERNAL, error);
-    return grpc::Status::OK;
+    if (!keep_slices(reply, *slices)) return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable answer");
+    return decode_in_slices(std::move(slices), out.value);
+  });
+  if (out.ok()) tracker_.record_list_size(L::kOp, out.value.byte_size(), out.value.size());
+  return out;
+}
+
+// A streamed list's messages each hold the list field with the unary
+// answer's number and type, so their bytes laid end to end are the unary
+// answer's encoding: decoded as one, at the unary read's cost.
+template <typename L, typename Wire>
+CallResult<Wire> GrpcRuntimeClient::streamed_wire_list(const grpc::internal::RpcMethod& method) {
+  CallResult<Wire> out;
+  out.status = tracked(L::kStreamOp, [&](grpc::ClientContext& ctx) {
+    std::unique_ptr<grpc::ClientReader<grpc::ByteBuffer>> reader(
+        grpc::internal::ClientReaderFactory<grpc::ByteBuffer>::Create(channel_.get(), method, &ctx,
+                                                                       typename L::StreamRequest()));
+    auto slices = std::make_shared<std::vector<grpc::Slice>>();
+    grpc::ByteBuffer message;
+    bool readable = true;
+    while (readable && reader->Read(&message)) readable = keep_slices(message, *slices);
+    if (!readable) ctx.TryCancel();
+    grpc::Status st = reader->Finish();
+    // A broken stream's partial list is never used.
+    if (!readable) return grpc::Status(grpc::StatusCode::INTERNAL, "unreadable answer");
+    if (!st.ok()) return st;
+    return decode_in_slices(std::move(slices), out.value);
   });
   if (out.ok()) tracker_.record_list_size(L::kOp, out.value.byte_size(), out.value.size());
   return out;
@@ -355,32 +403,24 @@ CallResult<Wire> GrpcRuntimeClient::wire_list(const grpc::internal::RpcMethod& m
 
 template <typename L, typename Wire>
 CallResult<Wire> GrpcRuntimeClient::unfiltered_list(const grpc::internal::RpcMethod& method,
+                                                    const grpc::internal::RpcMethod& stream_method,
                                                     std::atomic<bool>& stream_unimplemented) {
-  // The first relist learns whether the runtime streams. Its fallback used
-  // to parse the unary answer into messages (list()): at 10,000 containers
-  // 16.7 MiB of containers live at once (heaptrack), the agent's peak.
   if (list_streaming() && !stream_unimplemented && !socket_problem()) {
-    auto streamed = streamed_list<L>(typename L::Filter(), true);
-    if (streamed.status.code != GrpcCode::kUnimplemented) {
-      CallResult<Wire> out;
-      out.status = streamed.status;
-      std::string error;
-      if (out.ok() && !to_wire_list(streamed.value, out.value, error))
-        out.status = CallStatus{GrpcCode::kInternal, error};
-      return out;
-    }
+    auto streamed = streamed_wire_list<L, Wire>(stream_method);
+    if (streamed.status.code != GrpcCode::kUnimplemented) return streamed;
     stream_unimplemented = true;
   }
   return wire_list<L, Wire>(method);
 }
 
 CallResult<plegscope::SandboxList> GrpcRuntimeClient::list_all_pod_sandboxes() {
-  return unfiltered_list<SandboxCalls, plegscope::SandboxList>(*list_sandboxes_method_,
+  return unfiltered_list<SandboxCalls, plegscope::SandboxList>(*list_sandboxes_method_, *stream_sandboxes_method_,
                                                                sandbox_stream_unimplemented_);
 }
 
 CallResult<plegscope::ContainerList> GrpcRuntimeClient::list_all_containers() {
   return unfiltered_list<ContainerCalls, plegscope::ContainerList>(*list_containers_method_,
+                                                                   *stream_containers_method_,
                                                                    container_stream_unimplemented_);
 }
 

@@ -55,7 +55,7 @@ class GrpcRuntimeClient final : public RuntimeClient {
   CallResult<ListAnswer<cri::Container>> list_containers(
       const cri::ContainerFilter& filter) override;
   // The answers' bytes straight from gRPC, never parsed into messages
-  // (list_wire.h); a streamed list is read as messages.
+  // (list_wire.h), unary or streamed alike.
   CallResult<plegscope::SandboxList> list_all_pod_sandboxes() override;
   CallResult<plegscope::ContainerList> list_all_containers() override;
   CallResult<cri::PodSandboxStatusResponse> pod_sandbox_status(const std::string& id) override;
@@ -89,10 +89,14 @@ class GrpcRuntimeClient final : public RuntimeClient {
                                                          bool unfiltered);
   template <typename L, typename Wire>
   CallResult<Wire> wire_list(const grpc::internal::RpcMethod& method);
-  // The unfiltered list: streamed while the runtime may stream, else the
-  // unary answer's bytes (wire_list), never a unary answer parsed.
   template <typename L, typename Wire>
-  CallResult<Wire> unfiltered_list(const grpc::internal::RpcMethod& method, std::atomic<bool>& stream_unimplemented);
+  CallResult<Wire> streamed_wire_list(const grpc::internal::RpcMethod& stream_method);
+  // The unfiltered list: streamed where the kubelet streams and the runtime
+  // can, else the unary answer; either way as bytes, never parsed messages.
+  template <typename L, typename Wire>
+  CallResult<Wire> unfiltered_list(const grpc::internal::RpcMethod& method,
+                                   const grpc::internal::RpcMethod& stream_method,
+                                   std::atomic<bool>& stream_unimplemented);
   std::optional<CallStatus> socket_problem() const;
   // Registers the call with the tracker, cancelling it at once if shutdown started.
   OperationTracker::CallId begin_call(const char* op, grpc::ClientContext& ctx, CallTarget target);
@@ -104,9 +108,11 @@ class GrpcRuntimeClient final : public RuntimeClient {
   std::string socket_path_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<cri::RuntimeService::Stub> stub_;
-  // The two list methods, called with a byte buffer for an answer.
+  // The list methods, unary and streamed, called with byte buffers for answers.
   std::unique_ptr<grpc::internal::RpcMethod> list_sandboxes_method_;
   std::unique_ptr<grpc::internal::RpcMethod> list_containers_method_;
+  std::unique_ptr<grpc::internal::RpcMethod> stream_sandboxes_method_;
+  std::unique_ptr<grpc::internal::RpcMethod> stream_containers_method_;
   std::atomic<bool> list_streaming_;
   std::atomic<bool> sandbox_stream_unimplemented_{false};
   std::atomic<bool> container_stream_unimplemented_{false};
