@@ -4,5 +4,6 @@
 + (import 'alerts/plegscope.libsonnet')
 + (import 'alerts/kubelet.libsonnet')
 + (import 'alerts/runtime_status.libsonnet')
++ (import 'alerts/daemonset.libsonnet')
 + (import 'dashboards/fleet.libsonnet')
 + (import 'dashboards/node.libsonnet')

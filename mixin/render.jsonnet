@@ -8,7 +8,8 @@ function(config={})
   // read many clusters through one data source (Thanos, Mimir).
   local multi = (import 'mixin.libsonnet') + { _config+:: config { showMultiCluster: true } };
   local tests = (import 'tests/plegscope_test.libsonnet') + (import 'tests/agent_view_test.libsonnet') + (import 'tests/kubelet_test.libsonnet')
-                + (import 'tests/runtime_status_test.libsonnet') + { _config:: mixin._config };
+                + (import 'tests/runtime_status_test.libsonnet') + (import 'tests/daemonset_test.libsonnet')
+                + { _config:: mixin._config };
   local yaml(header, doc) = { header: header, yaml: doc };
   local generated = '# GENERATED from mixin/ by scripts/mixin. Do not edit: change mixin/ and run scripts/mixin.\n';
   local isKubelet(group) = std.startsWith(group.name, 'kubelet-');

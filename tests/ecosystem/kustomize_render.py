@@ -88,9 +88,13 @@ def render(resources=("deploy",), components=(), files=None, extra=None):
 
 
 def values(**changes):
-    """deploy/components/cluster-values/values.yaml with CHANGES applied:
-    dotted paths under spec, e.g. values(**{"prometheus.namespace": "obs"})."""
+    """deploy/components/cluster-values/values.yaml with its REQUIRED values
+    set to the base's own and CHANGES applied: dotted paths under spec, e.g.
+    values(**{"prometheus.namespace": "obs"})."""
     doc = ecolib.load_yaml("deploy/components/cluster-values/values.yaml")
+    for key, value in REQUIRED.items():
+        assert doc["spec"][key] is None, "%s is no longer shipped empty" % key
+        doc["spec"][key] = value
     for dotted, value in changes.items():
         node = doc["spec"]
         *parents, leaf = dotted.split(".")
@@ -99,3 +103,14 @@ def values(**changes):
         assert leaf in node, dotted
         node[leaf] = value
     return doc
+
+
+# The values values.yaml ships empty (REQUIRED: an unedited copy stops the
+# render), set here to the base install's own, so that a render with
+# values() reproduces the base.
+REQUIRED = {"apiServerSources": [{"ipBlock": {"cidr": "192.0.2.0/24"}}]}
+
+
+def shipped_values():
+    """deploy/components/cluster-values/values.yaml as shipped, unedited."""
+    return ecolib.load_yaml("deploy/components/cluster-values/values.yaml")

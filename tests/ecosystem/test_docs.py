@@ -118,7 +118,7 @@ def test_paths_exist():
 
 def test_components_named_exist():
     for doc, text in texts().items():
-        for name in set(re.findall(r"deploy/components/([a-z-]+)", text)):
+        for name in set(re.findall(r"deploy/components/([a-z0-9-]+)", text)):
             k = ecolib.load_yaml(os.path.join("deploy", "components", name, "kustomization.yaml"))
             assert k["kind"] == "Component", (doc, name)
 

@@ -589,12 +589,14 @@ def test_networkpolicy_admits_only_prometheus_and_the_api_server_to_the_agent():
 
 
 def test_policy_exceptions_cover_exactly_the_daemonsets_host_paths():
-    """The Kyverno and Gatekeeper recipes admit the hostPaths the DaemonSet
-    mounts (base and the crio component), read-only, in its namespace, and
-    no other path: a path added to the DaemonSet without its exception
-    fails here, not at admission on the fleet."""
+    """The Kyverno and Gatekeeper components admit the hostPaths the
+    DaemonSet mounts (base, crio, k3s and rke2), read-only, in its namespace,
+    and no other path: a path added to the DaemonSet without its exception
+    fails here, not at admission on the fleet. They match the agent's pods by
+    label and its namespace by name, never by a pod name a namePrefix would
+    change (test_kustomize.py moves them)."""
     mounted = set()
-    for components in ([], ["crio"]):
+    for components in ([], ["crio"], ["k3s"], ["rke2"]):
         pod = kustomize(components)[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]
         (c,) = pod["containers"]
         read_only = {m["name"] for m in c["volumeMounts"] if m.get("readOnly")}
@@ -602,24 +604,32 @@ def test_policy_exceptions_cover_exactly_the_daemonsets_host_paths():
             if "hostPath" in v:
                 assert v["name"] in read_only, v
                 mounted.add(v["hostPath"]["path"])
-    gk = {d["kind"]: d for d in ecolib.load_yaml_all("deploy/policy-exceptions/gatekeeper.yaml")}
+    base = kustomize([])
+    pod_labels = base[("DaemonSet", "plegscope")]["spec"]["template"]["metadata"]["labels"]
+    gk = {k[0]: d for k, d in kustomize(["gatekeeper"]).items() if k[0].startswith("K8sPSP")}
+    assert set(gk) == {"K8sPSPHostFilesystem", "K8sPSPVolumeTypes", "K8sPSPAllowedUsers"}, set(gk)
     allowed = gk["K8sPSPHostFilesystem"]["spec"]["parameters"]["allowedHostPaths"]
     assert all(a["readOnly"] is True for a in allowed), allowed
     assert {a["pathPrefix"] for a in allowed} == mounted, ({a["pathPrefix"] for a in allowed}, mounted)
     for d in gk.values():
-        assert d["spec"]["match"]["namespaces"] == ["plegscope"], d["spec"]["match"]
+        match = d["spec"]["match"]
+        assert match["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "plegscope"}}, match
+        assert match["labelSelector"]["matchLabels"].items() <= pod_labels.items(), match
+        assert "namespaces" not in match, match
     assert "hostPath" in gk["K8sPSPVolumeTypes"]["spec"]["parameters"]["volumes"]
-    (kyverno,) = ecolib.load_yaml_all("deploy/policy-exceptions/kyverno.yaml")
-    assert kyverno["kind"] == "PolicyException" and kyverno["metadata"]["namespace"] == "plegscope"
+    (kyverno,) = [d for k, d in kustomize(["kyverno"]).items() if k[0] == "PolicyException"]
+    assert kyverno["metadata"]["namespace"] == "plegscope"
     (resources,) = [m["resources"] for m in kyverno["spec"]["match"]["any"]]
-    assert resources["namespaces"] == ["plegscope"] and "DaemonSet" in resources["kinds"], resources
+    assert resources["namespaceSelector"] == {"matchLabels": {"kubernetes.io/metadata.name": "plegscope"}}
+    assert resources["selector"]["matchLabels"].items() <= pod_labels.items(), resources
+    assert "DaemonSet" in resources["kinds"] and "names" not in resources, resources
     policies = {e["policyName"] for e in kyverno["spec"]["exceptions"]}
     assert policies == {"disallow-host-path", "restrict-volume-types", "require-non-root-groups"}, policies
     # the group exception covers exactly what the pod runs with: primary
     # group 0, a non-root uid, supplementary group 4.
     (groups,) = [e for e in kyverno["spec"]["exceptions"] if e["policyName"] == "require-non-root-groups"]
     assert groups["ruleNames"] == ["check-runasgroup", "autogen-check-runasgroup"], groups
-    sc = kustomize([])[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]["securityContext"]
+    sc = base[("DaemonSet", "plegscope")]["spec"]["template"]["spec"]["securityContext"]
     users = gk["K8sPSPAllowedUsers"]["spec"]["parameters"]
     assert users["runAsGroup"]["ranges"] == [{"min": sc["runAsGroup"], "max": sc["runAsGroup"]}], (users, sc)
     assert [(r["min"], r["max"]) for r in users["supplementalGroups"]["ranges"]] == [(g, g) for g in sc["supplementalGroups"]]

@@ -22,6 +22,10 @@ NO_VALUE_IN_DESCRIPTION = {"PlegscopeDown", "PlegscopeCannotReachRuntime", "Pleg
 # Labels of one agent pod or scrape target: an alert that kept them would
 # resolve and reopen when the pod is replaced.
 TARGET_LABELS = {"instance", "job", "pod", "namespace", "container", "endpoint", "service"}
+# Alerts about the install rather than a node, keyed by (cluster, namespace,
+# daemonset) from kube-state-metrics: namespace and daemonset name the
+# DaemonSet object, which outlives its pods.
+DAEMONSET_ALERTS = {"PlegscopeDaemonSetSchedulesNoPod"}
 
 
 def test_promtool_check_rules():
@@ -56,7 +60,10 @@ def test_every_alert_has_labels_annotations_and_runbook():
             ann = a.get("annotations", {})
             for key in ("summary", "description", "runbook_url"):
                 assert ann.get(key), "%s: no %s" % (name, key)
-            assert "$labels.node" in ann["description"], name + ": description does not name the node"
+            if name in DAEMONSET_ALERTS:
+                assert "$labels.namespace" in ann["description"] and "$labels.daemonset" in ann["description"], name
+            else:
+                assert "$labels.node" in ann["description"], name + ": description does not name the node"
             if name not in NO_VALUE_IN_DESCRIPTION:
                 assert "$value" in ann["description"], name + ": description does not give the value"
             url = ann["runbook_url"]
@@ -79,6 +86,12 @@ def test_every_alert_tested_silent_and_firing():
                 s = seen.setdefault(art["alertname"], set())
                 s.add("firing" if art.get("exp_alerts") else "silent")
                 for exp in art.get("exp_alerts") or []:
+                    if art["alertname"] in DAEMONSET_ALERTS:
+                        assert {"namespace", "daemonset"} <= set(exp.get("exp_labels", {})), art["alertname"]
+                        kept = (TARGET_LABELS - {"namespace"}) & set(exp["exp_labels"])
+                        assert not kept, "%s keeps the target's labels %s" % (art["alertname"], kept)
+                        assert exp.get("exp_annotations"), art["alertname"] + ": annotations not checked"
+                        continue
                     assert "node" in exp.get("exp_labels", {}), art["alertname"]
                     kept = TARGET_LABELS & set(exp["exp_labels"])
                     assert not kept, "%s keeps the target's labels %s" % (art["alertname"], kept)
