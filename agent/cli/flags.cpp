@@ -127,7 +127,7 @@ void add_runtime_flags(CLI::App& app, GrpcClientOptions& runtime) {
                               "\" (expected a unix socket such as unix:///run/containerd/containerd.sock)"};
            runtime.endpoint = endpoint;
          },
-         "CRI socket (default: first existing of the containerd, CRI-O, cri-dockerd sockets)")
+         "CRI socket (default: first existing of the containerd, k3s/RKE2 containerd, CRI-O, cri-dockerd sockets)")
       ->envname(flag_env("--container-runtime-endpoint"));
   add_duration_flag(app, "--runtime-request-timeout", runtime.request_timeout,
                     "deadline of every CRI call, as the kubelet");

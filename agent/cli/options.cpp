@@ -6,8 +6,11 @@
 
 namespace plegscope {
 
+// k3s and RKE2 run their own containerd with its socket under /run/k3s: found
+// after a stock containerd's, so a node with both reads the stock one.
 const std::vector<std::string> kDefaultRuntimeEndpoints = {
-    "unix:///run/containerd/containerd.sock", "unix:///run/crio/crio.sock", "unix:///var/run/cri-dockerd.sock"};
+    "unix:///run/containerd/containerd.sock", "unix:///run/k3s/containerd/containerd.sock",
+    "unix:///run/crio/crio.sock", "unix:///var/run/cri-dockerd.sock"};
 
 ParseOutcome parse_command_line(int argc, const char* const* argv) {
   Config c;
