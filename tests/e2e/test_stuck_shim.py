@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cgroups  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
+import containerd_fixture  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, Agent, log, wait_until  # noqa: E402
 
@@ -219,6 +220,29 @@ def test_the_kubelets_calls_on_the_stuck_pod_rank_it_first_with_the_chain():
     listing = Ctx.ctd._run_driver(["list"], timeout=5)
     log("  a list of our own while UpdateContainerResources waits: exit %d (%s)" % (
         listing.returncode, (listing.stderr or "answered").strip()[:60]))
+    if containerd_fixture.major_version() >= 2:
+        # containerd 2.x runs NRI by default, and its UpdateContainerResources
+        # first describes the container to NRI (internal/cri/nri nriContainer:
+        # Task(), the frozen shim's State) before it takes the container's
+        # status lock (Status.UpdateSync); 1.6 took the lock, then called the
+        # shim. So here the call waits on the shim without the lock and the
+        # lists keep answering: no chain to a list hang, no runtime_hung, and
+        # shim_hung still names the pod.
+        assert listing.returncode == 0, "containerd 2.x: the list should answer: %s" % listing.stderr
+
+        def named():
+            rep = report()
+            c = rep["causes"] and rep["causes"][0]
+            return c and c["id"] == "shim_hung" and "no call hangs yet" not in c["summary"] and rep
+        rep = wait_until(named, 40, "shim_hung first with the calls waiting on it, the lists answering")
+        top = rep["causes"][0]
+        log("  causes: %s" % [(c["id"], c["confidence"]) for c in rep["causes"]])
+        log("  top cause: %s" % top["summary"])
+        assert cause(rep, "runtime_hung") is None, "the lists answer on 2.x: %s" % cause(rep, "runtime_hung")
+        assert pod_name("web-0") in top["summary"], top["summary"]
+        for other in ("api-1", "db-2", "zombies-0"):
+            assert pod_name(other) not in top["summary"], "a healthy pod named: %s" % top["summary"]
+        return
 
     def chain():
         rep = report()
