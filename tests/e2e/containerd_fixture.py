@@ -1,13 +1,22 @@
 """A private containerd for the e2e tests.
 
-Starts Debian's containerd (with runc) as root with its root, state, sockets,
-runc root and CNI dirs all under one temp dir, so it never touches (or shares
-state with) a system containerd. Drives it through CRI with build/cri-driver.
-Can stop and restart it with the same root/state (containers survive, since
-their shims keep running). cleanup() removes everything it started:
-containers via CRI, then any leftover container processes and shims by PID,
-mounts under the temp dir (lazy), the cgroups under its cgroup parent, the
-shim sockets, and the temp dir.
+Starts a containerd (with runc) as root with its root, state, sockets, shim
+sockets, runc root, NRI socket and CNI dirs all under one temp dir, so it never
+touches (or shares state with) a system containerd. Which containerd and runc
+is the test bed's choice (env PLEGSCOPE_CONTAINERD, see bed()):
+
+  2.3 (default)  containerd 2.3 with runc 1.4, built from their Go modules by
+                 scripts/build-runtimes into the cache (versions:
+                 tests/e2e/runtimes.env); config version 3
+  debian-1.6     Debian 12's containerd 1.6.20 with runc 1.1.5 from PATH, the
+                 ctest label `matrix`; config version 2
+
+Drives it through CRI with build/cri-driver. Can stop and restart it with the
+same root/state (containers survive, since their shims keep running).
+cleanup() removes everything it started: containers via CRI, then any
+leftover container processes and shims by PID, mounts under the temp dir
+(lazy), the cgroups under its cgroup parent, the shim sockets, and the temp
+dir.
 
 Usage:
     skip = containerd_fixture.skip_reason()   # None, or why this machine can't
@@ -16,6 +25,7 @@ Usage:
         sid = ctd.driver("run-pod", "name", "uid")
 """
 
+import collections
 import concurrent.futures
 import ctypes
 import glob
@@ -32,25 +42,119 @@ import time
 import cgroups
 import oci_image
 
+E2E_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
 def log(msg):
     print("[containerd] " + msg, flush=True)
+
+
+def pinned_versions():
+    """{'CONTAINERD_VERSION': 'v2.3.x', 'RUNC_VERSION': 'v1.4.x'} from
+    tests/e2e/runtimes.env, the file scripts/build-runtimes builds from."""
+    out = {}
+    with open(os.path.join(E2E_DIR, "runtimes.env")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                out[k.strip()] = v.strip().strip('"')
+    return out
+
+
+def cache_dir():
+    return os.environ.get("PLEGSCOPE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "plegscope")
+
+
+# One test bed: the binaries a private containerd runs, and the config version
+# it reads. bin_dirs go first on the PATH of containerd (so it starts its own
+# containerd-shim-runc-v2, not one of another version on PATH) and of the
+# runbook's commands (so `ctr` is this bed's own).
+Bed = collections.namedtuple("Bed", "name containerd ctr shim runc bin_dirs config_version build_hint")
+
+BEDS = ("2.3", "debian-1.6")
+DEFAULT_BED = "2.3"
+
+
+def bed_name():
+    """The bed the tests run: env PLEGSCOPE_CONTAINERD (2.3 or debian-1.6), by default 2.3."""
+    name = os.environ.get("PLEGSCOPE_CONTAINERD") or DEFAULT_BED
+    if name not in BEDS:
+        raise ValueError("PLEGSCOPE_CONTAINERD=%r: expected one of %s" % (name, ", ".join(BEDS)))
+    return name
+
+
+def bed(name=None):
+    name = name or bed_name()
+    if name == "debian-1.6":
+        w = shutil.which
+        return Bed(name, w("containerd") or "containerd", w("ctr") or "ctr",
+                   w("containerd-shim-runc-v2") or "containerd-shim-runc-v2", w("runc") or "runc",
+                   [], 2, "Debian packages containerd and runc (scripts/install-deps test)")
+    if name not in BEDS:
+        raise ValueError("containerd bed %r: expected one of %s" % (name, ", ".join(BEDS)))
+    v = pinned_versions()
+    ctd = os.path.join(cache_dir(), "containerd-" + v["CONTAINERD_VERSION"], "bin")
+    runc = os.path.join(cache_dir(), "runc-" + v["RUNC_VERSION"], "bin")
+    return Bed(name, os.path.join(ctd, "containerd"), os.path.join(ctd, "ctr"),
+               os.path.join(ctd, "containerd-shim-runc-v2"), os.path.join(runc, "runc"),
+               [ctd, runc], 3, "scripts/install-deps test runs scripts/build-runtimes")
+
+
+def bed_path(b=None):
+    """PATH with the bed's own binaries first."""
+    b = b or bed()
+    return os.pathsep.join(b.bin_dirs + [os.environ.get("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")])
 
 
 def skip_reason():
     """Why this machine cannot run the containerd e2e, or None."""
     if os.geteuid() != 0:
         return "not root (containerd and runc need root)"
-    for exe in ("containerd", "ctr", "runc", "containerd-shim-runc-v2", "gcc"):
-        if shutil.which(exe) is None:
-            return "%s not found in PATH" % exe
+    b = bed()
+    for exe in (b.containerd, b.ctr, b.runc, b.shim):
+        if not (os.path.isabs(exe) and os.access(exe, os.X_OK)):
+            return "%s not found (bed %s: %s)" % (exe, b.name, b.build_hint)
+    if shutil.which("gcc") is None:
+        return "gcc not found in PATH"
     return None
 
 
-def containerd_version():
-    out = subprocess.run(["containerd", "--version"], capture_output=True, text=True).stdout
-    # "containerd github.com/containerd/containerd 1.6.20~ds1 1.6.20~ds1-1+deb12u3"
+def _version_of(argv):
+    try:
+        return subprocess.run(argv, capture_output=True, text=True).stdout
+    except OSError:
+        return ""
+
+
+def containerd_version(b=None):
+    """The version containerd prints: 2.x "containerd github.com/containerd/containerd/v2
+    v2.3.7 v2.3.7" gives v2.3.7; Debian's 1.6 "containerd github.com/containerd/containerd
+    1.6.20~ds1 1.6.20~ds1-1+deb12u3" gives 1.6.20~ds1."""
+    out = _version_of([(b or bed()).containerd, "--version"])
     parts = out.split()
     return parts[2] if len(parts) > 2 else out.strip()
+
+
+def runc_version(b=None):
+    """"runc version 1.4.4" (first line of `runc --version`) gives 1.4.4."""
+    first = (_version_of([(b or bed()).runc, "--version"]).splitlines() or [""])[0].split()
+    return first[2] if len(first) > 2 else " ".join(first)
+
+
+def bed_description(b=None):
+    """"containerd v2.3.7 + runc 1.4.4 (bed 2.3)", for the tests' logs and tables."""
+    b = b or bed()
+    return "containerd %s + runc %s (bed %s)" % (containerd_version(b), runc_version(b), b.name)
+
+
+def major_version(b=None):
+    """containerd's major version as an int (1 or 2)."""
+    v = containerd_version(b).lstrip("v")
+    try:
+        return int(v.split(".")[0])
+    except ValueError:
+        return 0
 
 
 TMP_PREFIX = "pse2e-"
@@ -138,8 +242,9 @@ def _free_loopback_port():
 
 class Containerd:
     def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, snapshotter=None,
-                 _adopt=None):
+                 _adopt=None, bed_name=None):
         self.build_dir = build_dir
+        self.bed = bed(bed_name)
         self.driver_bin = os.path.join(build_dir, "cri-driver")
         if not _adopt and not os.path.exists(self.driver_bin):
             raise RuntimeError("%s not built (cmake --build ... --target cri-driver)" % self.driver_bin)
@@ -169,15 +274,21 @@ class Containerd:
         self._log_file = None
         self.sandbox_ids = set()
         self.container_ids = set()
-        # Shims put their sockets under /run/containerd/s (fixed in 1.6);
-        # remove those dirs at the end if we were the ones creating them.
+        # Shims put their sockets under /run/containerd/s on 1.6 (fixed
+        # there); 2.x puts them in the shim manager's socket_dir, ours under
+        # the temp dir (at most 42 bytes). Remove the /run dirs at the end if
+        # we were the ones creating them.
+        self.shim_socket_dir = (os.path.join(self.tmp, "s") if self.bed.config_version >= 3
+                                else "/run/containerd/s")
         self._run_dirs_existed = {d: os.path.isdir(d) for d in ("/run/containerd/s", "/run/containerd")}
         self.stale_containerd_pid = None
         if _adopt:
             self._run_dirs_existed = {d: False for d in self._run_dirs_existed}
             try:
                 with open(os.path.join(self.tmp, "owner.json")) as f:
-                    self.stale_containerd_pid = json.load(f).get("containerd_pid")
+                    owner = json.load(f)
+                self.stale_containerd_pid = owner.get("containerd_pid")
+                self.shim_socket_dir = owner.get("shim_socket_dir") or "/run/containerd/s"
             except (OSError, ValueError):
                 pass
             return
@@ -188,16 +299,25 @@ class Containerd:
         # Lets a later run reap what a killed test (ctest timeout) left.
         with open(os.path.join(self.tmp, "owner.json"), "w") as f:
             json.dump({"owner_pid": os.getpid(), "containerd_pid": containerd_pid,
-                       "config": self.config_path}, f)
+                       "config": self.config_path, "bed": self.bed.name,
+                       "shim_socket_dir": self.shim_socket_dir}, f)
 
     # -- configuration ---------------------------------------------------
     def _write_config(self):
         t = self.tmp
-        for d in ("root", "state", "runc", "cni/bin", "cni/conf", "opt"):
+        for d in ("root", "state", "runc", "cni/bin", "cni/conf", "opt", "nri/plugins", "nri/conf.d"):
             os.makedirs(os.path.join(t, d), exist_ok=True)
         write_node_network(os.path.join(t, "cni", "conf"))
+        config = self._config_v3() if self.bed.config_version >= 3 else self._config_v2()
+        with open(self.config_path, "w") as f:
+            f.write(config)
+
+    def _config_v2(self):
+        """containerd 1.6's config (version 2): the CRI plugin is one
+        io.containerd.grpc.v1.cri section."""
+        t = self.tmp
         cri = 'plugins."io.containerd.grpc.v1.cri"'
-        config = f"""version = 2
+        return f"""version = 2
 root = "{self.root}"
 state = "{self.state}"
 oom_score = 0
@@ -252,15 +372,99 @@ disabled_plugins = [
   bin_dir = "{t}/cni/bin"
   conf_dir = "{t}/cni/conf"
 """
-        with open(self.config_path, "w") as f:
-            f.write(config)
+
+    def _config_v3(self):
+        """containerd 2.x's config (version 3), the same node as _config_v2:
+        the CRI plugin split into io.containerd.cri.v1.runtime (containers,
+        runtimes, CNI) and io.containerd.cri.v1.images (snapshotter, the
+        sandbox image as pinned_images.sandbox), with only the streaming
+        server left in io.containerd.grpc.v1.cri (key names read from 2.3's
+        internal/cri/config). Two host paths 1.6 did not have are moved under
+        the temp dir: the shim sockets (io.containerd.shim.v1.manager
+        socket_dir, else /run/containerd/s) and NRI, on by default in 2.x
+        (its socket, else /var/run/nri/nri.sock, its plugin and config dirs,
+        else /opt/nri/plugins and /etc/nri/conf.d). runc is the bed's own,
+        by absolute path (BinaryName), with cgroupfs: this host is cgroup v1."""
+        t = self.tmp
+        rt = 'plugins."io.containerd.cri.v1.runtime"'
+        img = 'plugins."io.containerd.cri.v1.images"'
+        return f"""version = 3
+root = "{self.root}"
+state = "{self.state}"
+oom_score = 0
+disabled_plugins = [
+  "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.devmapper",
+  "io.containerd.snapshotter.v1.zfs",
+  "io.containerd.tracing.processor.v1.otlp",
+  "io.containerd.internal.v1.tracing",
+]
+
+[grpc]
+  address = "{self.sock}"
+
+[ttrpc]
+  address = "{self.sock}.ttrpc"
+
+[debug]
+  address = "{t}/debug.sock"
+  level = "info"
+
+[metrics]
+  address = "{self.metrics_address}"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "{t}/opt"
+
+[plugins."io.containerd.shim.v1.manager"]
+  socket_dir = "{self.shim_socket_dir}"
+
+[plugins."io.containerd.nri.v1.nri"]
+  socket_path = "{t}/nri/nri.sock"
+  plugin_path = "{t}/nri/plugins"
+  plugin_config_path = "{t}/nri/conf.d"
+
+[plugins."io.containerd.grpc.v1.cri"]
+  stream_server_address = "127.0.0.1"
+  stream_server_port = "0"
+
+[{img}]
+  snapshotter = "{self.snapshotter}"
+
+[{img}.pinned_images]
+  sandbox = "{self.sandbox_image}"
+
+[{rt}]
+  disable_apparmor = true
+  restrict_oom_score_adj = true
+  netns_mounts_under_state_dir = true
+  enable_selinux = false
+  max_container_log_line_size = 16384
+
+[{rt}.containerd]
+  default_runtime_name = "runc"
+
+[{rt}.containerd.runtimes.runc]
+  runtime_type = "io.containerd.runc.v2"
+  snapshotter = "{self.snapshotter}"
+
+[{rt}.containerd.runtimes.runc.options]
+  BinaryName = "{self.bed.runc}"
+  Root = "{t}/runc"
+  SystemdCgroup = false
+
+[{rt}.cni]
+  bin_dirs = ["{t}/cni/bin"]
+  conf_dir = "{t}/cni/conf"
+"""
 
     # -- lifecycle ---------------------------------------------------------
     def start(self, timeout=30):
         if self.proc is not None and self.proc.poll() is None:
             return
         self._log_file = open(self.log_path, "ab")
-        self.proc = subprocess.Popen(["containerd", "--config", self.config_path],
+        self.proc = subprocess.Popen([self.bed.containerd, "--config", self.config_path],
+                                     env=dict(os.environ, PATH=bed_path(self.bed)),
                                      stdout=self._log_file, stderr=subprocess.STDOUT,
                                      stdin=subprocess.DEVNULL, start_new_session=True,
                                      preexec_fn=_die_with_parent)
@@ -368,7 +572,7 @@ disabled_plugins = [
                 "finished_at": int(finished) / 1e9, "reason": reason}
 
     def ctr(self, *args, timeout=120):
-        r = subprocess.run(["ctr", "-a", self.sock, "-n", "k8s.io"] + list(args),
+        r = subprocess.run([self.bed.ctr, "-a", self.sock, "-n", "k8s.io"] + list(args),
                            capture_output=True, text=True, timeout=timeout)
         if r.returncode != 0:
             raise RuntimeError("ctr %s failed: %s" % (" ".join(args), r.stderr.strip()))
@@ -411,9 +615,10 @@ disabled_plugins = [
         return out
 
     def _shim_socket(self, ns, sid):
-        # containerd 1.6 runtime/v2/shim.SocketAddress
+        # containerd 1.6 runtime/v2/shim.SocketAddress, 2.x pkg/shim.CreateSocketAddress
+        # under the shim manager's socket_dir
         d = hashlib.sha256(os.path.join(self.sock, ns, sid).encode()).hexdigest()
-        return os.path.join("/run/containerd/s", d)
+        return os.path.join(self.shim_socket_dir, d)
 
     # -- teardown ------------------------------------------------------------------
     def cleanup(self):

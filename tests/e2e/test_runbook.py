@@ -50,6 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
+import containerd_fixture  # noqa: E402
 from containerd_fixture import Containerd, DriverError, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, log  # noqa: E402
 
@@ -70,6 +71,9 @@ def _crictl_on_path():
 
 
 _crictl_on_path()
+# The runbook's `ctr` is the node's own: the test bed's (containerd_fixture.bed())
+# first on PATH, so a 2.3 bed is asked by its own ctr, not Debian's 1.6 one.
+os.environ["PATH"] = containerd_fixture.bed_path()
 ANNOTATION = re.compile(r"^(?P<cmd>.*?)\s+#\s*within (?P<bound>\d+) s; hung runtime: exit (?P<hung>\d+(?: or \d+)*); "
                         r"answering: exit (?P<up>\d+(?: or \d+)*)\s*$")
 SETUP = re.compile(r"^(set -o \w+|export \w+=\S+|\w+=\S.*|\w+\(\) \{.*\})$")

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The runtime's CRI Status beside a CNI plugin that blocks, on a real
-containerd (Debian 12's 1.6.20, built with go-cni 1.1.7).
+containerd: 2.3 (go-cni 1.1.13) by default, Debian 12's 1.6.20 (go-cni
+1.1.7) in the `matrix` label.
 
 containerd's Status asks go-cni whether the network is ready, under go-cni's
 lock; a CNI configuration reload takes that lock to write. Where a plugin
@@ -18,8 +19,16 @@ kubelet's 30 s:
     report's runtime_status not down, pleg_runtime_status_healthy 1;
   * released, the plugin's ADD returns and RunPodSandbox ends.
 
-The fake runtime's diag_status_hang (tests/diagnose/test_runtime_status.py)
-stands in for the runtimes whose Status does hang. Exit 77 (skip) only when
+containerd 2.x (go-cni 1.1.13, read in its cni.go) is such a runtime: Setup
+holds go-cni's read lock for the whole ADD, the reload's Load waits for the
+write lock, and Status's read lock queues behind that writer (Go's RWMutex),
+so Status hangs until the ADD returns. There the test asserts that instead:
+Status misses its deadline, the agent ranks runtime_status_hung first ("its
+container lists answer") and, past the kubelet's 30 s, says the runtime is
+down for the kubelet (pleg_runtime_status_healthy 0, PLEG itself healthy);
+released, Status answers again. The fake runtime's diag_status_hang
+(tests/diagnose/test_runtime_status.py) stands in for other runtimes whose
+Status hangs. Exit 77 (skip) only when
 this machine cannot run containers."""
 
 import os
@@ -31,6 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
+import containerd_fixture  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, Agent, log, wait_until  # noqa: E402
 
@@ -120,6 +130,8 @@ def test_status_answers_while_a_cni_plugin_blocks():
     log("CNI ADD blocked; reloading the CNI configuration meanwhile")
     with open(os.path.join(Ctx.ctd.tmp, "cni", "conf", "20-reload.conflist"), "w") as f:
         f.write(conflist("reload"))
+    if containerd_fixture.major_version() >= 2:
+        return status_hangs_behind_the_reload(blocked_at)
     answers, worst_report = [], None
     while time.monotonic() - blocked_at < WATCH:
         rc, seconds, out = status_seconds()
@@ -142,6 +154,41 @@ def test_status_answers_while_a_cni_plugin_blocks():
     assert worst_report["seconds_since_success"] < 10, worst_report
 
 
+def status_hangs_behind_the_reload(blocked_at):
+    """containerd 2.x: Status queues behind the reload's write lock, which
+    waits for the blocked ADD's read lock (see the module's docstring)."""
+    def status_hung():
+        rc, seconds, out = status_seconds()
+        return rc != 0 and (rc, seconds, out)
+    rc, seconds, out = wait_until(status_hung, 30, "Status to miss its deadline behind the CNI reload")
+    log("Status %.1fs after the ADD blocked: exit %d after %.1fs: %s" % (time.monotonic() - blocked_at, rc, seconds,
+                                                                        out[:120]))
+    assert "DEADLINE_EXCEEDED" in out, out
+
+    def top_is_status_hung():
+        rep = Ctx.agent.json("/diagnose")
+        return rep["causes"] and rep["causes"][0]["id"] == "runtime_status_hung" and rep
+    rep = wait_until(top_is_status_hung, 30, "runtime_status_hung first")
+    top = rep["causes"][0]
+    log("runtime_status_hung first %.1fs after the ADD blocked: %s" % (time.monotonic() - blocked_at, top["summary"]))
+    assert "its container lists answer" in top["summary"], top["summary"]
+    assert rep["healthy"], "PLEG itself is healthy: %s" % rep["causes"]
+
+    def down():
+        r = Ctx.agent.json("/diagnose")
+        return r["runtime_status"]["runtime_down"] and r
+    rep = wait_until(down, KUBELET_DOWN + 20, "the kubelet's 30 s rule")
+    rs = rep["runtime_status"]
+    log("runtime down for the kubelet %.1fs after the ADD blocked: %s; %s" % (
+        time.monotonic() - blocked_at, rs["kubelet_errors"], rep["causes"][0]["summary"][:160]))
+    assert rep["causes"][0]["id"] == "runtime_status_hung", rep["causes"]
+    assert rs["kubelet_errors"][0] == "container runtime is down", rs
+    m = Ctx.agent.metrics()
+    assert m.get("pleg_runtime_status_healthy") == 0
+    assert m.get("pleg_healthy") == 1
+    assert Ctx.pod.poll() is None, "RunPodSandbox returned while the plugin blocks: %s" % (Ctx.pod.communicate(),)
+
+
 def test_released_the_add_returns():
     start()
     if Ctx.pod is None:
@@ -151,6 +198,10 @@ def test_released_the_add_returns():
     log("RunPodSandbox after the release: exit %d %s" % (Ctx.pod.returncode, (out or err).strip()[:200]))
     if Ctx.pod.returncode == 0:
         Ctx.ctd.sandbox_ids.add(out.strip())
+    if containerd_fixture.major_version() >= 2:
+        rc, seconds, out = wait_until(lambda: (lambda a: a[0] == 0 and a)(status_seconds()), 30,
+                                      "Status to answer once the ADD returned")
+        log("Status answers again after the release (%.3fs): %s" % (seconds, out[:80]))
 
 
 def teardown():
