@@ -17,6 +17,7 @@ GenericPleg::GenericPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCa
       observer_(std::move(observer)),
       events_(options.event_channel_capacity),
       timing_(options.timing),
+      model_(options.model),
       backoff_(options.timing.period, options.backoff_max) {
   metrics_.relist_period.Set(to_seconds(options.timing.period));
   metrics_.relist_threshold.Set(to_seconds(options.timing.threshold));
@@ -55,6 +56,41 @@ void GenericPleg::update(RelistTiming timing) {
   run_cv_.notify_all();
 }
 
+void GenericPleg::set_model(const KubeletModel& model) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (model_ == model) return;
+  spdlog::info("GenericPLEG: copying the {}.{} kubelet's PLEG (pod status {}, on-demand pod relists {})",
+               model.major, model.minor, model.status_lists ? "with its lists" : "from the relist's ids",
+               model.pod_relists ? "on" : "off");
+  model_ = model;
+}
+
+KubeletModel GenericPleg::model() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return model_;
+}
+
+void GenericPleg::request_relist(const std::string& uid) {
+  if (!model().pod_relists) return;  // the gate off: RequestRelist returns at once
+  {
+    std::lock_guard<std::mutex> lock(run_mu_);
+    if (pod_relists_.size() >= kPodRelistQueue) {
+      // Counted and logged once per hundred: the kubelet logs every drop.
+      if (pod_relists_dropped_++ % 100 == 0)
+        spdlog::error("Relist request channel full; dropping relist request for pod {} ({} dropped)", uid,
+                      pod_relists_dropped_);
+      return;
+    }
+    pod_relists_.push_back({uid, clock_.monotonic()});
+  }
+  run_cv_.notify_all();
+}
+
+size_t GenericPleg::queued_pod_relists() const {
+  std::lock_guard<std::mutex> lock(run_mu_);
+  return pod_relists_.size();
+}
+
 RelistTiming GenericPleg::timing() const {
   std::lock_guard<std::mutex> lock(state_mu_);
   return timing_;
@@ -73,20 +109,37 @@ std::optional<RelistStretch> GenericPleg::stretch() const {
 void GenericPleg::run() {
   name_this_thread("relist");
   std::unique_lock<std::mutex> lock(run_mu_);
+  bool due = true;  // the kubelet's timer starts at 0: the first relist at once
   while (!stopping_) {
-    lock.unlock();
-    relist();
-    lock.lock();
+    if (due) {
+      lock.unlock();
+      relist();
+      lock.lock();
+      due = false;
+      continue;
+    }
     // Sliding: the wait starts when the last relist ended (set before its
     // observer ran, so a test that steps the clock from the observer is not
     // lost). The deadline is recomputed on every wake-up: update() may have
     // shortened the period (evented fall-back) while we wait.
-    const MonoTime ended = last_relist_end_or_now();
-    while (!stopping_) {
-      const MonoTime next = ended + current_period();
-      if (clock_.monotonic() >= next) break;
-      clock_.wait_until(lock, run_cv_, next);
+    const MonoTime next = last_relist_end_or_now() + current_period();
+    if (clock_.monotonic() >= next) {
+      due = true;  // the global relist goes before any queued pod
+      continue;
     }
+    if (!pod_relists_.empty()) {
+      PodRelistRequest request = std::move(pod_relists_.front());
+      pod_relists_.pop_front();
+      lock.unlock();
+      // generic.go: served only if no relist has started since the request
+      // (that one listed the pod already). The kubelet's clock always moves
+      // between the two; on an injected one they may be equal: served.
+      const auto since = last_relist_monotonic();
+      if (!since || request.at >= *since) relist_pod(request.uid);
+      lock.lock();
+      continue;
+    }
+    clock_.wait_until(lock, run_cv_, next);
   }
 }
 
@@ -248,7 +301,7 @@ void GenericPleg::record_states(const SandboxList& sandboxes, const ContainerLis
   metrics_.running_pods.Set(count_running_pods(grouping_));
 }
 
-bool GenericPleg::inspect(const std::string& uid, const RuntimePod* pod, RelistRecord& record,
+bool GenericPleg::inspect(const std::string& uid, const RuntimePod* pod, bool lists, RelistRecord& record,
                           const std::vector<PodLifecycleEvent>* events) {
   // The initial relist finds containers that changed before the agent
   // watched: their age is not a lag.
@@ -257,49 +310,82 @@ bool GenericPleg::inspect(const std::string& uid, const RuntimePod* pod, RelistR
     directory_.remember(*pod);  // before the calls: a hung one is named too
   else
     directory_.unlist(uid);  // gone from the lists: a helper still serving it is a leak
-  bool ok = update_cache(runtime_, clock_, cache_, uid, pod, record, [&](const PodStatus& status) {
+  bool ok = update_cache(runtime_, clock_, cache_, uid, pod, lists, record, [&](const PodStatus& status) {
     if (measure) record_lag(*events, status, clock_.now(), metrics_, record.lag);
   });
   if (pod != nullptr) publish_progress(record);
   return ok;
 }
 
-void GenericPleg::deliver(EventsByPod& events_by_pod, RelistRecord& record,
-                          std::map<std::string, RuntimePod>& needs_reinspection) {
-  for (auto& [uid, events] : events_by_pod) {
-    const RuntimePod* pod = records_.current_pod(uid);
-    // A failed inspection leaves the pod's record as it was, so the same
-    // events are found again next relist; nothing is lost.
-    if (!inspect(uid, pod, record, &events)) {
-      needs_reinspection[uid] = *pod;
-      continue;
+void GenericPleg::reconcile(const std::string& uid, std::vector<PodLifecycleEvent>& events, RelistRecord& record,
+                            const KubeletModel& model) {
+  const bool reinspect = pods_to_reinspect_.erase(uid) > 0;
+  if (events.empty() && !reinspect) return;
+  // The pod as listed now (the kubelet's podRecords current): a pod owed an
+  // inspection that is gone from the runtime only leaves the cache.
+  const RuntimePod* pod = records_.listed_pod(uid);
+  // A failed inspection leaves the pod's record as it was, so the same
+  // events are found again next relist; nothing is lost.
+  if (!inspect(uid, pod, model.status_lists, record, events.empty() ? nullptr : &events)) {
+    pods_to_reinspect_.insert(uid);
+    return;
+  }
+  // records_.update() moves the listed pod: what is needed of it, first.
+  const bool listed = pod != nullptr;
+  if (events.empty()) {
+    PodLifecycleEvent sync;
+    sync.pod_uid = uid;
+    sync.type = PodLifecycleEventType::PodSync;
+    sync.time = record.start;
+    if (pod) {
+      sync.pod_name = pod->name;
+      sync.pod_namespace = pod->namespace_;
     }
-    pods_to_reinspect_.erase(uid);
+    records_.update(uid);
+    if (!model.pod_sync_after_reinspection) return;
+    events.push_back(std::move(sync));
+  } else {
     record.pods_with_events++;
     records_.update(uid);
-    for (auto& e : events) {
-      record.events_by_type[event_type_index(e.type)]++;
-      metrics_.events(e.type).Increment();
-      // ContainerChanged is counted but, as in the kubelet, never sent.
-      if (e.type == PodLifecycleEventType::ContainerChanged) continue;
-      if (!events_.try_send(e)) {
-        metrics_.discard_events.Increment();
-        record.events_discarded++;
-      }
+  }
+  bool died = false;
+  for (auto& e : events) {
+    record.events_by_type[event_type_index(e.type)]++;
+    metrics_.events(e.type).Increment();
+    died = died || e.type == PodLifecycleEventType::ContainerDied;
+    // ContainerChanged is counted but, as in the kubelet, never sent.
+    if (e.type == PodLifecycleEventType::ContainerChanged) continue;
+    if (!events_.try_send(e)) {
+      metrics_.discard_events.Increment();
+      record.events_discarded++;
     }
+  }
+  // The kubelet relists a pod on demand after a pod sync that acted on it
+  // (kubelet.go SyncPod's postSync, run by the pod worker). The agent makes
+  // no syncs: the event that makes the kubelet act is a container that
+  // died (it restarts it or tears the pod down), so a ContainerDied
+  // delivered here requests the same relist of that pod. A pod that only
+  // started containers or was removed gives the kubelet nothing to do.
+  if (died && listed) request_relist(uid);
+}
+
+void GenericPleg::deliver(EventsByPod& events_by_pod, RelistRecord& record, const KubeletModel& model) {
+  for (auto& [uid, events] : events_by_pod) reconcile(uid, events, record, model);
+  // Pods owed an inspection whose comparison found nothing: the kubelet
+  // walks every pod record and retries these in the same pass.
+  std::vector<std::string> owed;
+  for (const auto& uid : pods_to_reinspect_)
+    if (!events_by_pod.count(uid)) owed.push_back(uid);
+  for (const auto& uid : owed) {
+    std::vector<PodLifecycleEvent> none;
+    reconcile(uid, none, record, model);
   }
   if (record.events_discarded > 0)
     spdlog::error("Event channel is full, discarded {} events of this relist() cycle",
                   record.events_discarded);
 }
 
-void GenericPleg::reinspect(RelistRecord& record,
-                            std::map<std::string, RuntimePod>& needs_reinspection) {
-  // Retry the pods whose inspection failed last time.
-  for (auto& [uid, pod] : pods_to_reinspect_)
-    if (!inspect(uid, &pod, record, nullptr)) needs_reinspection[uid] = pod;
-  cache_.update_time(record.start);
-  pods_to_reinspect_ = std::move(needs_reinspection);
+void GenericPleg::publish_reinspect_count() {
   metrics_.pods_to_reinspect.Set(static_cast<double>(pods_to_reinspect_.size()));
   std::lock_guard<std::mutex> lock(state_mu_);
   reinspect_count_ = pods_to_reinspect_.size();
@@ -324,6 +410,7 @@ void GenericPleg::finish_relist(RelistRecord& record, GrpcCode strain) {
 
 void GenericPleg::relist() {
   std::lock_guard<std::mutex> relist_lock(relist_mu_);
+  const KubeletModel model = this->model();
   RelistRecord record = begin_relist();
   CallResult<SandboxList> sandboxes;
   CallResult<ContainerList> containers;
@@ -344,10 +431,81 @@ void GenericPleg::relist() {
   record.top_pods = top_pods(events_by_pod, RelistRecord::kTopPods, named_pods_);
   publish_progress(record);
 
-  std::map<std::string, RuntimePod> needs_reinspection;
-  deliver(events_by_pod, record, needs_reinspection);
-  reinspect(record, needs_reinspection);
+  deliver(events_by_pod, record, model);
+  cache_.update_time(record.start);
+  publish_reinspect_count();
   finish_relist(record, GrpcCode::kOk);
+}
+
+void GenericPleg::relist_pod(const std::string& uid) {
+  std::lock_guard<std::mutex> relist_lock(relist_mu_);
+  const KubeletModel model = this->model();
+  RelistRecord record;
+  record.start = clock_.now();
+  record.monotonic_start = clock_.monotonic();
+  record.in_progress = true;
+  const RuntimePod* known = records_.listed_pod(uid);
+  if (!known) known = records_.old_pod(uid);
+  record.pod = named_pods_.get(uid, known ? known->name : "", known ? known->namespace_ : "");
+  // Before the calls: a list that hangs for this pod's uid is named.
+  if (known) directory_.remember(*known);
+  publish_progress(record);
+
+  cri::PodSandboxFilter sandbox_filter;
+  (*sandbox_filter.mutable_label_selector())[kPodUidLabel] = uid;
+  cri::ContainerFilter container_filter;
+  (*container_filter.mutable_label_selector())[kPodUidLabel] = uid;
+  SandboxList sandboxes;
+  ContainerList containers;
+  std::string decode_error;
+  CallStatus status;
+  auto listed_sandboxes = runtime_.list_pod_sandboxes(sandbox_filter);
+  status = listed_sandboxes.status;
+  if (status.ok() && !to_wire_list(listed_sandboxes.value, sandboxes, decode_error))
+    status = {GrpcCode::kInternal, decode_error};
+  if (status.ok()) {
+    record.lists_done = 1;
+    record.list_time = clock_.monotonic() - record.monotonic_start;
+    publish_progress(record);
+    auto listed_containers = runtime_.list_containers(container_filter);
+    status = listed_containers.status;
+    if (status.ok() && !to_wire_list(listed_containers.value, containers, decode_error))
+      status = {GrpcCode::kInternal, decode_error};
+    if (status.ok()) record.lists_done = 2;
+  }
+  record.list_time = clock_.monotonic() - record.monotonic_start;
+
+  if (!status.ok()) {
+    // Nothing else to do: the next global relist lists the pod anyway.
+    spdlog::warn("GenericPLEG: Unable to retrieve pod {}: {} {}", uid, grpc_code_name(status.code), status.message);
+  } else {
+    PodGrouping grouping;
+    grouping.group(sandboxes, containers);
+    std::optional<RuntimePod> pod;
+    for (size_t i = 0; i < grouping.size(); ++i)
+      if (grouping[i].uid == uid) pod = to_runtime_pod(grouping[i]);
+    if (!pod) {
+      // kuberuntime's GetPod answers ErrPodNotFound: logged, left to the
+      // next global relist.
+      spdlog::debug("GenericPLEG: pod {} not found by its on-demand relist", uid);
+    } else {
+      record.pod = named_pods_.get(uid, pod->name, pod->namespace_);
+      record.pods = 1;
+      record.sandboxes = static_cast<int>(pod->sandboxes.size());
+      record.containers = static_cast<int>(pod->containers.size());
+      records_.set_current_pod(std::move(*pod));
+      auto events = records_.events_for(uid, record.start);
+      record.events_found = static_cast<int>(events.size());
+      record.pods_changed = events.empty() ? 0 : 1;
+      publish_progress(record);
+      reconcile(uid, events, record, model);
+      publish_reinspect_count();
+    }
+  }
+  const Duration took = clock_.monotonic() - record.monotonic_start;
+  metrics_.pod_relist_duration().Observe(to_seconds(took));
+  std::lock_guard<std::mutex> lock(state_mu_);
+  in_progress_.reset();
 }
 
 }  // namespace plegscope
