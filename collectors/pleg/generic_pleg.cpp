@@ -493,8 +493,10 @@ void GenericPleg::relist_pod(const std::string& uid) {
       record.pods = 1;
       record.sandboxes = static_cast<int>(pod->sandboxes.size());
       record.containers = static_cast<int>(pod->containers.size());
-      records_.set_current_pod(std::move(*pod));
-      auto events = records_.events_for(uid, record.start);
+      // An unchanged pod keeps no current record (it is its old one): no
+      // events to compare for, only an owed re-inspection to make.
+      std::vector<PodLifecycleEvent> events;
+      if (records_.set_current_pod(std::move(*pod))) events = records_.events_for(uid, record.start);
       record.events_found = static_cast<int>(events.size());
       record.pods_changed = events.empty() ? 0 : 1;
       publish_progress(record);

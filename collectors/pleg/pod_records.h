@@ -27,7 +27,8 @@ class PodRecords {
 
   // generic.go 1.36's relistPod: one pod's current state from its own lists
   // (its sandboxes and containers filtered by its uid). Returns whether it
-  // may have changed since its old record.
+  // may have changed since its old record; only then may events_for() be
+  // asked (an unchanged pod keeps no current state, as set_current's).
   bool set_current_pod(RuntimePod pod);
 
   const RuntimePod* old_pod(const std::string& uid) const;
