@@ -27,7 +27,7 @@ SCENARIO = {
     "runtime": {"name": "containerd", "version": "2.3.0"},
     "defaults": {"latency": {"*": {"fixed": "200us", "jitter": "300us"}}},
     "phases": [
-        {"name": "healthy"},
+        {"name": "healthy", "duration": "1h"},
         {"name": "failing",
          "errors": {"ContainerStatus": [{"code": "UNKNOWN", "pods": [0, 1], "message": "no shim state"}]}},
     ],
@@ -132,3 +132,7 @@ def test_without_a_kubelet_the_newest_model_is_assumed_and_auto_stays_generic():
         assert fake.counts().get("GetContainerEvents", 0) == 0, "the 1.37 default has the gate off: no stream"
         text = agent.get("/diagnose?format=text")[1]
         assert "copying the 1.37 kubelet (assumed" in text, text
+
+
+if __name__ == "__main__":
+    harness.main(globals())
