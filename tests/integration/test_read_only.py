@@ -21,9 +21,10 @@ EVERYTHING_SUPPORTED = {
 
 
 def run_and_check(scenario):
-    # auto: evented wherever the runtime serves GetContainerEvents, so every
-    # call the agent can make is exercised (the default follows the kubelet: off).
-    with FakeCri(scenario) as fake, Agent(fake.endpoint, ["--relist-period", "200ms", "--evented-pleg", "auto"]) as agent:
+    # true: the stream wherever the runtime serves GetContainerEvents (a
+    # hint for pod relists, as the assumed 1.37 kubelet's), so every call the
+    # agent can make is exercised (the default follows the kubelet: off).
+    with FakeCri(scenario) as fake, Agent(fake.endpoint, ["--relist-period", "200ms", "--evented-pleg", "true"]) as agent:
         # Evented mode relists rarely and inspects nothing per event (as the
         # kubelet), so wait for churn to be observed rather than for relists.
         died = lambda: agent.metrics().get("pleg_events_total", 0, event_type="ContainerDied")  # noqa: E731
