@@ -159,12 +159,14 @@ prometheus::Histogram& PlegMetrics::pod_relist_duration() {
   if (auto* h = pod_relist_duration_.load(std::memory_order_acquire)) return *h;
   std::lock_guard<std::mutex> lock(mu_);
   if (auto* h = pod_relist_duration_.load(std::memory_order_relaxed)) return *h;
-  // The relist's buckets: a per-pod relist that hangs blocks the global
-  // one, so the top buckets (past the 3 min threshold) matter as much here.
+  // A pod relist is two filtered lists: lean keeps a few buckets (fast,
+  // slow, past the hang threshold, past the 3 min one: a hung pod relist
+  // holds the global relist back); full has the relist's.
+  static const prometheus::Histogram::BucketBoundaries kLeanPodRelistBuckets = {0.1, 1, 10, 180};
   auto* h = &histogram(registry_, "pleg_pod_relist_duration_seconds",
                        "Duration in seconds of on-demand relists of a single pod (the kubelet's, 1.36+), "
                        "made on the relist's worker and lock.",
-                       detail_ == MetricDetail::kFull ? kRelistBuckets : kLeanRelistBuckets);
+                       detail_ == MetricDetail::kFull ? kRelistBuckets : kLeanPodRelistBuckets);
   pod_relist_duration_.store(h, std::memory_order_release);
   return *h;
 }
