@@ -66,7 +66,11 @@ void fill_beside(const Snapshot& s, Report& report) {
   const KubeletView& v = k.view;
   if (v.version) report.kubelet.version = v.version->git_version;
   report.kubelet.version_overridden = v.version_overridden;
-  if (v.version || v.evented_pleg_gate) report.kubelet.model = pleg_model_name(v.model.kind);
+  // Always said, read or assumed: the agent copies some kubelet's PLEG.
+  report.kubelet.model = pleg_model_name(v.model.kind);
+  report.kubelet.model_release =
+      std::to_string(v.model.behaviour.major) + "." + std::to_string(v.model.behaviour.minor);
+  report.kubelet.model_source = model_source_name(v.model.source);
   if (k.reachable) {
     report.kubelet.last_seen_age_seconds = v.last_seen_age_seconds;
     report.kubelet.relist_p99_seconds = v.relist_p99_seconds;

@@ -321,6 +321,11 @@ struct Report {
     std::string tls_mode;
     std::optional<std::string> version;
     std::string model;  // pleg_model_name() of the model the agent follows
+    // The kubelet release whose PLEG the agent copies ("1.37"), and whether
+    // that release was read from the kubelet, given by --kubelet-version, or
+    // assumed (the newest released kubelet, when neither is known).
+    std::string model_release;
+    std::string model_source;
     bool version_overridden = false;  // --kubelet-version in force
     std::optional<double> last_seen_age_seconds, relist_p99_seconds, relists_per_minute;
     std::optional<double> seconds_since_relist_advanced;

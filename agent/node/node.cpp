@@ -63,7 +63,8 @@ Node::Node(NodeOptions options, const Clock& clock)
       evented_(client_, clock, cache_, pleg_, metrics_, *registry_,
                EventedPlegOptions{5, options_.pleg.evented == EventedMode::Auto,
                                   RelistTiming{options_.pleg.relist_period, options_.pleg.relist_threshold},
-                                  &pleg_.directory()}),
+                                  &pleg_.directory(), newest_kubelet_model().evented_hint,
+                                  [this](const std::string& uid) { pleg_.request_relist(uid); }}),
       runtime_info_(client_, options_.runtime.endpoint),
       pressure_(options_.host.proc_path),
       host_(host_options(options_, runtime_info_), clock,
@@ -79,9 +80,14 @@ Node::Node(NodeOptions options, const Clock& clock)
           [this] { return watched_family(runtime_info_, options_.runtime.endpoint) == RuntimeFamily::kCrio; }),
       sources_{&runtime_info_, &pressure_, &journal_, &kubelet_,
                &runtime_metrics_, &host_, &runtime_status_, &crio_pages_} {
+  // The model before the kubelet is read: --kubelet-version's release, else
+  // the newest released kubelet's. Each scrape then brings the kubelet's own.
+  const KubeletPlegModel initial = kubelet_.evidence().view.model;
+  pleg_.set_model(initial.behaviour);
+  evented_.set_hint(initial.behaviour.evented_hint);
   if (kubelet_.scraping())
     kubelet_.on_view([this](const KubeletView& view) {
-      if (options_.pleg.evented == EventedMode::Auto) follow_kubelet_model(view);
+      follow_kubelet_model(view);
       if (options_.runtime.list_streaming == ListStreaming::kFollowKubelet) follow_kubelet_list_streaming(view);
     });
 }
@@ -97,16 +103,22 @@ void Node::follow_kubelet_list_streaming(const KubeletView& view) {
   client_.set_list_streaming(streams);
 }
 
-// The kubelet before 1.37 with the EventedPLEG gate relists every 300 s
-// against 10 min and takes its events from the runtime's stream: the agent
-// does the same. From 1.37 the events are only a hint and the generic
-// relist keeps 1 s / 3 min, as it does without the gate: the agent stays
-// generic.
+// The PLEG copies the kubelet's release: how it inspects pods, its
+// on-demand pod relists, and what evented PLEG is (a hint from 1.37).
+// With --evented-pleg auto the stream also follows the kubelet's gate:
+// before 1.37 the gate relists every 300 s against 10 min and takes the
+// events from the runtime's stream, and the agent does the same; from 1.37
+// the stream only asks for pod relists and the generic relist keeps 1 s /
+// 3 min. Without the gate, no stream.
 void Node::follow_kubelet_model(const KubeletView& view) {
-  if (view.model.kind != PlegModelKind::evented_legacy || stopping_) return;
+  if (stopping_) return;
+  pleg_.set_model(view.model.behaviour);
+  evented_.set_hint(view.model.behaviour.evented_hint);
+  if (options_.pleg.evented != EventedMode::Auto || view.model.kind == PlegModelKind::generic) return;
   if (evented_started_.exchange(true)) return;
-  spdlog::info("the kubelet runs the EventedPLEG gate ({}): following it with evented PLEG",
-               view.version ? view.version->git_version : "version unknown");
+  spdlog::info("the kubelet runs the EventedPLEG gate ({}): following it with evented PLEG{}",
+               view.version ? view.version->git_version : "version unknown",
+               view.model.behaviour.evented_hint ? " as a hint" : "");
   evented_.start();
 }
 
@@ -120,8 +132,11 @@ void Node::start(SourceLanes lanes) {
   });
   pleg_.start();
   // Auto beside a readable kubelet waits for its model (follow_kubelet_model).
-  const bool follow_kubelet = options_.pleg.evented == EventedMode::Auto && kubelet_.scraping();
-  if (options_.pleg.evented != EventedMode::Off && !follow_kubelet) {
+  // Without one, auto copies the model the agent assumes (--kubelet-version's
+  // release, else the newest released kubelet's) with the gate at its
+  // default, off on every release: no stream, the generic relist every
+  // second, never the 300 s one where the kubelet relists every second.
+  if (options_.pleg.evented == EventedMode::On) {
     evented_started_ = true;
     evented_.start();
   }
@@ -150,7 +165,7 @@ std::vector<std::pair<std::string, size_t>> Node::structure_sizes() const { retu
 
 HealthStatus Node::health() const {
   HealthStatus generic = pleg_.healthy();
-  if (!generic.healthy || !evented_.active()) return generic;
+  if (!generic.healthy || !evented_.drives_pleg()) return generic;
   return evented_.healthy();
 }
 
@@ -178,7 +193,7 @@ Snapshot Node::snapshot() const {
     s.in_progress->start = reading.place(s.in_progress->monotonic_start);
     s.relist_in_progress_since = s.in_progress->start;
   }
-  s.evented_mode = evented_.active();
+  s.evented_mode = evented_.drives_pleg();
   s.evented_fallback_reason = evented_.fallback_reason();
   s.endpoint = options_.runtime.endpoint;
   switch (runtime_socket_state(options_.runtime.endpoint)) {

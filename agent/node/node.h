@@ -69,7 +69,7 @@ class Node {
   // pods all day they follow what the runtime lists, not what came and went.
   std::vector<std::pair<std::string, size_t>> structure_sizes() const;
   // The kubelet's verdict: the generic relist's health, and the evented
-  // PLEG's while it is active.
+  // PLEG's while it drives the PLEG (before 1.37; a hint has no check).
   HealthStatus health() const;
   // Relists completed (failed ones included) since construction.
   uint64_t relist_count() const { return relist_count_; }
@@ -120,7 +120,7 @@ class Node {
   const std::vector<Source*> sources_;
 
   // --evented-pleg auto beside a readable kubelet: evented only once the
-  // kubelet shows the EventedPLEG gate before 1.37.
+  // kubelet shows the EventedPLEG gate (a hint from 1.37).
   std::atomic<bool> evented_started_{false};
   std::atomic<uint64_t> relist_count_{0};
   std::atomic<bool> stopping_{false};

@@ -150,6 +150,16 @@ namespace {
 
 std::string maybe_duration(const std::optional<double>& v) { return v ? text::elapsed(*v) : "n/a"; }
 
+// Which kubelet's PLEG the agent copies, and whether it read or assumed it.
+std::string model_words(const Report::Kubelet& k) {
+  std::string out = (k.model.empty() ? "unknown" : k.model);
+  if (k.model_release.empty()) return out;
+  out += ", copying the " + k.model_release + " kubelet";
+  if (k.model_source == "read") return out + " (its version, read)";
+  if (k.model_source == "flag") return out + " (--kubelet-version)";
+  return out + " (assumed: no kubelet version read, so the newest released kubelet's)";
+}
+
 }  // namespace
 
 void beside_text(const Report& r, std::ostream& out) {
@@ -157,10 +167,10 @@ void beside_text(const Report& r, std::ostream& out) {
   out << "Kubelet beside the agent: ";
   if (!k.reachable) {
     out << (k.endpoint.empty() ? "" : k.endpoint + " ") << "not read: " << k.error.value_or("") << "\n";
+    out << "  PLEG model " << model_words(k) << "\n";
   } else {
     out << k.endpoint << " (" << tls_mode_words(k.tls_mode) << ")\n";
-    out << "  version " << k.version.value_or("unknown") << ", PLEG model "
-        << (k.model.empty() ? "unknown" : k.model) << "\n";
+    out << "  version " << k.version.value_or("unknown") << ", PLEG model " << model_words(k) << "\n";
     out << "  relist p99: agent " << text::elapsed(r.relist.duration_p99_seconds) << ", kubelet "
         << maybe_duration(k.relist_p99_seconds) << "; last seen: agent "
         << maybe_duration(r.relist.seconds_since_last_seen) << " ago, kubelet "
@@ -235,11 +245,11 @@ std::string beside_html(const Report& r) {
   h << "<div class=\"two\"><div><h2>Kubelet beside the agent</h2><section id=\"kubelet\">";
   if (!k.reachable) {
     h << "<p class=\"over\">" << html_escape((k.endpoint.empty() ? "" : k.endpoint + ": ") + k.error.value_or(""))
-      << "</p>";
+      << "</p><p>PLEG model " << html_escape(model_words(k)) << "</p>";
   } else {
     h << "<p><code>" << html_escape(k.endpoint) << "</code> · " << html_escape(tls_mode_words(k.tls_mode))
       << "<br>version " << html_escape(k.version.value_or("unknown")) << " · PLEG model "
-      << html_escape(k.model.empty() ? "unknown" : k.model) << " · kubelet relists per minute "
+      << html_escape(model_words(k)) << " · kubelet relists per minute "
       << (k.relists_per_minute ? text::number(*k.relists_per_minute) : "n/a") << "</p>";
     h << "<div class=\"chart\">" << kubelet_beside_chart(r)
       << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>agent<i "

@@ -250,6 +250,8 @@ static void to_json(json& j, const Report::Kubelet& k) {
        {"error", k.error},
        {"version", k.version},
        {"model", k.model},
+       {"model_release", k.model_release},
+       {"model_source", k.model_source},
        {"tls_mode", k.tls_mode},
        {"last_seen_age_seconds", k.last_seen_age_seconds},
        {"relist_p99_seconds", k.relist_p99_seconds},
@@ -263,6 +265,8 @@ static void from_json(const json& j, Report::Kubelet& k) {
   k.error = j.value("error", k.error);
   k.version = j.value("version", k.version);
   k.model = j.value("model", k.model);
+  k.model_release = j.value("model_release", k.model_release);
+  k.model_source = j.value("model_source", k.model_source);
   k.tls_mode = j.value("tls_mode", k.tls_mode);
   k.last_seen_age_seconds = j.value("last_seen_age_seconds", k.last_seen_age_seconds);
   k.relist_p99_seconds = j.value("relist_p99_seconds", k.relist_p99_seconds);

@@ -115,20 +115,35 @@ const char* pleg_model_name(PlegModelKind kind) {
   return "unknown";
 }
 
+const char* model_source_name(ModelSource source) {
+  switch (source) {
+    case ModelSource::read: return "read";
+    case ModelSource::flag: return "flag";
+    case ModelSource::assumed: return "assumed";
+  }
+  return "assumed";
+}
+
 KubeletPlegModel pleg_model_for(const KubeletVersion& version, bool evented_pleg_gate) {
-  auto at_least = [&version](int minor) {
-    return version.major > 1 || (version.major == 1 && version.minor >= minor);
-  };
   KubeletPlegModel model;
-  if (evented_pleg_gate && !at_least(37)) {
+  model.behaviour = kubelet_model_of(version.major, version.minor);
+  model.source = ModelSource::read;
+  // kubelet.go before 1.37: the gate builds the generic PLEG with
+  // eventedPlegRelistPeriod (300 s) and eventedPlegRelistThreshold (10 min);
+  // 1.37 builds it with the generic 1 s / 3 min whatever the gate.
+  if (evented_pleg_gate && !model.behaviour.evented_hint) {
     model.kind = PlegModelKind::evented_legacy;
     model.relist_period_seconds = 300;
     model.relist_threshold_seconds = 600;
   } else if (evented_pleg_gate) {
     model.kind = PlegModelKind::evented_hint;
   }
-  model.reinspection_pass = !at_least(36);
-  model.pod_relist_on_demand = at_least(36);
+  return model;
+}
+
+KubeletPlegModel assumed_pleg_model(bool evented_pleg_gate) {
+  KubeletPlegModel model = pleg_model_for(KubeletVersion{1, kNewestKubeletMinor, ""}, evented_pleg_gate);
+  model.source = ModelSource::assumed;
   return model;
 }
 

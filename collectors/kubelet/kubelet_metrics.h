@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "pleg/pleg_options.h"
 #include "prom_text/histogram.h"
 
 namespace plegscope {
@@ -51,14 +52,27 @@ enum class PlegModelKind {
 };
 const char* pleg_model_name(PlegModelKind kind);
 
+// Where the model's release came from: the kubelet's own build info, the
+// --kubelet-version flag, or nothing (the newest released kubelet assumed).
+enum class ModelSource { read, flag, assumed };
+const char* model_source_name(ModelSource source);
+
 struct KubeletPlegModel {
   PlegModelKind kind = PlegModelKind::generic;
   double relist_period_seconds = 1;
   double relist_threshold_seconds = 180;
-  bool reinspection_pass = true;      // before 1.36: failed pods re-inspected each relist
-  bool pod_relist_on_demand = false;  // 1.36+: single pods relisted on demand
+  // Per release: how pods are inspected, on-demand pod relists, what a
+  // re-inspection sends, evented as a hint (pleg_options.h). Every release
+  // re-inspects a pod whose inspection failed at every relist until one
+  // succeeds (generic.go: needsReinspection up to 1.35, podsToReinspect
+  // from 1.36), so that is no field.
+  KubeletModel behaviour = newest_kubelet_model();
+  ModelSource source = ModelSource::assumed;
 };
 
 KubeletPlegModel pleg_model_for(const KubeletVersion& version, bool evented_pleg_gate);
+// Without a version to read: the newest released kubelet's, with the gate
+// as read (off, its default, when unknown).
+KubeletPlegModel assumed_pleg_model(bool evented_pleg_gate);
 
 }  // namespace plegscope

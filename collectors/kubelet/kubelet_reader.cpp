@@ -13,6 +13,10 @@ KubeletReader::KubeletReader(const KubeletReaderOptions& options, std::optional<
       node_name_(std::move(node_name)),
       interval_(options.scrape_interval),
       ready_interval_(options.node_ready_interval) {
+  // The flag names the kubelet's release where it cannot be read: also
+  // when the scrape is off.
+  if (!options.version.empty())
+    if (auto version = parse_kubelet_version(options.version)) state_.set_version_override(*version);
   if (options.endpoint.empty()) return;
   KubeletScrapeConfig config;
   config.url = options.endpoint;
@@ -23,8 +27,6 @@ KubeletReader::KubeletReader(const KubeletReaderOptions& options, std::optional<
   evidence_.endpoint = options.endpoint;
   evidence_.tls_mode = kubelet_tls_mode(config);
   evidence_.outcome.error = ScrapeError::none;
-  if (!options.version.empty())
-    if (auto version = parse_kubelet_version(options.version)) state_.set_version_override(*version);
 }
 
 void KubeletReader::start(SourceLanes lanes) {

@@ -49,7 +49,14 @@ KubeletView KubeletState::view(MonotonicTime mono_now) const {
   v.version_overridden = override_.has_value();
   v.evented_pleg_gate = evented_gate_;
   v.cri_list_streaming_gate = list_streaming_gate_;
-  if (v.version) v.model = pleg_model_for(*v.version, evented_gate_.value_or(false));
+  // Always a model: the kubelet's own release, the flag's, or the newest
+  // released kubelet's when neither is known.
+  if (v.version) {
+    v.model = pleg_model_for(*v.version, evented_gate_.value_or(false));
+    if (override_) v.model.source = ModelSource::flag;
+  } else {
+    v.model = assumed_pleg_model(evented_gate_.value_or(false));
+  }
   if (points_.empty()) return v;
 
   const Point& last = points_.back();

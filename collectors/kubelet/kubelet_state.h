@@ -31,7 +31,9 @@ struct KubeletView {
   bool version_overridden = false;  // set_version_override() is in force
   std::optional<bool> evented_pleg_gate;
   std::optional<bool> cri_list_streaming_gate;  // whether the kubelet streams its CRI lists
-  KubeletPlegModel model;  // generic when neither version nor gate is known
+  // The kubelet's PLEG as the agent copies it; the newest released
+  // kubelet's (model.source assumed) when no version is known.
+  KubeletPlegModel model;
 };
 
 // Not thread-safe: one scrape loop calls observe(); others read a copied view.

@@ -19,6 +19,7 @@ EventedPleg::EventedPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCa
       metrics_(metrics),
       options_(options),
       registry_(registry),
+      hint_(options.hint),
       mode_(prometheus::BuildGauge()
                 .Name("pleg_evented_mode")
                 .Help("1 while the evented PLEG (GetContainerEvents) is active, else 0.")
@@ -45,11 +46,26 @@ EventedPleg::~EventedPleg() { stop(); }
 void EventedPleg::start() {
   if (active_.exchange(true)) return;
   stopping_ = false;
-  mode_.Set(1);
-  generic_.update(kEventedRelistTiming);
-  spdlog::info("Evented PLEG: subscribing to GetContainerEvents; generic relist every {}s",
-               to_seconds(kEventedRelistTiming.period));
+  if (hint_) {
+    spdlog::info("Evented PLEG: subscribing to GetContainerEvents as a hint (a stopped container "
+                 "relists its pod); generic relist every {}s",
+                 to_seconds(options_.generic_timing.period));
+  } else {
+    mode_.Set(1);
+    generic_.update(kEventedRelistTiming);
+    spdlog::info("Evented PLEG: subscribing to GetContainerEvents; generic relist every {}s",
+                 to_seconds(kEventedRelistTiming.period));
+  }
   watcher_ = std::thread([this] { watch_events(); });
+}
+
+void EventedPleg::set_hint(bool hint) {
+  if (hint_.exchange(hint) == hint || !active_) return;
+  mode_.Set(hint ? 0 : 1);
+  generic_.update(hint ? options_.generic_timing : kEventedRelistTiming);
+  spdlog::info("Evented PLEG: events are now {}; generic relist every {}s",
+               hint ? "a hint for pod relists" : "the PLEG's source",
+               to_seconds(hint ? options_.generic_timing.period : kEventedRelistTiming.period));
 }
 
 void EventedPleg::stop() {
@@ -59,6 +75,7 @@ void EventedPleg::stop() {
 }
 
 HealthStatus EventedPleg::healthy() const {
+  if (hint_) return {true, ""};
   const EventChannel& channel = generic_.watch();
   if (channel.size() >= channel.capacity())
     return {false, "EventedPLEG: pleg event channel capacity is full with " +
@@ -101,8 +118,9 @@ void EventedPleg::watch_events() {
       fall_back("the runtime does not implement GetContainerEvents (UNIMPLEMENTED)");
       return;
     }
-    // Catch up on what the broken stream may have missed.
-    generic_.relist();
+    // Catch up on what the broken stream may have missed; as a hint the
+    // generic relist never stopped, and 1.37 only retries.
+    if (!hint_) generic_.relist();
   }
 }
 
@@ -113,7 +131,7 @@ void EventedPleg::fall_back(const std::string& reason) {
   }
   active_ = false;
   mode_.Set(0);
-  generic_.update(options_.generic_timing);
+  if (!hint_) generic_.update(options_.generic_timing);
   spdlog::warn("Evented PLEG: falling back to generic relisting every {}s: {}",
                to_seconds(options_.generic_timing.period), reason);
 }
@@ -207,6 +225,13 @@ void EventedPleg::process(const cri::ContainerEventResponse& event) {
   if (!event.has_pod_sandbox_status() || !event.pod_sandbox_status().has_metadata()) {
     spdlog::error("Evented PLEG: event for container {} has no pod sandbox status; ignored",
                   event.container_id());
+    return;
+  }
+  if (hint_) {
+    // evented.go 1.37 processCRIEvents: only a stopped container asks for a
+    // relist of its pod; the cache and the events stay the generic PLEG's.
+    if (event.container_event_type() == cri::CONTAINER_STOPPED_EVENT && options_.request_relist)
+      options_.request_relist(event.pod_sandbox_status().metadata().uid());
     return;
   }
   const TimePoint delivered = clock_.now();

@@ -1,14 +1,18 @@
 #pragma once
-// The kubelet's EventedPLEG: lifecycle events straight from the runtime's
-// GetContainerEvents stream, with the generic relist slowed to 300 s / 10 min
-// as a safety net, and a fall-back to the generic PLEG at its normal pace
-// when the stream keeps failing.
+// The kubelet's EventedPLEG, in either of its two shapes. Before 1.37:
+// lifecycle events straight from the runtime's GetContainerEvents stream,
+// with the generic relist slowed to 300 s / 10 min as a safety net, and a
+// fall-back to the generic PLEG at its normal pace when the stream keeps
+// failing. From 1.37 (a hint): the stream only asks for an on-demand relist
+// of the pod whose container stopped; the generic relist keeps its pace and
+// makes every event, and there is no evented health check.
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -36,6 +40,10 @@ struct EventedPlegOptions {
   // The generic PLEG's pod directory, told of the pods the events name, so a
   // pod created between two (300 s apart) relists is known too. May be null.
   PodDirectory* directory = nullptr;
+  // 1.37+: the events are a hint (see above); set_hint() changes it.
+  bool hint = false;
+  // Where a hint goes: the generic PLEG's on-demand pod relist.
+  std::function<void(const std::string& uid)> request_relist;
 };
 
 // Thread-safe.
@@ -47,12 +55,14 @@ class EventedPleg final : public PodLifecycleEventGenerator {
               prometheus::Registry& registry, EventedPlegOptions options);
   ~EventedPleg() override;
 
-  // Slows the generic relist to the evented timing and starts the stream.
+  // Starts the stream; before 1.37 (not a hint) slows the generic relist to
+  // the evented timing first.
   void start() override;
   void stop() override;
   void update(RelistTiming timing) override { generic_.update(timing); }
   EventChannel& watch() override { return generic_.watch(); }
-  // Unhealthy only while the shared event channel is full.
+  // Unhealthy only while the shared event channel is full; always healthy
+  // as a hint (1.37 has no evented health check).
   HealthStatus healthy() const override;
   void relist() override { generic_.relist(); }
 
@@ -64,6 +74,12 @@ class EventedPleg final : public PodLifecycleEventGenerator {
   void watch_events();
 
   bool active() const { return active_; }
+  // Whether the events are only a hint (1.37+). Switching while active
+  // restores or slows the generic relist's timing to match.
+  void set_hint(bool hint);
+  bool hint() const { return hint_; }
+  // Active and driving the PLEG (before 1.37): the generic relist is slowed.
+  bool drives_pleg() const { return active_ && !hint_; }
   // Why evented mode ended, empty while active or never started.
   std::string fallback_reason() const;
   // The lag of the events delivered over the last `window` (at most
@@ -95,6 +111,7 @@ class EventedPleg final : public PodLifecycleEventGenerator {
   prometheus::Counter* connection_success_ = nullptr;
 
   std::atomic<bool> active_{false};
+  std::atomic<bool> hint_{false};
   std::atomic<bool> stopping_{false};
   mutable std::mutex mu_;
   std::string fallback_reason_;

@@ -17,6 +17,7 @@ GenericPleg::GenericPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCa
       observer_(std::move(observer)),
       events_(options.event_channel_capacity),
       timing_(options.timing),
+      model_(options.model),
       backoff_(options.timing.period, options.backoff_max) {
   metrics_.relist_period.Set(to_seconds(options.timing.period));
   metrics_.relist_threshold.Set(to_seconds(options.timing.threshold));
@@ -55,6 +56,20 @@ void GenericPleg::update(RelistTiming timing) {
   run_cv_.notify_all();
 }
 
+void GenericPleg::set_model(const KubeletModel& model) {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (model_ == model) return;
+  spdlog::info("GenericPLEG: copying the {}.{} kubelet's PLEG (pod status {}, on-demand pod relists {})",
+               model.major, model.minor, model.status_lists ? "with its lists" : "from the relist's ids",
+               model.pod_relists ? "on" : "off");
+  model_ = model;
+}
+
+KubeletModel GenericPleg::model() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return model_;
+}
+
 RelistTiming GenericPleg::timing() const {
   std::lock_guard<std::mutex> lock(state_mu_);
   return timing_;
@@ -73,20 +88,37 @@ std::optional<RelistStretch> GenericPleg::stretch() const {
 void GenericPleg::run() {
   name_this_thread("relist");
   std::unique_lock<std::mutex> lock(run_mu_);
+  bool due = true;  // the kubelet's timer starts at 0: the first relist at once
   while (!stopping_) {
-    lock.unlock();
-    relist();
-    lock.lock();
+    if (due) {
+      lock.unlock();
+      relist();
+      lock.lock();
+      due = false;
+      continue;
+    }
     // Sliding: the wait starts when the last relist ended (set before its
     // observer ran, so a test that steps the clock from the observer is not
     // lost). The deadline is recomputed on every wake-up: update() may have
     // shortened the period (evented fall-back) while we wait.
-    const MonoTime ended = last_relist_end_or_now();
-    while (!stopping_) {
-      const MonoTime next = ended + current_period();
-      if (clock_.monotonic() >= next) break;
-      clock_.wait_until(lock, run_cv_, next);
+    const MonoTime next = last_relist_end_or_now() + current_period();
+    if (clock_.monotonic() >= next) {
+      due = true;  // the global relist goes before any queued pod
+      continue;
     }
+    if (!pod_relists_.empty()) {
+      PodRelistRequest request = std::move(pod_relists_.front());
+      pod_relists_.pop_front();
+      lock.unlock();
+      // generic.go: served only if no relist has started since the request
+      // (that one listed the pod already). The kubelet's clock always moves
+      // between the two; on an injected one they may be equal: served.
+      const auto since = last_relist_monotonic();
+      if (!since || request.at >= *since) relist_pod(request.uid);
+      lock.lock();
+      continue;
+    }
+    clock_.wait_until(lock, run_cv_, next);
   }
 }
 
@@ -248,7 +280,7 @@ void GenericPleg::record_states(const SandboxList& sandboxes, const ContainerLis
   metrics_.running_pods.Set(count_running_pods(grouping_));
 }
 
-bool GenericPleg::inspect(const std::string& uid, const RuntimePod* pod, RelistRecord& record,
+bool GenericPleg::inspect(const std::string& uid, const RuntimePod* pod, bool lists, RelistRecord& record,
                           const std::vector<PodLifecycleEvent>* events) {
   // The initial relist finds containers that changed before the agent
   // watched: their age is not a lag.
@@ -257,49 +289,82 @@ bool GenericPleg::inspect(const std::string& uid, const RuntimePod* pod, RelistR
     directory_.remember(*pod);  // before the calls: a hung one is named too
   else
     directory_.unlist(uid);  // gone from the lists: a helper still serving it is a leak
-  bool ok = update_cache(runtime_, clock_, cache_, uid, pod, record, [&](const PodStatus& status) {
+  bool ok = update_cache(runtime_, clock_, cache_, uid, pod, lists, record, [&](const PodStatus& status) {
     if (measure) record_lag(*events, status, clock_.now(), metrics_, record.lag);
   });
   if (pod != nullptr) publish_progress(record);
   return ok;
 }
 
-void GenericPleg::deliver(EventsByPod& events_by_pod, RelistRecord& record,
-                          std::map<std::string, RuntimePod>& needs_reinspection) {
-  for (auto& [uid, events] : events_by_pod) {
-    const RuntimePod* pod = records_.current_pod(uid);
-    // A failed inspection leaves the pod's record as it was, so the same
-    // events are found again next relist; nothing is lost.
-    if (!inspect(uid, pod, record, &events)) {
-      needs_reinspection[uid] = *pod;
-      continue;
+void GenericPleg::reconcile(const std::string& uid, std::vector<PodLifecycleEvent>& events, RelistRecord& record,
+                            const KubeletModel& model) {
+  const bool reinspect = pods_to_reinspect_.erase(uid) > 0;
+  if (events.empty() && !reinspect) return;
+  // The pod as listed now (the kubelet's podRecords current): a pod owed an
+  // inspection that is gone from the runtime only leaves the cache.
+  const RuntimePod* pod = records_.listed_pod(uid);
+  // A failed inspection leaves the pod's record as it was, so the same
+  // events are found again next relist; nothing is lost.
+  if (!inspect(uid, pod, model.status_lists, record, events.empty() ? nullptr : &events)) {
+    pods_to_reinspect_.insert(uid);
+    return;
+  }
+  // records_.update() moves the listed pod: what is needed of it, first.
+  const bool listed = pod != nullptr;
+  if (events.empty()) {
+    PodLifecycleEvent sync;
+    sync.pod_uid = uid;
+    sync.type = PodLifecycleEventType::PodSync;
+    sync.time = record.start;
+    if (pod) {
+      sync.pod_name = pod->name;
+      sync.pod_namespace = pod->namespace_;
     }
-    pods_to_reinspect_.erase(uid);
+    records_.update(uid);
+    if (!model.pod_sync_after_reinspection) return;
+    events.push_back(std::move(sync));
+  } else {
     record.pods_with_events++;
     records_.update(uid);
-    for (auto& e : events) {
-      record.events_by_type[event_type_index(e.type)]++;
-      metrics_.events(e.type).Increment();
-      // ContainerChanged is counted but, as in the kubelet, never sent.
-      if (e.type == PodLifecycleEventType::ContainerChanged) continue;
-      if (!events_.try_send(e)) {
-        metrics_.discard_events.Increment();
-        record.events_discarded++;
-      }
+  }
+  bool died = false;
+  for (auto& e : events) {
+    record.events_by_type[event_type_index(e.type)]++;
+    metrics_.events(e.type).Increment();
+    died = died || e.type == PodLifecycleEventType::ContainerDied;
+    // ContainerChanged is counted but, as in the kubelet, never sent.
+    if (e.type == PodLifecycleEventType::ContainerChanged) continue;
+    if (!events_.try_send(e)) {
+      metrics_.discard_events.Increment();
+      record.events_discarded++;
     }
+  }
+  // The kubelet relists a pod on demand after a pod sync that acted on it
+  // (kubelet.go SyncPod's postSync, run by the pod worker). The agent makes
+  // no syncs: the event that makes the kubelet act is a container that
+  // died (it restarts it or tears the pod down), so a ContainerDied
+  // delivered here requests the same relist of that pod. A pod that only
+  // started containers or was removed gives the kubelet nothing to do.
+  if (died && listed) request_relist(uid);
+}
+
+void GenericPleg::deliver(EventsByPod& events_by_pod, RelistRecord& record, const KubeletModel& model) {
+  for (auto& [uid, events] : events_by_pod) reconcile(uid, events, record, model);
+  // Pods owed an inspection whose comparison found nothing: the kubelet
+  // walks every pod record and retries these in the same pass.
+  std::vector<std::string> owed;
+  for (const auto& uid : pods_to_reinspect_)
+    if (!events_by_pod.count(uid)) owed.push_back(uid);
+  for (const auto& uid : owed) {
+    std::vector<PodLifecycleEvent> none;
+    reconcile(uid, none, record, model);
   }
   if (record.events_discarded > 0)
     spdlog::error("Event channel is full, discarded {} events of this relist() cycle",
                   record.events_discarded);
 }
 
-void GenericPleg::reinspect(RelistRecord& record,
-                            std::map<std::string, RuntimePod>& needs_reinspection) {
-  // Retry the pods whose inspection failed last time.
-  for (auto& [uid, pod] : pods_to_reinspect_)
-    if (!inspect(uid, &pod, record, nullptr)) needs_reinspection[uid] = pod;
-  cache_.update_time(record.start);
-  pods_to_reinspect_ = std::move(needs_reinspection);
+void GenericPleg::publish_reinspect_count() {
   metrics_.pods_to_reinspect.Set(static_cast<double>(pods_to_reinspect_.size()));
   std::lock_guard<std::mutex> lock(state_mu_);
   reinspect_count_ = pods_to_reinspect_.size();
@@ -324,6 +389,7 @@ void GenericPleg::finish_relist(RelistRecord& record, GrpcCode strain) {
 
 void GenericPleg::relist() {
   std::lock_guard<std::mutex> relist_lock(relist_mu_);
+  const KubeletModel model = this->model();
   RelistRecord record = begin_relist();
   CallResult<SandboxList> sandboxes;
   CallResult<ContainerList> containers;
@@ -344,9 +410,9 @@ void GenericPleg::relist() {
   record.top_pods = top_pods(events_by_pod, RelistRecord::kTopPods, named_pods_);
   publish_progress(record);
 
-  std::map<std::string, RuntimePod> needs_reinspection;
-  deliver(events_by_pod, record, needs_reinspection);
-  reinspect(record, needs_reinspection);
+  deliver(events_by_pod, record, model);
+  cache_.update_time(record.start);
+  publish_reinspect_count();
   finish_relist(record, GrpcCode::kOk);
 }
 

@@ -4,10 +4,12 @@
 #include <prometheus/collectable.h>
 
 #include <condition_variable>
+#include <deque>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "pleg/pleg_metrics.h"
 #include "pleg/pod_directory.h"
 #include "pleg/pod_records.h"
+#include "pleg/pleg_options.h"
 #include "pleg/pod_status_cache.h"
 #include "pleg/relist_backoff.h"
 #include "pleg/relist_record.h"
@@ -32,7 +35,14 @@ struct GenericPlegOptions {
   // Do no harm: the longest the period stretches while the runtime struggles;
   // zero turns stretching off (relist_backoff.h has the rule).
   Duration backoff_max = std::chrono::seconds(10);
+  // Which kubelet release's PLEG to copy (pleg_options.h); set_model()
+  // changes it once the kubelet's version is read.
+  KubeletModel model = newest_kubelet_model();
 };
+
+// The kubelet's queue of on-demand pod relists holds 200 requests; more are
+// dropped (and logged), as its RequestRelist does.
+inline constexpr size_t kPodRelistQueue = 200;
 
 // Thread-safe. relist() is serialised: at most one is in flight, whoever calls it.
 // Time: every period, threshold, interval and age is on the clock's monotonic
@@ -46,15 +56,35 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   ~GenericPleg() override;
 
   // Runs relist() on a thread, the next one starting one period after the
-  // previous one ended (wait.Until with sliding = true), waiting on the
-  // clock. The period is current_period(): the timing's, stretched while the
-  // runtime struggles.
+  // previous one ended (the kubelet's timer, reset after each relist),
+  // waiting on the clock. The period is current_period(): the timing's,
+  // stretched while the runtime struggles. Between relists the same thread
+  // serves the on-demand pod relists (1.36+ models), as the kubelet's
+  // workerLoopIteration does: the global relist first whenever it is due,
+  // else one queued pod; a request older than the start of the last
+  // successful relist is already served and skipped.
   void start() override;
   void stop() override;
   void update(RelistTiming timing) override;
   EventChannel& watch() override { return events_; }
   HealthStatus healthy() const override;
   void relist() override;
+
+  // The kubelet release copied. Thread-safe; takes effect at the next relist.
+  void set_model(const KubeletModel& model);
+  KubeletModel model() const;
+
+  // The kubelet's RequestRelist: queue an on-demand relist of one pod for
+  // the runner (a no-op for models before 1.36). Never blocks; a full
+  // queue drops the request.
+  void request_relist(const std::string& uid);
+  // The kubelet's relistPod, on the calling thread under the relist lock:
+  // ListPodSandbox and ListContainers filtered by the pod's uid label, then
+  // the pod's events, inspection and re-inspection as in a relist. While it
+  // runs it is the relist in progress (progress() names the pod). Tests
+  // call it directly; the runner calls it for queued requests.
+  void relist_pod(const std::string& uid);
+  size_t queued_pod_relists() const;
 
   RelistTiming timing() const;
   // The period the runner waits now; longer than timing().period while stretched.
@@ -102,12 +132,18 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   void mark_seen(const RelistRecord& record);
   void record_states(const SandboxList& sandboxes, const ContainerList& containers,
                      RelistRecord& record);
-  void deliver(EventsByPod& events_by_pod, RelistRecord& record,
-               std::map<std::string, RuntimePod>& needs_reinspection);
-  void reinspect(RelistRecord& record, std::map<std::string, RuntimePod>& needs_reinspection);
+  // reconcilePodRecord for every pod with events, then for every pod whose
+  // inspection is still owed (a failed one, retried every relist).
+  void deliver(EventsByPod& events_by_pod, RelistRecord& record, const KubeletModel& model);
   void finish_relist(RelistRecord& record, GrpcCode strain);
+  // generic.go's reconcilePodRecord for one pod: inspect it when it has
+  // events or is owed an inspection, then commit its record and send its
+  // events; a failed inspection owes another.
+  void reconcile(const std::string& uid, std::vector<PodLifecycleEvent>& events, RelistRecord& record,
+                 const KubeletModel& model);
+  void publish_reinspect_count();
 
-  bool inspect(const std::string& uid, const RuntimePod* pod, RelistRecord& record,
+  bool inspect(const std::string& uid, const RuntimePod* pod, bool lists, RelistRecord& record,
                const std::vector<PodLifecycleEvent>* events);
   void publish_progress(const RelistRecord& record);
   MonoTime last_relist_end_or_now() const;
@@ -124,12 +160,15 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   mutable std::mutex relist_mu_;  // held for a whole relist; guards the records below
   PodRecords records_;
   NamedPods named_pods_;  // the relist thread's
-  std::map<std::string, RuntimePod> pods_to_reinspect_;
+  // Pods owed an inspection: their last one failed. The kubelet keeps uids
+  // only and inspects the pod as the runtime lists it now.
+  std::set<std::string> pods_to_reinspect_;
   PodGrouping grouping_;  // reused by every relist
   std::optional<GrpcCode> last_error_code_;  // of the last failed relist; none after a success
 
-  mutable std::mutex state_mu_;  // short; guards timing and times
+  mutable std::mutex state_mu_;  // short; guards timing, model and times
   RelistTiming timing_;
+  KubeletModel model_;
   RelistBackoff backoff_;
   std::optional<TimePoint> relist_time_;       // wall
   std::optional<MonoTime> relist_monotonic_;   // the same instant, monotonic
@@ -138,9 +177,15 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   size_t reinspect_count_ = 0;
   size_t records_count_ = 0;  // records_.size() at the end of the last relist
 
-  std::mutex run_mu_;
+  struct PodRelistRequest {
+    std::string uid;
+    MonoTime at;
+  };
+  mutable std::mutex run_mu_;
   std::condition_variable run_cv_;
   bool stopping_ = false;
+  std::deque<PodRelistRequest> pod_relists_;  // guarded by run_mu_
+  size_t pod_relists_dropped_ = 0;
   std::thread runner_;
 };
 

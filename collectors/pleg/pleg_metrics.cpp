@@ -155,4 +155,20 @@ prometheus::Gauge& PlegMetrics::running_containers(const std::string& state) {
   return running_containers_family_.Add({{"container_state", state}});
 }
 
+prometheus::Histogram& PlegMetrics::pod_relist_duration() {
+  if (auto* h = pod_relist_duration_.load(std::memory_order_acquire)) return *h;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto* h = pod_relist_duration_.load(std::memory_order_relaxed)) return *h;
+  // A pod relist is two filtered lists: lean keeps a few buckets (fast,
+  // slow, past the hang threshold, past the 3 min one: a hung pod relist
+  // holds the global relist back); full has the relist's.
+  static const prometheus::Histogram::BucketBoundaries kLeanPodRelistBuckets = {0.1, 1, 10, 180};
+  auto* h = &histogram(registry_, "pleg_pod_relist_duration_seconds",
+                       "Duration in seconds of on-demand relists of a single pod (the kubelet's, 1.36+), "
+                       "made on the relist's worker and lock.",
+                       detail_ == MetricDetail::kFull ? kRelistBuckets : kLeanPodRelistBuckets);
+  pod_relist_duration_.store(h, std::memory_order_release);
+  return *h;
+}
+
 }  // namespace plegscope

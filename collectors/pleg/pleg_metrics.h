@@ -48,6 +48,10 @@ class PlegMetrics {
   // (event_lag() holds created_at to the cache update).
   prometheus::Histogram& evented_delivery_lag(PodLifecycleEventType type);
   prometheus::Counter& relist_errors(const std::string& code);
+  // The kubelet's kubelet_pleg_pod_relist_duration_seconds (1.36+): one
+  // on-demand relist of a single pod. Appears with the first one, so a node
+  // copying a kubelet before 1.36 exports none.
+  prometheus::Histogram& pod_relist_duration();
   prometheus::Gauge& running_containers(const std::string& state);
 
  private:
@@ -65,6 +69,7 @@ class PlegMetrics {
   prometheus::Family<prometheus::Histogram>* event_lag_family_ = nullptr;
   prometheus::Family<prometheus::Counter>* event_lag_invalid_family_ = nullptr;
   prometheus::Family<prometheus::Histogram>* evented_delivery_family_ = nullptr;
+  std::atomic<prometheus::Histogram*> pod_relist_duration_{nullptr};
   Histograms event_lag_{};
   std::array<std::atomic<prometheus::Counter*>, std::size(kAllEventTypes)> event_lag_invalid_{};
   Histograms evented_delivery_lag_{};

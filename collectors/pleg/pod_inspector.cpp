@@ -51,4 +51,34 @@ CallResult<PodStatus> inspect_pod(RuntimeClient& runtime, const Clock& clock,
   return finish(CallStatus::Ok());
 }
 
+CallResult<PodStatus> inspect_listed_pod(RuntimeClient& runtime, const Clock& clock, const RuntimePod& pod,
+                                         InspectionCost& cost) {
+  const MonoTime start = clock.monotonic();
+  CallResult<PodStatus> result;
+  result.value.uid = pod.uid;
+  result.value.name = pod.name;
+  result.value.namespace_ = pod.namespace_;
+  result.value.timestamp = clock.now();
+  auto finish = [&](CallStatus status) {
+    cost.time += clock.monotonic() - start;
+    result.status = std::move(status);
+    return result;
+  };
+  for (const auto& sandbox : pod.sandboxes) {
+    cost.calls++;
+    auto status = runtime.pod_sandbox_status(sandbox.id);
+    if (status.status.code == GrpcCode::kNotFound) continue;
+    if (!status.ok()) return finish(status.status);
+    result.value.sandboxes.push_back(status.value.status());
+  }
+  for (const auto& container : pod.containers) {
+    cost.calls++;
+    auto status = runtime.container_status(container.id);
+    if (status.status.code == GrpcCode::kNotFound) continue;
+    if (!status.ok()) return finish(status.status);
+    result.value.containers.push_back(status.value.status());
+  }
+  return finish(CallStatus::Ok());
+}
+
 }  // namespace plegscope

@@ -1,5 +1,6 @@
 #include "pleg/pod_records.h"
 
+#include <algorithm>
 #include <set>
 
 #include "pleg/transitions.h"
@@ -18,6 +19,19 @@ std::vector<std::string> ids_in(const RuntimePod* a, const RuntimePod* b) {
         if (seen.insert(c.id).second) ids.push_back(c.id);
   }
   return ids;
+}
+
+// The same ids in the same states, in any order.
+bool same_pod(const RuntimePod& a, const RuntimePod& b) {
+  auto same = [](const std::vector<RuntimeContainer>& x, const std::vector<RuntimeContainer>& y) {
+    if (x.size() != y.size()) return false;
+    for (const auto& c : x) {
+      const auto it = std::find_if(y.begin(), y.end(), [&c](const RuntimeContainer& d) { return d.id == c.id; });
+      if (it == y.end() || it->state != c.state) return false;
+    }
+    return true;
+  };
+  return same(a.containers, b.containers) && same(a.sandboxes, b.sandboxes);
 }
 
 }  // namespace
@@ -49,6 +63,24 @@ std::vector<std::string> PodRecords::set_current(const PodGrouping& grouping) {
     }
   }
   return changed;
+}
+
+bool PodRecords::set_current_pod(RuntimePod pod) {
+  Record& rec = records_[pod.uid];
+  rec.seen = true;
+  if (rec.old && same_pod(pod, *rec.old)) {
+    rec.current.reset();
+    return false;
+  }
+  rec.current = std::move(pod);
+  return true;
+}
+
+const RuntimePod* PodRecords::listed_pod(const std::string& uid) const {
+  auto it = records_.find(uid);
+  if (it == records_.end()) return nullptr;
+  if (it->second.current) return &*it->second.current;
+  return it->second.seen && it->second.old ? &*it->second.old : nullptr;
 }
 
 const RuntimePod* PodRecords::old_pod(const std::string& uid) const {
@@ -87,7 +119,7 @@ void PodRecords::update(const std::string& uid) {
   if (it->second.current) {
     it->second.old = std::move(it->second.current);
     it->second.current.reset();
-  } else {
+  } else if (!it->second.seen) {
     records_.erase(it);
   }
 }

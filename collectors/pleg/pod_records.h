@@ -25,15 +25,25 @@ class PodRecords {
   // on a steady node, none is.
   std::vector<std::string> set_current(const PodGrouping& grouping);
 
+  // generic.go 1.36's relistPod: one pod's current state from its own lists
+  // (its sandboxes and containers filtered by its uid). Returns whether it
+  // may have changed since its old record; only then may events_for() be
+  // asked (an unchanged pod keeps no current state, as set_current's).
+  bool set_current_pod(RuntimePod pod);
+
   const RuntimePod* old_pod(const std::string& uid) const;
   const RuntimePod* current_pod(const std::string& uid) const;
+  // The pod as the runtime listed it last: its current state, or its old
+  // one when that did not change; null when the runtime no longer lists it.
+  const RuntimePod* listed_pod(const std::string& uid) const;
 
   // generic.go's computeEvents for one pod: every container and sandbox id of
   // either state, old against current, named for people reading
   // /debug/events, stamped `seen` (the relist's start).
   std::vector<PodLifecycleEvent> events_for(const std::string& uid, TimePoint seen) const;
 
-  // podRecords.update: current becomes old; a pod gone from the runtime is forgotten.
+  // podRecords.update: current becomes old; a pod gone from the runtime is
+  // forgotten; a listed pod that did not change stays as it is.
   void update(const std::string& uid);
 
   size_t size() const { return records_.size(); }

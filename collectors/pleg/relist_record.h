@@ -64,6 +64,11 @@ struct RelistRecord {
   std::optional<GrpcCode> error_code;  // when the relist failed
   std::string error_message;
   std::vector<PodEventCount> top_pods;  // most events first, at most kTopPods
+  // Set for an on-demand relist of this one pod (the kubelet's relistPod,
+  // 1.36+): it runs on the relist's worker and lock, so while it hangs the
+  // global relist cannot start. Such a record is published as the relist in
+  // progress, never added to the timeline.
+  std::shared_ptr<const NamedPod> pod;
   // How late this relist saw the changes it emitted events for, from the
   // runtime's timestamps (none on the initial relist: the agent was not
   // watching before it). Reinspected pods' held-back events count here too.

@@ -70,7 +70,7 @@ std::vector<PodEventCount> top_pods(const EventsByPod& events, size_t limit, Nam
 }
 
 bool update_cache(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,
-                  const std::string& uid, const RuntimePod* pod, RelistRecord& record,
+                  const std::string& uid, const RuntimePod* pod, bool lists, RelistRecord& record,
                   const InspectedStatus& inspected) {
   if (pod == nullptr) {
     // The pod is gone from the runtime: nothing to inspect.
@@ -78,7 +78,8 @@ bool update_cache(RuntimeClient& runtime, const Clock& clock, PodStatusCache& ca
     return true;
   }
   InspectionCost cost;
-  auto status = inspect_pod(runtime, clock, uid, pod->name, pod->namespace_, cost);
+  auto status = lists ? inspect_pod(runtime, clock, uid, pod->name, pod->namespace_, cost)
+                      : inspect_listed_pod(runtime, clock, *pod, cost);
   record.status_calls += cost.calls;
   record.status_time += cost.time;
   record.pods_inspected++;

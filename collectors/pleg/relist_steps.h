@@ -52,14 +52,16 @@ class NamedPods {
 
 std::vector<PodEventCount> top_pods(const EventsByPod& events, size_t limit, NamedPods& named_pods);
 
-// updateCache for one pod: inspect it (GetPodStatus's calls) and store the
-// status, or remove the pod when it is gone from the runtime (`pod` null).
+// updateCache for one pod: inspect it (GetPodStatus's calls: with the lists
+// when `lists`, as the kubelet up to 1.35, else from the relist's ids) and
+// store the status, or remove the pod when it is gone from the runtime
+// (`pod` null).
 // Adds the inspection's cost to `record`; `inspected` sees the status just
 // before the cache takes it (lag is measured there, without a copy). Returns
 // false when the inspection failed.
 using InspectedStatus = std::function<void(const PodStatus&)>;
 bool update_cache(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,
-                  const std::string& uid, const RuntimePod* pod, RelistRecord& record,
+                  const std::string& uid, const RuntimePod* pod, bool lists, RelistRecord& record,
                   const InspectedStatus& inspected = {});
 
 // Measures every event of one pod against the status its inspection found,

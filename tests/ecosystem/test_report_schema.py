@@ -42,7 +42,7 @@ def minimal_report():
         "journal": [], "journal_source": {"reachable": False, "path": "", "error": "no journal", "kubelet_unit": "",
                                           "runtime_units": []},
         "kubelet": {"endpoint": "", "reachable": False, "error": "off", "version": None, "model": "generic",
-                    "tls_mode": "", "last_seen_age_seconds": None, "relist_p99_seconds": None,
+                    "model_release": "1.37", "model_source": "assumed", "tls_mode": "", "last_seen_age_seconds": None, "relist_p99_seconds": None,
                     "relists_per_minute": None, "ready_message": None, "ready_error": None},
         "runtime_metrics": {"endpoint": "", "reachable": False, "error": "off", "in_flight": []},
         "host": {"reachable": False, "error": "off",

@@ -1,11 +1,18 @@
 """Evented PLEG against the fake runtime: events straight from
-GetContainerEvents, a breaking stream, one that never connects, fall-back."""
+GetContainerEvents, a breaking stream, one that never connects, fall-back.
+That is the kubelet's evented PLEG before 1.37 (--kubelet-version v1.36.0
+here: without a kubelet the agent copies the newest, 1.37, where the stream
+is only a hint for pod relists)."""
 import json
 import os
 import tempfile
 
 import harness
 from harness import Agent, FakeCri, wait_until
+
+
+# --evented-pleg true beside a 1.36 kubelet: the events come from the stream.
+EVENTED = ["--evented-pleg", "true", "--kubelet-version", "v1.36.0"]
 
 
 def relists(agent):
@@ -18,7 +25,7 @@ def events_of(agent, **match):
 
 
 def test_events_arrive_without_waiting_for_a_relist():
-    with FakeCri("evented") as fake, Agent(fake.endpoint, ["--evented-pleg", "true"]) as agent:
+    with FakeCri("evented") as fake, Agent(fake.endpoint, EVENTED) as agent:
         wait_until(lambda: agent.metrics().get("pleg_evented_mode") == 1, 10, "evented mode on")
         wait_until(lambda: relists(agent) >= 1, 10, "the first (generic) relist")
         before = relists(agent)
@@ -47,7 +54,7 @@ def test_events_for_pods_the_relist_never_saw():
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(scenario, f)
     try:
-        with FakeCri(f.name) as fake, Agent(fake.endpoint, ["--evented-pleg", "true"]) as agent:
+        with FakeCri(f.name) as fake, Agent(fake.endpoint, EVENTED) as agent:
             wait_until(lambda: relists(agent) >= 1, 10, "the first relist")
             listed = {p["uid"] for p in agent.get_json("/debug/pods")["pods"]}
             def new_pod_started():
@@ -61,7 +68,7 @@ def test_events_for_pods_the_relist_never_saw():
 
 
 def test_a_breaking_stream_is_reconnected_then_falls_back_after_five():
-    with FakeCri("evented_broken") as fake, Agent(fake.endpoint, ["--evented-pleg", "true"]) as agent:
+    with FakeCri("evented_broken") as fake, Agent(fake.endpoint, EVENTED) as agent:
         wait_until(lambda: agent.metrics().get("pleg_evented_connection_success_total", 0) >= 2, 20,
                    "a second stream delivering events after the first broke")
         # The kubelet counts every failed attempt: after five, generic relisting takes over.
@@ -78,7 +85,7 @@ def test_a_breaking_stream_is_reconnected_then_falls_back_after_five():
 
 
 def test_a_stream_that_never_connects_falls_back():
-    with FakeCri("evented_never") as fake, Agent(fake.endpoint, ["--evented-pleg", "true"]) as agent:
+    with FakeCri("evented_never") as fake, Agent(fake.endpoint, EVENTED) as agent:
         wait_until(lambda: agent.metrics().get("pleg_evented_mode") == 0, 30, "fall-back to generic")
         m = agent.metrics()
         assert m.get("pleg_evented_connection_errors_total") == 5
@@ -88,13 +95,15 @@ def test_a_stream_that_never_connects_falls_back():
         wait_until(lambda: relists(agent) >= start + 3, 10, "generic relists at the 1s period")
 
 
-def test_auto_falls_back_at_once_when_unimplemented():
-    with FakeCri("steady") as fake, Agent(fake.endpoint, ["--evented-pleg", "auto"]) as agent:
-        wait_until(lambda: agent.metrics().get("pleg_evented_connection_errors_total") == 1, 10,
-                   "one UNIMPLEMENTED attempt")
+def test_auto_without_a_kubelet_never_subscribes():
+    # auto copies the kubelet; without one to read, the assumed release with
+    # the EventedPLEG gate at its default (off): no stream, relists every 1 s.
+    with FakeCri("evented") as fake, Agent(fake.endpoint, ["--evented-pleg", "auto"]) as agent:
+        start = relists(agent)
+        wait_until(lambda: relists(agent) >= start + 3, 10, "generic relists at the 1s period")
         m = agent.metrics()
-        assert m.get("pleg_evented_mode") == 0
-        assert fake.counts().get("GetContainerEvents") == 1, "auto does not retry UNIMPLEMENTED"
+        assert m.get("pleg_evented_mode") == 0 and m.get("pleg_relist_period_seconds") == 1
+        assert fake.counts().get("GetContainerEvents", 0) == 0, fake.counts()
 
 
 def test_evented_off_never_subscribes():
@@ -119,7 +128,7 @@ def test_evented_lag_is_small_and_reported_apart_from_the_relists():
     this machine's): delivery within a fraction of a second, the cache update
     after it, and none of it in the relists' lag (no relist ran since the
     first)."""
-    with FakeCri(evented_scenario("evented_lag")) as fake, Agent(fake.endpoint, ["--evented-pleg", "true"]) as agent:
+    with FakeCri(evented_scenario("evented_lag")) as fake, Agent(fake.endpoint, EVENTED) as agent:
         wait_until(lambda: agent.metrics().get("pleg_evented_mode") == 1, 10, "evented mode on")
         wait_until(lambda: agent.get_json("/diagnose")["event_lag"]["evented"]["delivery"]["count"] >= 3, 15,
                    "three events delivered by the stream")
@@ -142,7 +151,7 @@ def test_evented_lag_is_small_and_reported_apart_from_the_relists():
 
 def test_evented_timestamps_in_the_future_or_zero_are_counted_invalid():
     for name, events in (("evented_ahead", {"created_at_ahead": "30s"}), ("evented_zero", {"created_at_zero": True})):
-        with FakeCri(evented_scenario(name, events)) as fake, Agent(fake.endpoint, ["--evented-pleg", "true"]) as agent:
+        with FakeCri(evented_scenario(name, events)) as fake, Agent(fake.endpoint, EVENTED) as agent:
             wait_until(lambda: agent.metrics().get("pleg_evented_mode") == 1, 10, "evented mode on")
             # /diagnose is made at most once per relist or per second: wait on it.
             evented = wait_until(lambda: (lambda e: e if e["delivery"]["invalid"] >= 3 else None)(

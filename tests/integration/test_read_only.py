@@ -21,10 +21,11 @@ EVERYTHING_SUPPORTED = {
 
 
 def run_and_check(scenario):
-    # auto: evented wherever the runtime serves GetContainerEvents, and lists
-    # streamed wherever the runtime streams, so every call the agent can make
-    # is exercised (the defaults follow the kubelet: off and unary).
-    with FakeCri(scenario) as fake, Agent(fake.endpoint, ["--relist-period", "200ms", "--evented-pleg", "auto",
+    # true: the stream wherever the runtime serves GetContainerEvents (a
+    # hint for pod relists, as the assumed 1.37 kubelet's), and lists streamed
+    # wherever the runtime streams, so every call the agent can make is
+    # exercised (the defaults follow the kubelet: off and unary).
+    with FakeCri(scenario) as fake, Agent(fake.endpoint, ["--relist-period", "200ms", "--evented-pleg", "true",
                                                            "--cri-list-streaming", "true"]) as agent:
         # Evented mode relists rarely and inspects nothing per event (as the
         # kubelet), so wait for churn to be observed rather than for relists.

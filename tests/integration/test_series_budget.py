@@ -13,8 +13,9 @@ from harness import Agent, FakeCri, wait_until
 
 FAST = ["--relist-period", "200ms"]
 BUDGET = 150
-# Every relist operation timed and three event types' lag measured.
-CHURN_BUDGET = 170
+# Every relist operation timed and three event types' lag measured, and
+# the on-demand pod relists of the assumed 1.37 kubelet (7 series).
+CHURN_BUDGET = 180
 ERROR_FAMILIES = ("pleg_runtime_operations_errors_total", "pleg_relist_errors_total")
 EVENTED_FAMILIES = ("pleg_evented_delivery_lag_seconds", "pleg_evented_connection_errors_total",
                     "pleg_evented_connection_success_total")

@@ -112,7 +112,7 @@ TEST_F(RelistStepsTest, UpdateCacheInspectsStoresOrRemoves) {
   PodStatusCache cache;
   RelistRecord record;
   int seen = 0;
-  ASSERT_TRUE(update_cache(runtime, clock, cache, "uid-1", records.current_pod("uid-1"), record,
+  ASSERT_TRUE(update_cache(runtime, clock, cache, "uid-1", records.current_pod("uid-1"), true, record,
                            [&](const PodStatus& s) { seen = static_cast<int>(s.containers.size()); }));
   EXPECT_EQ(seen, 1) << "the status is shown before the cache takes it";
   EXPECT_EQ(record.status_calls, 4);
@@ -120,11 +120,11 @@ TEST_F(RelistStepsTest, UpdateCacheInspectsStoresOrRemoves) {
   ASSERT_TRUE(cache.get("uid-1"));
 
   runtime.fail_container_status["c1"] = GrpcCode::kDeadlineExceeded;
-  EXPECT_FALSE(update_cache(runtime, clock, cache, "uid-1", records.current_pod("uid-1"), record));
+  EXPECT_FALSE(update_cache(runtime, clock, cache, "uid-1", records.current_pod("uid-1"), true, record));
   EXPECT_EQ(record.inspection_failures, 1);
   EXPECT_TRUE(cache.get("uid-1")) << "a failed inspection keeps the last good status";
 
-  EXPECT_TRUE(update_cache(runtime, clock, cache, "uid-1", nullptr, record));
+  EXPECT_TRUE(update_cache(runtime, clock, cache, "uid-1", nullptr, true, record));
   EXPECT_FALSE(cache.get("uid-1")) << "a pod gone from the runtime leaves the cache";
 }
 

@@ -25,6 +25,8 @@ Report with_kubelet() {
   r.kubelet.tls_mode = "ca_file";
   r.kubelet.version = "v1.30.2";
   r.kubelet.model = "generic";
+  r.kubelet.model_release = "1.30";
+  r.kubelet.model_source = "read";
   r.kubelet.last_seen_age_seconds = 95;
   r.kubelet.relist_p99_seconds = 0.25;
   r.kubelet.relists_per_minute = 0;
@@ -37,7 +39,8 @@ Report with_kubelet() {
 TEST(ReportBeside, SectionsHaveTheDesignFields) {
   json j = report_to_json(with_kubelet());
   EXPECT_EQ(keys(j["kubelet"]),
-            (std::set<std::string>{"endpoint", "reachable", "error", "version", "model", "tls_mode",
+            (std::set<std::string>{"endpoint", "reachable", "error", "version", "model", "model_release",
+                                   "model_source", "tls_mode",
                                    "last_seen_age_seconds", "relist_p99_seconds", "relists_per_minute",
                                    "ready_message", "ready_error"}));
   EXPECT_TRUE(j["kubelet"]["error"].is_null());

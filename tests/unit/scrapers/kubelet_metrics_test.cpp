@@ -79,11 +79,45 @@ TEST(PlegModel, FollowsTheKubeletVersionAndGate) {
   EXPECT_EQ(hint.relist_threshold_seconds, 180);
   auto generic = pleg_model_for(v(30), false);
   EXPECT_EQ(generic.kind, PlegModelKind::generic);
-  EXPECT_TRUE(generic.reinspection_pass);
-  EXPECT_FALSE(generic.pod_relist_on_demand);
-  auto v136 = pleg_model_for(v(36), false);
-  EXPECT_FALSE(v136.reinspection_pass);
-  EXPECT_TRUE(v136.pod_relist_on_demand);
+  EXPECT_EQ(generic.source, ModelSource::read);
+  auto v136_evented = pleg_model_for(v(36), true);
+  EXPECT_EQ(v136_evented.kind, PlegModelKind::evented_legacy) << "1.36 still slows the relist with the gate";
+}
+
+// Per release, as each release's generic.go, evented.go and
+// kuberuntime_manager.go say.
+TEST(PlegModel, BehaviourPerRelease) {
+  auto b = [](int minor) { return pleg_model_for(KubeletVersion{1, minor, ""}, false).behaviour; };
+  for (int minor : {30, 34, 35}) {
+    EXPECT_TRUE(b(minor).status_lists) << minor;
+    EXPECT_FALSE(b(minor).pod_relists) << minor;
+    EXPECT_FALSE(b(minor).pod_sync_after_reinspection) << minor;
+    EXPECT_FALSE(b(minor).evented_hint) << minor;
+  }
+  EXPECT_FALSE(b(36).status_lists);
+  EXPECT_TRUE(b(36).pod_relists);
+  EXPECT_TRUE(b(36).pod_sync_after_reinspection);
+  EXPECT_FALSE(b(36).evented_hint);
+  EXPECT_FALSE(b(37).status_lists);
+  EXPECT_TRUE(b(37).pod_relists);
+  EXPECT_TRUE(b(37).evented_hint);
+  EXPECT_EQ(b(34).minor, 34);
+}
+
+TEST(PlegModel, WithoutAVersionTheNewestReleasedKubeletIsAssumed) {
+  auto m = assumed_pleg_model(false);
+  EXPECT_EQ(m.source, ModelSource::assumed);
+  EXPECT_EQ(m.kind, PlegModelKind::generic) << "EventedPLEG is off by default on every release";
+  EXPECT_EQ(m.relist_period_seconds, 1);
+  EXPECT_EQ(m.behaviour, newest_kubelet_model());
+  EXPECT_EQ(m.behaviour.minor, 37);
+  EXPECT_EQ(assumed_pleg_model(true).kind, PlegModelKind::evented_hint) << "1.37 never relists every 300 s";
+
+  KubeletState state;
+  KubeletView v = state.view(MonotonicTime{});
+  EXPECT_FALSE(v.version);
+  EXPECT_EQ(v.model.source, ModelSource::assumed);
+  EXPECT_EQ(v.model.behaviour.minor, 37);
 }
 
 KubeletSample sample_with(double relist_count, std::vector<std::pair<double, double>> buckets,
@@ -176,6 +210,7 @@ TEST(KubeletState, VersionOverrideAndGateSetTheModel) {
   KubeletView v = state.view(MonotonicTime{});
   EXPECT_TRUE(v.version_overridden);
   EXPECT_EQ(v.model.kind, PlegModelKind::evented_hint);
+  EXPECT_EQ(v.model.source, ModelSource::flag);
   EXPECT_FALSE(v.relist_count);  // no relist family seen
 }
 
