@@ -95,6 +95,12 @@
     fleetWideCauseMinNodes: 3,
     fleetWideCauseMinConfidence: 0.5,
 
+    // pleg_runtime_unreachable reasons that are the agent's own problem,
+    // never the node's (cri/runtime_socket.h agent_side): a node whose agent
+    // says one of them pages nothing critical. connection_refused and
+    // socket_removed (a runtime that answered, then stopped) stay the node's.
+    agentSideUnreachableReasons: ['permission_denied', 'no_such_socket', 'not_a_socket', 'not_cri'],
+
     // `for:` of each alert, seconds (0: fires at once).
     notHealthyForSeconds: 0,
     atRiskForSeconds: 60,

@@ -14,6 +14,11 @@ std::optional<ConditionWrite> ConditionPolicy::wanted(const ConditionVerdict& v,
 }
 
 std::optional<ConditionWrite> ConditionPolicy::observe(const ConditionVerdict& v, MonoTime now) {
+  if (v.blind) {
+    critical_since_.reset();
+    healthy_since_.reset();
+    return std::nullopt;
+  }
   const bool critical = v.status == Status::kAtRisk && v.top && v.top_severity == Severity::kCritical;
   if (!critical) critical_since_.reset();
   else if (!critical_since_) critical_since_ = now;
@@ -55,6 +60,7 @@ bool node_level(Advice advice) { return advice != Advice::kNone && advice != Adv
 ConditionVerdict repair_verdict(const ConditionVerdict& v) {
   ConditionVerdict out;
   out.has_verdict = v.has_verdict;
+  out.blind = v.blind;
   if (v.status != Status::kHealthy && v.top && node_level(v.top_advice)) {
     out.status = Status::kAtRisk;
     out.top = v.top;

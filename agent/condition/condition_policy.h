@@ -10,6 +10,7 @@
 //   agent has a verdict of its own: an agent restarted during a fault waits
 //   out `clear_after` first, which is longer than the hang threshold, so the
 //   fault is seen again before anything is cleared.
+// - Nothing at all while the agent is blind (ConditionVerdict::blind).
 // - A change of status or reason at most once per `min_interval` (flapping);
 //   the same condition again every `heartbeat`.
 #include <optional>
@@ -37,6 +38,12 @@ struct ConditionVerdict {
   // no verdict on the node. Nothing is written without one.
   bool has_verdict = false;
   Advice top_advice = Advice::kNone;  // what the first cause asks of the operator
+  // The agent cannot see the runtime for a reason of its own (Report::blind):
+  // whatever the rest says, it is no verdict on the node. Nothing is
+  // written, neither True (a remediator would act on a healthy node) nor
+  // False (the agent does not know), and the hold and clear timers restart
+  // once it sees again.
+  bool blind = false;
 };
 
 // Why a write is due; Events follow the first three.

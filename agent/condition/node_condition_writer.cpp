@@ -85,6 +85,7 @@ void NodeConditionWriter::step() {
   }
   verdict.has_verdict =
       report.relist.seconds_since_last_seen.has_value() || verdict.top_severity == Severity::kCritical;
+  verdict.blind = report.blind.has_value();
   const std::optional<ConditionWrite> broad = write(broad_, verdict, report, now);
   if (broad && (broad->change == ConditionChange::kUnhealthy || broad->change == ConditionChange::kRecovered ||
                 broad->change == ConditionChange::kCauseChanged))

@@ -34,6 +34,8 @@ bool storage_wait_channel(std::string_view w) {
 Advice advise(const Finding& f) {
   switch (f.id) {
     case CauseId::kRuntimeUnavailable:
+      // A blind agent has nothing to say of the runtime: fix the agent.
+      return f.form == Form::kBlind ? Advice::kNone : Advice::kRestartRuntime;
     case CauseId::kContainerLockStall:
       return Advice::kRestartRuntime;
     case CauseId::kRuntimeHung:

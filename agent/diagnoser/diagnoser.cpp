@@ -288,6 +288,26 @@ bool at_risk(const Report& report) {
   return false;
 }
 
+// The agent cannot see the runtime for a reason of its own: what it failed
+// to see is not evidence about the node. Its PLEG is unhealthy only in its
+// own eyes, so the report is at risk (someone must act, on the agent) with
+// the one warning that says so; every other finding rests on a view the
+// agent does not have and is dropped, so nothing advises repairing the node.
+void blind_verdict(const Snapshot& s, Report& report) {
+  std::vector<Cause> kept;
+  for (Cause& cause : report.causes)
+    if (cause.id == CauseId::kRuntimeUnavailable && cause.form == Form::kBlind) kept.push_back(std::move(cause));
+  report.causes = std::move(kept);
+  report.seconds_to_unhealthy.reset();
+  report.status = Status::kAtRisk;
+  report.blind = Report::Blind{connect_problem_name(s.unreachable), s.endpoint, ""};
+  // What the kubelet would say is reckoned from the agent's own calls: with
+  // none answered, that reckoning says nothing of the kubelet's view.
+  report.runtime_status.kubelet_errors.clear();
+  report.runtime_status.not_ready_path = "none";
+  report.runtime_status.not_ready_in_seconds.reset();
+}
+
 }  // namespace
 
 Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
@@ -309,6 +329,7 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   fill_runtime_status(s, report);
   report.event_lag = event_lag_over(s.timeline);  // Event lag.
   report.event_lag.evented = evented_lag_figures(s.evented_lag);
+  if (agent_side(s.unreachable)) blind_verdict(s, report);
   return report;
 }
 

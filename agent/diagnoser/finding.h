@@ -62,6 +62,7 @@ enum class Form {
   kSocketMissing,
   kDown,
   kFlapping,
+  kBlind,  // the agent cannot see the runtime for a reason of its own
   // runtime_hung
   kCallHung,
   kDeadlines,
@@ -139,6 +140,7 @@ struct Finding {
   // Typed evidence for the words; a cause sets the fields its forms print.
   std::string op;                 // the CRI operation label, "list_containers"
   std::string endpoint;           // the CRI endpoint, "unix:///run/containerd/containerd.sock"
+  std::string blind_reason;       // runtime_unavailable kBlind: pleg_runtime_unreachable's reason
   double seconds = 0;             // what is too long: a call (p99 or in flight), a list, a relist
   double median_seconds = 0;      // the median beside a p99 in `seconds`
   double threshold_seconds = 0;   // what `seconds` was judged against

@@ -265,6 +265,15 @@ struct Report {
   Status status = Status::kHealthy;
   std::string summary;  // filled in by agent/report, like the causes' words
   std::vector<Cause> causes;  // highest confidence first
+  // The agent cannot see the runtime for a reason of its own (agent_side in
+  // cri/runtime_socket.h): the node is not judged, and the report says how
+  // to fix the agent. nullopt while the agent can see the runtime.
+  struct Blind {
+    std::string reason;    // pleg_runtime_unreachable's reason label
+    std::string endpoint;  // the endpoint the agent dials
+    std::string fix;       // the agent-side fix, worded by agent/report
+  };
+  std::optional<Blind> blind;
 
   struct Relist {
     double period_seconds = 1;

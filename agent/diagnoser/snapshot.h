@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "cri/operation_stats.h"
+#include "cri/connect_problem.h"
 #include "cri/runtime_status_evidence.h"
 #include "crio/crio_evidence.h"
 #include "diagnoser/journal_evidence.h"
@@ -49,6 +50,9 @@ struct Snapshot {
   // Runtime.
   std::string endpoint;
   std::optional<bool> socket_present;  // nullopt: not a unix socket path we can stat
+  // Why the agent cannot reach the runtime (pleg_runtime_unreachable's
+  // reason); kNone while it can. agent_side() of it: the agent is blind.
+  ConnectProblem unreachable = ConnectProblem::kNone;
   std::string runtime_name;
   std::string runtime_version;
   std::map<std::string, OperationStats> operations;  // by op name (runtime_client.h op::)

@@ -203,6 +203,7 @@ Snapshot Node::snapshot() const {
     case SocketState::kNotASocket: s.socket_present = false; break;
   }
   s.operations = tracker_.all_stats();
+  s.unreachable = tracker_.reachability();
   s.timeline = recorder_.snapshot();
   for (RelistRecord& r : s.timeline) r.start = reading.place(r.monotonic_start);
   s.pods_to_reinspect = pleg_.pods_to_reinspect();

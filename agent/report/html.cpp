@@ -133,7 +133,10 @@ std::string render_html(const Report& r) {
     << "</div><div class=\"summary\">" << with_code(r.summary)
     << "</div><div class=\"meta\">node <b>" << html_escape(r.node) << "</b> · "
     << rfc3339(r.generated_at);
-  if (!r.healthy) h << " · PLEG is not healthy: " << html_escape(r.health_message);
+  if (r.blind)
+    h << " · <b id=\"blind\">plegscope is blind (" << html_escape(r.blind->reason) << ")</b>";
+  else if (!r.healthy)
+    h << " · PLEG is not healthy: " << html_escape(r.health_message);
   if (r.healthy && r.seconds_to_unhealthy)
     h << " · unhealthy in about <b>" << elapsed(*r.seconds_to_unhealthy) << "</b> at this rate";
   if (r.relist.events_late_by_seconds)

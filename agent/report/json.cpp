@@ -375,6 +375,9 @@ json report_to_json(const Report& r) {
       {"runtime", r.runtime},   {"pods", r.pods},
       {"events", r.events},     {"node_pressure", r.node_pressure},
       {"timeline", r.timeline}, {"forecast", {{"seconds_to_unhealthy", r.seconds_to_unhealthy}}}};
+  // Always present: null while the agent sees the runtime.
+  j["blind"] = r.blind ? json{{"reason", r.blind->reason}, {"endpoint", r.blind->endpoint}, {"fix", r.blind->fix}}
+                       : json(nullptr);
   j["event_lag"] = r.event_lag;  // Event lag.
   // Journal.
   j["journal"] = r.journal;
@@ -406,6 +409,8 @@ Report report_from_json(const json& j) {
   r.status = j.at("status").get<Status>();
   r.summary = j.value("summary", r.summary);
   r.causes = j.at("causes").get<std::vector<Cause>>();
+  if (const auto b = j.find("blind"); b != j.end() && b->is_object())
+    r.blind = Report::Blind{b->value("reason", ""), b->value("endpoint", ""), b->value("fix", "")};
   for (size_t i = 0; i < r.causes.size(); ++i) {
     const json& c = j.at("causes")[i].value("culprit", json::object());
     if (!c.is_object()) throw std::invalid_argument("causes/" + std::to_string(i) + "/culprit is not an object");

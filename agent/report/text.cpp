@@ -299,7 +299,9 @@ std::string render_text(const Report& r) {
   std::ostringstream out;
   out << "plegscope diagnosis of node " << r.node << " at " << rfc3339(r.generated_at) << "\n\n";
   out << "STATUS: " << status_label(r.status);
-  if (!r.healthy && !r.health_message.empty())
+  if (r.blind)
+    out << "  (plegscope is blind: " << r.blind->reason << ")";
+  else if (!r.healthy && !r.health_message.empty())
     out << "  (PLEG is not healthy: " << r.health_message << ")";
   if (r.healthy && r.seconds_to_unhealthy)
     out << "  (unhealthy in about " << elapsed(*r.seconds_to_unhealthy) << " at this rate)";

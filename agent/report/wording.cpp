@@ -87,6 +87,10 @@ std::string lag_sentence(const Report& r) {
 }
 
 std::string summary_of(const Report& r) {
+  // Blind: say so first, with the agent's fix, and judge nothing of the node.
+  if (r.blind)
+    return "plegscope is blind: " + blind_why(r.blind->reason, r.blind->endpoint) + ". The node is not judged " +
+           "and nothing is paged or written to the Node until plegscope can see the runtime; " + r.blind->fix + ".";
   if (r.status == Status::kHealthy) {
     std::string lag = lag_sentence(r);
     return "PLEG is healthy: relists take " + text::elapsed(r.relist.duration_p50_seconds) + " (p99 " +
@@ -145,6 +149,7 @@ CauseWords words(const Finding& f) {
 
 bool needs_words(const Report& report) {
   if (report.summary.empty()) return true;
+  if (report.blind && report.blind->fix.empty()) return true;
   if (beside_needs_words(report)) return true;
   if (report.node_condition.outcome && !report.node_condition.error) return true;
   for (const Cause& c : report.causes)
@@ -162,6 +167,7 @@ void word(Report& report) {
     c.summary = in_runtime_words(std::move(w.summary), model);
     if (c.remedy.empty()) c.remedy = remedy(c.id, report);
   }
+  if (report.blind && report.blind->fix.empty()) report.blind->fix = blind_fix(report.blind->reason);
   if (report.summary.empty()) report.summary = summary_of(report);
   word_beside(report);
   if (report.node_condition.outcome && !report.node_condition.error)

@@ -63,6 +63,13 @@ bool needs_words(const Report& report);
 void word(Report& report);
 Report worded(Report report);
 
+// A blind agent (Report::blind) in words: why it cannot see the runtime at
+// `endpoint` ("permission denied on unix:///…") and the fix on the agent's
+// side (the mount, the SELinux component, the endpoint flag), by
+// pleg_runtime_unreachable's reason.
+std::string blind_why(const std::string& reason, const std::string& endpoint);
+std::string blind_fix(const std::string& reason);
+
 // The CRI method behind an operation label, as operators know it from crictl
 // and runtime logs: "list_containers" -> "ListContainers".
 std::string cri_method(const std::string& op);

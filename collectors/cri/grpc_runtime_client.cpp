@@ -4,6 +4,7 @@
 #include <grpcpp/impl/client_unary_call.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include "cri/kubernetes_labels.h"
 #include "cri/runtime_socket.h"
@@ -35,6 +36,13 @@ CallTarget list_target(const Filter& f) {
   auto uid = f.label_selector().find(kPodUidLabel);
   if (uid != f.label_selector().end()) return {CallTarget::Kind::kPodUid, uid->second};
   return {};
+}
+
+// Calls every CRI runtime answers; the optional ones (events, the list
+// streams) may say UNIMPLEMENTED on a real runtime.
+bool required_by_cri(const char* op) {
+  const std::string_view o(op);
+  return o == op::kVersion || o == op::kStatus || o == op::kListPodSandbox || o == op::kListContainers;
 }
 
 }  // namespace
@@ -99,10 +107,10 @@ std::optional<CallStatus> GrpcRuntimeClient::socket_problem() const {
       return CallStatus{GrpcCode::kInvalidArgument,
                         "endpoint " + options_.endpoint + " is not a unix socket address", true};
     case SocketState::kMissing:
-      tracker_.note_reachability(ConnectProblem::kNoSuchSocket);
+      tracker_.note_unreachable(ConnectProblem::kNoSuchSocket);
       return CallStatus{GrpcCode::kUnavailable, "socket " + socket_path_ + " does not exist", true};
     case SocketState::kNotASocket:
-      tracker_.note_reachability(ConnectProblem::kNotASocket);
+      tracker_.note_unreachable(ConnectProblem::kNotASocket);
       return CallStatus{GrpcCode::kUnavailable, socket_path_ + " is not a socket", true};
     case SocketState::kSocket:
       break;
@@ -132,11 +140,15 @@ CallStatus GrpcRuntimeClient::tracked(const char* op, Call&& call, CallTarget ta
   grpc::Status st = call(ctx);
   tracker_.end(id, st.error_code());
   // gRPC words a refused or denied connect as UNAVAILABLE; the agent's own
-  // connect() names which (a socket access is no CRI call).
+  // connect() names which (a socket access is no CRI call). A peer that
+  // accepts yet never answers in gRPC, or answers UNIMPLEMENTED to a call
+  // every CRI runtime serves, is not a CRI runtime (after_history).
   if (st.error_code() == grpc::StatusCode::UNAVAILABLE)
-    tracker_.note_reachability(probe_connect(socket_path_));
+    tracker_.note_unreachable(probe_connect(socket_path_));
+  else if (st.error_code() == grpc::StatusCode::UNIMPLEMENTED && required_by_cri(op))
+    tracker_.note_unreachable(ConnectProblem::kNotCri);
   else if (st.ok())
-    tracker_.note_reachability(ConnectProblem::kNone);
+    tracker_.note_answered();
   return CallStatus::from_grpc(st.error_code(), st.error_message());
 }
 

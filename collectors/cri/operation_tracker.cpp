@@ -150,6 +150,22 @@ void OperationTracker::note_reachability(ConnectProblem problem) {
   unreachable_ = problem;
 }
 
+void OperationTracker::note_answered() {
+  std::lock_guard<std::mutex> lock(mu_);
+  answered_ = true;
+  unreachable_ = ConnectProblem::kNone;
+}
+
+void OperationTracker::note_unreachable(ConnectProblem connect_result) {
+  std::lock_guard<std::mutex> lock(mu_);
+  unreachable_ = after_history(connect_result, answered_);
+}
+
+ConnectProblem OperationTracker::reachability() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return unreachable_;
+}
+
 void OperationTracker::cancel_all() {
   // Under the lock: a cancel function refers to the caller's call context,
   // which lives until the caller's end() returns, and end() waits for this
@@ -215,8 +231,9 @@ std::vector<prometheus::MetricFamily> OperationTracker::Collect() const {
   auto unreachable = gauge_family(
       "pleg_runtime_unreachable",
       "1 while the agent cannot reach the runtime's socket, by the reason its own connect() "
-      "gave (permission_denied, no_such_socket, not_a_socket, connection_refused, other); "
-      "absent while it can.");
+      "gave (permission_denied, no_such_socket, not_a_socket, connection_refused, other) or "
+      "its first answers (not_cri: no CRI answer from a socket that accepts; socket_removed: the socket of a "
+      "runtime that answered before is gone); absent while it can.");
   const MonoTime now = clock_.monotonic();
   std::lock_guard<std::mutex> lock(mu_);
   if (unreachable_ != ConnectProblem::kNone)

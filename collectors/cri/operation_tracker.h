@@ -58,6 +58,14 @@ class OperationTracker : public prometheus::Collectable {
   // it names a problem, so an alert tells "the agent is denied the socket"
   // from "the runtime is down".
   void note_reachability(ConnectProblem problem);
+  // A call got a CRI answer: the runtime is reachable, and has answered.
+  void note_answered();
+  // A call failed before any CRI answer; `connect_result` is what the socket
+  // check or the agent's own connect() said. Read against whether the
+  // runtime ever answered (after_history) and noted.
+  void note_unreachable(ConnectProblem connect_result);
+  // What is exported as pleg_runtime_unreachable's reason (kNone: reachable).
+  ConnectProblem reachability() const;
 
   OperationStats stats(const std::string& op) const;
   // Just the last list size: cheap enough for every relist (stats() sorts).
@@ -104,6 +112,7 @@ class OperationTracker : public prometheus::Collectable {
   std::map<CallId, InFlight> in_flight_;
   CallId next_id_ = 1;
   ConnectProblem unreachable_ = ConnectProblem::kNone;
+  bool answered_ = false;  // a CRI call has succeeded since start
 };
 
 }  // namespace plegscope

@@ -24,32 +24,6 @@ SocketState runtime_socket_state(const std::string& endpoint) {
   return path ? socket_state_at(*path) : SocketState::kNotAUnixPath;
 }
 
-const char* connect_problem_name(ConnectProblem p) {
-  switch (p) {
-    case ConnectProblem::kNone: return "none";
-    case ConnectProblem::kNoSuchSocket: return "no_such_socket";
-    case ConnectProblem::kPermissionDenied: return "permission_denied";
-    case ConnectProblem::kConnectionRefused: return "connection_refused";
-    case ConnectProblem::kNotASocket: return "not_a_socket";
-    case ConnectProblem::kOther: break;
-  }
-  return "other";
-}
-
-ConnectProblem connect_problem_of(int connect_errno) {
-  switch (connect_errno) {
-    case 0: return ConnectProblem::kNone;
-    case ENOENT:
-    case ENOTDIR: return ConnectProblem::kNoSuchSocket;
-    case EACCES:
-    case EPERM: return ConnectProblem::kPermissionDenied;
-    case ECONNREFUSED: return ConnectProblem::kConnectionRefused;
-    case ENOTSOCK:
-    case EPROTOTYPE: return ConnectProblem::kNotASocket;
-    default: return ConnectProblem::kOther;
-  }
-}
-
 ConnectProblem probe_connect(const std::string& path) {
   sockaddr_un addr{};
   if (path.empty() || path.size() >= sizeof(addr.sun_path)) return ConnectProblem::kNoSuchSocket;

@@ -5,6 +5,8 @@
 // told apart from a hung runtime without a call that could hang itself.
 #include <string>
 
+#include "cri/connect_problem.h"
+
 namespace plegscope {
 
 enum class SocketState {
@@ -17,22 +19,7 @@ enum class SocketState {
 SocketState socket_state_at(const std::string& path);        // a filesystem path
 SocketState runtime_socket_state(const std::string& endpoint);  // unix:///path or /path
 
-// Why the agent cannot reach the runtime, from its own connect() to the
-// socket (no CRI call): an SELinux-enforcing node or a wrong mount denies the
-// agent alone (permission denied), a k3s or RKE2 node keeps its socket
-// elsewhere (no such socket), a stopped runtime leaves a socket nobody
-// listens on (connection refused). The first two are the agent's problem,
-// the last the node's.
-enum class ConnectProblem {
-  kNone,               // connect() succeeded: gRPC's failure is elsewhere
-  kNoSuchSocket,       // ENOENT, ENOTDIR
-  kPermissionDenied,   // EACCES, EPERM (DAC or an LSM such as SELinux)
-  kConnectionRefused,  // ECONNREFUSED: a socket file, no listener
-  kNotASocket,         // something else at the path
-  kOther,
-};
-const char* connect_problem_name(ConnectProblem p);  // the `reason` label value
-ConnectProblem connect_problem_of(int connect_errno);  // pure
-ConnectProblem probe_connect(const std::string& path);  // one connect(), closed at once
+// One connect(), closed at once: what the kernel says of the socket.
+ConnectProblem probe_connect(const std::string& path);
 
 }  // namespace plegscope

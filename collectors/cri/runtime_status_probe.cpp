@@ -142,8 +142,13 @@ std::vector<prometheus::MetricFamily> RuntimeStatusProbe::Collect() const {
                             "Seconds since the runtime's CRI Status last answered with RuntimeReady true (since the "
                             "first call while none did); the kubelet says \"container runtime is down\" at 30.");
   add_gauge(since, {}, e.seconds_since_success);
+  // No answer, no conditions: a 0 before the runtime ever answered would
+  // say "the runtime says not ready" of a runtime that said nothing (an
+  // agent that cannot open the socket), and page as CRIRuntimeNotReady.
+  if (!e.answered) return {healthy, since};
   auto condition = gauge_family("pleg_runtime_condition",
-                                "The runtime's conditions in its last CRI Status answer: 1 true, 0 false or missing.");
+                                "The runtime's conditions in its last CRI Status answer: 1 true, 0 false or missing; "
+                                "absent until the runtime first answers.");
   add_gauge(condition, {{"condition", "RuntimeReady"}}, ready(e.runtime_ready) ? 1 : 0);
   add_gauge(condition, {{"condition", "NetworkReady"}}, ready(e.network_ready) ? 1 : 0);
   return {healthy, since, condition};

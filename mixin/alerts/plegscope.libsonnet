@@ -32,7 +32,7 @@ local scope = import '../lib/scope.libsonnet';
       max by (%(by)s) (kube_node_status_condition{%(ksm)s, condition="Ready", status="true"}) == 1
     )
   ||| % { by: by, ksel: c.kubeletSelector, kT: c.kubeletRelistThresholdSeconds, ksm: c.kubeStateMetricsSelector },
-  local v = { sel: sel, by: by, T: T, threshold: threshold, period: period, kubeletSaysHealthy: kubeletSaysHealthy },
+  local v = { sel: sel, by: by, T: T, threshold: threshold, period: period, kubeletSaysHealthy: kubeletSaysHealthy, blind: scope.agentBlind(c) },
   local forOf(seconds) = if seconds > 0 then { 'for': f.promDuration(seconds) } else {},
   local runbook(alert) = c.runbookURL + '#' + std.asciiLower(alert),
   local topCauseQuery = '"topk(1, node_cause:pleg_diagnosis_cause:max{%s} > 0)" %s' % [scope.templateMatchers(c), scope.templateArgs(c)],
@@ -138,6 +138,8 @@ local scope = import '../lib/scope.libsonnet';
             )
             unless on (%(by)s)
             %(kubeletSaysHealthy)s
+            unless on (%(by)s)
+            %(blind)s
           ||| % (v { range: f.promDuration(T) }),
           labels: { severity: 'critical' },
           annotations: {
@@ -235,6 +237,8 @@ local scope = import '../lib/scope.libsonnet';
             time() - max by (%(by)s) (pleg_last_seen_seconds{%(sel)s}) > %(down)d
             unless on (%(by)s)
             %(kubeletSaysHealthy)s
+            unless on (%(by)s)
+            %(blind)s
           ||| % (v { down: c.runtimeUnavailableSeconds }),
           labels: { severity: 'critical' },
           annotations: {
@@ -279,6 +283,8 @@ local scope = import '../lib/scope.libsonnet';
             )
             and on (%(by)s)
             max by (%(by)s) (pleg_healthy{%(sel)s}) == 1
+            unless on (%(by)s)
+            %(blind)s
           ||| % (v { stuck: c.kubeletStuckSeconds, window: f.promDuration(c.kubeletStuckSeconds), ksel: c.kubeletSelector }),
           labels: { severity: 'critical' },
           annotations: {
@@ -323,18 +329,21 @@ local scope = import '../lib/scope.libsonnet';
         // per cluster and cause; nodes with another cause still page.
         {
           alert: 'PLEGFleetWideCause',
+          // A blind agent's cause is about the agent: one bad rollout of the
+          // agent (every agent denied the socket) is no runtime regression.
           expr: |||
             (
-              count by (%(clusterBy)s, cause) (node_cause:pleg_diagnosis_cause:max > %(conf)s)
+              count by (%(clusterBy)s, cause) (%(cause)s > %(conf)s)
               / on (%(clusterBy)s) group_left ()
               count by (%(clusterBy)s) (max by (%(by)s) (up{%(sel)s}))
               > %(share)s
               and on (%(clusterBy)s, cause)
-              count by (%(clusterBy)s, cause) (node_cause:pleg_diagnosis_cause:max > %(conf)s) >= %(minNodes)d
+              count by (%(clusterBy)s, cause) (%(cause)s > %(conf)s) >= %(minNodes)d
             )
             * on (%(clusterBy)s, cause) group_right ()
-            (node_cause:pleg_diagnosis_cause:max > bool %(conf)s == 1)
+            (%(cause)s > bool %(conf)s == 1)
           ||| % (v {
+            cause: '(node_cause:pleg_diagnosis_cause:max unless on (%s) %s)' % [by, scope.agentBlind(c)],
             clusterBy: std.join(', ', [c.clusterLabel] + c.additionalAggregationLabels),
             conf: f.num(c.fleetWideCauseMinConfidence),
             share: f.num(c.fleetWideCauseShare),
@@ -374,19 +383,21 @@ local scope = import '../lib/scope.libsonnet';
         } + forOf(c.plegscopeDownForSeconds),
 
         // The agent cannot reach the runtime's socket, by the reason its own
-        // connect() gave. A warning, not a page: while the kubelet's view
-        // says the node is fine, it is the agent that is blind (an SELinux
-        // node denies container_t the socket; k3s and RKE2 keep it
-        // elsewhere). Where the runtime is really down, the kubelet agrees
-        // and CRIRuntimeUnavailable pages; the example Alertmanager config
-        // then inhibits this warning.
+        // connect() and the first answers gave. A warning, not a page, and
+        // the only alert of a blind agent (an SELinux node denies container_t
+        // the socket; k3s and RKE2 keep it elsewhere; a wrong endpoint
+        // answers as no CRI runtime): every critical alert is guarded by
+        // scope.agentBlind. Where the runtime is really down (connection
+        // refused, or its socket removed after it answered), the kubelet
+        // agrees and CRIRuntimeUnavailable pages; the example Alertmanager
+        // config then inhibits this warning.
         {
           alert: 'PlegscopeCannotReachRuntime',
           expr: 'max by (%(by)s, reason) (pleg_runtime_unreachable{%(sel)s}) == 1\n' % v,
           labels: { severity: 'warning' },
           annotations: {
             summary: 'plegscope on %s cannot reach the container runtime ({{ $labels.reason }})' % n,
-            description: 'plegscope on node %s cannot connect to the container runtime\'s socket: {{ if eq $labels.reason "permission_denied" }}permission denied. On an SELinux-enforcing node the agent\'s container_t is denied the runtime socket: install the selinux component (spc_t); else check the socket mount and the agent\'s group{{ else if eq $labels.reason "no_such_socket" }}no socket at the configured path. k3s and RKE2 keep containerd at /run/k3s/containerd/containerd.sock: set --container-runtime-endpoint and mount that directory{{ else if eq $labels.reason "connection_refused" }}the socket exists but nothing listens: the runtime is stopped (CRIRuntimeUnavailable pages where the kubelet agrees){{ else }}{{ $labels.reason }}{{ end }}. PLEG health on this node is not being observed by the agent.'
+            description: 'plegscope on node %s cannot connect to the container runtime\'s socket: {{ if eq $labels.reason "permission_denied" }}permission denied. On an SELinux-enforcing node the agent\'s container_t is denied the runtime socket: install the selinux component (spc_t); else check the socket mount and the agent\'s group{{ else if eq $labels.reason "no_such_socket" }}no socket at the configured path. k3s and RKE2 keep containerd at /run/k3s/containerd/containerd.sock: set --container-runtime-endpoint and mount that directory{{ else if eq $labels.reason "not_a_socket" }}the configured path is not a socket (a hostPath to a missing file makes a directory): mount the runtime\'s socket directory and set --container-runtime-endpoint to the kubelet\'s{{ else if eq $labels.reason "not_cri" }}what answers at the configured path is not a CRI runtime (no gRPC answer, or UNIMPLEMENTED to Version): set --container-runtime-endpoint to the socket the kubelet\'s --container-runtime-endpoint names{{ else if eq $labels.reason "connection_refused" }}the socket exists but nothing listens: the runtime is stopped (CRIRuntimeUnavailable pages where the kubelet agrees){{ else if eq $labels.reason "socket_removed" }}the socket of a runtime that answered before is gone: the runtime was stopped (CRIRuntimeUnavailable pages where the kubelet agrees){{ else }}{{ $labels.reason }}{{ end }}. PLEG health on this node is not being observed by the agent.'
                          % n,
             runbook_url: runbook('PlegscopeCannotReachRuntime'),
           },

@@ -9,11 +9,17 @@ local scope = import '../lib/scope.libsonnet';
 {
   _config+:: {
     runtimeStatusDownSeconds: 30,
+    // The kubelet writes the Node's Ready condition every
+    // nodeStatusUpdateFrequency (10 s): it turns NotReady within that long
+    // after the 30 s have passed. Held that long, the alert fires when the
+    // Node does, never on one sample (an agent that cannot read the
+    // runtime also sees no answer, and is excluded by the blind guard).
+    runtimeStatusDownForSeconds: 10,
     runtimeNotReadyForSeconds: 60,
   },
 
   local c = $._config,
-  local v = { sel: c.plegscopeSelector, by: scope.by(c), down: c.runtimeStatusDownSeconds },
+  local v = { sel: c.plegscopeSelector, by: scope.by(c), down: c.runtimeStatusDownSeconds, blind: scope.agentBlind(c) },
   local n = '{{ $labels.%s }}' % c.nodeLabel,
   local runbook(alert) = c.runbookURL + '#' + std.asciiLower(alert),
 
@@ -23,7 +29,12 @@ local scope = import '../lib/scope.libsonnet';
       rules: [
         {
           alert: 'CRIRuntimeStatusDown',
-          expr: 'max by (%(by)s) (pleg_runtime_status_seconds_since_success{%(sel)s}) >= %(down)d\n' % v,
+          expr: |||
+            max by (%(by)s) (pleg_runtime_status_seconds_since_success{%(sel)s}) >= %(down)d
+            unless on (%(by)s)
+            %(blind)s
+          ||| % v,
+          'for': f.promDuration(c.runtimeStatusDownForSeconds),
           labels: { severity: 'critical' },
           annotations: {
             summary: 'The kubelet on %s finds its container runtime down' % n,
@@ -34,7 +45,13 @@ local scope = import '../lib/scope.libsonnet';
         },
         {
           alert: 'CRIRuntimeNotReady',
-          expr: 'min by (%(by)s, condition) (pleg_runtime_condition{%(sel)s}) == 0\n' % v,
+          // pleg_runtime_condition exists only once the runtime answered
+          // Status: a runtime that never answered said nothing "not ready".
+          expr: |||
+            min by (%(by)s, condition) (pleg_runtime_condition{%(sel)s}) == 0
+            unless on (%(by)s)
+            %(blind)s
+          ||| % v,
           'for': f.promDuration(c.runtimeNotReadyForSeconds),
           labels: { severity: 'critical' },
           annotations: {

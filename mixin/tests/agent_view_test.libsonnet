@@ -34,6 +34,15 @@ local lib = import 'lib.libsonnet';
     S_('pleg_runtime_unreachable', L('10.0.0.%d:9547' % i, name, { reason: reason }), '1x%d' % blindN),
   ],
 
+  local cannotReachAt(name, reason, text) = {
+    exp_labels: nodeOf(name) { severity: 'warning', reason: reason },
+    exp_annotations: {
+      summary: 'plegscope on %s cannot reach the container runtime (%s)' % [name, reason],
+      description: "plegscope on node %s cannot connect to the container runtime's socket: %s. PLEG health on this node is not being observed by the agent." % [name, text],
+      runbook_url: runbook('PlegscopeCannotReachRuntime'),
+    },
+  },
+
   plegscopeTests+:: {
     tests+: [
       // ------------------------------------------------------------ agent blind, kubelet healthy
@@ -123,6 +132,47 @@ local lib = import 'lib.libsonnet';
               runbook_url: runbook('CRIRuntimeUnavailable'),
             },
           }],
+        }],
+      },
+
+      // ------------------------------------------------------------ agent blind, no kubelet view
+      // Every way an agent can be blind, on four nodes of one cluster, with
+      // everything such an agent exports (tests/ecosystem/test_blind_agent.py
+      // captures the same from the real binary): relists never succeed, the
+      // CRI Status age grows from the agent's start, no runtime condition
+      // (never answered), runtime_unavailable at a confidence an older agent
+      // might give it. No kubelet or kube-state-metrics series: the guard
+      // must not rest on the kubelet's view. Nothing critical fires, the
+      // fleet veto included; PlegscopeCannotReachRuntime says why on each.
+      local end = blindEnd;
+      local n = lib.samples(end);
+      local ways = [['permission_denied', "permission denied. On an SELinux-enforcing node the agent's container_t is denied the runtime socket: install the selinux component (spc_t); else check the socket mount and the agent's group"],
+                    ['no_such_socket', 'no socket at the configured path. k3s and RKE2 keep containerd at /run/k3s/containerd/containerd.sock: set --container-runtime-endpoint and mount that directory'],
+                    ['not_a_socket', "the configured path is not a socket (a hostPath to a missing file makes a directory): mount the runtime's socket directory and set --container-runtime-endpoint to the kubelet's"],
+                    ['not_cri', "what answers at the configured path is not a CRI runtime (no gRPC answer, or UNIMPLEMENTED to Version): set --container-runtime-endpoint to the socket the kubelet's --container-runtime-endpoint names"]];
+      local name(i) = 'worker-%d' % (i + 1);
+      local inst(i) = '10.0.0.%d:9547' % (i + 1);
+      {
+        name: 'Agent blind every way, no kubelet view: no critical alert, not even the fleet veto',
+        interval: '10s',
+        input_series: std.flattenArrays([
+          blind(i + 1, name(i), ways[i][0]) + [
+            S_('up', L(inst(i), name(i)), '1x%d' % n),
+            S_('pleg_healthy', L(inst(i), name(i)), '0x%d' % n),
+            S_('pleg_runtime_status_seconds_since_success', L(inst(i), name(i)), '0+10x%d' % n),
+            S_('pleg_runtime_status_healthy', L(inst(i), name(i)), '0x%d' % n),
+            S_('pleg_diagnosis_cause', L(inst(i), name(i), { cause: 'runtime_unavailable' }), '0.9x%d' % n),
+          ]
+          for i in std.range(0, 3)
+        ]),
+        alert_rule_test: [
+          lib.silent(end, a)
+          for a in ['PLEGNotHealthy', 'CRIRuntimeUnavailable', 'CRIRuntimeStatusDown', 'CRIRuntimeNotReady',
+                    'PLEGFleetWideCause', 'KubeletPLEGStuck']
+        ] + [{
+          eval_time: lib.t(end),
+          alertname: 'PlegscopeCannotReachRuntime',
+          exp_alerts: [cannotReachAt(name(i), ways[i][0], ways[i][1]) for i in std.range(0, 3)],
         }],
       },
 

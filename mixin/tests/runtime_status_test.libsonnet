@@ -17,16 +17,19 @@ local lib = import 'lib.libsonnet';
   plegscopeTests+:: {
     tests+: [
       // worker-1's last good Status was at t=0 (10 s samples of the age);
-      // worker-2's runtime answers every 5 s.
-      local down = 10 * std.ceil(D / 10);
+      // worker-2's runtime answers every 5 s. It fires once the age has
+      // been past the kubelet's 30 s for its node status period, when the
+      // kubelet writes NotReady.
+      local down = 10 * std.ceil((D + c.runtimeStatusDownForSeconds) / 10);
       {
-        name: 'CRIRuntimeStatusDown at %s without a good Status' % f.promDuration(D),
+        name: 'CRIRuntimeStatusDown %s after %s without a good Status' % [f.promDuration(c.runtimeStatusDownForSeconds), f.promDuration(D)],
         interval: '10s',
         input_series: [
           S_('pleg_runtime_status_seconds_since_success', L('10.0.0.1:9547', 'worker-1'), '0+10x%d' % lib.samples(down)),
           S_('pleg_runtime_status_seconds_since_success', L('10.0.0.2:9547', 'worker-2'), '4x%d' % lib.samples(down)),
         ],
         alert_rule_test: [
+          lib.silent(D, 'CRIRuntimeStatusDown'),
           lib.silent(down - 1, 'CRIRuntimeStatusDown'),
           lib.firing(down, 'CRIRuntimeStatusDown', [{
             exp_labels: nodeOf('worker-1') { severity: 'critical' },

@@ -24,7 +24,7 @@ def minimal_report():
     lag = {"count": 0, "p50_seconds": 0, "p99_seconds": 0, "invalid": 0}
     return {
         "schema_version": 1, "node": "worker-3", "generated_at": "2026-11-22T05:00:00.123Z", "healthy": True,
-        "health_message": "", "status": "healthy", "summary": "PLEG is healthy.", "causes": [],
+        "health_message": "", "status": "healthy", "summary": "PLEG is healthy.", "causes": [], "blind": None,
         "relist": {"period_seconds": 1, "threshold_seconds": 180, "seconds_since_last_seen": 0.4,
                    "in_progress_seconds": None, "duration_p50_seconds": 0.01, "duration_p99_seconds": 0.02,
                    "events_late_by_seconds": None, "stretched_period_seconds": None, "stretch_reason": None,
@@ -78,7 +78,14 @@ def test_a_conforming_report_passes_and_broken_ones_fail():
              "remedy": "Confirm: ...", "advice": "restart-runtime"}
     good["causes"] = [cause]
     harness.check_report(good)
+    blind = copy.deepcopy(good)
+    blind.update(status="at_risk", blind={"reason": "permission_denied", "endpoint": "unix:///run/containerd/containerd.sock",
+                                          "fix": "fix the agent: run it as spc_t"})
+    harness.check_report(blind)
     breaks = [
+        (lambda r: r.pop("blind"), "blind is required"),
+        (lambda r: r.update(blind={"reason": "connection_refused", "endpoint": "", "fix": "x"}),
+         "'connection_refused' is not one of"),
         (lambda r: r.pop("schema_version"), "schema_version is required"),
         (lambda r: r.update(schema_version=2), "is not 1"),
         (lambda r: r.update(status="sick"), "'sick' is not one of"),

@@ -228,6 +228,40 @@ TEST(OperationTracker, UnreachableRuntimeCarriesItsReason) {
   EXPECT_EQ(exposition(tracker, registry).find("pleg_runtime_unreachable"), std::string::npos);
 }
 
+TEST(OperationTracker, WhatAFailedCallMeansDependsOnWhetherTheRuntimeEverAnswered) {
+  testing::FakeClock clock;
+  prometheus::Registry registry;
+  OperationTracker tracker(registry, clock);
+  // Never answered: a socket that accepts but gives no CRI answer is no CRI
+  // runtime; a missing socket is where the agent looks.
+  tracker.note_unreachable(ConnectProblem::kNone);
+  EXPECT_EQ(tracker.reachability(), ConnectProblem::kNotCri);
+  EXPECT_NE(exposition(tracker, registry).find("pleg_runtime_unreachable{reason=\"not_cri\"} 1"),
+            std::string::npos);
+  tracker.note_unreachable(ConnectProblem::kNoSuchSocket);
+  EXPECT_EQ(tracker.reachability(), ConnectProblem::kNoSuchSocket);
+  // Once it answered, the same failures are the runtime's.
+  tracker.note_answered();
+  EXPECT_EQ(tracker.reachability(), ConnectProblem::kNone);
+  tracker.note_unreachable(ConnectProblem::kNoSuchSocket);
+  EXPECT_EQ(tracker.reachability(), ConnectProblem::kSocketRemoved);
+  tracker.note_unreachable(ConnectProblem::kNone);
+  EXPECT_EQ(tracker.reachability(), ConnectProblem::kNone);
+  tracker.note_unreachable(ConnectProblem::kNotCri);
+  EXPECT_EQ(tracker.reachability(), ConnectProblem::kNone);
+  tracker.note_unreachable(ConnectProblem::kPermissionDenied);
+  EXPECT_EQ(tracker.reachability(), ConnectProblem::kPermissionDenied);
+}
+
+TEST(RuntimeSocket, OnlyTheAgentsOwnProblemsAreBlindness) {
+  for (ConnectProblem p : {ConnectProblem::kPermissionDenied, ConnectProblem::kNoSuchSocket,
+                           ConnectProblem::kNotASocket, ConnectProblem::kNotCri})
+    EXPECT_TRUE(agent_side(p)) << connect_problem_name(p);
+  for (ConnectProblem p : {ConnectProblem::kNone, ConnectProblem::kConnectionRefused, ConnectProblem::kSocketRemoved,
+                           ConnectProblem::kOther})
+    EXPECT_FALSE(agent_side(p)) << connect_problem_name(p);
+}
+
 TEST(RuntimeSocket, ConnectErrorsNameTheirReason) {
   EXPECT_EQ(connect_problem_of(EACCES), ConnectProblem::kPermissionDenied);
   EXPECT_EQ(connect_problem_of(EPERM), ConnectProblem::kPermissionDenied);

@@ -191,6 +191,15 @@ TEST_F(RuntimeStatusProbeTest, MetricsFollowTheRule) {
           if (condition.empty() || (!m.label.empty() && m.label[0].value == condition)) return m.gauge.value;
     return -1.0;
   };
+  // A runtime that never answered says nothing of its conditions: no 0
+  // that would read as "not ready" (an agent that cannot open the socket).
+  runtime.fail[op::kStatus] = GrpcCode::kUnavailable;
+  probe.poll();
+  EXPECT_EQ(value("pleg_runtime_status_healthy"), 0);
+  EXPECT_EQ(value("pleg_runtime_condition", "RuntimeReady"), -1);
+  EXPECT_EQ(value("pleg_runtime_condition", "NetworkReady"), -1);
+  runtime.fail.erase(op::kStatus);
+  clock.step(seconds(5));
   set_conditions(runtime, true, false);
   probe.poll();
   EXPECT_EQ(value("pleg_runtime_status_healthy"), 1);
@@ -201,6 +210,8 @@ TEST_F(RuntimeStatusProbeTest, MetricsFollowTheRule) {
   probe.poll();
   EXPECT_EQ(value("pleg_runtime_status_healthy"), 0);
   EXPECT_EQ(value("pleg_runtime_status_seconds_since_success"), 30);
+  // The last answer's conditions stay once the runtime stops answering.
+  EXPECT_EQ(value("pleg_runtime_condition", "RuntimeReady"), 1);
 }
 
 TEST_F(RuntimeStatusProbeTest, TheNextCallWaitsFiveSecondsAfterTheLastReturned) {

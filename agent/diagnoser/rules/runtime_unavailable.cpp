@@ -5,8 +5,25 @@
 
 namespace plegscope {
 
+namespace {
+
+// A warning about the agent, never a verdict on the node: the kubelet may be
+// reading the same runtime fine. Its confidence stays below the fleet-wide
+// veto's minimum, so agents blind by one bad rollout read as no cause.
+constexpr double kBlindConfidence = 0.3;
+
+}  // namespace
+
 std::optional<Finding> judge_runtime_unavailable(const Context& c) {
   const Snapshot& s = c.s;
+  if (agent_side(s.unreachable)) {
+    Finding f = make_finding(CauseId::kRuntimeUnavailable, Severity::kWarning, kBlindConfidence, Form::kBlind);
+    f.endpoint = s.endpoint;
+    f.blind_reason = connect_problem_name(s.unreachable);
+    f.evidence.push_back({"runtime_unreachable{" + f.blind_reason + "}", 1, 0});
+    if (s.socket_present) f.evidence.push_back({"socket_present", *s.socket_present ? 1.0 : 0.0, 1});
+    return f;
+  }
   int trailing = trailing_errors(c, GrpcCode::kUnavailable);
   int in_window = window_errors(c, GrpcCode::kUnavailable);
   bool socket_missing = s.socket_present.has_value() && !*s.socket_present;

@@ -7,6 +7,12 @@ namespace {
 CauseWords words_of(const Finding& f) {
   CauseWords w;
   switch (f.form) {
+    case Form::kBlind:
+      w.reason = "plegscope cannot see the runtime: " + blind_why(f.blind_reason, f.endpoint);
+      w.action = blind_fix(f.blind_reason);
+      w.summary = "plegscope is blind, not the node: " + blind_why(f.blind_reason, f.endpoint) +
+                  ". The node is not judged until the agent can see the runtime.";
+      return w;
     case Form::kSocketMissing:
       w.reason = "the CRI socket " + f.endpoint + " does not exist";
       w.action = "start the runtime service, or fix the endpoint";
@@ -28,6 +34,31 @@ CauseWords words_of(const Finding& f) {
 }
 
 }  // namespace
+
+std::string blind_why(const std::string& reason, const std::string& endpoint) {
+  if (reason == "permission_denied") return "its connect() to " + endpoint + " is denied (permission denied)";
+  if (reason == "no_such_socket") return "there is no socket at " + endpoint + " inside its container";
+  if (reason == "not_a_socket") return endpoint + " is not a socket inside its container";
+  if (reason == "not_cri")
+    return "what answers at " + endpoint + " is not a CRI runtime (no CRI answer, or UNIMPLEMENTED to Version)";
+  return "it cannot reach " + endpoint + " (" + reason + ")";
+}
+
+std::string blind_fix(const std::string& reason) {
+  if (reason == "permission_denied")
+    return "fix the agent: on an SELinux-enforcing node (RHEL, OpenShift, Bottlerocket) run it as spc_t (the "
+           "deploy/components/selinux component); else check the socket's hostPath mount and that the agent runs "
+           "as root";
+  if (reason == "no_such_socket" || reason == "not_a_socket")
+    return "fix the agent: mount the runtime's socket directory and set --container-runtime-endpoint to the "
+           "kubelet's own (k3s and RKE2: unix:///run/k3s/containerd/containerd.sock; CRI-O: "
+           "unix:///var/run/crio/crio.sock)";
+  if (reason == "not_cri")
+    return "fix the agent: set --container-runtime-endpoint to the socket the kubelet's "
+           "--container-runtime-endpoint names (k3s and RKE2: unix:///run/k3s/containerd/containerd.sock), not "
+           "another service's";
+  return "fix the agent's access to the runtime socket";
+}
 
 // The runbook's paragraphs are, word for word, docs/runbook.md's ## runtime_unavailable
 // once the placeholders are filled with runbook_command_names(). Edit both

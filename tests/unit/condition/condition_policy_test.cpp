@@ -146,6 +146,39 @@ TEST_F(PolicyTest, AnUnconfirmedWriteStaysDue) {
   EXPECT_FALSE(policy.observe(unhealthy(CauseId::kRuntimeHung), start + seconds(6)));
 }
 
+// A blind agent's verdict, however bad it reads (unhealthy, a critical
+// cause advising a runtime restart), is no verdict on the node.
+ConditionVerdict blind(ConditionVerdict v) {
+  v.blind = true;
+  return v;
+}
+
+TEST_F(PolicyTest, ABlindAgentNeverSetsTrue) {
+  for (int t = 0; t <= 900; t += 5) {
+    EXPECT_FALSE(at(t, blind(unhealthy(CauseId::kRuntimeUnavailable)))) << t;
+    EXPECT_FALSE(at(t + 1, blind(at_risk(CauseId::kRuntimeHung, Severity::kCritical)))) << t;
+  }
+  EXPECT_FALSE(policy.written());
+}
+
+TEST_F(PolicyTest, ABlindAgentWritesNoFalseEitherAndItsTimeCountsForNothing) {
+  // Healthy, then blind past clear_after: no False (the agent does not know);
+  // seeing again, clear_after starts over.
+  EXPECT_FALSE(at(0, healthy()));
+  for (int t = 1; t <= 300; t += 10) EXPECT_FALSE(at(t, blind(healthy()))) << t;
+  EXPECT_FALSE(at(301, healthy()));
+  EXPECT_FALSE(at(420, healthy()));
+  EXPECT_TRUE(at(421, healthy()));
+}
+
+TEST_F(PolicyTest, ACriticalHoldDoesNotRunWhileBlind) {
+  EXPECT_FALSE(at(0, at_risk(CauseId::kShimHung, Severity::kCritical)));
+  EXPECT_FALSE(at(20, blind(at_risk(CauseId::kShimHung, Severity::kCritical))));
+  EXPECT_FALSE(at(40, at_risk(CauseId::kShimHung, Severity::kCritical)));  // the hold starts again at 40
+  EXPECT_FALSE(at(69, at_risk(CauseId::kShimHung, Severity::kCritical)));
+  EXPECT_TRUE(at(70, at_risk(CauseId::kShimHung, Severity::kCritical)));
+}
+
 TEST(ConditionReason, EveryCauseIsCamelCase) {
   EXPECT_EQ(condition_reason(CauseId::kPodStatusSlow), "PodStatusSlow");
   EXPECT_EQ(condition_reason(CauseId::kRuntimeUnavailable), "RuntimeUnavailable");

@@ -70,6 +70,16 @@ TEST(RepairAdvice, ThePolicyHoldsForTheRepairWindowAndKeepsTheRest) {
   EXPECT_EQ(p.heartbeat, o.policy.heartbeat);
 }
 
+TEST_F(RepairTest, ABlindAgentNeverAdvisesRepair) {
+  // What a blind agent would say if its view were the node's: unhealthy,
+  // runtime_unavailable, restart the runtime, for 15 minutes.
+  auto down = verdict(Status::kUnhealthy, CauseId::kRuntimeUnavailable, Advice::kRestartRuntime);
+  down.blind = true;
+  EXPECT_TRUE(repair_verdict(down).blind);
+  for (int t = 0; t <= 900; t += 10) EXPECT_FALSE(at(t, down)) << t;
+  EXPECT_FALSE(policy.written());
+}
+
 TEST_F(RepairTest, ANodeLevelCauseSetsTrueOnlyPastTheWindow) {
   const auto hung = verdict(Status::kUnhealthy, CauseId::kRuntimeHung, Advice::kRestartRuntime);
   EXPECT_FALSE(at(0, hung));

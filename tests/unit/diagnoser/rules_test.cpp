@@ -3,6 +3,9 @@
 // the diagnoser is a pure function, no clock or runtime needed.
 #include "snapshot_builder.h"
 
+#include "report/json.h"
+#include "report/text.h"
+
 namespace plegscope {
 namespace {
 
@@ -102,6 +105,98 @@ TEST(RuntimeUnavailable, OnAndOffIsFlappingEvenWhenTheNewestFailed) {
   c = find(down, CauseId::kRuntimeUnavailable);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->severity, Severity::kCritical);
+}
+
+// A blind agent: its connect() to the socket says the problem is its own.
+// The PLEG it keeps is unhealthy (no relist ever succeeded), every relist
+// failed UNAVAILABLE, and the socket may be absent: all of that would be a
+// critical runtime_unavailable with restart-runtime advice if it were the
+// node's. It is not: at risk, one warning, advice none, no other cause, the
+// summary says blind, why and the agent's fix.
+Builder blind_agent(ConnectProblem why, bool socket_present) {
+  Builder b;
+  b.s.endpoint = "unix:///run/containerd/containerd.sock";
+  b.s.healthy = false;
+  b.s.health_message = "pleg has yet to be successful";
+  b.s.last_seen.reset();
+  RelistRecord failed = relist();
+  failed.error_code = GrpcCode::kUnavailable;
+  b.relists(10, failed);
+  b.s.socket_present = socket_present;
+  b.s.unreachable = why;
+  return b;
+}
+
+void expect_blind(const Report& r, const std::string& reason, const std::string& fix_part) {
+  SCOPED_TRACE(reason);
+  EXPECT_EQ(r.status, Status::kAtRisk);
+  ASSERT_TRUE(r.blind);
+  EXPECT_EQ(r.blind->reason, reason);
+  EXPECT_EQ(r.blind->endpoint, "unix:///run/containerd/containerd.sock");
+  EXPECT_NE(r.blind->fix.find(fix_part), std::string::npos) << r.blind->fix;
+  ASSERT_EQ(r.causes.size(), 1u);
+  const Cause& c = r.causes.front();
+  EXPECT_EQ(c.id, CauseId::kRuntimeUnavailable);
+  EXPECT_EQ(c.severity, Severity::kWarning);
+  EXPECT_EQ(c.advice, Advice::kNone);
+  EXPECT_EQ(r.summary.rfind("plegscope is blind: ", 0), 0u) << r.summary;
+  EXPECT_NE(r.summary.find(fix_part), std::string::npos) << r.summary;
+  EXPECT_EQ(r.summary.find("restart"), std::string::npos) << r.summary;
+  EXPECT_FALSE(r.seconds_to_unhealthy);
+  // No reckoning of what the kubelet says from calls that never answered.
+  EXPECT_EQ(r.runtime_status.not_ready_path, "none");
+  EXPECT_TRUE(r.runtime_status.kubelet_errors.empty());
+  EXPECT_EQ(render_text(r).find("KUBELET:"), std::string::npos);
+}
+
+TEST(RuntimeUnavailable, PermissionDeniedIsTheAgentsBlindnessNotTheNodes) {
+  expect_blind(blind_agent(ConnectProblem::kPermissionDenied, true).report(), "permission_denied", "spc_t");
+}
+
+TEST(RuntimeUnavailable, NoSocketWhereTheAgentLooksIsBlindness) {
+  expect_blind(blind_agent(ConnectProblem::kNoSuchSocket, false).report(), "no_such_socket",
+               "/run/k3s/containerd/containerd.sock");
+  expect_blind(blind_agent(ConnectProblem::kNotASocket, false).report(), "not_a_socket",
+               "--container-runtime-endpoint");
+}
+
+TEST(RuntimeUnavailable, APeerThatIsNoCriRuntimeIsBlindness) {
+  expect_blind(blind_agent(ConnectProblem::kNotCri, true).report(), "not_cri", "--container-runtime-endpoint");
+}
+
+TEST(RuntimeUnavailable, BlindnessDropsCausesThatRestOnTheMissingView) {
+  Builder b = blind_agent(ConnectProblem::kPermissionDenied, true);
+  RelistRecord hung = relist();
+  hung.error_code = GrpcCode::kDeadlineExceeded;
+  b.relists(5, hung);  // would be runtime_hung with restart-runtime advice
+  Report r = b.report();
+  ASSERT_EQ(r.causes.size(), 1u);
+  EXPECT_EQ(r.causes.front().advice, Advice::kNone);
+}
+
+TEST(RuntimeUnavailable, ARefusingOrRemovedSocketIsStillTheNodes) {
+  for (ConnectProblem p : {ConnectProblem::kConnectionRefused, ConnectProblem::kSocketRemoved}) {
+    Report r = blind_agent(p, p == ConnectProblem::kConnectionRefused).report();
+    SCOPED_TRACE(connect_problem_name(p));
+    EXPECT_FALSE(r.blind);
+    EXPECT_EQ(r.status, Status::kUnhealthy);
+    const Cause* c = find(r, CauseId::kRuntimeUnavailable);
+    ASSERT_TRUE(c);
+    EXPECT_EQ(c->severity, Severity::kCritical);
+    EXPECT_EQ(c->advice, Advice::kRestartRuntime);
+  }
+}
+
+TEST(RuntimeUnavailable, BlindReportRoundTripsThroughJson) {
+  Report r = blind_agent(ConnectProblem::kNotCri, true).report();
+  const nlohmann::json j = report_to_json(r);
+  ASSERT_TRUE(j.at("blind").is_object());
+  EXPECT_EQ(j.at("blind").at("reason"), "not_cri");
+  EXPECT_EQ(j.at("status"), "at_risk");
+  Report back = report_from_json(j);
+  ASSERT_TRUE(back.blind);
+  EXPECT_EQ(back.blind->fix, r.blind->fix);
+  EXPECT_TRUE(report_to_json(Builder().report()).at("blind").is_null());
 }
 
 // ------------------------------------------------------------ runtime_hung

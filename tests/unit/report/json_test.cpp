@@ -20,7 +20,7 @@ TEST(ReportJson, ExactlyTheDesignFieldNames) {
   json j = report_to_json(sample());
   EXPECT_EQ(keys(j),
             (std::set<std::string>{"schema_version", "node", "generated_at", "healthy", "health_message", "status",
-                                   "summary", "causes", "relist", "runtime", "pods", "events",
+                                   "summary", "causes", "blind", "relist", "runtime", "pods", "events",
                                    "node_pressure", "timeline", "forecast", "event_lag",
                                    "journal", "journal_source", "kubelet", "runtime_metrics", "runtime_status", "host",
                                    "node_condition"}));
