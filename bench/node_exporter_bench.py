@@ -62,7 +62,10 @@ class HeldTree:
         self.proc = None
 
     def __enter__(self):
+        # This checkout's build when the agent under test is another's (PLEGSCOPE_BUILD_DIR of an older build).
         binary = os.path.join(harness.build_dir(), "bench", "host_scan_real_bench")
+        if not os.access(binary, os.X_OK):
+            binary = os.path.join(harness.source_dir(), "build", "bench", "host_scan_real_bench")
         self.proc = subprocess.Popen([binary, "--hold", self.shape], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True)
         line = self.proc.stdout.readline().strip()
