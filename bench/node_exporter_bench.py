@@ -5,6 +5,15 @@ and runtime-metrics readers; a steady 110x2 node relisted every second),
 on the same machine in the same minutes, each scraped every 15 s as
 Prometheus would. RSS, anonymous RSS, peak RSS (VmHWM), threads and CPU
 share of one core for both, with plegscope's ratio to node_exporter.
+
+The thread-heavy host (measure_thread_heavy) is the same, with a real tree
+of sleeping processes and threads held by `build/bench/host_scan_real_bench
+--hold PxT` for the window (600 processes of 46 threads by default), and
+node_exporter's `processes` collector on (off by default): it walks every
+process's stat and its task/ directory, so both agents read the same /proc.
+The agent's host scan runs every 5 s, so its CPU per scan beside the quiet
+run is (CPU share difference) x 5 s, an upper bound (everything else the
+agent does grows a little with the host too).
 Figures only; nothing asserts.
 """
 
@@ -28,9 +37,9 @@ def scrape(url):
         return answer.status, len(answer.read())
 
 
-def start_node_exporter(port):
+def start_node_exporter(port, extra_flags=()):
     binary = harness.require_tool("prometheus-node-exporter")
-    proc = subprocess.Popen([binary, "--web.listen-address=127.0.0.1:%d" % port],
+    proc = subprocess.Popen([binary, "--web.listen-address=127.0.0.1:%d" % port] + list(extra_flags),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = "http://127.0.0.1:%d/metrics" % port
 
@@ -43,7 +52,36 @@ def start_node_exporter(port):
     return proc, url
 
 
-def measure(window, agent_flags):
+class HeldTree:
+    """A real tree of sleeping processes and threads for the window, made and
+    reaped by build/bench/host_scan_real_bench --hold (it refuses a shape
+    that would crowd pid_max). Closing its stdin ends it."""
+
+    def __init__(self, shape):
+        self.shape = shape
+        self.proc = None
+
+    def __enter__(self):
+        # This checkout's build when the agent under test is another's (PLEGSCOPE_BUILD_DIR of an older build).
+        binary = os.path.join(harness.build_dir(), "bench", "host_scan_real_bench")
+        if not os.access(binary, os.X_OK):
+            binary = os.path.join(harness.source_dir(), "build", "bench", "host_scan_real_bench")
+        self.proc = subprocess.Popen([binary, "--hold", self.shape], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("ready"):
+            self.__exit__(None, None, None)
+            raise RuntimeError("host_scan_real_bench --hold %s: %s" % (self.shape, line))
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc is not None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=120)
+            self.proc = None
+
+
+def measure(window, agent_flags, tree_shape=None, exporter_flags=()):
     tmp = tempfile.mkdtemp(prefix="bench-beside-")
     empty_dir = os.path.join(tmp, "empty")
     runtime_root = os.path.join(tmp, "runtime-root")
@@ -53,7 +91,10 @@ def measure(window, agent_flags):
     with open(token_file, "w") as f:
         f.write("t0k3n\n")
     exporter = None
+    tree = HeldTree(tree_shape) if tree_shape else None
     try:
+        if tree:
+            tree.__enter__()
         with cpu_share_bench.BigKubelet(tmp, token="t0k3n") as kubelet, cpu_share_bench.ContainerdPage() as page, \
                 FakeCri(cpu_share_bench.steady_scenario(), log_level="warn", hold="steady") as fake:
             flags = agent_flags + cpu_share_bench.config_flags("everything", empty_dir, runtime_root, kubelet,
@@ -61,7 +102,7 @@ def measure(window, agent_flags):
             with Agent(fake.endpoint, flags, log_level="warn") as agent:
                 benchlib.AgentProbe(agent, fake).wait_relists(3)
                 harness.wait_until(lambda: agent.metrics().get("pleg_kubelet_up") == 1, 30, "a kubelet scrape")
-                exporter, exporter_url = start_node_exporter(harness.free_port())
+                exporter, exporter_url = start_node_exporter(harness.free_port(), exporter_flags)
                 targets = {"node_exporter": (exporter.pid, exporter_url), "plegscope": (agent.proc.pid,
                                                                                          agent.url("/metrics"))}
                 for _, url in targets.values():
@@ -79,7 +120,8 @@ def measure(window, agent_flags):
                     time.sleep(max(0.0, next_scrape - time.monotonic()))
                 time.sleep(max(0.0, started + window - time.monotonic()))
                 elapsed = time.monotonic() - started
-                out = {"window_seconds": elapsed, "scrape_interval_seconds": SCRAPE_INTERVAL, "scrapes": scrapes}
+                out = {"window_seconds": elapsed, "scrape_interval_seconds": SCRAPE_INTERVAL, "scrapes": scrapes,
+                       "tree": tree_shape or "", "node_exporter_flags": list(exporter_flags)}
                 for name, (pid, _) in targets.items():
                     out[name] = dict(benchlib.memory_mib(pid),
                                      percent_of_one_core=100 * (benchlib.cpu_seconds(pid) - cpu0[name]) / elapsed,
@@ -90,7 +132,36 @@ def measure(window, agent_flags):
         if exporter is not None:
             exporter.terminate()
             exporter.wait(timeout=10)
+        if tree:
+            tree.__exit__(None, None, None)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+PROCESSES_COLLECTOR = ("--collector.processes",)
+
+
+def measure_thread_heavy(window, agent_flags, shape="600x46"):
+    """The quiet host and the thread-heavy one, node_exporter with its
+    processes collector on in both, one after the other."""
+    return {"quiet": measure(window, agent_flags, None, PROCESSES_COLLECTOR),
+            "thread_heavy": measure(window, agent_flags, shape, PROCESSES_COLLECTOR)}
+
+
+def print_thread_heavy(r, scan_interval=5.0):
+    q, h = r["quiet"], r["thread_heavy"]
+    print("\n## Beside node_exporter (processes collector on) on a quiet and a thread-heavy host (+%s, a real tree), "
+          "%.0f s windows\n" % (h["tree"], h["window_seconds"]))
+    print("| host | node_exporter CPU | plegscope CPU | ratio | plegscope RSS | node_exporter RSS |")
+    print("|---|---|---|---|---|---|")
+    for name, x in (("quiet", q), ("+" + h["tree"], h)):
+        ne, ps = x["node_exporter"], x["plegscope"]
+        print("| %s | %.3f %% | %.3f %% | %.2f | %.1f MiB | %.1f MiB |" % (
+            name, ne["percent_of_one_core"], ps["percent_of_one_core"],
+            ps["percent_of_one_core"] / ne["percent_of_one_core"] if ne["percent_of_one_core"] else 0,
+            ps["rss_mib"], ne["rss_mib"]))
+    extra = (h["plegscope"]["percent_of_one_core"] - q["plegscope"]["percent_of_one_core"]) / 100 * scan_interval
+    print("\nplegscope's extra CPU per host scan (every %.0f s) on the thread-heavy host, from the shares: "
+          "%.1f ms (an upper bound: the whole agent's difference)" % (scan_interval, extra * 1000))
 
 
 def print_table(r):

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <set>
 #include <unordered_map>
 
@@ -14,6 +15,7 @@
 #include "host/host_scan_state.h"
 #include "host/pod_cgroup.h"
 #include "host/process_stat.h"
+#include "host/stat_files.h"
 
 namespace plegscope::host {
 namespace {
@@ -114,6 +116,7 @@ HostScanner::HostScanner(HostScanOptions options, MonotonicNow now)
     : options_(std::move(options)),
       now_(now ? std::move(now) : MonotonicNow([] { return SystemClock().monotonic(); })),
       ticks_(options_.clock_ticks_per_second > 0 ? options_.clock_ticks_per_second : ::sysconf(_SC_CLK_TCK)),
+      stat_files_(std::make_unique<StatFiles>(options_.proc_path)),
       cgroup_v2_(options_.sys_path) {
   if (options_.cmdline == HostScanOptions::Cmdline::kOffThread)
     cmdline_ = std::make_unique<CmdlineReader>(options_.proc_path, options_.cmdline_options);
@@ -139,6 +142,7 @@ HostEvidence HostScanner::scan() {
   st.now = now_();
   if (FileText f = read_small_file(options_.proc_path + "/uptime", 256); f.ok) st.uptime = parse_uptime(f.text);
   if (!read_processes(out, st)) {
+    stat_files_->end_scan();
     out.runtime_disk.unreadable = "process scan failed";
     scan_pid_limits(out, {});
     scan_cgroup_v2(out, st);
@@ -146,6 +150,7 @@ HostEvidence HostScanner::scan() {
   }
   resolve_helpers(out, st);
   scan_blocked(out, st);
+  stat_files_->end_scan();  // what was not read again has exited
   std::vector<std::string> daemon_comms;
   for (const auto& s : st.runtime)
     if (s.role == RuntimeRole::kDaemon) {
@@ -168,18 +173,16 @@ HostEvidence HostScanner::scan() {
 bool HostScanner::read_processes(HostEvidence& out, ScanState& st) {
   auto& procs = out.processes;
   const std::string& proc = options_.proc_path;
-  DIR* dir = ::opendir(proc.c_str());
+  DIR* dir = stat_files_->begin_scan() ? ::opendir(proc.c_str()) : nullptr;
   if (!dir) {
     procs.unreadable = "cannot list " + proc;
     return false;
   }
   int64_t malformed = 0;
-  std::string path;
   char buffer[2048];  // a stat line is ~300 bytes, at most ~1.1 KiB
   while (dirent* e = ::readdir(dir)) {
     if (!numeric_name(e->d_name)) continue;
-    path.assign(e->d_name).append("/stat");
-    long n = read_into_at(::dirfd(dir), path.c_str(), buffer, sizeof buffer);
+    long n = stat_files_->read_process(e->d_name, std::strtoll(e->d_name, nullptr, 10), buffer, sizeof buffer);
     if (n < 0) continue;  // exited between readdir and read
     auto stat = parse_process_stat(std::string_view(buffer, static_cast<size_t>(n)));
     if (!stat) {
@@ -286,7 +289,6 @@ BlockedTask HostScanner::blocked_task(ScanState& st, const HelperProcess& h, uin
 // Blocked runtime processes and threads; time in D tracked across scans.
 void HostScanner::scan_blocked(HostEvidence& out, ScanState& st) {
   auto& procs = out.processes;
-  std::string path;
   char buffer[2048];
   for (size_t i = 0; i < st.runtime.size(); ++i) {
     const auto& s = st.runtime[i];
@@ -296,10 +298,11 @@ void HostScanner::scan_blocked(HostEvidence& out, ScanState& st) {
     if (s.stat.num_threads <= 1) continue;
     DIR* tasks = ::opendir((base + "/task").c_str());
     if (!tasks) continue;
+    const std::string main_thread = std::to_string(h.pid);
     while (dirent* e = ::readdir(tasks)) {
-      if (!numeric_name(e->d_name)) continue;
-      path.assign(e->d_name).append("/stat");
-      long n = read_into_at(::dirfd(tasks), path.c_str(), buffer, sizeof buffer);
+      // The main thread's state is the process's, read above.
+      if (!numeric_name(e->d_name) || main_thread == e->d_name) continue;
+      long n = stat_files_->read_thread(h.pid, e->d_name, std::strtoll(e->d_name, nullptr, 10), buffer, sizeof buffer);
       if (n < 0) continue;
       auto t = parse_process_stat(std::string_view(buffer, static_cast<size_t>(n)));
       if (!t || t->pid == h.pid || t->state != 'D') continue;

@@ -171,9 +171,15 @@ struct HostScanOptions {
 std::string resolve_runtime_root(const std::vector<std::string>& daemon_comms,
                                  const std::function<bool(const std::string&)>& exists);
 
+class StatFiles;
+
 // Thread-safe: scan() holds an internal mutex (scans are serialized, so the
-// periodic scan and an on-demand one never interleave). Cost: one stat read
-// per process, plus wchan/task reads for runtime processes only.
+// periodic scan and an on-demand one never interleave). Cost: one listing of
+// <proc> and one stat read per process (the main thread's, from a file kept
+// open between scans on procfs: host/stat_files.h), plus the task/ listing
+// and a stat read per thread of the runtime's processes only; wchan,
+// status and cgroup reads only for what the evidence names (tasks in D,
+// zombie parents, daemons). docs/host-scan.md lists every read.
 class HostScanner {
  public:
   // `now` is the injected clock's monotonic reading; none: the system's.
@@ -216,6 +222,7 @@ class HostScanner {
   const long ticks_;
   std::unique_ptr<CmdlineReader> cmdline_;
   std::mutex mu_;
+  std::unique_ptr<StatFiles> stat_files_;
   std::map<TaskKey, SteadyTime> first_seen_in_d_;
   std::optional<std::vector<DiskCounters>> previous_disk_;
   SteadyTime previous_disk_at_{};
