@@ -68,9 +68,33 @@ def referenced_kib(pid, top=8):
             "files": sorted(files, key=lambda f: -f[1])[:top]}
 
 
+def _fd_targets(pid):
+    targets = []
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            targets.append(os.readlink("/proc/%d/fd/%s" % (pid, fd)))
+        except OSError:
+            pass  # closed meanwhile
+    return targets
+
+
+def _kept_stat_file(target):
+    """A process's or thread's stat file under /proc, as the host scan keeps
+    them open between scans (docs/host-scan.md)."""
+    parts = target.split("/")
+    return len(parts) >= 4 and parts[-1] == "stat" and "proc" in parts and parts[-2].isdigit()
+
+
 def fd_count(pid):
-    """Open file descriptors of a process."""
-    return len(os.listdir("/proc/%d/fd" % pid))
+    """Open file descriptors of a process, without the /proc stat files the
+    host scan keeps open: those follow the host's own processes (at most
+    4,096, and a quarter of the soft limit), counted by kept_stat_fds."""
+    return sum(1 for t in _fd_targets(pid) if not _kept_stat_file(t))
+
+
+def kept_stat_fds(pid):
+    """The /proc stat files the host scan keeps open between scans."""
+    return sum(1 for t in _fd_targets(pid) if _kept_stat_file(t))
 
 
 def thread_names(pid):
@@ -89,8 +113,8 @@ def thread_names(pid):
 def footprint(pid):
     """The agent's footprint at one moment: RSS and peak RSS (MiB), open fds,
     threads, CPU seconds. scripts/bench and scripts/soak both read it here."""
-    return dict(memory_mib(pid), fds=fd_count(pid), threads=sum(thread_names(pid).values()),
-                cpu_seconds=cpu_seconds(pid))
+    return dict(memory_mib(pid), fds=fd_count(pid), kept_stat_fds=kept_stat_fds(pid),
+                threads=sum(thread_names(pid).values()), cpu_seconds=cpu_seconds(pid))
 
 
 def node_scenario(name, pods, containers_per_pod, churn_pods, extra_phases=(), container_events=False):

@@ -213,11 +213,16 @@ void fill_figures(const Snapshot& s, const Context& c, Report& report) {
   report.runtime.endpoint = s.endpoint;
   report.runtime.name = s.runtime_name;
   report.runtime.version = s.runtime_version;
-  for (const auto& [name, st] : s.operations)
+  for (const auto& [name, st] : s.operations) {
+    // UNIMPLEMENTED is how a runtime answers an optional call it does not
+    // serve (the event stream, streamed lists): an answer, not a failure.
+    const auto unimplemented = st.errors_by_code.find(GrpcCode::kUnimplemented);
+    const uint64_t refused = unimplemented == st.errors_by_code.end() ? 0 : unimplemented->second;
     report.runtime.operations[name] = {static_cast<int64_t>(st.count),
-                                       static_cast<int64_t>(st.errors), st.p50_seconds,
+                                       static_cast<int64_t>(st.errors - refused), st.p50_seconds,
                                        st.p99_seconds, st.max_seconds, st.in_flight,
                                        st.oldest_in_flight_seconds};
+  }
 
   if (c.last_ok) {
     report.pods.sandboxes = c.last_ok->sandboxes;

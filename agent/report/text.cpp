@@ -178,7 +178,10 @@ std::string status_label(Status status) {
 std::string kubelet_paths_line(const Report& r) {
   const Report::RuntimeStatus& s = r.runtime_status;
   if (s.not_ready_path == "none") return "";
-  std::string out = "KUBELET: ";
+  // Read from the kubelet (its metrics or its Node's Ready message), or only
+  // the kubelet's rules applied by plegscope: the line says which.
+  const bool kubelet_read = r.kubelet.reachable || (r.kubelet.ready_message && !r.kubelet.ready_message->empty());
+  std::string out = kubelet_read ? "KUBELET: " : "KUBELET (plegscope's reckoning by the kubelet's rules; the kubelet was not read): ";
   const bool on = s.not_ready_in_seconds && *s.not_ready_in_seconds <= 0;
   if (s.not_ready_path == "both")
     out += "NotReady on both paths: the runtime's Status and PLEG";

@@ -114,7 +114,15 @@ std::string summary_of(const Report& r) {
   std::string out = "PLEG is " + state;
   if (!r.causes.empty()) out += " because " + r.causes.front().reason + ": " + r.causes.front().action;
   out += ".";
-  if (r.status == Status::kUnhealthy) out += " The kubelet says: " + r.health_message + ".";
+  // Words are the kubelet's only where they were read from it (its Node's
+  // Ready message); otherwise they are the kubelet's rule applied by plegscope.
+  if (r.status == Status::kUnhealthy) {
+    if (r.kubelet.ready_message && !r.kubelet.ready_message->empty())
+      out += " The kubelet's Ready condition says: " + *r.kubelet.ready_message + ".";
+    else
+      out += " By the kubelet's rule (plegscope's reckoning; the kubelet's own words were not read): " +
+             r.health_message + ".";
+  }
   if (const auto& late = r.relist.events_late_by_seconds) {
     const double period = r.relist.period_seconds;
     out += " Relists take " + text::elapsed(*late) + " (" + text::fmt("%.0f", *late / period) + " times the " +

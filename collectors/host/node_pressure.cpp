@@ -146,6 +146,11 @@ NodePressure NodePressureReader::read() const {
   if (auto text = read_file("sys/kernel/pid_max")) p.pid_max = parse_single_int(*text);
   if (auto text = read_file("sys/kernel/threads-max")) p.threads_max = parse_single_int(*text);
 
+  // loadavg's task count is the kernel's own, the one pid_max bounds; only
+  // without it are /proc's numeric entries counted, a walk whose cost grows
+  // with every pid on the host (threads included, as the kernel steps
+  // through them) at every snapshot.
+  if (p.pids) return p;
   if (DIR* dir = ::opendir(proc_path_.c_str())) {
     int64_t n = 0;
     while (dirent* e = ::readdir(dir)) {
@@ -156,7 +161,7 @@ NodePressure NodePressureReader::read() const {
     }
     ::closedir(dir);
     p.processes = n;
-    if (!p.pids && n > 0) p.pids = n;  // without loadavg: processes, a lower bound
+    if (n > 0) p.pids = n;  // without loadavg: processes, a lower bound
   }
   return p;
 }

@@ -50,7 +50,7 @@ struct NodePressure {
   // Tasks (threads) alive: each one holds a PID, so this is what pid_max
   // limits. From loadavg's 4th field, else by counting /proc/<pid>/task.
   std::optional<int64_t> pids;
-  std::optional<int64_t> processes;  // numeric entries of /proc
+  std::optional<int64_t> processes;  // numeric entries of /proc, counted only without loadavg
   std::optional<int64_t> pid_max;
   std::optional<int64_t> threads_max;
 

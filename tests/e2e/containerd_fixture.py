@@ -312,6 +312,26 @@ class Containerd:
         with open(self.config_path, "w") as f:
             f.write(config)
 
+    def _server_sections(self):
+        """What both config versions say alike: the private sockets and dirs."""
+        t = self.tmp
+        return f"""[grpc]
+  address = "{self.sock}"
+
+[ttrpc]
+  address = "{self.sock}.ttrpc"
+
+[debug]
+  address = "{t}/debug.sock"
+  level = "info"
+
+[metrics]
+  address = "{self.metrics_address}"
+
+[plugins."io.containerd.internal.v1.opt"]
+  path = "{t}/opt"
+"""
+
     def _config_v2(self):
         """containerd 1.6's config (version 2): the CRI plugin is one
         io.containerd.grpc.v1.cri section."""
@@ -330,22 +350,7 @@ disabled_plugins = [
   "io.containerd.internal.v1.tracing",
 ]
 
-[grpc]
-  address = "{self.sock}"
-
-[ttrpc]
-  address = "{self.sock}.ttrpc"
-
-[debug]
-  address = "{t}/debug.sock"
-  level = "info"
-
-[metrics]
-  address = "{self.metrics_address}"
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = "{t}/opt"
-
+{self._server_sections()}
 [{cri}]
   sandbox_image = "{self.sandbox_image}"
   disable_apparmor = true
@@ -400,22 +405,7 @@ disabled_plugins = [
   "io.containerd.internal.v1.tracing",
 ]
 
-[grpc]
-  address = "{self.sock}"
-
-[ttrpc]
-  address = "{self.sock}.ttrpc"
-
-[debug]
-  address = "{t}/debug.sock"
-  level = "info"
-
-[metrics]
-  address = "{self.metrics_address}"
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = "{t}/opt"
-
+{self._server_sections()}
 [plugins."io.containerd.shim.v1.manager"]
   socket_dir = "{self.shim_socket_dir}"
 

@@ -17,6 +17,35 @@ def log(msg=""):
     print(msg, flush=True)
 
 
+def cause_of(report, cause_id):
+    return next((c for c in report["causes"] if c["id"] == cause_id), None)
+
+
+def shim_hung_held_without_runtime_hung(report, seconds=10):
+    """containerd 2.x with a frozen shim: a lifecycle call waits in NRI on the
+    shim before it takes the container's status lock (1.6 took the lock, then
+    called the shim), so the lists keep answering: no chain, no runtime_hung.
+    Measured on 2.3.7: the agent keeps shim_hung first as the risk ("no call
+    hangs yet"), the waiting UpdateContainerResources / StopContainer are not
+    linked to it, and nothing says the runtime hangs. Where the host's own load
+    raises node_pressure (a 2-core machine under other builds), that ranks above
+    it at times, so shim_hung must stay listed throughout and never become
+    runtime_hung. Returns the last report with shim_hung first."""
+    wait_until(lambda: (lambda r: r["causes"] and r["causes"][0]["id"] == "shim_hung")(report()), 20,
+               "shim_hung first")
+    t_end, rep, ranks = time.time() + seconds, None, set()
+    while time.time() < t_end:
+        rep = report()
+        ids = [c["id"] for c in rep["causes"]]
+        assert "shim_hung" in ids, ids
+        assert cause_of(rep, "runtime_hung") is None, "the lists answer on 2.x: %s" % cause_of(rep, "runtime_hung")
+        ranks.add(ids.index("shim_hung") + 1)
+        time.sleep(1)
+    log("  shim_hung ranked %s over %d s while the calls waited" % (sorted(ranks), seconds))
+    rep["causes"].sort(key=lambda c: c["id"] != "shim_hung")
+    return rep
+
+
 def metric(metrics, name, **labels):
     """Value of the first sample of NAME whose labels include LABELS, or None."""
     found = metrics.find(name, **labels)

@@ -40,7 +40,7 @@ import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
 import containerd_fixture  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
-from e2e_util import BUILD_DIR, Agent, log, wait_until  # noqa: E402
+from e2e_util import BUILD_DIR, Agent, log, shim_hung_held_without_runtime_hung, wait_until  # noqa: E402
 
 HANG = 3  # --hang-threshold, seconds
 NAMESPACE = "plegscope-e2e"
@@ -211,27 +211,8 @@ def test_the_kubelets_calls_on_the_frozen_pod_rank_it_first_with_the_chain():
         # status lock; 1.6 took the lock, then called the shim. So the calls
         # wait on the shim without the lock and the lists keep answering: no
         # chain, no runtime_hung; shim_hung names the pod and its frozen cgroup.
-        # Measured on 2.3.7: the agent keeps shim_hung first as the risk
-        # ("no call hangs yet": no call of the relist hangs), the waiting
-        # UpdateContainerResources / StopContainer are not linked to it, and
-        # nothing says the runtime hangs. Held for 10 s (> 3x --hang-threshold).
-        wait_until(lambda: (lambda r: r["causes"] and r["causes"][0]["id"] == "shim_hung")(report()), 20,
-                   "shim_hung first")
-        # It stays a risk: where the host's own load raises node_pressure
-        # (this 2-core machine under other builds), that ranks above it at
-        # times, so here shim_hung must stay listed throughout and never
-        # become runtime_hung; on 1.6 the chain through the hung relist made
-        # it first.
-        t_end, rep, ranks = time.time() + 10, None, set()
-        while time.time() < t_end:
-            rep = report()
-            ids = [c["id"] for c in rep["causes"]]
-            assert "shim_hung" in ids, ids
-            assert cause(rep, "runtime_hung") is None, "the lists answer on 2.x: %s" % cause(rep, "runtime_hung")
-            ranks.add(ids.index("shim_hung") + 1)
-            time.sleep(1)
-        log("  shim_hung ranked %s over 10 s while the calls waited" % sorted(ranks))
-        rep["causes"].sort(key=lambda c: c["id"] != "shim_hung")
+        # Held for 10 s (> 3x --hang-threshold).
+        rep = shim_hung_held_without_runtime_hung(report)
         top = rep["causes"][0]
         log("  causes: %s" % [(c["id"], c["confidence"]) for c in rep["causes"]])
         log("  top cause: %s" % top["summary"])

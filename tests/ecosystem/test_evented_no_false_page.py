@@ -1,6 +1,8 @@
 """No false page on an evented node: with --evented-pleg
 true beside a runtime that serves GetContainerEvents (tests/scenarios/
-evented.json), the agent relists every 300 s against the kubelet's evented
+evented.json) and a kubelet before 1.37 (--kubelet-version v1.36.0: from
+1.37 evented PLEG is only a hint and the relist keeps 1 s), the agent
+relists every 300 s against the kubelet's evented
 threshold of 600 s, so pleg_last_seen_seconds ages far past the generic
 180 s while PLEG is healthy. The shipped rules compare the age against the
 threshold the agent exports (pleg_relist_threshold_seconds), so a real
@@ -35,7 +37,7 @@ def short_rules():
 
 
 def test_evented_node_does_not_page_while_healthy():
-    flags = ["--node-name", NODE, "--evented-pleg", "true"]
+    flags = ["--node-name", NODE, "--evented-pleg", "true", "--kubelet-version", "v1.36.0"]
     with harness.FakeCri("evented") as fake, \
             harness.Agent(fake.endpoint, flags, proc_path=CALM_PROC) as agent, \
             short_rules() as rules, \

@@ -2,6 +2,8 @@
 // under tests/fixtures/proc (node_exporter style).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "host/node_pressure.h"
 
 namespace plegscope {
@@ -70,9 +72,20 @@ TEST(NodePressureReader, Healthy) {
   EXPECT_DOUBLE_EQ(*p.load1, 0.52);
   EXPECT_EQ(*p.cpus, 4);
   EXPECT_EQ(*p.pids, 1234);
-  EXPECT_EQ(*p.processes, 4);  // the fixture's numeric entries
+  EXPECT_FALSE(p.processes);  // loadavg holds the count: /proc is not walked
   EXPECT_EQ(*p.pid_max, 4194304);
   EXPECT_EQ(*p.threads_max, 253444);
+}
+
+TEST(NodePressureReader, WithoutLoadavgTheProcessesAreCounted) {
+  const std::string dir = ::testing::TempDir() + "/proc-without-loadavg";
+  std::filesystem::remove_all(dir);
+  for (const char* entry : {"1", "42", "977", "self", "sys"}) std::filesystem::create_directories(dir + "/" + entry);
+  NodePressure p = NodePressureReader(dir).read();
+  ASSERT_TRUE(p.processes);
+  EXPECT_EQ(*p.processes, 3);
+  EXPECT_EQ(*p.pids, 3);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(NodePressureReader, IoPressure) {
