@@ -312,10 +312,23 @@ class Containerd:
         with open(self.config_path, "w") as f:
             f.write(config)
 
-    def _server_sections(self):
-        """What both config versions say alike: the private sockets and dirs."""
+    def _common_sections(self, version):
+        """What both config versions say alike: the private root, state,
+        sockets and dirs, and the plugins left out (2.x has no aufs)."""
         t = self.tmp
-        return f"""[grpc]
+        disabled = (["io.containerd.snapshotter.v1.aufs"] if version == 2 else []) + [
+            "io.containerd.snapshotter.v1.btrfs", "io.containerd.snapshotter.v1.devmapper",
+            "io.containerd.snapshotter.v1.zfs", "io.containerd.tracing.processor.v1.otlp",
+            "io.containerd.internal.v1.tracing"]
+        plugins = "".join('  "%s",\n' % p for p in disabled)
+        return f"""version = {version}
+root = "{self.root}"
+state = "{self.state}"
+oom_score = 0
+disabled_plugins = [
+{plugins}]
+
+[grpc]
   address = "{self.sock}"
 
 [ttrpc]
@@ -337,20 +350,7 @@ class Containerd:
         io.containerd.grpc.v1.cri section."""
         t = self.tmp
         cri = 'plugins."io.containerd.grpc.v1.cri"'
-        return f"""version = 2
-root = "{self.root}"
-state = "{self.state}"
-oom_score = 0
-disabled_plugins = [
-  "io.containerd.snapshotter.v1.aufs",
-  "io.containerd.snapshotter.v1.btrfs",
-  "io.containerd.snapshotter.v1.devmapper",
-  "io.containerd.snapshotter.v1.zfs",
-  "io.containerd.tracing.processor.v1.otlp",
-  "io.containerd.internal.v1.tracing",
-]
-
-{self._server_sections()}
+        return f"""{self._common_sections(2)}
 [{cri}]
   sandbox_image = "{self.sandbox_image}"
   disable_apparmor = true
@@ -393,19 +393,7 @@ disabled_plugins = [
         t = self.tmp
         rt = 'plugins."io.containerd.cri.v1.runtime"'
         img = 'plugins."io.containerd.cri.v1.images"'
-        return f"""version = 3
-root = "{self.root}"
-state = "{self.state}"
-oom_score = 0
-disabled_plugins = [
-  "io.containerd.snapshotter.v1.btrfs",
-  "io.containerd.snapshotter.v1.devmapper",
-  "io.containerd.snapshotter.v1.zfs",
-  "io.containerd.tracing.processor.v1.otlp",
-  "io.containerd.internal.v1.tracing",
-]
-
-{self._server_sections()}
+        return f"""{self._common_sections(3)}
 [plugins."io.containerd.shim.v1.manager"]
   socket_dir = "{self.shim_socket_dir}"
 
