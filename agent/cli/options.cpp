@@ -6,24 +6,18 @@
 
 namespace plegscope {
 
-// k3s and RKE2 run their own containerd with its socket under /run/k3s: found
-// after a stock containerd's, so a node with both reads the stock one.
-const std::vector<std::string> kDefaultRuntimeEndpoints = {
-    "unix:///run/containerd/containerd.sock", "unix:///run/k3s/containerd/containerd.sock",
-    "unix:///run/crio/crio.sock", "unix:///var/run/cri-dockerd.sock"};
-
 ParseOutcome parse_command_line(int argc, const char* const* argv) {
   Config c;
   CLI::App app{"plegscope: explains why the kubelet's PLEG is (or is about to be) unhealthy", "plegscope"};
   app.fallthrough();
-  add_runtime_flags(app, c.node.runtime);
-  add_pleg_flags(app, c.node.pleg);
+  // The PLEG block's, the process's own, then every source's in list order.
+  add_flags(app, c.node.runtime);
+  add_flags(app, c.node.pleg);
   add_agent_flags(app, c);
-  add_host_flags(app, c.node.host);
-  add_journal_flags(app, c.node.journal);
-  add_kubelet_flags(app, c.node.kubelet);
-  add_api_server_flags(app, c.node.api_server);
-  add_runtime_metrics_flags(app, c.node.runtime_metrics);
+#define PLEGSCOPE_SOURCE_FLAGS(Type, name) add_flags(app, c.node.name);
+  PLEGSCOPE_SOURCES(PLEGSCOPE_SOURCE_FLAGS)
+#undef PLEGSCOPE_SOURCE_FLAGS
+  add_flags(app, c.node.api_server);
   add_condition_flags(app, c.node_condition, c.condition);
   auto* serve = app.add_subcommand("serve", "run the agent (the default)");
   auto* diagnose = app.add_subcommand("diagnose", "relist for a while, then print a report");

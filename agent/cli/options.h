@@ -42,9 +42,6 @@ struct ParseOutcome {
   std::string message;  // one line for stderr (or help text for stdout when exit_code == 0)
 };
 
-// The candidate sockets tried, in order, when no endpoint is given.
-extern const std::vector<std::string> kDefaultRuntimeEndpoints;
-
 // Parses argv (and PLEGSCOPE_* environment variables). Never throws, never exits.
 ParseOutcome parse_command_line(int argc, const char* const* argv);
 

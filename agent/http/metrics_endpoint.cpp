@@ -6,7 +6,7 @@ namespace plegscope {
 
 std::string MetricsEndpoint::render() const {
   auto families = node_.collect_metrics();
-  auto causes = diagnosis_.collect_metrics();
+  auto causes = diagnosis_.published_metrics();  // never diagnoses: the verdict watch does
   families.insert(families.end(), causes.begin(), causes.end());
   return prometheus::TextSerializer().Serialize(families);
 }

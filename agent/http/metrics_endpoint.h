@@ -8,7 +8,9 @@
 // workers, hundreds of clients never make many waiters) does a request get
 // the last text as it is, if it is younger than kStormMaxAge: building one
 // per round for hundreds of clients kept a core busy and p99 at 250 ms. pleg_diagnosis_cause is the DiagnosisService's
-// published diagnosis, made at most once per relist (node/diagnosis_service.h).
+// published diagnosis as it stands: a scrape never runs one (the verdict
+// watch makes them; node/diagnosis_service.h), so its cost never depends on
+// the node's size or on how many scrapers there are.
 #include <array>
 #include <condition_variable>
 #include <cstdint>

@@ -69,15 +69,24 @@ uint64_t DiagnosisService::diagnoses() const {
   return diagnoses_;
 }
 
-std::vector<prometheus::MetricFamily> DiagnosisService::collect_metrics() const {
+std::vector<prometheus::MetricFamily> DiagnosisService::cause_metrics(const Diagnosis* diagnosis) {
   auto family = gauge_family("pleg_diagnosis_cause",
                              "Confidence 0..1 of each /diagnose cause id right now; 0 when absent.");
-  auto diagnosis = latest();
   for (CauseId id : kAllCauses) {
-    auto it = diagnosis->confidences.find(id);
-    add_gauge(family, {{"cause", cause_name(id)}}, it == diagnosis->confidences.end() ? 0 : it->second);
+    double confidence = 0;
+    if (diagnosis)
+      if (auto it = diagnosis->confidences.find(id); it != diagnosis->confidences.end()) confidence = it->second;
+    add_gauge(family, {{"cause", cause_name(id)}}, confidence);
   }
   return {family};
+}
+
+std::vector<prometheus::MetricFamily> DiagnosisService::collect_metrics() const {
+  return cause_metrics(latest().get());
+}
+
+std::vector<prometheus::MetricFamily> DiagnosisService::published_metrics() const {
+  return cause_metrics(published().get());
 }
 
 }  // namespace plegscope

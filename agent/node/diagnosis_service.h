@@ -1,5 +1,6 @@
 #pragma once
-// The only caller of the diagnoser. /metrics (pleg_diagnosis_cause),
+// The only caller of the diagnoser. /metrics (pleg_diagnosis_cause, from the
+// published diagnosis alone),
 // /healthz, /diagnose and `plegscope diagnose` read the Diagnosis it
 // published; none of them diagnoses.
 //
@@ -55,12 +56,17 @@ class DiagnosisService {
   std::shared_ptr<const Diagnosis> latest() const;
   // pleg_diagnosis_cause{cause} for every cause id, from latest().
   std::vector<prometheus::MetricFamily> collect_metrics() const;
+  // The same from the diagnosis already published (every id 0 before the
+  // first): what /metrics serves, so that a scrape never runs a diagnosis.
+  // The verdict watch makes them, every few seconds, as it looks.
+  std::vector<prometheus::MetricFamily> published_metrics() const;
   // How many diagnoses were made (tests: readers share them).
   uint64_t diagnoses() const;
 
  private:
   bool fresh(const Diagnosis& d, MonoTime now, uint64_t relists) const;
   std::shared_ptr<const Diagnosis> published() const;
+  static std::vector<prometheus::MetricFamily> cause_metrics(const Diagnosis* diagnosis);
 
   const Node& node_;
   const Clock& clock_;

@@ -9,42 +9,6 @@
 #include "node/snapshot_joins.h"
 
 namespace plegscope {
-namespace {
-
-// CRI-O serves its pages on its CRI socket: read when the host is scanned
-// (its conmons say which containers lost theirs) and the runtime's Version
-// says CRI-O (before its first answer, the socket's path).
-CrioPagesOptions crio_pages_options(const NodeOptions& o) {
-  CrioPagesOptions c;
-  if (o.host.enabled) c.socket = o.runtime.endpoint;
-  c.proc_path = o.host.proc_path;
-  return c;
-}
-
-// The watched runtime as its Version names it (before its first answer, as
-// its socket's path does): what the CRI-O pages and the host scan's shim
-// filter each ask at their own time.
-RuntimeFamily watched_family(const RuntimeInfoSource& info, const std::string& endpoint) {
-  return runtime_family(info.evidence().name, endpoint);
-}
-
-// The host scan counts a containerd shim as the node's only when its
-// -address names the CRI socket the agent reads: on a host running two
-// containerds (Docker's beside the kubelet's) the other's frozen shim is not
-// this node's cause. The endpoint is compared as the host's path, which is
-// what the agent sees (the DaemonSet mounts the host's /run/containerd at the
-// same path; a bare-host agent shares the host's). No socket when the runtime
-// is not containerd (cri-dockerd's shims name Docker's containerd; CRI-O runs
-// none): every shim then counts, as before.
-HostSourceOptions host_options(const NodeOptions& o, const RuntimeInfoSource& info) {
-  HostSourceOptions h = o.host;
-  h.runtime_socket = [&info, endpoint = o.runtime.endpoint] {
-    return watched_family(info, endpoint) == RuntimeFamily::kContainerd ? endpoint : std::string();
-  };
-  return h;
-}
-
-}  // namespace
 
 Node::Node(NodeOptions options, const Clock& clock)
     : options_(std::move(options)),
@@ -65,28 +29,25 @@ Node::Node(NodeOptions options, const Clock& clock)
                                   RelistTiming{options_.pleg.relist_period, options_.pleg.relist_threshold},
                                   &pleg_.directory(), newest_kubelet_model().evented_hint,
                                   [this](const std::string& uid) { pleg_.request_relist(uid); }}),
-      runtime_info_(client_, options_.runtime.endpoint),
-      pressure_(options_.host.proc_path),
-      host_(host_options(options_, runtime_info_), clock,
-            CallsInFlight{[this] { return tracker_.oldest_in_flight_seconds(); }, [this] { return pods_in_flight(); }},
-            options_.hang_threshold),
-      journal_(options_.journal, clock),
-      kubelet_(options_.kubelet, api_server_config(options_.api_server), options_.node_name, clock),
-      runtime_metrics_(options_.runtime_metrics, clock),
-      runtime_status_(client_, clock, RuntimeStatusOptions{true, kRuntimeStatusPeriod, kRuntimeDownThreshold,
-                                                           options_.runtime.request_timeout}),
-      crio_pages_(
-          crio_pages_options(options_), [this] { return containers_without_conmon(); },
-          [this] { return watched_family(runtime_info_, options_.runtime.endpoint) == RuntimeFamily::kCrio; }),
-      sources_{&runtime_info_, &pressure_, &journal_, &kubelet_,
-               &runtime_metrics_, &host_, &runtime_status_, &crio_pages_} {
+      api_server_(api_server_config(options_.api_server)),
+      context_{clock,
+               client_,
+               options_.runtime,
+               options_.node_name,
+               options_.host.proc_path,
+               options_.host.enabled,
+               options_.hang_threshold,
+               api_server_ ? &*api_server_ : nullptr},
+      sources_(options_, context_) {
+  join_sources();
   // The model before the kubelet is read: --kubelet-version's release, else
   // the newest released kubelet's. Each scrape then brings the kubelet's own.
-  const KubeletPlegModel initial = kubelet_.evidence().view.model;
+  KubeletReader& kubelet = sources_.kubelet;
+  const KubeletPlegModel initial = kubelet.evidence().view.model;
   pleg_.set_model(initial.behaviour);
   evented_.set_hint(initial.behaviour.evented_hint);
-  if (kubelet_.scraping())
-    kubelet_.on_view([this](const KubeletView& view) {
+  if (kubelet.scraping())
+    kubelet.on_view([this](const KubeletView& view) {
       follow_kubelet_model(view);
       if (options_.runtime.list_streaming == ListStreaming::kFollowKubelet) follow_kubelet_list_streaming(view);
     });
@@ -140,19 +101,13 @@ void Node::start(SourceLanes lanes) {
     evented_started_ = true;
     evented_.start();
   }
-  // The waiting lane serves a source's descriptor task between and during
-  // its jobs (the journal's fd beside the scrapes' sockets): declared before
-  // any source asks the lane for it.
-  for (Source* source : sources_)
-    if (FdTask* task = source->waiting_task()) lanes.waiting.serve(*task);
-  for (Source* source : sources_)
-    if (source->enabled()) source->start(lanes);
+  sources_.start(lanes);
 }
 
 void Node::stop() {
   if (stopping_.exchange(true)) return;
   client_.shutdown();
-  for (Source* source : sources_) source->stop();
+  sources_.stop();
   evented_.stop();
   pleg_.stop();
   pleg_.watch().close();
@@ -212,55 +167,29 @@ Snapshot Node::snapshot() const {
   s.events_discarded_total = static_cast<uint64_t>(metrics_.discard_events.Value());
   s.evented_lag = evented_.lag_over(kEventedLagWindow);
 
-  // One line per source.
-  const RuntimeInfo info = runtime_info_.evidence();
-  s.runtime_name = info.name;
-  s.runtime_version = info.version;
-  s.pressure = pressure_.evidence();
-  s.journal = journal_evidence(journal_.evidence(), options_.journal.units, s.timeline, s.now);
-  s.kubelet = kubelet_.evidence();
-  s.runtime_metrics = runtime_metrics_.evidence();
-  s.runtime_status = runtime_status_.evidence();
-  s.crio_pages = crio_pages_.evidence();
-  HostObservation host = host_.evidence();
-
+  place_sources(s, sources_.evidence(), options_.journal.units, reading);
   // The pod join: the PLEG's pods behind the calls and the host's processes.
-  const PodLookup find_pod = [this](const CallTarget& target) { return pleg_.find_pod(target); };
-  s.pod_calls = pod_calls(s.operations, find_pod);
-  if (host.scan) {
-    s.host = std::move(host.scan);
-    fill_conmon_sandboxes(*s.host, find_pod);
-    // A blocked task's seconds in D are as of its scan: placed on the wall
-    // axis through this snapshot's reading, aged on the monotonic clock.
-    s.host_scanned_at = reading.place(host.scanned_at);
-    s.zombie_history = std::move(host.zombie_history);
-    s.pods_by_sandbox = pods_by_sandbox(*s.host, find_pod);
-    s.shim_pods = shim_pods(*s.host, find_pod);
-    s.zombie_parent_pods = zombie_parent_pods(*s.host, find_pod);
-    join_cgroup_v2(s, find_pod, [this](const auto& uid_ids) { return pleg_.container_states(uid_ids); });
-  }
-  s.unmonitored_pods = unmonitored_pods(s.crio_pages, find_pod);
+  join_pods(
+      s, [this](const CallTarget& target) { return find_pod(target); },
+      [this](const auto& uid_ids) { return pleg_.container_states(uid_ids); });
   return s;
 }
 
-std::vector<std::string> Node::containers_without_conmon() const {
-  HostObservation host = host_.evidence();
-  if (!host.scan) return {};
-  const ClockReading reading = read_clocks(clock_);
-  const int64_t scanned_ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(reading.place(host.scanned_at).time_since_epoch()).count();
-  std::vector<RunningContainer> running;
-  for (const PodStatus& pod : cache_.snapshot())
-    for (const auto& c : pod.containers)
-      if (c.state() == cri::CONTAINER_RUNNING) running.push_back({c.id(), c.started_at()});
-  return plegscope::containers_without_conmon(*host.scan, scanned_ns, running);
-}
-
-std::set<std::string> Node::pods_in_flight() const {
-  std::set<std::string> uids;
-  for (const auto& call : pod_calls(tracker_.all_stats(), [this](const CallTarget& t) { return pleg_.find_pod(t); }))
-    if (call.in_flight && !call.pod.uid.empty()) uids.insert(call.pod.uid);
-  return uids;
+void Node::join_sources() {
+  const std::string& endpoint = options_.runtime.endpoint;
+  sources_.host.ask_with([this, &endpoint] {
+    const auto calls = pod_calls(tracker_.all_stats(), [this](const CallTarget& t) { return find_pod(t); });
+    return host_scan_asks(tracker_.oldest_in_flight_seconds(), calls,
+                          watched_family(sources_.runtime_info.evidence(), endpoint), endpoint);
+  });
+  sources_.crio_pages.ask_with([this, &endpoint] {
+    if (watched_family(sources_.runtime_info.evidence(), endpoint) != RuntimeFamily::kCrio) return CrioPagesAsks{};
+    std::vector<RunningContainer> running;
+    for (const PodStatus& pod : cache_.snapshot())
+      for (const auto& c : pod.containers)
+        if (c.state() == cri::CONTAINER_RUNNING) running.push_back({c.id(), c.started_at()});
+    return crio_pages_asks(sources_.host.evidence(), running, read_clocks(clock_));
+  });
 }
 
 std::vector<PodStatus> Node::pods() const { return cache_.snapshot(); }
@@ -268,8 +197,8 @@ std::vector<PodStatus> Node::pods() const { return cache_.snapshot(); }
 std::vector<PodLifecycleEvent> Node::events() const { return event_log_.snapshot(); }
 
 std::optional<HttpResult> Node::runtime_goroutines() const {
-  if (!crio_pages_.reads_crio()) return std::nullopt;
-  return crio_pages_.goroutines();
+  if (!sources_.crio_pages.reads_crio()) return std::nullopt;
+  return sources_.crio_pages.goroutines();
 }
 
 // Blocks until an event comes or stop() closes the channel: no wake-ups on
@@ -283,14 +212,14 @@ void Node::on_relist(const RelistRecord& relist) {
   if (auto bytes = tracker_.last_list_bytes(op::kListContainers)) record.list_bytes = *bytes;
   recorder_.add(std::move(record));
   relist_count_++;
-  runtime_info_.after_relist(relist.error_code.has_value());
+  sources_.runtime_info.after_relist(relist.error_code.has_value());
 }
 
 std::vector<prometheus::MetricFamily> Node::computed_families() const {
   auto healthy = gauge_family("pleg_healthy", "1 if PLEG is healthy by the kubelet's rule, else 0.");
   add_gauge(healthy, {}, health().healthy ? 1 : 0);
   auto build = gauge_family("plegscope_build_info", "plegscope version and the runtime it observes; value 1.");
-  const RuntimeInfo info = runtime_info_.evidence();
+  const RuntimeInfo info = sources_.runtime_info.evidence();
   add_gauge(build, {{"version", PLEGSCOPE_VERSION}, {"runtime_name", info.name}, {"runtime_version", info.version}},
             1);
   return {healthy, build};
@@ -304,8 +233,7 @@ std::vector<prometheus::MetricFamily> Node::collect_metrics() const {
   append(tracker_.Collect());
   append(pleg_.Collect());  // pleg_last_seen_age_seconds, on the monotonic clock
   append(computed_families());
-  for (const Source* source : sources_)
-    if (source->enabled()) append(source->Collect());
+  append(sources_.collect());
   return families;
 }
 

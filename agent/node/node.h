@@ -7,8 +7,8 @@
 // cache. Shared by `serve` and the one-shot `diagnose`. It owns no lane:
 // the process entry point owns the clock and the lanes and hands them in.
 //
-// A new evidence source: one member below, one entry in sources_ (node.cpp)
-// and one line in snapshot() filling its Snapshot field.
+// The sources are the list's (source_list.h): a new one is its folder and
+// one row there, never a member here.
 #include <prometheus/metric_family.h>
 #include <prometheus/registry.h>
 
@@ -21,22 +21,15 @@
 #include "common/source.h"
 #include "cri/grpc_runtime_client.h"
 #include "cri/operation_tracker.h"
-#include "cri/runtime_info_source.h"
-#include "cri/runtime_status_probe.h"
 #include "diagnoser/snapshot.h"
-#include "host/host_source.h"
-#include "host/pressure_source.h"
-#include "journal/journal_source.h"
-#include "kubelet/kubelet_reader.h"
 #include "node/node_options.h"
+#include "node/sources.h"
 #include "pleg/event_log.h"
 #include "pleg/evented_pleg.h"
 #include "pleg/generic_pleg.h"
 #include "pleg/pleg_metrics.h"
 #include "pleg/pod_status_cache.h"
 #include "pleg/relist_recorder.h"
-#include "runtime_metrics/runtime_metrics_reader.h"
-#include "crio/crio_source.h"
 
 namespace plegscope {
 
@@ -86,11 +79,12 @@ class Node {
   void consume_events();
   void follow_kubelet_model(const KubeletView& view);
   void follow_kubelet_list_streaming(const KubeletView& view);
-  // The running containers the last host scan found no conmon for.
-  std::vector<std::string> containers_without_conmon() const;
+  // Answers what the sources ask of the PLEG block and of each other,
+  // through the pure joins of snapshot_joins.h.
+  void join_sources();
+  // The PLEG's pod behind a call target.
+  std::optional<PodIdentity> find_pod(const CallTarget& target) const { return pleg_.find_pod(target); }
   std::vector<prometheus::MetricFamily> computed_families() const;
-  // The pods with a CRI call in flight, for the host scan's cgroup v2 reads.
-  std::set<std::string> pods_in_flight() const;
 
   const NodeOptions options_;
   const Clock& clock_;
@@ -106,18 +100,10 @@ class Node {
   GenericPleg pleg_;
   EventedPleg evented_;
 
-  // The sources beside it, each read in snapshot().
-  RuntimeInfoSource runtime_info_;
-  PressureSource pressure_;
-  HostSource host_;
-  JournalSource journal_;
-  KubeletReader kubelet_;
-  RuntimeMetricsReader runtime_metrics_;
-  // The runtime's CRI Status every 5 s, the kubelet's other path to NotReady.
-  RuntimeStatusProbe runtime_status_;
-  // CRI-O's pages on its socket (on a CRI-O node): containers whose conmon died.
-  CrioPagesSource crio_pages_;
-  const std::vector<Source*> sources_;
+  // The sources beside it (source_list.h), built from the node's context.
+  const std::optional<ApiServerConfig> api_server_;
+  const SourceContext context_;
+  Sources sources_;
 
   // --evented-pleg auto beside a readable kubelet: evented only once the
   // kubelet shows the EventedPLEG gate (a hint from 1.37).

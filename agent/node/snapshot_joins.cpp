@@ -173,3 +173,75 @@ JournalEvidence journal_evidence(const JournalStatus& status, const UnitRoles& u
 }
 
 }  // namespace plegscope
+
+namespace plegscope {
+
+void place_sources(Snapshot& s, SourceEvidence evidence, const UnitRoles& journal_units,
+                   const ClockReading& reading) {
+  s.runtime_name = evidence.runtime_info.name;
+  s.runtime_version = evidence.runtime_info.version;
+  s.pressure = std::move(evidence.pressure);
+  s.journal = journal_evidence(evidence.journal, journal_units, s.timeline, s.now);
+  s.kubelet = std::move(evidence.kubelet);
+  s.runtime_metrics = std::move(evidence.runtime_metrics);
+  s.runtime_status = std::move(evidence.runtime_status);
+  s.crio_pages = std::move(evidence.crio_pages);
+  HostObservation& host = evidence.host;
+  if (host.scan) {
+    s.host = std::move(host.scan);
+    // A blocked task's seconds in D are as of its scan: placed on the wall
+    // axis through this snapshot's reading, aged on the monotonic clock.
+    s.host_scanned_at = reading.place(host.scanned_at);
+    s.zombie_history = std::move(host.zombie_history);
+  }
+}
+
+void join_pods(Snapshot& s, const PodLookup& find_pod, const ContainerStates& states) {
+  s.pod_calls = pod_calls(s.operations, find_pod);
+  if (s.host) {
+    fill_conmon_sandboxes(*s.host, find_pod);
+    s.pods_by_sandbox = pods_by_sandbox(*s.host, find_pod);
+    s.shim_pods = shim_pods(*s.host, find_pod);
+    s.zombie_parent_pods = zombie_parent_pods(*s.host, find_pod);
+    join_cgroup_v2(s, find_pod, states);
+  }
+  s.unmonitored_pods = unmonitored_pods(s.crio_pages, find_pod);
+}
+
+RuntimeFamily watched_family(const RuntimeInfo& info, const std::string& endpoint) {
+  return runtime_family(info.name, endpoint);
+}
+
+std::set<std::string> pods_in_flight(const std::vector<Snapshot::PodCall>& calls) {
+  std::set<std::string> uids;
+  for (const auto& call : calls)
+    if (call.in_flight && !call.pod.uid.empty()) uids.insert(call.pod.uid);
+  return uids;
+}
+
+// The endpoint is compared as the host's path, which is what the agent sees
+// (the DaemonSet mounts the host's /run/containerd at the same path; a
+// bare-host agent shares the host's). No socket when the runtime is not
+// containerd (cri-dockerd's shims name Docker's containerd; CRI-O runs
+// none): every shim then counts.
+HostScanAsks host_scan_asks(double oldest_call_seconds, const std::vector<Snapshot::PodCall>& calls,
+                            RuntimeFamily family, const std::string& endpoint) {
+  HostScanAsks asks;
+  asks.oldest_call_seconds = oldest_call_seconds;
+  asks.pods_in_flight = pods_in_flight(calls);
+  if (family == RuntimeFamily::kContainerd) asks.runtime_socket = endpoint;
+  return asks;
+}
+
+CrioPagesAsks crio_pages_asks(const HostObservation& host, const std::vector<RunningContainer>& running,
+                              const ClockReading& reading) {
+  CrioPagesAsks asks;
+  asks.reads_crio = true;
+  if (!host.scan) return asks;
+  const int64_t scanned_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(reading.place(host.scanned_at).time_since_epoch()).count();
+  asks.candidates = containers_without_conmon(*host.scan, scanned_ns, running);
+  return asks;
+}
+
+}  // namespace plegscope

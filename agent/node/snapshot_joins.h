@@ -4,10 +4,13 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "diagnoser/snapshot.h"
+#include "diagnoser/runtime_family.h"
 #include "journal/journal_follower.h"
+#include "node/sources.h"
 #include "pleg/pod_directory.h"
 
 namespace plegscope {
@@ -53,6 +56,30 @@ using ContainerStates = std::function<std::optional<std::vector<std::string>>(
 // The cgroup v2 containers' runtime states (populated against what the
 // runtime lists) and the pods of the cgroups the host scan names.
 void join_cgroup_v2(Snapshot& s, const PodLookup& find_pod, const ContainerStates& states);
+
+// The sources' evidence into the snapshot's fields, each source's once:
+// a new source adds its line here. Instants are placed on the wall axis
+// through `reading` (the snapshot's own); the journal's window counts over
+// s.timeline, which is set first.
+void place_sources(Snapshot& s, SourceEvidence evidence, const UnitRoles& journal_units, const ClockReading& reading);
+// The joins of the PLEG's pods with the calls in flight and the host's and
+// CRI-O's evidence already placed in `s`.
+void join_pods(Snapshot& s, const PodLookup& find_pod, const ContainerStates& states);
+
+// The watched runtime as its Version names it (before its first answer, as
+// its socket's path does).
+RuntimeFamily watched_family(const RuntimeInfo& info, const std::string& endpoint);
+// The pods (uids) with a per-pod call in flight.
+std::set<std::string> pods_in_flight(const std::vector<Snapshot::PodCall>& calls);
+// What the host scan asks: the oldest call's age, the pods with calls in
+// flight, and the CRI socket when the runtime is a containerd (a shim that
+// names another socket serves another containerd on this host).
+HostScanAsks host_scan_asks(double oldest_call_seconds, const std::vector<Snapshot::PodCall>& calls,
+                            RuntimeFamily family, const std::string& endpoint);
+// What CRI-O's pages ask: the running containers no conmon of the last host
+// scan names, placed on the wall axis through `reading`.
+CrioPagesAsks crio_pages_asks(const HostObservation& host, const std::vector<RunningContainer>& running,
+                              const ClockReading& reading);
 
 // The journal follower's status as the diagnoser reads it, its window counts
 // over the relist timeline's span (from its oldest relist, else `now`), so

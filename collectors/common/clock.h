@@ -47,6 +47,13 @@ class SystemClock final : public Clock {
   }
 };
 
+// The system's clock, for the few places that build a reader without a
+// clock of their own (live tests, benchmarks). Stateless.
+inline const Clock& system_clock() {
+  static const SystemClock clock;
+  return clock;
+}
+
 // Both clocks read together. place() puts a monotonic instant on the wall
 // axis as it stood at this reading, so that the difference of two placed
 // instants, or of one and `wall`, is a monotonic interval: a value that

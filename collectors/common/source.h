@@ -4,18 +4,52 @@
 // runtime's metrics page, the runtime's Status). A source owns no thread:
 // its jobs run on the agent's two shared lanes, it reads time only through
 // the injected Clock, and what it observed is read through one typed,
-// non-blocking evidence(). Node keeps a list of them for start, stop and
-// /metrics; a new source is its folder, one list entry and one snapshot line.
+// non-blocking evidence(). The agent keeps one list of them
+// (agent/node/source_list.h), which makes Node's members, the options, the
+// flags and the snapshot's evidence; a new source is its folder and one line
+// in that list.
 #include <prometheus/collectable.h>
 #include <prometheus/metric_family.h>
 
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/fd_task.h"
+#include "common/flag_declaration.h"
 #include "common/periodic_tasks.h"
 
 namespace plegscope {
+
+class GrpcRuntimeClient;
+struct GrpcClientOptions;
+struct ApiServerConfig;
+
+// What every source may be built from besides its own options: the node's
+// shared facts, each held once by the agent and lent by reference, so that
+// no option is copied from one source's options into another's.
+struct SourceContext {
+  const Clock& clock;
+  // The PLEG block's CRI client: a source's CRI calls are timed and tracked
+  // with the relists' own (pleg_runtime_operations_*).
+  GrpcRuntimeClient& runtime;
+  const GrpcClientOptions& runtime_options;  // its socket and deadline
+  const std::string& node_name;
+  // Where the host's /proc is (--proc-path): every source that reads the
+  // host's processes or pressure reads it here.
+  const std::string& proc_path;
+  // Whether the host is scanned: a source that explains what the scan finds
+  // (CRI-O's pages on the containers without a conmon) is off without it.
+  bool host_scanned;
+  // A CRI call in flight this long is hung (--hang-threshold).
+  Duration hang_threshold;
+  // The in-cluster API server; nullptr outside a cluster.
+  const ApiServerConfig* api_server;
+};
+
+// Options of a source that takes none of its own: no flags either.
+struct NoOptions {};
+inline void add_flags(CLI::App&, NoOptions&) {}
 
 // The agent's shared threads. Each thread is resident on every node, so
 // sources share two instead of keeping their own.
@@ -75,6 +109,7 @@ template <typename Evidence>
 class SourceOf : public Source {
  public:
   using EvidenceType = Evidence;
+  // Every source is built as Type(const Type::Options&, const SourceContext&).
   // The latest observation, copied under a short lock: never waits on I/O
   // that can hang (a socket, the runtime, a stalled disk).
   virtual Evidence evidence() const = 0;

@@ -5,8 +5,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
+#include "common/flag_declaration.h"
 #include "cri/operation_tracker.h"
 #include "cri/runtime_client.h"
 #include "cri_runtime_v1.grpc.pb.h"
@@ -30,6 +32,14 @@ struct GrpcClientOptions {
   int max_receive_bytes = 16 * 1024 * 1024;
   ListStreaming list_streaming = ListStreaming::kFollowKubelet;
 };
+
+// --container-runtime-endpoint, --runtime-request-timeout, --cri-list-streaming
+// (cri_flags.cpp).
+void add_flags(CLI::App& app, GrpcClientOptions& options);
+// The candidate sockets tried, in order, when no endpoint is given.
+extern const std::vector<std::string> kDefaultRuntimeEndpoints;
+// The first candidate that exists, else the first.
+std::string detect_runtime_endpoint();
 
 // Accepts "unix:///path", "unix:/path" or "/path"; nullopt for anything else.
 std::optional<std::string> unix_socket_path(const std::string& endpoint);

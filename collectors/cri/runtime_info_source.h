@@ -20,8 +20,10 @@ struct RuntimeInfo {
 // Thread-safe.
 class RuntimeInfoSource final : public SourceOf<RuntimeInfo> {
  public:
-  // `endpoint` only names the runtime in the log line.
-  RuntimeInfoSource(GrpcRuntimeClient& client, std::string endpoint) : client_(client), endpoint_(std::move(endpoint)) {}
+  using Options = NoOptions;
+  // The endpoint only names the runtime in the log line.
+  RuntimeInfoSource(const Options&, const SourceContext& context)
+      : client_(context.runtime), endpoint_(context.runtime_options.endpoint) {}
 
   std::string_view name() const override { return "runtime_info"; }
   bool enabled() const override { return true; }

@@ -1,5 +1,7 @@
 #include "cri/runtime_status_probe.h"
 
+#include "cri/grpc_runtime_client.h"
+
 #include "common/metric_family.h"
 
 namespace plegscope {
@@ -25,6 +27,19 @@ bool ready(const std::optional<RuntimeConditionValue>& c) { return c && c->statu
 
 RuntimeStatusProbe::RuntimeStatusProbe(RuntimeClient& client, const Clock& clock, RuntimeStatusOptions options)
     : client_(client), clock_(clock), options_(options) {}
+
+namespace {
+
+RuntimeStatusOptions with_deadline(RuntimeStatusOptions options, Duration deadline) {
+  options.deadline = deadline;
+  return options;
+}
+
+}  // namespace
+
+RuntimeStatusProbe::RuntimeStatusProbe(const Options& options, const SourceContext& context)
+    : RuntimeStatusProbe(context.runtime, context.clock,
+                         with_deadline(options, context.runtime_options.request_timeout)) {}
 
 void RuntimeStatusProbe::start(SourceLanes lanes) {
   if (!options_.enabled) return;

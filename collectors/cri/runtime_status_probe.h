@@ -29,6 +29,8 @@ struct RuntimeStatusOptions {
   // Status has; reported, applied by the client.
   Duration deadline = std::chrono::minutes(2);
 };
+// No flags: Status is called as the kubelet calls it, on the client's deadline.
+inline void add_flags(CLI::App&, RuntimeStatusOptions&) {}
 
 // Thread-safe: poll() runs on the quick lane, evidence() and Collect() on
 // the HTTP server's threads.
@@ -46,7 +48,10 @@ class RuntimeStatusProbe final : public SourceOf<RuntimeStatusEvidence> {
   // slower answer is timed to the look that found it (kPollInterval).
   static constexpr Duration kFirstLook = std::chrono::milliseconds(50);
 
+  using Options = RuntimeStatusOptions;
   RuntimeStatusProbe(RuntimeClient& client, const Clock& clock, RuntimeStatusOptions options);
+  // On the PLEG block's client, with its deadline (--runtime-request-timeout).
+  RuntimeStatusProbe(const Options& options, const SourceContext& context);
 
   std::string_view name() const override { return "runtime_status"; }
   bool enabled() const override { return options_.enabled; }

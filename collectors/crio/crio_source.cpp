@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "cri/grpc_runtime_client.h"
+
 namespace plegscope {
 namespace {
 
@@ -20,9 +22,11 @@ bool process_exists(const std::string& proc, int64_t pid) {
 
 }  // namespace
 
-CrioPagesSource::CrioPagesSource(CrioPagesOptions options, Candidates candidates, ReadsCrio reads_crio)
-    : options_(std::move(options)), candidates_(std::move(candidates)), reads_crio_(std::move(reads_crio)) {
-  evidence_.socket = options_.socket;
+CrioPagesSource::CrioPagesSource(const Options& options, const SourceContext& context)
+    : options_(options),
+      socket_(context.host_scanned ? context.runtime_options.endpoint : std::string()),
+      proc_path_(context.proc_path) {
+  evidence_.socket = socket_;
 }
 
 void CrioPagesSource::start(SourceLanes lanes) {
@@ -37,7 +41,7 @@ CrioPagesEvidence CrioPagesSource::evidence() const {
 }
 
 void CrioPagesSource::read_container(const std::string& id, const CrioPagesEvidence& before, CrioPagesEvidence& out) {
-  HttpResult r = get_crio_page(options_.socket, CrioPage::kContainer, id, options_.timeout);
+  HttpResult r = get_crio_page(socket_, CrioPage::kContainer, id, options_.timeout);
   if (!r.ok()) {
     // CRI-O no longer knows it (removed since the list): nothing stale.
     if (r.completed() && r.status == 404) return;
@@ -51,30 +55,31 @@ void CrioPagesSource::read_container(const std::string& id, const CrioPagesEvide
     return;
   }
   CrioPagesEvidence::Unmonitored u{id, page->name, page->sandbox, page->pid,
-                                   process_exists(options_.proc_path, page->pid), 1};
+                                   process_exists(proc_path_, page->pid), 1};
   for (const auto& seen : before.unmonitored)
     if (seen.id == id) u.checks = seen.checks + 1;
   out.unmonitored.push_back(std::move(u));
 }
 
 void CrioPagesSource::refresh() {
-  if (!reads_crio()) {
+  CrioPagesAsks asks = enabled() && asks_ ? asks_() : CrioPagesAsks{};
+  if (!asks.reads_crio) {
     std::lock_guard<std::mutex> lock(mu_);
     evidence_ = CrioPagesEvidence{};
     return;
   }
   const CrioPagesEvidence before = evidence();
   CrioPagesEvidence out;
-  out.socket = options_.socket;
+  out.socket = socket_;
   out.info = before.info;
   out.reachable = before.reachable;
   if (!out.info) {
-    HttpResult r = get_crio_page(options_.socket, CrioPage::kInfo, {}, options_.timeout);
+    HttpResult r = get_crio_page(socket_, CrioPage::kInfo, {}, options_.timeout);
     if (r.ok()) out.info = parse_crio_info(r.body);
     out.reachable = r.ok() && out.info;
     if (!out.reachable) out.error = r.ok() ? "/info: not CRI-O's info JSON" : failure(r, "/info");
   }
-  std::vector<std::string> ids = candidates_ ? candidates_() : std::vector<std::string>{};
+  std::vector<std::string> ids = std::move(asks.candidates);
   if (ids.size() > options_.max_containers) ids.resize(options_.max_containers);
   for (const auto& id : ids) {
     if (stopping_) break;
@@ -85,7 +90,7 @@ void CrioPagesSource::refresh() {
 }
 
 HttpResult CrioPagesSource::goroutines() const {
-  return get_crio_page(options_.socket, CrioPage::kGoroutines, {}, std::chrono::milliseconds(10000));
+  return get_crio_page(socket_, CrioPage::kGoroutines, {}, std::chrono::milliseconds(10000));
 }
 
 }  // namespace plegscope

@@ -21,28 +21,42 @@
 
 namespace plegscope {
 
+// The socket is the CRI socket, read only while the host is scanned (the
+// pages explain what the scan finds), and <proc> is the host's
+// (SourceContext): neither is an option of its own.
 struct CrioPagesOptions {
-  std::string socket;  // the CRI-O socket ("unix://" optional); empty: off
-  std::string proc_path = "/proc";
   Duration period = std::chrono::seconds(10);
   size_t max_containers = 16;  // pages read per period, at most
   std::chrono::milliseconds timeout{5000};
+};
+// No flags: the pages are read wherever the runtime is CRI-O and the host is scanned.
+inline void add_flags(CLI::App&, CrioPagesOptions&) {}
+
+// What the pages need from the rest of the node, answered by a pure join
+// over the runtime's name, the host scan and the pod cache
+// (agent/node/source_joins.h).
+struct CrioPagesAsks {
+  // Whether the runtime on the socket is CRI-O (its Version's name): the
+  // pages are CRI-O's, so another runtime's socket is never asked for them,
+  // wherever either socket lives.
+  bool reads_crio = false;
+  // The containers CRI lists as running whose conmon the last host scan did
+  // not find (only asked while reads_crio).
+  std::vector<std::string> candidates;
 };
 
 // Thread-safe.
 class CrioPagesSource final : public SourceOf<CrioPagesEvidence> {
  public:
-  // `candidates` answers, on the waiting lane, the ids of the containers
-  // CRI lists as running whose conmon the last host scan did not find.
-  using Candidates = std::function<std::vector<std::string>()>;
-  // `reads_crio` answers whether the runtime on the socket is CRI-O (its
-  // Version's name): the pages are CRI-O's, so another runtime's socket is
-  // never asked for them, wherever either socket lives.
-  using ReadsCrio = std::function<bool()>;
-  CrioPagesSource(CrioPagesOptions options, Candidates candidates, ReadsCrio reads_crio = {});
+  using Options = CrioPagesOptions;
+  using Asks = std::function<CrioPagesAsks()>;
+  CrioPagesSource(const Options& options, const SourceContext& context);
+  // Where the pages' needs are answered, on the waiting lane or a person's
+  // request; set before start(). None: never CRI-O.
+  void ask_with(Asks asks) { asks_ = std::move(asks); }
 
   std::string_view name() const override { return "crio_pages"; }
-  bool enabled() const override { return !options_.socket.empty(); }
+  bool enabled() const override { return !socket_.empty(); }
   void start(SourceLanes lanes) override;
   void stop() override { stopping_ = true; }
   CrioPagesEvidence evidence() const override;
@@ -50,7 +64,7 @@ class CrioPagesSource final : public SourceOf<CrioPagesEvidence> {
   // One period on the calling thread (tests call it directly).
   void refresh();
   // Whether the pages are CRI-O's to read now.
-  bool reads_crio() const { return enabled() && (!reads_crio_ || reads_crio_()); }
+  bool reads_crio() const { return enabled() && asks_ && asks_().reads_crio; }
   // CRI-O's goroutine dump, asked for by a person through the report; the
   // error's one line when it cannot be read.
   HttpResult goroutines() const;
@@ -59,8 +73,9 @@ class CrioPagesSource final : public SourceOf<CrioPagesEvidence> {
   void read_container(const std::string& id, const CrioPagesEvidence& before, CrioPagesEvidence& out);
 
   const CrioPagesOptions options_;
-  const Candidates candidates_;
-  const ReadsCrio reads_crio_;
+  const std::string socket_;  // "" when off
+  const std::string proc_path_;
+  Asks asks_;
   mutable std::mutex mu_;
   CrioPagesEvidence evidence_;
   std::atomic<bool> stopping_{false};

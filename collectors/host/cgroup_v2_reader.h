@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "common/clock.h"
 #include "host/cgroup_psi.h"
 #include "host/cgroup_v2_evidence.h"
 
@@ -15,7 +16,7 @@ namespace plegscope::host {
 
 class CgroupV2Reader {
  public:
-  using Time = std::chrono::steady_clock::time_point;
+  using Time = MonoTime;
   // How much of a cgroup to read: its freeze state only (every pod and
   // container, and helpers), plus its limits and events, plus its pressure.
   enum class Depth { kState, kLimits, kPressure };

@@ -20,14 +20,14 @@ struct SeenRuntimeProcess {
 };
 
 struct HostScanner::ScanState {
-  SteadyTime now{};
+  MonoTime now{};
   std::optional<double> uptime;
   std::vector<SeenRuntimeProcess> runtime;  // runtime[i] is out.processes.helpers[i]
   std::unordered_map<int64_t, int64_t> zombies_by_parent;
   std::unordered_map<int64_t, int64_t> parent_of;  // every process's ppid: zombie parents' pods
   std::vector<std::pair<int64_t, std::string>> comms;  // every process's (pid, comm)
   std::unordered_map<int64_t, size_t> helper_index;   // pid -> index in helpers
-  std::map<TaskKey, SteadyTime> still_in_d;           // becomes first_seen_in_d_
+  std::map<TaskKey, MonoTime> still_in_d;           // becomes first_seen_in_d_
   std::vector<std::pair<int64_t, std::string>> daemons;  // (pid, comm)
   // Reads a task's wchan, and explains a hidden one against the agent's
   // and the task's credentials (each read once per scan).

@@ -112,9 +112,9 @@ std::string resolve_runtime_root(const std::vector<std::string>& daemon_comms,
   return "";
 }
 
-HostScanner::HostScanner(HostScanOptions options, MonotonicNow now)
+HostScanner::HostScanner(HostScanOptions options, const Clock& clock)
     : options_(std::move(options)),
-      now_(now ? std::move(now) : MonotonicNow([] { return SystemClock().monotonic(); })),
+      clock_(clock),
       ticks_(options_.clock_ticks_per_second > 0 ? options_.clock_ticks_per_second : ::sysconf(_SC_CLK_TCK)),
       stat_files_(std::make_unique<StatFiles>(options_.proc_path)),
       cgroup_v2_(options_.sys_path) {
@@ -124,7 +124,7 @@ HostScanner::HostScanner(HostScanOptions options, MonotonicNow now)
 
 HostScanner::~HostScanner() = default;
 
-void HostScanner::set_previous_diskstats(std::vector<DiskCounters> sample, SteadyTime taken) {
+void HostScanner::set_previous_diskstats(std::vector<DiskCounters> sample, MonoTime taken) {
   std::lock_guard<std::mutex> lock(mu_);
   previous_disk_ = std::move(sample);
   previous_disk_at_ = taken;
@@ -139,7 +139,7 @@ HostEvidence HostScanner::scan() {
   std::lock_guard<std::mutex> lock(mu_);
   HostEvidence out;
   ScanState st;
-  st.now = now_();
+  st.now = clock_.monotonic();
   if (FileText f = read_small_file(options_.proc_path + "/uptime", 256); f.ok) st.uptime = parse_uptime(f.text);
   if (!read_processes(out, st)) {
     stat_files_->end_scan();
@@ -263,7 +263,7 @@ BlockedTask HostScanner::blocked_task(ScanState& st, const HelperProcess& h, uin
                                       const std::string& comm, const std::string& wchan_path) {
   TaskKey key{h.pid, tid, starttime};
   auto it = first_seen_in_d_.find(key);
-  SteadyTime since = it == first_seen_in_d_.end() ? st.now : it->second;
+  MonoTime since = it == first_seen_in_d_.end() ? st.now : it->second;
   st.still_in_d[key] = since;
   BlockedTask b;
   b.pid = h.pid;
@@ -362,7 +362,7 @@ void HostScanner::read_kernel_stacks(HostEvidence& out) {
   KernelStacksRead& k = out.processes.kernel_stacks;
   k.enabled = options_.kernel_stacks_enabled;
   if (!k.enabled) return;
-  if (!options_.kernel_stacks) {
+  if (!options_.kernel_stack_reader) {
     k.error = options_.kernel_stacks_unavailable;
     return;
   }
@@ -374,9 +374,9 @@ void HostScanner::read_kernel_stacks(HostEvidence& out) {
   k.tasks_asked = static_cast<int64_t>(tids.size());
   timespec cpu0{}, cpu1{};
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
-  const auto wall0 = now_();
-  KernelStackReader::Result r = options_.kernel_stacks->read(tids);
-  k.wall_seconds = std::chrono::duration<double>(now_() - wall0).count();
+  const auto wall0 = clock_.monotonic();
+  KernelStackReader::Result r = options_.kernel_stack_reader->read(tids);
+  k.wall_seconds = std::chrono::duration<double>(clock_.monotonic() - wall0).count();
   ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
   k.cpu_seconds = static_cast<double>(cpu1.tv_sec - cpu0.tv_sec) + static_cast<double>(cpu1.tv_nsec - cpu0.tv_nsec) / 1e9;
   std::map<int64_t, TaskKernelStack*> by_tid;

@@ -17,6 +17,7 @@
 #include <tuple>
 #include <vector>
 
+#include "common/clock.h"
 #include "host/cgroup_v2_evidence.h"
 #include "host/cgroup_v2_reader.h"
 #include "host/cmdline_reader.h"
@@ -25,10 +26,6 @@
 #include "host/wchan_access.h"
 
 namespace plegscope::host {
-
-using SteadyTime = std::chrono::steady_clock::time_point;
-// Monotonic time source, injected so tests step it by hand.
-using MonotonicNow = std::function<SteadyTime()>;
 
 struct HelperProcess {
   int64_t pid = 0;
@@ -138,10 +135,13 @@ struct HostEvidence {
   CgroupV2Evidence cgroup_v2;
 };
 
+// The scanner's options; the host source's (host_source.h) are these and
+// its schedule, so each path is held once, where its flag binds it.
 struct HostScanOptions {
-  std::string proc_path = "/proc";
-  std::string sys_path = "/sys";
-  // The runtime's root directory on the host ("" = resolve_runtime_root()).
+  std::string proc_path = "/proc";  // --proc-path (node pressure and CRI-O's pages read it too)
+  std::string sys_path = "/sys";    // --sys-path
+  // The runtime's root directory on the host (--runtime-root; "" =
+  // resolve_runtime_root()).
   std::string runtime_root;
   long clock_ticks_per_second = 0;  // 0: sysconf(_SC_CLK_TCK)
   enum class Cmdline { kOffThread, kSkip } cmdline = Cmdline::kOffThread;
@@ -153,7 +153,7 @@ struct HostScanOptions {
   // once per scan for the runtime's tasks in D only; null with the reason
   // it could not be opened in kernel_stacks_unavailable.
   bool kernel_stacks_enabled = false;
-  std::shared_ptr<KernelStackReader> kernel_stacks;
+  std::shared_ptr<KernelStackReader> kernel_stack_reader;
   std::string kernel_stacks_unavailable;
   // The socket of the containerd the agent watches (its CRI endpoint), asked
   // once per scan; "" when the watched runtime is not a containerd (then
@@ -182,15 +182,16 @@ class StatFiles;
 // zombie parents, daemons). docs/host-scan.md lists every read.
 class HostScanner {
  public:
-  // `now` is the injected clock's monotonic reading; none: the system's.
-  explicit HostScanner(HostScanOptions options, MonotonicNow now = {});
+  // Time (the seconds a task has been in D, the disk's rates) is read from
+  // `clock`'s monotonic side only.
+  explicit HostScanner(HostScanOptions options, const Clock& clock = system_clock());
   ~HostScanner();
 
   HostEvidence scan();
 
   // The diskstats sample the next scan computes rates against, as if a scan
   // had read it at `taken` (tests and scenarios feed two samples this way).
-  void set_previous_diskstats(std::vector<DiskCounters> sample, SteadyTime taken);
+  void set_previous_diskstats(std::vector<DiskCounters> sample, MonoTime taken);
 
   // The pods (uids) whose cgroup v2 limits and pressure the next scans read
   // beside every pod's freeze state: those with a pending or hung call.
@@ -218,14 +219,14 @@ class HostScanner {
   void scan_pid_limits(HostEvidence& out, const std::vector<std::pair<int64_t, std::string>>& daemons);
 
   const HostScanOptions options_;
-  const MonotonicNow now_;
+  const Clock& clock_;
   const long ticks_;
   std::unique_ptr<CmdlineReader> cmdline_;
   std::mutex mu_;
   std::unique_ptr<StatFiles> stat_files_;
-  std::map<TaskKey, SteadyTime> first_seen_in_d_;
+  std::map<TaskKey, MonoTime> first_seen_in_d_;
   std::optional<std::vector<DiskCounters>> previous_disk_;
-  SteadyTime previous_disk_at_{};
+  MonoTime previous_disk_at_{};
   CgroupV2Reader cgroup_v2_;
   std::set<std::string> watched_pods_;
 };

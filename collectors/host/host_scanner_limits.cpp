@@ -182,7 +182,7 @@ void HostScanner::scan_disk(HostEvidence& out, const std::vector<std::string>& d
     disk.value = std::move(d);
     return;
   }
-  const SteadyTime now = now_();
+  const MonoTime now = clock_.monotonic();
   FileText ds = read_small_file(proc + "/diskstats", 1 << 20);
   auto sample = ds.ok ? parse_diskstats(ds.text) : std::nullopt;
   if (!sample) {

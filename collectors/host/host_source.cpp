@@ -29,21 +29,14 @@ std::shared_ptr<host::KernelStackReader> open_kernel_stacks(host::HostScanOption
 
 }  // namespace
 
-HostSource::HostSource(const HostSourceOptions& options, const Clock& clock, CallsInFlight calls,
-                       Duration hang_threshold)
-    : clock_(clock),
-      calls_(std::move(calls)),
-      hang_threshold_(hang_threshold),
-      interval_(options.interval) {
+HostSource::HostSource(const Options& options, const SourceContext& context)
+    : clock_(context.clock), hang_threshold_(context.hang_threshold), interval_(options.interval) {
   if (!options.enabled) return;
-  host::HostScanOptions scan;
-  scan.proc_path = options.proc_path;
-  scan.sys_path = options.sys_path;
-  scan.runtime_root = options.runtime_root;
-  scan.clock_ticks_per_second = options.clock_ticks_per_second;
-  scan.runtime_socket = options.runtime_socket;
-  if (options.kernel_stacks) scan.kernel_stacks = open_kernel_stacks(scan);
-  scanner_ = std::make_unique<host::HostScanner>(std::move(scan), [&clock] { return clock.monotonic(); });
+  host::HostScanOptions scan = options;
+  // Asked once per scan, on the quick lane that also sets it in tick().
+  scan.runtime_socket = [this] { return runtime_socket_; };
+  if (options.kernel_stacks) scan.kernel_stack_reader = open_kernel_stacks(scan);
+  scanner_ = std::make_unique<host::HostScanner>(std::move(scan), clock_);
   seed_diskstats(options.diskstats_before);
 }
 
@@ -68,11 +61,13 @@ void HostSource::start(SourceLanes lanes) {
 
 void HostSource::tick() {
   if (!scanner_) return;
-  const bool hang = calls_.oldest_seconds && calls_.oldest_seconds() > to_seconds(hang_threshold_);
+  HostScanAsks asks = asks_ ? asks_() : HostScanAsks{};
+  const bool hang = asks.oldest_call_seconds > to_seconds(hang_threshold_);
   const bool on_demand = hang && !hang_scanned_;
   if (!hang) hang_scanned_ = false;
   if (!on_demand && clock_.monotonic() < next_scan_) return;
-  if (calls_.pod_uids) scanner_->watch_pods(calls_.pod_uids());
+  scanner_->watch_pods(std::move(asks.pods_in_flight));
+  runtime_socket_ = std::move(asks.runtime_socket);
   host::HostEvidence scan = scanner_->scan();
   const MonoTime now = clock_.monotonic();
   next_scan_ = now + interval_;

@@ -18,23 +18,20 @@
 
 namespace plegscope {
 
-struct HostSourceOptions {
+// The scanner's own options (paths, clock ticks) and its schedule.
+struct HostSourceOptions : host::HostScanOptions {
   bool enabled = true;  // off: no scan, the snapshot's host evidence stays empty
-  std::string proc_path = "/proc";  // --proc-path (node pressure reads it too)
-  std::string sys_path = "/sys";    // --sys-path
-  std::string runtime_root;         // --runtime-root; "" = resolved from the daemons seen
   Duration interval = std::chrono::seconds(5);
   // --kernel-stacks: read the kernel stacks of the runtime's tasks in D with
   // a BPF task iterator, once per scan.
   bool kernel_stacks = false;
-  long clock_ticks_per_second = 0;  // 0: the host's (tests: the fixture tree's)
   // Tests: a diskstats file taken 10 s before the first scan, so one scan
   // of a fixture tree has disk rates.
   std::string diskstats_before;
-  // Not a flag: the node's CRI socket when its runtime is a containerd, ""
-  // otherwise; shims of another containerd on the host are not its own.
-  std::function<std::string()> runtime_socket;
 };
+// --proc-path, --sys-path, --runtime-root, --kernel-stacks and the hidden
+// fixture flags (host_flags.cpp).
+void add_flags(CLI::App& app, HostSourceOptions& options);
 
 // The latest scan and what the scans so far add to it.
 struct HostObservation {
@@ -43,20 +40,30 @@ struct HostObservation {
   std::vector<int64_t> zombie_history;     // zombie counts per scan, oldest first, bounded
 };
 
-// What the scan asks of the CRI calls in flight, on the quick lane.
-struct CallsInFlight {
-  // The age of the oldest: past the hang threshold a scan runs at once,
-  // once per hang.
-  std::function<double()> oldest_seconds;
+// What the scan needs from the rest of the node, asked on the quick lane
+// before each look and answered by a pure join over the CRI calls in flight
+// and the runtime's name (agent/node/source_joins.h).
+struct HostScanAsks {
+  // The age of the oldest CRI call in flight: past the hang threshold a scan
+  // runs at once, once per hang.
+  double oldest_call_seconds = 0;
   // The pods with a call in flight: their cgroup limits and pressure are read.
-  std::function<std::set<std::string>()> pod_uids;
+  std::set<std::string> pods_in_flight;
+  // The node's CRI socket when its runtime is a containerd, "" otherwise:
+  // shims of another containerd on the host are not this node's.
+  std::string runtime_socket;
 };
 
 // Thread-safe.
 class HostSource final : public SourceOf<HostObservation> {
  public:
-  HostSource(const HostSourceOptions& options, const Clock& clock, CallsInFlight calls, Duration hang_threshold);
+  using Options = HostSourceOptions;
+  using Asks = std::function<HostScanAsks()>;
+  HostSource(const Options& options, const SourceContext& context);
   ~HostSource() override;
+  // Where the scan's needs are answered; set before start(). None: no call
+  // is ever hung, no pod watched, every shim counts.
+  void ask_with(Asks asks) { asks_ = std::move(asks); }
 
   std::string_view name() const override { return "host"; }
   bool enabled() const override { return scanner_ != nullptr; }
@@ -72,7 +79,7 @@ class HostSource final : public SourceOf<HostObservation> {
   void seed_diskstats(const std::string& path);
 
   const Clock& clock_;
-  const CallsInFlight calls_;
+  Asks asks_;
   const Duration hang_threshold_, interval_;
   std::unique_ptr<host::HostScanner> scanner_;
   mutable std::mutex mu_;
@@ -80,6 +87,7 @@ class HostSource final : public SourceOf<HostObservation> {
   // The quick lane's alone.
   MonoTime next_scan_{};
   bool hang_scanned_ = false;  // one on-demand scan per hang
+  std::string runtime_socket_;  // the last answer's, read by the scan
 };
 
 }  // namespace plegscope

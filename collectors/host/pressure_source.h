@@ -11,7 +11,8 @@ namespace plegscope {
 // Thread-safe: holds only the path.
 class PressureSource final : public SourceOf<NodePressure> {
  public:
-  explicit PressureSource(std::string proc_path) : reader_(std::move(proc_path)) {}
+  using Options = NoOptions;
+  PressureSource(const Options&, const SourceContext& context) : reader_(context.proc_path) {}
   std::string_view name() const override { return "pressure"; }
   bool enabled() const override { return true; }
   void start(SourceLanes) override {}

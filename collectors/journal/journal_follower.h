@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/flag_declaration.h"
 #include "common/fd_task.h"
 #include "host/hung_task.h"
 #include "journal/journal_marks.h"
@@ -49,6 +50,9 @@ struct JournalFollowerOptions {
   bool kernel = true;
   size_t max_hung_tasks = 16;
 };
+
+// --journal-path, --journal-kubelet-unit, --journal-runtime-units (journal_flags.cpp).
+void add_flags(CLI::App& app, JournalFollowerOptions& options);
 
 struct JournalStatus {
   bool available = false;          // the directory is open and being followed

@@ -11,7 +11,8 @@ namespace plegscope {
 // Thread-safe.
 class JournalSource final : public SourceOf<JournalStatus> {
  public:
-  JournalSource(JournalFollowerOptions options, const Clock& clock) : follower_(std::move(options), clock) {}
+  using Options = JournalFollowerOptions;
+  JournalSource(const Options& options, const SourceContext& context) : follower_(options, context.clock) {}
   std::string_view name() const override { return "journal"; }
   bool enabled() const override { return true; }
   void start(SourceLanes) override {}  // the lane serves waiting_task() from its start

@@ -29,6 +29,11 @@ KubeletReader::KubeletReader(const KubeletReaderOptions& options, std::optional<
   evidence_.outcome.error = ScrapeError::none;
 }
 
+KubeletReader::KubeletReader(const Options& options, const SourceContext& context)
+    : KubeletReader(options,
+                    context.api_server ? std::optional<ApiServerConfig>(*context.api_server) : std::nullopt,
+                    context.node_name, context.clock) {}
+
 void KubeletReader::start(SourceLanes lanes) {
   FdTask* serving = lanes.waiting.served_task();
   if (scraper_) {

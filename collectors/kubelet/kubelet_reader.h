@@ -25,13 +25,17 @@ struct KubeletReaderOptions {
   Duration scrape_interval = std::chrono::seconds(5);
   Duration node_ready_interval = std::chrono::seconds(30);
 };
+// --kubelet-endpoint and the kubelet's credentials and version (kubelet_flags.cpp).
+void add_flags(CLI::App& app, KubeletReaderOptions& options);
 
 // Thread-safe.
 class KubeletReader final : public SourceOf<KubeletEvidence> {
  public:
   // `api` nullopt: not in a cluster, no Ready message.
+  using Options = KubeletReaderOptions;
   KubeletReader(const KubeletReaderOptions& options, std::optional<ApiServerConfig> api, std::string node_name,
                 const Clock& clock);
+  KubeletReader(const Options& options, const SourceContext& context);
 
   std::string_view name() const override { return "kubelet"; }
   bool enabled() const override { return scraper_.has_value() || ready_enabled(); }

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/flag_declaration.h"
 #include "scrape/scrape_error.h"
 #include "scrape/scrape_get.h"
 
@@ -49,6 +50,9 @@ struct ApiServerOptions {
   std::string token_file = kServiceAccountTokenFile;
   std::string ca_file = kServiceAccountCaFile;
 };
+
+// --api-server-token-file and --api-server-ca-file (kubelet_flags.cpp).
+void add_flags(CLI::App& app, ApiServerOptions& options);
 
 // The in-cluster API server from KUBERNETES_SERVICE_HOST and _PORT (values
 // passed in); nullopt when either is empty. An IPv6 host is bracketed.

@@ -213,7 +213,7 @@ std::optional<std::vector<std::string>> GenericPleg::container_states(
 
 RelistRecord GenericPleg::begin_relist() {
   RelistRecord record;
-  record.start = clock_.now();
+  relist_wall_start_ = clock_.now();
   record.monotonic_start = clock_.monotonic();
   record.in_progress = true;
   std::lock_guard<std::mutex> lock(state_mu_);
@@ -259,10 +259,10 @@ bool GenericPleg::list_pods(RelistRecord& record, CallResult<SandboxList>& sandb
 void GenericPleg::mark_seen(const RelistRecord& record) {
   {
     std::lock_guard<std::mutex> lock(state_mu_);
-    relist_time_ = record.start;
+    relist_time_ = relist_wall_start_;
     relist_monotonic_ = record.monotonic_start;
   }
-  metrics_.last_seen.Set(unix_seconds(record.start));
+  metrics_.last_seen.Set(unix_seconds(relist_wall_start_));
 }
 
 void GenericPleg::record_states(const SandboxList& sandboxes, const ContainerList& containers,
@@ -315,7 +315,7 @@ void GenericPleg::reconcile(const std::string& uid, std::vector<PodLifecycleEven
     PodLifecycleEvent sync;
     sync.pod_uid = uid;
     sync.type = PodLifecycleEventType::PodSync;
-    sync.time = record.start;
+    sync.time = relist_wall_start_;
     if (pod) {
       sync.pod_name = pod->name;
       sync.pod_namespace = pod->namespace_;
@@ -404,14 +404,14 @@ void GenericPleg::relist() {
 
   // What changed is known now, before any pod is inspected: a storm is
   // visible (with its top pods) from the relist in progress.
-  EventsByPod events_by_pod = compute_events(records_, grouping_, record.start);
+  EventsByPod events_by_pod = compute_events(records_, grouping_, relist_wall_start_);
   for (const auto& [uid, events] : events_by_pod) record.events_found += static_cast<int>(events.size());
   record.pods_changed = static_cast<int>(events_by_pod.size());
   record.top_pods = top_pods(events_by_pod, RelistRecord::kTopPods, named_pods_);
   publish_progress(record);
 
   deliver(events_by_pod, record, model);
-  cache_.update_time(record.start);
+  cache_.update_time(relist_wall_start_);
   publish_reinspect_count();
   finish_relist(record, GrpcCode::kOk);
 }

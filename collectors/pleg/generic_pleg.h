@@ -164,6 +164,11 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   // only and inspects the pod as the runtime lists it now.
   std::set<std::string> pods_to_reinspect_;
   PodGrouping grouping_;  // reused by every relist
+  // The wall time at which the relist holding relist_mu_ began: its events',
+  // the cache's and pleg_last_seen_seconds' time. Its record carries only the
+  // monotonic start, placed on the wall axis by whoever reads the record
+  // (ClockReading::place): one authority for the timeline's instants.
+  TimePoint relist_wall_start_{};
   std::optional<GrpcCode> last_error_code_;  // of the last failed relist; none after a success
 
   mutable std::mutex state_mu_;  // short; guards timing, model and times

@@ -32,7 +32,7 @@ void GenericPleg::relist_pod(const std::string& uid) {
   std::lock_guard<std::mutex> relist_lock(relist_mu_);
   const KubeletModel model = this->model();
   RelistRecord record;
-  record.start = clock_.now();
+  relist_wall_start_ = clock_.now();
   record.monotonic_start = clock_.monotonic();
   record.in_progress = true;
   const RuntimePod* known = records_.listed_pod(uid);
@@ -87,7 +87,7 @@ void GenericPleg::relist_pod(const std::string& uid) {
       // An unchanged pod keeps no current record (it is its old one): no
       // events to compare for, only an owed re-inspection to make.
       std::vector<PodLifecycleEvent> events;
-      if (records_.set_current_pod(std::move(*pod))) events = records_.events_for(uid, record.start);
+      if (records_.set_current_pod(std::move(*pod))) events = records_.events_for(uid, relist_wall_start_);
       record.events_found = static_cast<int>(events.size());
       record.pods_changed = events.empty() ? 0 : 1;
       publish_progress(record);

@@ -3,6 +3,7 @@
 #include <cstddef>
 
 #include "common/clock.h"
+#include "common/flag_declaration.h"
 
 namespace plegscope {
 
@@ -55,5 +56,8 @@ struct PlegOptions {
   size_t event_log_size = 1000;            // events kept for /debug/events
   size_t relist_history = 600;             // relists kept for the timeline
 };
+// --relist-period, --relist-threshold, --relist-backoff-max,
+// --event-channel-capacity, --evented-pleg (pleg_flags.cpp).
+void add_flags(CLI::App& app, PlegOptions& options);
 
 }  // namespace plegscope

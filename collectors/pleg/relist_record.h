@@ -38,7 +38,9 @@ struct PodEventCount {
 };
 
 struct RelistRecord {
-  TimePoint start{};        // wall time, for the timeline
+  // Wall time, for the timeline: placed from monotonic_start by the reader
+  // of the record (the node's snapshot), never set by the PLEG.
+  TimePoint start{};
   MonoTime monotonic_start{};  // the same instant on the monotonic clock, for durations
   Duration duration{0};     // so far, while in progress
   bool initial = false;     // the first relist: every pod is new and inspected once

@@ -16,11 +16,16 @@ struct RuntimeMetricsOptions {
   std::string endpoint;  // the whole URL, "http://127.0.0.1:1338/v1/metrics"; "" turns it off
   Duration scrape_interval = std::chrono::seconds(5);
 };
+// --runtime-metrics-endpoint (runtime_metrics_flags.cpp).
+void add_flags(CLI::App& app, RuntimeMetricsOptions& options);
 
 // Thread-safe.
 class RuntimeMetricsReader final : public SourceOf<RuntimeMetricsEvidence> {
  public:
+  using Options = RuntimeMetricsOptions;
   RuntimeMetricsReader(const RuntimeMetricsOptions& options, const Clock& clock);
+  RuntimeMetricsReader(const Options& options, const SourceContext& context)
+      : RuntimeMetricsReader(options, context.clock) {}
 
   std::string_view name() const override { return "runtime_metrics"; }
   bool enabled() const override { return scraper_.has_value(); }

@@ -112,6 +112,26 @@ CURLcode perform_serving(CURL* h, FdTask& task) {
   return code;
 }
 
+// The server's verification and the client's credentials.
+void set_credentials(CURL* h, const HttpRequestOptions& options) {
+  curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, options.insecure_skip_verify ? 0L : 1L);
+  curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, options.insecure_skip_verify ? 0L : 2L);
+  if (!options.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options.ca_file.c_str());
+  if (!options.client_cert_file.empty()) {
+    curl_easy_setopt(h, CURLOPT_SSLCERT, options.client_cert_file.c_str());
+    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
+    // Without SSLKEY libcurl reads the key from the certificate file.
+    if (!options.client_key_file.empty()) {
+      curl_easy_setopt(h, CURLOPT_SSLKEY, options.client_key_file.c_str());
+    }
+  }
+  if (!options.basic_auth_user.empty()) {
+    curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+    curl_easy_setopt(h, CURLOPT_USERNAME, options.basic_auth_user.c_str());
+    curl_easy_setopt(h, CURLOPT_PASSWORD, options.basic_auth_password.c_str());
+  }
+}
+
 }  // namespace
 
 const char* http_error_name(HttpError error) {
@@ -191,22 +211,7 @@ HttpResult http_send(const std::string& method, const std::string& url, const st
   curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, write_body);
   curl_easy_setopt(h, CURLOPT_WRITEDATA, &sink);
   if (!options.use_environment_proxy) curl_easy_setopt(h, CURLOPT_PROXY, "");
-  curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, options.insecure_skip_verify ? 0L : 1L);
-  curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, options.insecure_skip_verify ? 0L : 2L);
-  if (!options.ca_file.empty()) curl_easy_setopt(h, CURLOPT_CAINFO, options.ca_file.c_str());
-  if (!options.client_cert_file.empty()) {
-    curl_easy_setopt(h, CURLOPT_SSLCERT, options.client_cert_file.c_str());
-    curl_easy_setopt(h, CURLOPT_SSLCERTTYPE, "PEM");
-    // Without SSLKEY libcurl reads the key from the certificate file.
-    if (!options.client_key_file.empty()) {
-      curl_easy_setopt(h, CURLOPT_SSLKEY, options.client_key_file.c_str());
-    }
-  }
-  if (!options.basic_auth_user.empty()) {
-    curl_easy_setopt(h, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-    curl_easy_setopt(h, CURLOPT_USERNAME, options.basic_auth_user.c_str());
-    curl_easy_setopt(h, CURLOPT_PASSWORD, options.basic_auth_password.c_str());
-  }
+  set_credentials(h, options);
   std::unique_ptr<curl_slist, SlistDeleter> headers;
   auto add_header = [&headers](const std::string& line) {
     curl_slist* next = curl_slist_append(headers.get(), line.c_str());

@@ -13,6 +13,8 @@
 
 #include "host/host_scanner.h"
 
+#include "fake_clock.h"
+
 namespace plegscope::host {
 namespace {
 
@@ -24,13 +26,6 @@ const std::string kSandbox = "5f1c2a9e8b7d4c3f0a1b2c3d4e5f60718293a4b5c6d7e8f90a
 const std::string kPodA = "3a1f9c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b";
 const std::string kPodB = "7c2e4a6b-8d0f-4a1c-9e3b-5d7f9a1c3e5b";
 const std::string kPodC = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b";
-
-struct Clock {
-  SteadyTime now = SteadyTime(1000s);
-  MonotonicNow fn() {
-    return [this] { return now; };
-  }
-};
 
 HostScanOptions tree(const std::string& root) {
   HostScanOptions o;
@@ -50,8 +45,8 @@ const CgroupV2Unit* unit(const HostEvidence& e, const std::string& role, const s
 bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
 TEST(CgroupV2Witness, FrozenShimIsBlockedWithItsSandbox) {
-  Clock clock;
-  HostScanner scanner(tree(kTrees + "v2_systemd_frozen_shim"), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "v2_systemd_frozen_shim"), clock);
   HostEvidence e = scanner.scan();
   EXPECT_EQ(e.cgroup_v2.mode, "unified");
   EXPECT_EQ(e.cgroup_v2.driver, "systemd");
@@ -65,7 +60,7 @@ TEST(CgroupV2Witness, FrozenShimIsBlockedWithItsSandbox) {
   EXPECT_FALSE(b.freeze_incomplete);
   EXPECT_EQ(e.processes.in_d, 0);
   // Time frozen is tracked across scans like time in D.
-  clock.now += 30s;
+  clock.step(30s);
   e = scanner.scan();
   ASSERT_EQ(e.processes.blocked.size(), 1u);
   EXPECT_DOUBLE_EQ(e.processes.blocked[0].seconds_in_d, 30);
@@ -77,8 +72,8 @@ TEST(CgroupV2Witness, FrozenShimIsBlockedWithItsSandbox) {
 }
 
 TEST(CgroupV2Witness, StoppedPodsAndContainersNamedByPod) {
-  Clock clock;
-  HostScanner scanner(tree(kTrees + "v2_systemd_frozen_shim"), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "v2_systemd_frozen_shim"), clock);
   HostEvidence e = scanner.scan();
   EXPECT_EQ(e.cgroup_v2.pods_read, 3);
   const CgroupV2Unit* pod = unit(e, "pod", kPodB);
@@ -111,8 +106,8 @@ TEST(CgroupV2Witness, AHelpersOwnCgroupWithOomKillsIsListed) {
 }
 
 TEST(CgroupV2Witness, RuntimeKubeletAndKubepodsLimits) {
-  Clock clock;
-  HostScanner scanner(tree(kTrees + "v2_systemd_frozen_shim"), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "v2_systemd_frozen_shim"), clock);
   HostEvidence e = scanner.scan();
   const CgroupV2Unit* rt = unit(e, "runtime");
   ASSERT_TRUE(rt);
@@ -138,8 +133,8 @@ TEST(CgroupV2Witness, PressureDeltasBetweenScans) {
   const fs::path tmp = fs::temp_directory_path() / ("plegscope-v2-psi-" + std::to_string(::getpid()));
   fs::remove_all(tmp);
   fs::copy(kTrees + "v2_systemd_frozen_shim", tmp, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-  Clock clock;
-  HostScanner scanner(tree(tmp.string()), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(tmp.string()), clock);
   scanner.watch_pods({kPodA});
   HostEvidence e = scanner.scan();
   const CgroupV2Unit* rt = unit(e, "runtime");
@@ -149,7 +144,7 @@ TEST(CgroupV2Witness, PressureDeltasBetweenScans) {
   const fs::path io = tmp / "sys/fs/cgroup/system.slice/containerd.service/io.pressure";
   std::ofstream(io) << "some avg10=80.00 avg60=40.00 avg300=9.00 total=17000000\n"
                        "full avg10=70.00 avg60=30.00 avg300=8.00 total=12500000\n";
-  clock.now += 10s;
+  clock.step(10s);
   e = scanner.scan();
   rt = unit(e, "runtime");
   ASSERT_TRUE(rt);
@@ -168,8 +163,8 @@ TEST(CgroupV2Witness, PressureDeltasBetweenScans) {
 }
 
 TEST(CgroupV2Witness, CgroupfsDriverWithoutLocalEventsOrPsi) {
-  Clock clock;
-  HostScanner scanner(tree(kTrees + "v2_cgroupfs_pids"), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "v2_cgroupfs_pids"), clock);
   HostEvidence e = scanner.scan();
   EXPECT_EQ(e.cgroup_v2.driver, "cgroupfs");
   EXPECT_EQ(e.cgroup_v2.pods_read, 3);
@@ -189,8 +184,8 @@ TEST(CgroupV2Witness, CgroupfsDriverWithoutLocalEventsOrPsi) {
 }
 
 TEST(CgroupV2Witness, HybridHostReadsTheUnifiedMount) {
-  Clock clock;
-  HostScanner scanner(tree(kTrees + "v2_hybrid"), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "v2_hybrid"), clock);
   HostEvidence e = scanner.scan();
   EXPECT_EQ(e.cgroup_v2.mode, "hybrid");
   EXPECT_NE(e.cgroup_v2.root.find("fs/cgroup/unified"), std::string::npos);

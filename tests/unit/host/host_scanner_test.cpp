@@ -14,6 +14,8 @@
 #include "host/host_files.h"
 #include "host/host_scanner.h"
 
+#include "fake_clock.h"
+
 namespace plegscope::host {
 namespace {
 
@@ -22,13 +24,6 @@ namespace fs = std::filesystem;
 
 const std::string kTrees = std::string(PLEGSCOPE_FIXTURES_DIR) + "/host/";
 const std::string kSandbox = "5f1c2a9e8b7d4c3f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071";
-
-struct FakeMonotonic {
-  SteadyTime now = SteadyTime(1000s);
-  MonotonicNow fn() {
-    return [this] { return now; };
-  }
-};
 
 HostScanOptions tree(const std::string& root) {
   HostScanOptions o;
@@ -56,8 +51,8 @@ std::vector<DiskCounters> diskstats_file(const std::string& path) {
 }
 
 TEST(HostScanner, HealthyNodeOnCgroupV2) {
-  FakeMonotonic clock;
-  HostScanner scanner(tree(kTrees + "healthy_v2"), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "healthy_v2"), clock);
   HostEvidence e = scanner.scan();
   EXPECT_EQ(e.processes.unreadable, "");
   EXPECT_EQ(e.processes.total, 10);  // every <pid> directory of the tree
@@ -102,7 +97,7 @@ TEST(HostScanner, HealthyNodeOnCgroupV2) {
   EXPECT_FALSE(e.runtime_disk.value->latency_ms) << "one sample: no rate yet";
 
   // The next scan rates the disk against this one (same file: idle).
-  clock.now += 5s;
+  clock.step(5s);
   HostEvidence again = scanner.scan();
   ASSERT_TRUE(again.runtime_disk.value);
   EXPECT_DOUBLE_EQ(again.runtime_disk.value->interval_seconds, 5.0);
@@ -111,8 +106,8 @@ TEST(HostScanner, HealthyNodeOnCgroupV2) {
 }
 
 TEST(HostScanner, DockerOnCgroupV1) {
-  FakeMonotonic clock;
-  HostScanner scanner(tree(kTrees + "cgroup_v1_docker"), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "cgroup_v1_docker"), clock);
   HostEvidence e = scanner.scan();
   const PidLimit* dockerd = limit(e, "runtime", "dockerd");
   ASSERT_TRUE(dockerd);
@@ -133,8 +128,8 @@ TEST(HostScanner, DockerOnCgroupV1) {
 }
 
 TEST(HostScanner, ShimInDOnNfsIsNamedWithItsSandboxAndTimedAcrossScans) {
-  FakeMonotonic clock;
-  HostScanner scanner(tree(kTrees + "shim_in_d_nfs"), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "shim_in_d_nfs"), clock);
   HostEvidence first = scanner.scan();
   ASSERT_EQ(first.processes.blocked.size(), 2u);  // the shim's main thread and one more
   for (const auto& b : first.processes.blocked) {
@@ -142,7 +137,7 @@ TEST(HostScanner, ShimInDOnNfsIsNamedWithItsSandboxAndTimedAcrossScans) {
     EXPECT_EQ(b.sandbox_id, kSandbox);
     EXPECT_EQ(b.seconds_in_d, 0) << "first seen in D on this scan";
   }
-  clock.now += 30s;
+  clock.step(30s);
   HostEvidence later = scanner.scan();
   ASSERT_EQ(later.processes.blocked.size(), 2u);
   const BlockedTask& main = later.processes.blocked[0].tid == 4242 ? later.processes.blocked[0]
@@ -170,21 +165,21 @@ TEST(HostScanner, TimeInDRestartsWhenTheTaskLeavesD) {
     line[line.find(") ") + 2] = state;
     std::ofstream(stat_path, std::ios::trunc) << line;
   };
-  FakeMonotonic clock;
-  HostScanner scanner(tree(dir.string()), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(dir.string()), clock);
   auto thread_seconds = [&]() -> std::optional<double> {
     for (const auto& b : scanner.scan().processes.blocked)
       if (b.tid == 4244) return b.seconds_in_d;
     return std::nullopt;
   };
   EXPECT_EQ(thread_seconds(), 0.0);
-  clock.now += 20s;
+  clock.step(20s);
   EXPECT_EQ(thread_seconds(), 20.0);
   set_state('S');
-  clock.now += 20s;
+  clock.step(20s);
   EXPECT_FALSE(thread_seconds());
   set_state('D');
-  clock.now += 20s;
+  clock.step(20s);
   EXPECT_EQ(thread_seconds(), 0.0) << "a new stretch in D, not 60 s";
   fs::remove_all(dir);
 }
@@ -290,10 +285,10 @@ TEST(HostScanner, OfTwoDaemonsOfOneNameTheOneNearestItsLimit) {
 }
 
 TEST(HostScanner, SlowDiskFromTwoSamples) {
-  FakeMonotonic clock;
-  HostScanner scanner(tree(kTrees + "slow_disk"), clock.fn());
-  scanner.set_previous_diskstats(diskstats_file(kTrees + "slow_disk/diskstats.before"), clock.now);
-  clock.now += 10s;
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "slow_disk"), clock);
+  scanner.set_previous_diskstats(diskstats_file(kTrees + "slow_disk/diskstats.before"), clock.monotonic());
+  clock.step(10s);
   HostEvidence e = scanner.scan();
   ASSERT_TRUE(e.runtime_disk.value);
   const RuntimeDisk& disk = *e.runtime_disk.value;
@@ -305,10 +300,10 @@ TEST(HostScanner, SlowDiskFromTwoSamples) {
 }
 
 TEST(HostScanner, NoAlarmTreeStaysBelowEveryThreshold) {
-  FakeMonotonic clock;
-  HostScanner scanner(tree(kTrees + "no_alarm"), clock.fn());
-  scanner.set_previous_diskstats(diskstats_file(kTrees + "no_alarm/diskstats.before"), clock.now);
-  clock.now += 10s;
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "no_alarm"), clock);
+  scanner.set_previous_diskstats(diskstats_file(kTrees + "no_alarm/diskstats.before"), clock.monotonic());
+  clock.step(10s);
   HostEvidence e = scanner.scan();
   EXPECT_EQ(e.processes.zombies, 20);
   EXPECT_TRUE(e.processes.blocked.empty());
@@ -450,7 +445,7 @@ TEST(HostScanner, KernelStacksAreReadOncePerScanForTheTasksInDOnly) {
       "task 4242 4244 2 2\n __schedule+0x1/0x2\n rpc_wait_bit_killable+0x1/0x2 [sunrpc]\n";
   HostScanOptions o = tree(kTrees + "shim_in_d_nfs");
   o.kernel_stacks_enabled = true;
-  o.kernel_stacks = reader;
+  o.kernel_stack_reader = reader;
   HostScanner scanner(o);
   HostEvidence e = scanner.scan();
   ASSERT_EQ(reader->asked.size(), 1u);
@@ -475,7 +470,7 @@ TEST(HostScanner, KernelStacksMissingOrUnavailableSayWhy) {
   reader->text = "task 4242 4242 2 1\n __refrigerator+0x1/0x2\n";  // 4244 not seen by the iterator
   HostScanOptions o = tree(kTrees + "shim_in_d_nfs");
   o.kernel_stacks_enabled = true;
-  o.kernel_stacks = reader;
+  o.kernel_stack_reader = reader;
   HostEvidence e = HostScanner(o).scan();
   EXPECT_EQ(e.processes.kernel_stacks.tasks_read, 1);
   EXPECT_NE(e.processes.kernel_stacks.error.find("1 of 2 tasks in D without a stack"), std::string::npos)
