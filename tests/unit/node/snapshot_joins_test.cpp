@@ -70,5 +70,39 @@ TEST(SnapshotJoins, TheUnmonitoredContainersPods) {
   EXPECT_TRUE(pods.at("container-x").name.empty());
 }
 
+// The host scan asks for the pods with a call in flight, and for the CRI
+// socket only when the runtime is a containerd (another's shims then do not count).
+TEST(SnapshotJoins, TheHostScanAsksForThePodsInFlightAndTheContainerdSocket) {
+  std::vector<Snapshot::PodCall> calls(3);
+  calls[0].in_flight = true;
+  calls[0].pod.uid = "uid-a";
+  calls[1].in_flight = false;
+  calls[1].pod.uid = "uid-b";
+  calls[2].in_flight = true;  // a pod not known yet: no uid
+  const std::string endpoint = "unix:///run/containerd/containerd.sock";
+  HostScanAsks asks = host_scan_asks(12.5, calls, RuntimeFamily::kContainerd, endpoint);
+  EXPECT_DOUBLE_EQ(asks.oldest_call_seconds, 12.5);
+  EXPECT_EQ(asks.pods_in_flight, (std::set<std::string>{"uid-a"}));
+  EXPECT_EQ(asks.runtime_socket, endpoint);
+  EXPECT_EQ(host_scan_asks(0, calls, RuntimeFamily::kCrio, endpoint).runtime_socket, "");
+}
+
+// CRI-O's pages are asked for the running containers no conmon names, and
+// nothing before the first host scan.
+TEST(SnapshotJoins, CrioPagesAskForTheContainersWithoutAConmonOnceTheHostIsScanned) {
+  const ClockReading reading{TimePoint(std::chrono::seconds(1000)), MonoTime(std::chrono::seconds(50))};
+  HostObservation none;
+  CrioPagesAsks before = crio_pages_asks(none, {{"c1", 1}}, reading);
+  EXPECT_TRUE(before.reads_crio);
+  EXPECT_TRUE(before.candidates.empty());
+  HostObservation scanned;
+  scanned.scan.emplace();
+  scanned.scanned_at = MonoTime(std::chrono::seconds(40));  // wall 990 s
+  const int64_t started = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::seconds(980)).count();
+  const int64_t later = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::seconds(995)).count();
+  CrioPagesAsks after = crio_pages_asks(scanned, {{"c1", started}, {"c2", later}}, reading);
+  EXPECT_EQ(after.candidates, (std::vector<std::string>{"c1"})) << "c2 started after the scan";
+}
+
 }  // namespace
 }  // namespace plegscope
