@@ -9,7 +9,7 @@
 #include <string>
 #include <utility>
 
-#include "kubelet/node_condition_api.h"
+#include "condition/node_condition_api.h"
 
 namespace plegscope {
 

@@ -26,7 +26,7 @@ NodeConditionWriter::NodeConditionWriter(std::optional<ApiServerConfig> api, std
       thread_("node-condition", clock) {
   state_.enabled = true;
   if (!api_) {
-    state_.outcome = ScrapeOutcome{ScrapeError::unreachable, 0,
+    state_.outcome = WriteOutcome{ScrapeError::unreachable, 0,
                                    "not in a cluster: KUBERNETES_SERVICE_HOST and _PORT are not set"};
   }
 }
@@ -45,7 +45,7 @@ NodeConditionState NodeConditionWriter::state() const {
 }
 
 // Books one call; false when it failed (logged when what went wrong changes).
-bool NodeConditionWriter::call(const ScrapeOutcome& outcome, MonoTime now) {
+bool NodeConditionWriter::call(const WriteOutcome& outcome, MonoTime now) {
   std::lock_guard<std::mutex> lock(state_mu_);
   if (outcome.ok()) {
     if (!state_.reachable && state_.failures > 0) spdlog::info("API server: node condition writes go through again");
@@ -137,7 +137,7 @@ void NodeConditionWriter::record_event(const ConditionWrite& write, const std::s
   bool repeat = false;
   NodeEvent event = events_.next(node_name_, write.problem ? "Warning" : "Normal", reason, message, clock.now(),
                                  clock.monotonic(), &repeat);
-  ScrapeOutcome outcome = repeat ? patch_node_event(*api_, event) : create_node_event(*api_, event);
+  WriteOutcome outcome = repeat ? patch_node_event(*api_, event) : create_node_event(*api_, event);
   if (repeat && outcome.error == ScrapeError::not_found) {
     // The earlier Event expired (the API server keeps them an hour): a new one.
     events_.failed(event);

@@ -13,9 +13,9 @@
 #include <optional>
 #include <string>
 
-#include "kubelet/node_condition_api.h"
 #include "condition/condition_policy.h"
 #include "condition/event_correlator.h"
+#include "condition/node_condition_api.h"
 #include "diagnoser/node_condition_state.h"
 #include "node/diagnosis_service.h"
 
@@ -63,7 +63,7 @@ class NodeConditionWriter {
   // nothing was due or the call failed.
   std::optional<ConditionWrite> write(Slot& slot, const ConditionVerdict& verdict, const Report& report,
                                       MonoTime now);
-  bool call(const ScrapeOutcome& outcome, MonoTime now);
+  bool call(const WriteOutcome& outcome, MonoTime now);
   void record_event(const ConditionWrite& write, const std::string& reason, const std::string& message);
 
   const std::optional<ApiServerConfig> api_;

@@ -6,11 +6,27 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "common/clock.h"
 #include "scrape/scrape_error.h"
 
 namespace plegscope {
+
+// How one write to the API server went (the condition's PATCH, an Event's
+// POST or PATCH): the product's one write, not a scrape, so it has its own
+// type. The HTTP client's outcome converts into it (implicitly: every call
+// site hands one over as it is).
+struct WriteOutcome {
+  ScrapeError error = ScrapeError::none;  // what failed, as the HTTP client classes it
+  long http_status = 0;                   // 409 a conflict, 404 an Event gone, ...
+  std::string detail;                     // raw, for the log
+  WriteOutcome() = default;
+  WriteOutcome(const ScrapeOutcome& transport)  // NOLINT(google-explicit-constructor)
+      : error(transport.error), http_status(transport.http_status), detail(transport.detail) {}
+  WriteOutcome(ScrapeError e, long status, std::string d) : error(e), http_status(status), detail(std::move(d)) {}
+  bool ok() const { return error == ScrapeError::none; }
+};
 
 struct NodeConditionState {
   bool enabled = false;                // --node-condition
@@ -19,7 +35,7 @@ struct NodeConditionState {
   std::optional<std::string> message;
   std::optional<TimePoint> last_write;
   bool reachable = false;              // the last call to the API server went through
-  std::optional<ScrapeOutcome> outcome;  // of the last call that failed, while it is the latest
+  std::optional<WriteOutcome> outcome;  // of the last call that failed, while it is the latest
   std::optional<std::string> error;    // its words with the fix, filled in by agent/report
   int64_t writes = 0;                  // condition writes that went through
   int64_t events = 0;                  // Events created or patched

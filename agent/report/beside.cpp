@@ -6,6 +6,7 @@
 
 #include "report/format.h"
 #include "report/html.h"
+#include "report/sections/section.h"
 
 namespace plegscope {
 namespace {
@@ -146,11 +147,6 @@ void word_beside(Report& r) {
     r.runtime_metrics.error = runtime_metrics_error_words(r.runtime_metrics);
 }
 
-namespace {
-
-std::string maybe_duration(const std::optional<double>& v) { return v ? text::elapsed(*v) : "n/a"; }
-
-// Which kubelet's PLEG the agent copies, and whether it read or assumed it.
 std::string model_words(const Report::Kubelet& k) {
   std::string out = (k.model.empty() ? "unknown" : k.model);
   if (k.model_release.empty()) return out;
@@ -160,36 +156,9 @@ std::string model_words(const Report::Kubelet& k) {
   return out + " (assumed: no kubelet version read, so the newest released kubelet's)";
 }
 
-}  // namespace
-
 void beside_text(const Report& r, std::ostream& out) {
-  const auto& k = r.kubelet;
-  out << "Kubelet beside the agent: ";
-  if (!k.reachable) {
-    out << (k.endpoint.empty() ? "" : k.endpoint + " ") << "not read: " << k.error.value_or("") << "\n";
-    out << "  PLEG model " << model_words(k) << "\n";
-  } else {
-    out << k.endpoint << " (" << tls_mode_words(k.tls_mode) << ")\n";
-    out << "  version " << k.version.value_or("unknown") << ", PLEG model " << model_words(k) << "\n";
-    out << "  relist p99: agent " << text::elapsed(r.relist.duration_p99_seconds) << ", kubelet "
-        << maybe_duration(k.relist_p99_seconds) << "; last seen: agent "
-        << maybe_duration(r.relist.seconds_since_last_seen) << " ago, kubelet "
-        << maybe_duration(k.last_seen_age_seconds) << " ago; kubelet relists per minute "
-        << (k.relists_per_minute ? text::number(*k.relists_per_minute) : "n/a") << "\n";
-  }
-  if (k.ready_message) out << "  Node Ready: " << *k.ready_message << "\n";
-  if (k.ready_error) out << "  Node Ready: " << *k.ready_error << "\n";
-  const auto& m = r.runtime_metrics;
-  out << "Runtime metrics: ";
-  if (!m.reachable) {
-    out << (m.endpoint.empty() ? "" : m.endpoint + " ") << "not read: " << m.error.value_or("") << "\n";
-    return;
-  }
-  out << m.endpoint << "\n";
-  if (m.in_flight.empty()) out << "  no call in flight inside the runtime\n";
-  for (const auto& call : m.in_flight)
-    out << "  in flight: " << call.method << " x" << text::number(call.count) << " for "
-        << text::elapsed(call.seconds) << "\n";
+  report::kubelet_section().text(r, 0, out);
+  report::runtime_metrics_section().text(r, 0, out);
 }
 
 std::string kubelet_beside_chart(const Report& r) {
@@ -241,37 +210,11 @@ std::string kubelet_beside_chart(const Report& r) {
 
 std::string beside_html(const Report& r) {
   std::ostringstream h;
-  const auto& k = r.kubelet;
-  h << "<div class=\"two\"><div><h2>Kubelet beside the agent</h2><section id=\"kubelet\">";
-  if (!k.reachable) {
-    h << "<p class=\"over\">" << html_escape((k.endpoint.empty() ? "" : k.endpoint + ": ") + k.error.value_or(""))
-      << "</p><p>PLEG model " << html_escape(model_words(k)) << "</p>";
-  } else {
-    h << "<p><code>" << html_escape(k.endpoint) << "</code> · " << html_escape(tls_mode_words(k.tls_mode))
-      << "<br>version " << html_escape(k.version.value_or("unknown")) << " · PLEG model "
-      << html_escape(model_words(k)) << " · kubelet relists per minute "
-      << (k.relists_per_minute ? text::number(*k.relists_per_minute) : "n/a") << "</p>";
-    h << "<div class=\"chart\">" << kubelet_beside_chart(r)
-      << "<div class=\"legend\"><i style=\"background:#2b63c6\"></i>agent<i "
-         "style=\"background:#e08a00\"></i>kubelet<i style=\"background:#c62828;height:2px\"></i>threshold</div></div>";
-  }
-  if (k.ready_message) h << "<p id=\"node-ready\">Node Ready: " << html_escape(*k.ready_message) << "</p>";
-  if (k.ready_error) h << "<p id=\"node-ready\" class=\"over\">Node Ready: " << html_escape(*k.ready_error) << "</p>";
-  h << "</section></div><div><h2>Runtime metrics</h2><section id=\"runtime-metrics\">";
-  const auto& m = r.runtime_metrics;
-  if (!m.reachable) {
-    h << "<p class=\"over\">" << html_escape((m.endpoint.empty() ? "" : m.endpoint + ": ") + m.error.value_or(""))
-      << "</p>";
-  } else {
-    h << "<p><code>" << html_escape(m.endpoint) << "</code></p><table><tr><th>in flight inside the runtime</th><th "
-         "class=\"n\">calls</th><th class=\"n\">for</th></tr>";
-    if (m.in_flight.empty()) h << "<tr><td colspan=\"3\">none</td></tr>";
-    for (const auto& call : m.in_flight)
-      h << "<tr><td><code>" << html_escape(call.method) << "</code></td><td class=\"n\">" << text::number(call.count)
-        << "</td><td class=\"n\">" << text::elapsed(call.seconds) << "</td></tr>";
-    h << "</table>";
-  }
-  h << "</section></div></div>\n";
+  h << "<div class=\"two\"><div>";
+  report::kubelet_section().html(r, 0, h);
+  h << "</div><div>";
+  report::runtime_metrics_section().html(r, 0, h);
+  h << "</div></div>\n";
   return h.str();
 }
 

@@ -17,13 +17,17 @@ std::string runtime_metrics_error_words(const Report::RuntimeMetrics& metrics);
 // "verified against the CA file", "not verified (--kubelet-insecure-skip-tls-verify)", ...
 std::string tls_mode_words(const std::string& tls_mode);
 
+// Which kubelet's PLEG the agent copies, and whether it read or assumed it:
+// "generic, copying the 1.33 kubelet (its version, read)".
+std::string model_words(const Report::Kubelet& kubelet);
+
 // True while a reader that could not read lacks its error's words.
 bool beside_needs_words(const Report& report);
 // Fills in kubelet.error and runtime_metrics.error where missing.
 void word_beside(Report& report);
 
-// The sections as the text and HTML reports show them: the kubelet's relist
-// beside the agent's, and the runtime's calls in flight.
+// The kubelet and runtime_metrics sections (report/sections/) side by side,
+// as the text and HTML reports show them.
 void beside_text(const Report& report, std::ostream& out);
 std::string beside_html(const Report& report);
 // One SVG chart, both series: the agent's and the kubelet's relist p99 and

@@ -43,7 +43,7 @@ std::string condition_message(const Report& raw, std::optional<CauseId> cause) {
                   status_name(report.status) + "." + where);
 }
 
-std::string node_condition_error_words(const ScrapeOutcome& o) {
+std::string node_condition_error_words(const WriteOutcome& o) {
   const std::string what = "the node condition or its Events (--node-condition) were not written: ";
   const std::string status = "HTTP " + std::to_string(o.http_status);
   switch (o.error) {

@@ -17,6 +17,6 @@ std::string condition_message(const Report& report, std::optional<CauseId> cause
 
 // A failed write to the API server (patch nodes/<node>/status, create or
 // patch events) in words, with its fix.
-std::string node_condition_error_words(const ScrapeOutcome& outcome);
+std::string node_condition_error_words(const WriteOutcome& outcome);
 
 }  // namespace plegscope

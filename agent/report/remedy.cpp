@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "report/runtime_words.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -66,12 +65,11 @@ std::string fill_placeholders(const std::string& text, const CommandNames& names
 }
 
 std::string remedy(CauseId id, const Report& r) {
-  const CauseText& t = cause_text(id);
-  // In the node's runtime's terms first, while the placeholders still mark
-  // the node's own names.
-  const std::string text = std::string("Confirm: ") + t.confirm + " Fix: " + t.fix + " Do not: " + t.never;
+  // The paragraphs in the node's runtime's terms, then its own names.
   const RuntimeModel model = runtime_model(r.runtime.name, r.runtime.version, r.runtime.endpoint);
-  return fill_placeholders(in_runtime_words(text, model), command_names(r));
+  const CauseText t = cause_text(id, model);
+  const std::string text = std::string("Confirm: ") + t.confirm + " Fix: " + t.fix + " Do not: " + t.never;
+  return fill_placeholders(text, command_names(r));
 }
 
 }  // namespace plegscope

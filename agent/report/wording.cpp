@@ -8,7 +8,6 @@
 #include "report/beside.h"
 #include "report/condition_words.h"
 #include "report/remedy.h"
-#include "report/runtime_words.h"
 
 namespace plegscope {
 namespace {
@@ -148,11 +147,39 @@ const CauseWording& cause_wording(CauseId id) {
 
 const CauseText& cause_text(CauseId id) { return cause_wording(id).text; }
 
-CauseWords words(const Finding& f) {
+CauseText cause_text(CauseId id, const RuntimeModel& runtime) {
+  const CauseWording& wording = cause_wording(id);
+  CauseText text = wording.text;
+  if (!wording.text_on) return text;
+  const RuntimeText own = wording.text_on(runtime);
+  if (own.confirm) text.confirm = own.confirm;
+  if (own.fix) text.fix = own.fix;
+  if (own.never) text.never = own.never;
+  return text;
+}
+
+CauseWords words(const Finding& f) { return words(f, RuntimeModel{}); }
+
+CauseWords words(const Finding& f, const RuntimeModel& runtime) {
   std::optional<CauseWords> attributed = attributed_words(f);
-  CauseWords w = attributed ? *attributed : cause_wording(f.id).words(f);
+  CauseWords w = attributed ? *attributed : cause_wording(f.id).words(f, runtime);
   for (const Relation& r : f.relations) w.summary += relation_words(r);
   return w;
+}
+
+const char* helper_name(const RuntimeModel& runtime) {
+  return runtime.family == RuntimeFamily::kCrio ? "conmon" : "shim";
+}
+
+std::string restart_words(const RuntimeModel& runtime) {
+  if (runtime.family != RuntimeFamily::kCrio) return ", then restart it";
+  return runtime.watchdog_restarts ? " and look at conmon: CRI-O's watchdog will restart it"
+                                   : " and look at conmon, then restart CRI-O (its unit has no watchdog before 1.32)";
+}
+
+std::string hung_runtime_words(const RuntimeModel& runtime) {
+  return std::string(runtime.family == RuntimeFamily::kCrio ? "CRI-O" : "the runtime") +
+         " is hung; capture its goroutine dump" + restart_words(runtime);
 }
 
 bool needs_words(const Report& report) {
@@ -169,10 +196,10 @@ void word(Report& report) {
   const RuntimeModel model = runtime_model(report.runtime.name, report.runtime.version, report.runtime.endpoint);
   for (Cause& c : report.causes) {
     if (!c.summary.empty()) continue;
-    CauseWords w = words(c);
-    c.reason = in_runtime_words(std::move(w.reason), model);
-    c.action = in_runtime_words(std::move(w.action), model);
-    c.summary = in_runtime_words(std::move(w.summary), model);
+    CauseWords w = words(c, model);
+    c.reason = std::move(w.reason);
+    c.action = std::move(w.action);
+    c.summary = std::move(w.summary);
     if (c.remedy.empty()) c.remedy = remedy(c.id, report);
   }
   if (report.blind && report.blind->fix.empty()) report.blind->fix = blind_fix(report.blind->reason);

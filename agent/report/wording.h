@@ -16,6 +16,7 @@
 
 #include "diagnoser/finding.h"
 #include "diagnoser/report.h"
+#include "diagnoser/runtime_model.h"
 #include "report/format.h"
 
 namespace plegscope {
@@ -35,13 +36,27 @@ struct CauseText {
   const char* never;    // its **Do not.** paragraph
 };
 
+// The paragraphs of a cause that a runtime's reader needs said otherwise
+// (its helper, its files, its tools, how it is restarted); nullptr where
+// the words for any runtime stand.
+struct RuntimeText {
+  const char* confirm = nullptr;
+  const char* fix = nullptr;
+  const char* never = nullptr;
+};
+
 // One row of the wording table.
 struct CauseWording {
+  // For any runtime: the runbook's words, naming both runtimes' ways where
+  // they differ (a runtime the agent does not know reads these).
   CauseText text;
-  // The words of the cause's own forms; the forms every cause can take
-  // when attributed after the rules (Form::kLateIn…, kNoRelistYet) and the
-  // relations to other causes are worded in wording.cpp.
-  CauseWords (*words)(const Finding& finding);
+  // The words of the cause's own forms, in the node's runtime's terms; the
+  // forms every cause can take when attributed after the rules
+  // (Form::kLateIn…, kNoRelistYet) and the relations to other causes are
+  // worded in wording.cpp.
+  CauseWords (*words)(const Finding& finding, const RuntimeModel& runtime);
+  // The paragraphs said otherwise on the node's runtime; nullptr: none.
+  RuntimeText (*text_on)(const RuntimeModel& runtime);
 };
 
 #define PLEGSCOPE_CAUSE_WORDING(id, name) extern const CauseWording name##_wording;
@@ -49,10 +64,23 @@ PLEGSCOPE_CAUSES(PLEGSCOPE_CAUSE_WORDING)
 #undef PLEGSCOPE_CAUSE_WORDING
 
 const CauseWording& cause_wording(CauseId id);
+// The runbook's paragraphs (any runtime), and as the node's runtime needs them.
 const CauseText& cause_text(CauseId id);
+CauseText cause_text(CauseId id, const RuntimeModel& runtime);
 
-// The words of a finding, the relations to other causes included.
+// The words of a finding, the relations to other causes included: for any
+// runtime, and in the node's runtime's terms.
 CauseWords words(const Finding& finding);
+CauseWords words(const Finding& finding, const RuntimeModel& runtime);
+
+// What the causes' words share of a runtime: its helper, "shim" (one per
+// pod: containerd, and a runtime the agent does not know) or "conmon" (one
+// per container: CRI-O); what follows "capture its goroutine dump" (who
+// restarts it: CRI-O's watchdog from 1.32, else the operator); and "the
+// runtime is hung; capture its goroutine dump, then restart it" in full.
+const char* helper_name(const RuntimeModel& runtime);
+std::string restart_words(const RuntimeModel& runtime);
+std::string hung_runtime_words(const RuntimeModel& runtime);
 
 // True while a cause or the report's summary still lacks its words.
 bool needs_words(const Report& report);

@@ -227,5 +227,47 @@ class Seams(unittest.TestCase):
         self.assertEqual(bad, [])
 
 
+# What the diagnoser still asks collectors/ to interpret, by header: each
+# entry is a helper with logic (a parser, a classifier, a namer) that a
+# value header should hand over already applied. The list only shrinks: a
+# header that has become plain values, or that the diagnoser no longer
+# reaches, fails the test until it leaves the list.
+DIAGNOSER_INTERPRETS = {
+    "common/grpc_codes.h",            # grpc_code_name for evidence labels
+    "common/quantile.h",              # relist and event quantiles
+    "cri/connect_problem.h",          # connect_problem_name, agent_side
+    "cri/runtime_status_evidence.h",  # read_ready_message, kubelet_runtime_errors
+    "host/host_scanner.h",            # the scanner class beside its evidence structs
+    "host/hung_task.h",               # frame_class_name, the report assembler
+    "host/kernel_stacks.h",           # tells_more, top_meaningful_frame, stack_class
+    "host/node_pressure.h",           # the pressure parsers beside their values
+    "host/wchan_access.h",            # wchan_hidden_name
+    "scrape/scrape_error.h",          # scrape_error_name, outcome_of
+}
+# The one clock type: an interface the diagnoser is handed, not evidence.
+DIAGNOSER_MAY_INCLUDE = {"common/clock.h"}
+# A function or a class at namespace scope: logic, not a value.
+HEADER_LOGIC = re.compile(r"^(?!\s|//|#|struct\b|enum\b|using\b|namespace\b|template\b|typedef\b|\}|inline constexpr)"
+                          r"[^;=(]*\b\w+\s*\([^;]*?\)\s*(const\s*)?(;|\{)|^class\s+\w+[^;]*$", re.M)
+
+
+class DiagnoserReadsValues(unittest.TestCase):
+    def test_diagnoser_includes_only_value_headers_from_collectors(self):
+        # The headers the diagnoser's own files name; what those include in
+        # turn is their own floor's matter.
+        reached = {header for path, text in sources("agent") if room_of(path) == "diagnoser"
+                   for header in INCLUDE.findall(text)
+                   if os.path.isfile(os.path.join(ROOT, "collectors", header))}
+        with_logic = set()
+        for header in reached - DIAGNOSER_MAY_INCLUDE:
+            with open(os.path.join(ROOT, "collectors", header), encoding="utf-8", errors="replace") as f:
+                if HEADER_LOGIC.search(f.read()):
+                    with_logic.add(header)
+        self.assertEqual(sorted(with_logic - DIAGNOSER_INTERPRETS), [],
+                         "the diagnoser reaches logic in collectors/: hand the evidence over interpreted")
+        self.assertEqual(sorted(DIAGNOSER_INTERPRETS - with_logic), [],
+                         "now plain values (or no longer reached): take it off DIAGNOSER_INTERPRETS")
+
+
 if __name__ == "__main__":
     sys.exit(0 if unittest.main(exit=False).result.wasSuccessful() else 1)

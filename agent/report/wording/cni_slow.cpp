@@ -5,7 +5,7 @@ namespace plegscope {
 
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   if (!f.op.empty())
     w.reason = "network " + f.op + " takes " + text::elapsed(f.seconds) + " (p99, threshold " +
@@ -40,6 +40,7 @@ const CauseWording cni_slow_wording = {
    "Restart the runtime for this: sandboxes in setup or teardown are left half-configured and the slow plugin "
    "is called again. Do not delete the CNI configuration with pods running."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

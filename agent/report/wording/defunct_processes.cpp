@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   w.reason = text::count(f.zombies, "zombie process is", "zombie processes are") + " on the node";
   if (f.objects > 0) w.reason += ", " + text::count(f.objects, "more", "more") + " across the recent scans";
@@ -20,6 +20,28 @@ CauseWords words_of(const Finding& f) {
   w.action = "find the parent that does not reap its children and fix or restart that pod";
   w.summary = "Zombies pile up: " + w.reason + ".";
   return w;
+}
+
+// What a runtime's reader needs said otherwise. The runbook's words above
+// name both runtimes' ways; these name only the node's.
+// clang-format off
+// On CRI-O.
+constexpr RuntimeText kOnCrio = {
+  "`threads Z | awk '{ print $3 }' | sort | uniq -c | sort -rn | head` counts zombies by parent "
+  "(`threads` is the runbook's `/proc` reader: `ps` reads every cmdline and blocks behind a process in "
+  "D); `timeout 5 cat /proc/<ppid>/comm` names the parent; a `conmon` parent names its pod in its `-n "
+  "k8s_<container>_<pod>_<namespace>_<uid>_<attempt>` argument (then `{crictl} inspect <container-id>` "
+  "of its `-c` argument). `{crictl} stats` for a container whose init does not reap.",
+  "Fix the parent: a container whose PID 1 does not reap its children needs an init (`tini`, "
+  "`shareProcessNamespace`, or the runtime's `--init`); restart that pod. Zombies under a conmon clear "
+  "when the conmon's pod is removed. Upgrade a runtime with a known reaping bug.",
+  nullptr,
+};
+// clang-format on
+
+RuntimeText text_on(const RuntimeModel& runtime) {
+  if (runtime.family == RuntimeFamily::kCrio) return kOnCrio;
+  return {};
 }
 
 }  // namespace
@@ -40,6 +62,7 @@ const CauseWording defunct_processes_wording = {
    "Kill the zombies: they are already dead, only their parent can reap them. Do not restart the runtime for "
    "this: the zombies belong to the pods, not to it."},
   words_of,
+  text_on,
 };
 // clang-format on
 

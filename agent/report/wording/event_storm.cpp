@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   w.reason = text::fmt("%.0f", f.pods_per_relist) + " pods change per relist (" +
              text::fmt("%.0f", f.events_per_relist) + " events), and inspecting them one by one takes " +
@@ -30,6 +30,7 @@ const CauseWording event_storm_wording = {
    "Restart the kubelet: the storm goes on and the kubelet re-inspects every pod at start. Do not raise "
    "`--event-channel-capacity` to make it go away: that hides the discards, relists stay as slow."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

@@ -32,7 +32,7 @@ CauseWords from_journal(const Finding& f) {
   return w;
 }
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   if (f.form == Form::kFromJournal) return from_journal(f);
   CauseWords w;
   std::string stopped;
@@ -72,6 +72,7 @@ const CauseWording kubelet_internal_wording = {
    "Restart the runtime for this ({service} answers every other client, and a restart only disturbs running "
    "pods), and never reboot the node: the kubelet's goroutine dump is the evidence."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   const std::string limit = text::bytes(f.limit_bytes);
   if (f.form == Form::kNearLimit) {
@@ -21,6 +21,33 @@ CauseWords words_of(const Finding& f) {
     w.summary = "Relists fail because " + w.reason + ".";
   }
   return w;
+}
+
+// What a runtime's reader needs said otherwise. The runbook's words above
+// name both runtimes' ways; these name only the node's.
+// clang-format off
+// On CRI-O.
+constexpr RuntimeText kOnCrio = {
+  "The kubelet's log says `grpc: received message larger than max`, and "
+  "`pleg_runtime_list_response_bytes` (the last answer that still fit) is near 16 MiB. Count without "
+  "the list that fails: `{crictl} pods -q | wc -l`, then `{crictl} ps -a --pod <pod-id> -q | wc -l` "
+  "pod by pod; `ls /var/run/crio/exits | wc -l` and the conmon processes count them without CRI; "
+  "`{crictl} inspect <container-id>` on a few containers shows oversized labels or annotations.",
+  "Remove exited containers a slice at a time, so that no answer is as large as the whole list: "
+  "`{crictl} ps -a --state exited --label io.kubernetes.pod.namespace=<namespace> -q | xargs -r "
+  "{crictl} rm`, namespace by namespace, or `--pod <pod-id>` pod by pod (the runtime applies the "
+  "state, label and pod filters before it answers; crictl applies `--name` and `--namespace` itself, "
+  "after the whole list arrived). CRI-O's server allows 80 MiB, so it is the kubelet's client that "
+  "fails first. Then fix what creates them (a CronJob without `successfulJobsHistoryLimit`, a crash "
+  "loop), tighten the kubelet's container GC (`maxPerPodContainer`, `maxContainers`) and trim huge "
+  "labels and annotations.",
+  nullptr,
+};
+// clang-format on
+
+RuntimeText text_on(const RuntimeModel& runtime) {
+  if (runtime.family == RuntimeFamily::kCrio) return kOnCrio;
+  return {};
 }
 
 }  // namespace
@@ -46,6 +73,7 @@ const CauseWording message_too_large_wording = {
    "Remove running containers or sandboxes. Do not raise the message limit on one side only: the kubelet and "
    "the runtime must agree."},
   words_of,
+  text_on,
 };
 // clang-format on
 

@@ -14,7 +14,7 @@ std::string describe(const PressureReading& p) {
   }
 }
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   std::string what;
   for (size_t i = 0; i < f.pressure.size(); ++i) {
@@ -54,6 +54,7 @@ const CauseWording node_pressure_wording = {
    "`kubeReserved`). Drain the node by hand if it stays saturated.",
    "Reboot to clear the pressure: it returns with the workload. Find the workload first."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

@@ -12,13 +12,14 @@ std::string limit_words(const Finding& f) {
   return f.limit_scope;
 }
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
   CauseWords w;
   w.reason = limit_words(f) + " is " + text::fmt("%.0f", f.share * 100) + "% used (" + std::to_string(f.current) +
              " of " + std::to_string(f.maximum) + ")";
   w.action = f.limit_scope == "runtime" ? "raise the runtime service's TasksMax and find what leaks processes"
                                         : "find the pods that leak processes and set podPidsLimit";
-  w.summary = "PIDs are running out: " + w.reason + ", so new shims, runc and exec calls fail to fork.";
+  w.summary = "PIDs are running out: " + w.reason + ", so new " + helper_name(runtime) +
+              "s, runc and exec calls fail to fork.";
   return w;
 }
 
@@ -42,6 +43,7 @@ const CauseWording pid_exhaustion_wording = {
    "Restart the runtime to free PIDs: the leaking pods keep running and the limit is hit again. Do not raise "
    "the limit without finding the leak."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

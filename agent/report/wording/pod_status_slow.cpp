@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   w.reason = cri_method(f.op) + " takes " + text::elapsed(f.seconds) + " (p99, median " +
              text::elapsed(f.median_seconds) + (f.call_in_flight ? ", one call still in flight" : "") +
@@ -33,6 +33,7 @@ const CauseWording pod_status_slow_wording = {
    "upgrade the runtime.",
    "Delete the pods blindly: find the handler or plugin first."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   w.reason = text::count(f.pod_count, "pod has", "pods have") + " failed inspection for " +
              text::count(f.relists, "relist", "relists") + " in a row and " + (f.pod_count == 1 ? "is" : "are") +
@@ -12,6 +12,24 @@ CauseWords words_of(const Finding& f) {
   w.action = "find the pods whose status calls fail";
   w.summary = "A reinspection backlog: " + w.reason + ".";
   return w;
+}
+
+// What a runtime's reader needs said otherwise. The runbook's words above
+// name both runtimes' ways; these name only the node's.
+// clang-format off
+// On CRI-O.
+constexpr RuntimeText kOnCrio = {
+  "`{crictl} pods`, then `{crictl} inspectp <pod-id>` and `{crictl} inspect <container-id>` for each "
+  "pod's sandbox and containers: the one that errors is the culprit (often a sandbox with a missing "
+  "netns, or a container whose conmon died). The runtime's log has errors for it.",
+  nullptr,
+  nullptr,
+};
+// clang-format on
+
+RuntimeText text_on(const RuntimeModel& runtime) {
+  if (runtime.family == RuntimeFamily::kCrio) return kOnCrio;
+  return {};
 }
 
 }  // namespace
@@ -29,6 +47,7 @@ const CauseWording reinspect_backlog_wording = {
    "teardown). Restart the runtime if its state for them is corrupt.",
    "Remove sandboxes of pods that still exist in the API server."},
   words_of,
+  text_on,
 };
 // clang-format on
 

@@ -5,7 +5,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   w.reason = "the disk under the runtime's root (" + (f.device.empty() ? std::string("unknown device") : f.device) +
              (f.mount.empty() ? "" : ", mounted at " + f.mount) + ") takes " + text::fmt("%.0f", f.latency_ms) +
@@ -32,6 +32,7 @@ const CauseWording runtime_disk_slow_wording = {
    "Restart the runtime for a slow disk: it comes back to the same disk and its restart adds IO. Do not prune "
    "images during the stall."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   const std::string condition =
       f.condition_missing ? "the runtime's Status answer has no NetworkReady condition"
@@ -42,6 +42,7 @@ const CauseWording runtime_network_not_ready_wording = {
    "Restart the runtime for this, and do not reboot: the configuration is still missing afterwards. Do "
    "not copy another node's CNI configuration by hand."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   w.reason = f.condition_missing ? "the runtime's Status answer has no RuntimeReady condition"
                                  : "the runtime says RuntimeReady=false (reason " + f.condition_reason +
@@ -36,6 +36,7 @@ const CauseWording runtime_not_ready_wording = {
    "Restart the kubelet for this: it reads the same answer. Do not reboot before reading the runtime's "
    "reason."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

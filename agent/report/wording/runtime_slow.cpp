@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   const std::string objects = f.objects > 0 ? " for only " + std::to_string(f.objects) + " sandboxes and containers"
                                             : " before the first answer";
@@ -32,6 +32,7 @@ const CauseWording runtime_slow_wording = {
    "paths have had lock-contention fixes). If node_pressure shows too, relieve that first.",
    "Raise the kubelet's relist threshold to hide it: events stay as late."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

@@ -12,7 +12,7 @@ std::string down_words(const Finding& f) {
          text::elapsed(f.status_down_in_seconds.value_or(0));
 }
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
   CauseWords w;
   const std::string since = "the runtime's Status has had no good answer for " + text::elapsed(f.seconds);
   switch (f.form) {
@@ -27,7 +27,7 @@ CauseWords words_of(const Finding& f) {
       break;
     default:  // Form::kStatusWithLists
       w.reason = since + ", and the container lists hang too";
-      w.action = "the runtime is hung; capture its goroutine dump, then restart it";
+      w.action = hung_runtime_words(runtime);
       break;
   }
   if (f.calls > 0 && f.form != Form::kStatusFailing)
@@ -38,6 +38,49 @@ CauseWords words_of(const Finding& f) {
   if (f.form == Form::kStatusWhileListsAnswer) w.summary += " PLEG sees nothing wrong: its lists answer.";
   if (f.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
   return w;
+}
+
+// What a runtime's reader needs said otherwise. The runbook's words above
+// name both runtimes' ways; these name only the node's.
+// clang-format off
+// On containerd.
+constexpr RuntimeText kOnContainerd = {
+  nullptr,
+  "Capture the runtime's goroutine dump first (`timeout 10 systemctl kill --kill-who=main -s USR1 "
+  "{service}`; containerd writes it to its journal) and look for `Status` waiting on the CNI library. "
+  "Find the CNI plugin call that does not return (its process under the runtime, the plugin's own log) "
+  "and end it or fix the plugin; then restart the runtime once (`systemctl restart {service}`): "
+  "running containers keep running. On containerd 2.0.1 or 2.0.2 upgrade to 2.0.3 or later (the go-cni "
+  "deadlock).",
+  nullptr,
+};
+// On containerd outside 2.0.1-2.0.2: no go-cni deadlock to upgrade from.
+constexpr RuntimeText kOnContainerdWithoutGoCni = {
+  nullptr,
+  "Capture the runtime's goroutine dump first (`timeout 10 systemctl kill --kill-who=main -s USR1 "
+  "{service}`; containerd writes it to its journal) and look for `Status` waiting on the CNI library. "
+  "Find the CNI plugin call that does not return (its process under the runtime, the plugin's own log) "
+  "and end it or fix the plugin; then restart the runtime once (`systemctl restart {service}`): "
+  "running containers keep running.",
+  nullptr,
+};
+// On CRI-O.
+constexpr RuntimeText kOnCrio = {
+  nullptr,
+  "Capture the runtime's goroutine dump first (`timeout 10 systemctl kill --kill-who=main -s USR1 "
+  "{service}`; CRI-O writes it to `/tmp/crio-goroutine-stacks-*.log`) and look for `Status` waiting on "
+  "the CNI library. Find the CNI plugin call that does not return (its process under the runtime, the "
+  "plugin's own log) and end it or fix the plugin; then restart the runtime once (`systemctl restart "
+  "{service}`): running containers keep running.",
+  nullptr,
+};
+// clang-format on
+
+RuntimeText text_on(const RuntimeModel& runtime) {
+  if (runtime.family == RuntimeFamily::kCrio) return kOnCrio;
+  if (runtime.family == RuntimeFamily::kContainerd)
+    return runtime.go_cni_deadlock_possible ? kOnContainerd : kOnContainerdWithoutGoCni;
+  return {};
 }
 
 }  // namespace
@@ -62,6 +105,7 @@ const CauseWording runtime_status_hung_wording = {
    "kubelet calls the same `Status` and says the same; do not reboot for it either. Do not delete the "
    "CNI configuration with pods running."},
   words_of,
+  text_on,
 };
 // clang-format on
 

@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   switch (f.form) {
     case Form::kBlind:
@@ -76,6 +76,7 @@ const CauseWording runtime_unavailable_wording = {
    "Reboot the node before reading the runtime's log: running containers survive a runtime restart. Do not "
    "reinstall the runtime with pods running."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

@@ -45,20 +45,38 @@ std::string process_words(const Finding::HostProcess& p) {
 
 // A runtime whose lists take no container lock: the stuck helper slows only
 // its pod's status calls, the lists answer and relists go on, late.
-CauseWords slow_status_words(const Finding& f, const std::string& what, const std::string& pods) {
+// The helper as the node's runtime has it, with whose it is: one shim per
+// pod on containerd, one conmon per container on CRI-O.
+std::string whose_helper(const RuntimeModel& runtime) {
+  return runtime.family == RuntimeFamily::kCrio ? "container's conmon" : "pod's shim";
+}
+
+// What the lists wait on while a call holds a container's lock, by runtime.
+const char* lock_words(const RuntimeModel& runtime) {
+  switch (runtime.family) {
+    case RuntimeFamily::kCrio: return "";
+    case RuntimeFamily::kContainerd: return " (containerd's per-container status lock)";
+    default: return " (containerd's per-container status lock; CRI-O's container locks work the same way)";
+  }
+}
+
+CauseWords slow_status_words(const Finding& f, const std::string& what, const std::string& pods,
+                             const RuntimeModel& runtime) {
   CauseWords w;
   w.reason = cri_method(f.op) + " for " + pods + (f.call_in_flight ? " has been in flight for " : " took ") +
              text::elapsed(f.seconds) + " because its " + what;
-  w.summary = "A pod's shim is stuck, and that pod's status calls wait on it: " + w.reason +
+  w.summary = "A " + whose_helper(runtime) + " is stuck, and that pod's status calls wait on it: " + w.reason +
               ". This runtime's lists take no container lock, so the lists answer and only that pod's inspection "
               "waits: every relist that inspects the pod is late by as long, it does not stop. Restarting the "
               "runtime does not free it.";
-  w.action = "look at that pod's shim and what it, or a `runc update` or `runc state` it waits on, is stuck on; "
+  w.action = "look at that " + whose_helper(runtime) + " and what it, or a `runc update` or `runc state` it waits on, is stuck on; "
              "the pod's status calls answer once it is freed";
   return w;
 }
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
+  const std::string helper = helper_name(runtime);
+  const bool crio = runtime.family == RuntimeFamily::kCrio;
   CauseWords w;
   std::string what = f.processes.empty() ? "a runtime helper is in D" : process_words(f.processes.front());
   if (f.processes.size() > 1)
@@ -68,40 +86,45 @@ CauseWords words_of(const Finding& f) {
     const std::string lists = f.call_in_flight ? cri_method(f.op) + " has been in flight for " + text::elapsed(f.seconds)
                                                : "list calls hit their deadline (DEADLINE_EXCEEDED) " +
                                                      text::count(f.relists, "time", "times");
-    w.reason = lists + " because the runtime waits on the stuck shim of " + pods + ": its " + what;
-    w.summary = "A pod's shim is stuck in the kernel, and the runtime's lists wait on it: " + w.reason +
-                ". The chain: a call for that pod (the kubelet's status, stop or update call) waits on its shim "
-                "while holding the container's lock, and every list waits on that lock (containerd's "
-                "per-container status lock; CRI-O's container locks work the same way)." +
+    w.reason = lists + " because the runtime waits on the stuck " + helper + " of " + pods + ": its " + what;
+    w.summary = "A " + whose_helper(runtime) + " is stuck in the kernel, and the runtime's lists wait on it: " +
+                w.reason + ". The chain: a call for that pod (the kubelet's status, stop or update call) waits on its " +
+                helper + " while holding the container's lock, and every list waits on that lock" +
+                lock_words(runtime) + "." +
                 (f.runtime_metrics_failed ? " The runtime's own metrics page does not answer either: the runtime is "
-                                            "blocked behind the shim, not slow."
+                                            "blocked behind the " + helper + ", not slow."
                                           : "") +
-                " Restarting the runtime would not fix it: the restarted runtime waits on the same shim; only what "
-                "the shim waits on in the kernel frees it.";
+                " Restarting the runtime would not fix it: the restarted runtime waits on the same " + helper +
+                "; only what the " + helper + " waits on in the kernel frees it.";
     w.action = !f.processes.empty() && !f.processes.front().frozen_cgroup.empty()
                    ? "thaw that pod's frozen cgroup " + f.processes.front().frozen_cgroup +
                          " (write 0 to its cgroup.freeze) once you know what froze it; restarting the runtime would "
-                         "hang again on the same shim"
-                   : "fix what that pod's shim waits on in the kernel (the storage under that pod); restarting the "
-                     "runtime would hang again on the same shim";
+                         "hang again on the same " + helper
+                   : "fix what that " + whose_helper(runtime) +
+                         " waits on in the kernel (the storage under that pod); restarting the runtime would hang "
+                         "again on the same " + helper;
     return w;
   }
   if (f.form == Form::kNothingHangsYet) {
     w.reason = "the runtime helper of " + pods + " is stuck in the kernel, though no call hangs yet: " + what;
-    w.summary = "A pod's shim is stuck in the kernel, a risk before it is a hang: " + w.reason +
-                ". The next call for that pod will wait on it, and once a call waits while holding the container's "
-                "lock, every list waits too. Restarting the runtime would not free it.";
-    w.action = "fix what that shim waits on before a call for its pod hangs the runtime's lists";
+    w.summary = "A " + whose_helper(runtime) + " is stuck in the kernel, a risk before it is a hang: " + w.reason +
+                ". The next call for that pod will wait on it, and " +
+                (crio ? "so do that container's status calls (CRI-O's lists take no container lock)"
+                      : "once a call waits while holding the container's lock, every list waits too") +
+                ". Restarting the runtime would not free it.";
+    w.action = "fix what that " + helper + " waits on before a call for its " +
+               (crio ? "container hangs" : "pod hangs the runtime's lists");
     return w;
   }
-  if (f.form == Form::kBehindSlowStatus) return slow_status_words(f, what, pods);
+  if (f.form == Form::kBehindSlowStatus) return slow_status_words(f, what, pods, runtime);
   if (f.form == Form::kBehindHungCall) {
     w.reason = cri_method(f.op) + " for " + pods + " has been in flight for " + text::elapsed(f.seconds) +
                " because its " + what;
-    w.summary = "A pod's shim is stuck in the kernel: " + w.reason + ". Restarting the runtime does not free it.";
+    w.summary = "A " + whose_helper(runtime) + " is stuck in the kernel: " + w.reason +
+                ". Restarting the runtime does not free it.";
   } else {
     w.reason = "the runtime helper of " + pods + " is stuck: " + what;
-    w.summary = "A pod's shim is stuck in the kernel: " + w.reason + ".";
+    w.summary = "A " + whose_helper(runtime) + " is stuck in the kernel: " + w.reason + ".";
   }
   const Finding::HostProcess* top = f.processes.empty() ? nullptr : &f.processes.front();
   if (top && !top->frozen_cgroup.empty()) {
@@ -115,6 +138,27 @@ CauseWords words_of(const Finding& f) {
                  : "read that pid's kernel stack (as root) and fix what it waits on; restarting the runtime is not the "
                    "first remedy";
   return w;
+}
+
+// What a runtime's reader needs said otherwise. The runbook's words above
+// name both runtimes' ways; these name only the node's.
+// clang-format off
+// On CRI-O.
+constexpr RuntimeText kOnCrio = {
+  nullptr,
+  "Fix what the process waits on: bring the NFS server back or unmount the dead mount (`umount -f "
+  "-l`), replace or fail over the stuck disk, wait for the unmount under heavy IO to finish. A process "
+  "in D cannot be killed until the kernel call returns; once the storage answers, the conmon finishes "
+  "and the pod's calls return. If it never returns, cordon and drain the node by hand, with "
+  "`--timeout` and `--disable-eviction` (runbook, \"Draining by hand\"): only a node restart ends it.",
+  "Restart the runtime first: the stuck conmon stays in D and the restarted runtime hangs on the same "
+  "pod. Never `kill -9` in a loop: it cannot end a process in D.",
+};
+// clang-format on
+
+RuntimeText text_on(const RuntimeModel& runtime) {
+  if (runtime.family == RuntimeFamily::kCrio) return kOnCrio;
+  return {};
 }
 
 }  // namespace
@@ -138,6 +182,7 @@ const CauseWording shim_hung_wording = {
    "Restart the runtime first: the stuck shim stays in D and the restarted runtime hangs on the same pod. Never "
    "`kill -9` in a loop: it cannot end a process in D."},
   words_of,
+  text_on,
 };
 // clang-format on
 

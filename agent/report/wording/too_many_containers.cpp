@@ -4,7 +4,7 @@
 namespace plegscope {
 namespace {
 
-CauseWords words_of(const Finding& f) {
+CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
   w.reason = "the runtime holds " + std::to_string(f.objects) + " sandboxes and containers (" +
              std::to_string(f.exited) + " exited) and every relist lists them all (" +
@@ -31,6 +31,7 @@ const CauseWording too_many_containers_wording = {
    "`maxPods` on the node if running containers alone make relists slow.",
    "Delete pods through the API server to make room: the exited containers are what costs."},
   words_of,
+  nullptr,
 };
 // clang-format on
 

@@ -148,8 +148,12 @@ TEST(RuntimeWords, TheFamilyComesFromVersionThenFromTheSocket) {
   EXPECT_EQ(runtime_family("", "unix:///run/containerd/containerd.sock"), RuntimeFamily::kContainerd);
   EXPECT_EQ(runtime_family("docker", "unix:///run/cri-dockerd.sock"), RuntimeFamily::kOther);
   // A runtime the agent does not know keeps the words that name both.
-  const std::string both = "containerd writes it to its journal, CRI-O to `/tmp/crio-goroutine-stacks-*.log`";
-  EXPECT_EQ(in_runtime_words(both, RuntimeFamily::kOther), both);
+  const RuntimeModel other = runtime_model("docker", "24", "unix:///run/cri-dockerd.sock");
+  for (CauseId id : kAllCauses) {
+    EXPECT_STREQ(cause_text(id, other).confirm, cause_text(id).confirm) << cause_name(id);
+    EXPECT_STREQ(cause_text(id, other).fix, cause_text(id).fix) << cause_name(id);
+    EXPECT_STREQ(cause_text(id, other).never, cause_text(id).never) << cause_name(id);
+  }
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The bodies of the node condition's writes: a strategic merge patch that
 // names only plegscope's condition, and core/v1 Events as the kubelet's
 // recorder writes them.
-#include "kubelet/node_condition_api.h"
+#include "condition/node_condition_api.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

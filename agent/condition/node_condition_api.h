@@ -2,12 +2,14 @@
 // The one write plegscope makes, and only with --node-condition: a condition
 // on its own Node's status and Events about that Node, through the API
 // server. Never a write on the host. Pure body builders (tested alone) and
-// the calls, on the same libcurl client and credentials as the Ready fetch.
+// the calls, on the same libcurl client and credentials as the Ready fetch
+// (collectors/kubelet/node_ready.h); the acting side's own, beside its writer.
 #include <cstdint>
 #include <optional>
 #include <string>
 
 #include "common/clock.h"
+#include "diagnoser/node_condition_state.h"
 #include "kubelet/node_ready.h"
 
 namespace plegscope {
@@ -39,7 +41,7 @@ std::string node_condition_patch(const NodeConditionValue& condition);
 // PATCH /api/v1/nodes/<node>/status (application/strategic-merge-patch+json).
 // The name must be a DNS subdomain (else bad_input, no request).
 // Thread-safe; bounded by the config's timeouts.
-ScrapeOutcome patch_node_condition(const ApiServerConfig& api, const std::string& node,
+WriteOutcome patch_node_condition(const ApiServerConfig& api, const std::string& node,
                                    const NodeConditionValue& condition);
 
 struct NodeEvent {
@@ -61,8 +63,8 @@ std::string node_event_body(const NodeEvent& event);
 std::string node_event_repeat_patch(const NodeEvent& event);
 
 // POST /api/v1/namespaces/default/events; thread-safe, bounded.
-ScrapeOutcome create_node_event(const ApiServerConfig& api, const NodeEvent& event);
+WriteOutcome create_node_event(const ApiServerConfig& api, const NodeEvent& event);
 // PATCH /api/v1/namespaces/default/events/<name> (strategic merge).
-ScrapeOutcome patch_node_event(const ApiServerConfig& api, const NodeEvent& event);
+WriteOutcome patch_node_event(const ApiServerConfig& api, const NodeEvent& event);
 
 }  // namespace plegscope

@@ -1,4 +1,4 @@
-#include "kubelet/node_condition_api.h"
+#include "condition/node_condition_api.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,15 +19,15 @@ std::string api_time(TimePoint t) {
   return text;
 }
 
-ScrapeOutcome send(const ApiServerConfig& api, const std::string& method, const std::string& path,
+WriteOutcome send(const ApiServerConfig& api, const std::string& method, const std::string& path,
                    const std::string& content_type, const std::string& body) {
   ScrapeRequest request = api_request(api, path);
   request.headers.push_back("Content-Type: " + content_type);
   return scrape_send(request, method, body).outcome;
 }
 
-ScrapeOutcome bad_name(const char* what) {
-  ScrapeOutcome out;
+WriteOutcome bad_name(const char* what) {
+  WriteOutcome out;
   out.error = ScrapeError::bad_input;
   out.detail = what;
   return out;
@@ -52,7 +52,7 @@ std::string node_condition_patch(const NodeConditionValue& c) {
   return nlohmann::json{{"status", {{"conditions", nlohmann::json::array({condition})}}}}.dump();
 }
 
-ScrapeOutcome patch_node_condition(const ApiServerConfig& api, const std::string& node,
+WriteOutcome patch_node_condition(const ApiServerConfig& api, const std::string& node,
                                    const NodeConditionValue& condition) {
   if (!dns_subdomain(node)) return bad_name("node name is not a DNS subdomain");
   return send(api, "PATCH", "/api/v1/nodes/" + node + "/status", "application/strategic-merge-patch+json",
@@ -84,13 +84,13 @@ std::string node_event_repeat_patch(const NodeEvent& e) {
   return nlohmann::json{{"count", e.count}, {"lastTimestamp", api_time(e.last)}, {"message", e.message}}.dump();
 }
 
-ScrapeOutcome create_node_event(const ApiServerConfig& api, const NodeEvent& event) {
+WriteOutcome create_node_event(const ApiServerConfig& api, const NodeEvent& event) {
   if (!dns_subdomain(event.node)) return bad_name("node name is not a DNS subdomain");
   return send(api, "POST", std::string("/api/v1/namespaces/") + kNodeEventNamespace + "/events",
               "application/json", node_event_body(event));
 }
 
-ScrapeOutcome patch_node_event(const ApiServerConfig& api, const NodeEvent& event) {
+WriteOutcome patch_node_event(const ApiServerConfig& api, const NodeEvent& event) {
   if (!dns_subdomain(event.name)) return bad_name("event name is not a DNS subdomain");
   return send(api, "PATCH", std::string("/api/v1/namespaces/") + kNodeEventNamespace + "/events/" + event.name,
               "application/strategic-merge-patch+json", node_event_repeat_patch(event));
