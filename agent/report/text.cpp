@@ -141,6 +141,18 @@ static void node_condition_text(const NodeConditionState& n, std::ostream& out) 
   if (n.status) out << *n.status << " (" << n.reason.value_or("") << "), " << n.writes << " writes, " << n.events
                     << " events\n";
   else out << "not written yet\n";
+  // NodeRepairAdvised only says True where the kubelet (or evidence of the
+  // node itself) and the fleet share bear it out: say which held it back.
+  if (n.repair_advice.rfind("withheld_", 0) == 0) {
+    out << "Node condition plegscope.io/NodeRepairAdvised: withheld ("
+        << n.repair_advice.substr(9) << (n.repair_kubelet.empty() ? "" : "; kubelet " + n.repair_kubelet);
+    if (n.fleet_agents && n.fleet_advising)
+      out << "; " << *n.fleet_advising << " of " << *n.fleet_agents << " agents advising or about to";
+    out << ")\n";
+  } else if (n.repair_status) {
+    out << "Node condition plegscope.io/NodeRepairAdvised: " << *n.repair_status
+        << (n.repair_kubelet.empty() ? "" : " (kubelet " + n.repair_kubelet + ")") << "\n";
+  }
   if (n.error) out << wrap(*n.error, "  ");
 }
 
