@@ -32,7 +32,8 @@ and --node-condition. Asserted:
   given), so past the window the repair advice is withheld while the
   kubelet still posts Ready (it disagrees), and set True for this real
   node-level failure (containerd stopped: restart-runtime) only once the
-  Ready condition says PLEG is not healthy; both times are written.
+  Ready condition names the runtime ("container runtime is down") or PLEG;
+  both times are written.
 """
 
 import contextlib
@@ -42,6 +43,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -88,19 +90,34 @@ REPAIR_AFTER = 30
 
 
 class RepairWatch(pw.Watch):
-    """The watch, and the repair advice beside it: when the agent first held
-    it back for the kubelet, and when it was first written True."""
+    """The watch, and the repair advice beside it, polled once a second on a
+    thread of its own from the stop on (the kwok fleet runs in the same
+    minutes): when the agent first held it back for the kubelet, and when
+    NodeRepairAdvised was first True on the Node."""
 
-    def poll(self):
-        ready, cond = super().poll()
-        repair = self.agent.get_json("/diagnose")["node_condition"]["repair"]
-        if repair["advice"] == "withheld_kubelet_disagrees" and "repair_withheld" not in self.seen:
-            self.withheld_while_ready = ready and ready["status"] == "True"
-            self.withheld_kubelet = repair["kubelet"]
-        self.mark("repair_withheld", repair["advice"] == "withheld_kubelet_disagrees")
-        advised = self.c.node_condition(REPAIR)
-        self.mark("repair_true", advised and advised["status"] == "True")
-        return ready, cond
+    def __init__(self, c, agent, began):
+        super().__init__(c, agent, began)
+        self.withheld_while_ready = None
+        self.withheld_kubelet = None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._repair_loop, daemon=True)
+        self.thread.start()
+
+    def _repair_loop(self):
+        while not self.done.wait(1.0):
+            try:
+                repair = self.agent.get_json("/diagnose")["node_condition"]["repair"]
+                advised, ready = self.c.node_condition(REPAIR), self.c.node_condition("Ready")
+            except Exception as e:  # noqa: BLE001 - a slow answer under load is a missed sample, not a failure
+                log("repair watch: %s" % e)
+                continue
+            if repair["advice"] == "withheld_kubelet_disagrees" and "repair_withheld" not in self.seen:
+                self.withheld_while_ready = bool(ready and ready["status"] == "True")
+                self.withheld_kubelet = repair["kubelet"]
+            self.mark("repair_withheld", repair["advice"] == "withheld_kubelet_disagrees")
+            self.mark("repair_true", advised and advised["status"] == "True")
+            if "repair_true" in self.seen:
+                return
 
     def all_turned(self):
         return super().all_turned() and "repair_true" in self.seen
@@ -126,6 +143,7 @@ def stop_and_watch(c, agent, ctd_pid, shim_thawed):
     wait_until(lambda: os.path.exists(shim_thawed), 120, "the other cluster's shim thawed", interval=1.0)
     report = agent.get_json("/diagnose")
     ready, cond = c.node_condition("Ready"), c.node_condition(COND)
+    w.done.set()
     return w, report, ready, cond
 
 
@@ -178,14 +196,17 @@ def sigstop_scenario(shim_thawed):
             figures["repair_withheld_after_stop_s"] = seen["repair_withheld"] - seen["stop"]
             figures["repair_true_after_stop_s"] = seen["repair_true"] - seen["stop"]
             figures["repair_withheld_kubelet"] = w.withheld_kubelet
-            log("repair advice withheld at +%.0fs (kubelet %s), True at +%.0fs (Ready says PLEG at +%.0fs)" % (
+            log("repair advice withheld at +%.0fs (kubelet %s), True at +%.0fs (Ready False at +%.0fs)" % (
                 figures["repair_withheld_after_stop_s"], w.withheld_kubelet, figures["repair_true_after_stop_s"],
-                figures["ready_says_pleg_after_stop_s"]))
+                figures["ready_false_after_stop_s"]))
             assert w.withheld_while_ready, "withheld only after the kubelet left Ready"
             assert w.withheld_kubelet == "disagrees:ready_condition", w.withheld_kubelet
             assert figures["repair_withheld_after_stop_s"] >= REPAIR_AFTER, figures
-            assert figures["repair_true_after_stop_s"] >= figures["ready_says_pleg_after_stop_s"] - 1, figures
-            assert c.node_condition(REPAIR)["reason"] == "RuntimeHung", c.node_condition(REPAIR)
+            # The kubelet agrees once its Ready condition names the runtime
+            # ("container runtime is down", 30 s without a Status) or PLEG:
+            # read every 30 s, so never before Ready turned False.
+            assert figures["repair_true_after_stop_s"] >= figures["ready_false_after_stop_s"] - 1, figures
+            assert c.node_condition(REPAIR)["reason"] in ("RuntimeHung", "ShimHung"), c.node_condition(REPAIR)
             pw.recover(c, agent, resumed, figures, "RuntimeHung")
     return figures, w.fleet
 
