@@ -5,5 +5,6 @@
 + (import 'alerts/kubelet.libsonnet')
 + (import 'alerts/runtime_status.libsonnet')
 + (import 'alerts/daemonset.libsonnet')
++ (import 'alerts/repair.libsonnet')
 + (import 'dashboards/fleet.libsonnet')
 + (import 'dashboards/node.libsonnet')

@@ -9,6 +9,7 @@ function(config={})
   local multi = (import 'mixin.libsonnet') + { _config+:: config { showMultiCluster: true } };
   local tests = (import 'tests/plegscope_test.libsonnet') + (import 'tests/agent_view_test.libsonnet') + (import 'tests/kubelet_test.libsonnet')
                 + (import 'tests/runtime_status_test.libsonnet') + (import 'tests/daemonset_test.libsonnet')
+                + (import 'tests/repair_test.libsonnet')
                 + { _config:: mixin._config };
   local yaml(header, doc) = { header: header, yaml: doc };
   local generated = '# GENERATED from mixin/ by scripts/mixin. Do not edit: change mixin/ and run scripts/mixin.\n';

@@ -45,6 +45,20 @@ void add_condition_flags(CLI::App& app, bool& enabled, NodeConditionOptions& con
   add_duration_flag(app, "--node-repair-advised-after", condition.repair_after,
                     "a node-level cause (advice other than fix-pod) held this long sets plegscope.io/NodeRepairAdvised "
                     "True, the condition node-repairing remediators match");
+  app.add_option_function<std::string>(
+         "--node-repair-fleet-max-share",
+         [&condition](const std::string& text) {
+           char* end = nullptr;
+           const double share = std::strtod(text.c_str(), &end);
+           if (text.empty() || *end != '\0' || !(share > 0 && share <= 1))
+             throw UsageError{"--node-repair-fleet-max-share: invalid value \"" + text +
+                              "\" (expected a share above 0 and at most 1, such as 0.2; 1 turns the guard off)"};
+           condition.gate.fleet_max_share = share;
+         },
+         "plegscope.io/NodeRepairAdvised is withheld on every node while more than this share of the cluster's "
+         "agents (and at least two) advise repair or are about to (needs list nodes); 1 turns the guard off")
+      ->envname(flag_env("--node-repair-fleet-max-share"))
+      ->default_str("0.2");
 }
 
 void add_agent_flags(CLI::App& app, Config& config) {
@@ -131,6 +145,7 @@ void resolve_host_defaults(Config& config) {
 
 void check_flags(Config& config) {
   config.diagnosis.hang_threshold = config.node.hang_threshold;  // one flag, read by both
+  config.condition.gate.hang_threshold = config.node.hang_threshold;  // and by the repair gate
   if (config.diagnose.url.rfind("https://", 0) == 0 && config.diagnose.client.tls_ca_file.empty())
     throw UsageError{"--tls-ca-file: required with an https --url (the CA that signed the agent's certificate)"};
   if (!config.web_config_file.empty() && config.command == Config::Command::Serve) {

@@ -72,6 +72,10 @@ class ConditionPolicy {
   // The write went through at `now`.
   void confirm(const ConditionWrite& write, MonoTime now);
 
+  // At risk with a critical top cause for `hold` as of the last observe: True
+  // is wanted (whether or not it is due yet, or written).
+  bool held(MonoTime now) const { return critical_since_ && now - *critical_since_ >= options_.hold; }
+
   // What was last confirmed; nullopt before the first write.
   std::optional<ConditionWrite> written() const { return written_; }
 

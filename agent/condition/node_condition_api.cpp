@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <ctime>
 
 namespace plegscope {
@@ -94,6 +95,89 @@ WriteOutcome patch_node_event(const ApiServerConfig& api, const NodeEvent& event
   if (!dns_subdomain(event.name)) return bad_name("event name is not a DNS subdomain");
   return send(api, "PATCH", std::string("/api/v1/namespaces/") + kNodeEventNamespace + "/events/" + event.name,
               "application/strategic-merge-patch+json", node_event_repeat_patch(event));
+}
+
+namespace {
+
+// A continue token in a query: everything but RFC 3986's unreserved characters escaped.
+std::string query_escape(const std::string& text) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char ch : text) {
+    if (std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
+      out += static_cast<char>(ch);
+    } else {
+      out += '%';
+      out += hex[ch >> 4];
+      out += hex[ch & 15];
+    }
+  }
+  return out;
+}
+
+bool condition_true(const nlohmann::json& conditions, const char* type, bool* present) {
+  for (const auto& c : conditions) {
+    if (!c.is_object() || c.value("type", "") != type) continue;
+    if (present) *present = true;
+    return c.value("status", "") == "True";
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<FleetPage> parse_fleet_page(std::string_view text, std::string* error) {
+  nlohmann::json list = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
+  if (list.is_discarded() || !list.is_object() || !list.contains("items") || !list["items"].is_array()) {
+    if (error) *error = "not a NodeList";
+    return std::nullopt;
+  }
+  FleetPage page;
+  for (const auto& node : list["items"]) {
+    if (!node.is_object()) continue;
+    const nlohmann::json* conditions = nullptr;
+    if (auto st = node.find("status"); st != node.end() && st->is_object())
+      if (auto c = st->find("conditions"); c != st->end() && c->is_array()) conditions = &*c;
+    if (!conditions) continue;
+    bool has_broad = false;
+    FleetNode n;
+    n.unhealthy = condition_true(*conditions, kNodeConditionType, &has_broad);
+    n.advised = condition_true(*conditions, kNodeRepairConditionType, nullptr);
+    if (!has_broad) continue;  // no agent writes the condition there
+    if (auto m = node.find("metadata"); m != node.end() && m->is_object()) n.name = m->value("name", "");
+    if (n.name.empty()) continue;
+    page.nodes.push_back(std::move(n));
+  }
+  if (auto m = list.find("metadata"); m != list.end() && m->is_object()) {
+    auto c = m->find("continue");
+    if (c != m->end() && c->is_string()) page.next = c->get<std::string>();
+  }
+  return page;
+}
+
+FleetFetch fetch_fleet(const ApiServerConfig& api, int max_pages) {
+  FleetFetch out;
+  std::string next;
+  for (int page = 0; page < max_pages; ++page) {
+    std::string path = "/api/v1/nodes?limit=100";
+    if (!next.empty()) path += "&continue=" + query_escape(next);
+    ScrapeResponse response = scrape_get(api_request(api, path));
+    out.outcome = response.outcome;
+    if (!out.outcome.ok()) return out;
+    std::string error;
+    auto parsed = parse_fleet_page(response.body, &error);
+    if (!parsed) {
+      out.outcome.error = ScrapeError::unexpected_content;
+      out.outcome.detail = error;
+      return out;
+    }
+    for (auto& n : parsed->nodes) out.nodes.push_back(std::move(n));
+    next = parsed->next;
+    if (next.empty()) return out;
+  }
+  out.outcome.error = ScrapeError::unexpected_content;
+  out.outcome.detail = "more Nodes than " + std::to_string(max_pages) + " pages of 100";
+  return out;
 }
 
 }  // namespace plegscope

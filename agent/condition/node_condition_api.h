@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "diagnoser/node_condition_state.h"
@@ -66,5 +68,33 @@ std::string node_event_repeat_patch(const NodeEvent& event);
 WriteOutcome create_node_event(const ApiServerConfig& api, const NodeEvent& event);
 // PATCH /api/v1/namespaces/default/events/<name> (strategic merge).
 WriteOutcome patch_node_event(const ApiServerConfig& api, const NodeEvent& event);
+
+// What the API server says of the cluster's agents: one entry per Node that
+// carries plegscope.io/PLEGUnhealthy (an agent with --node-condition runs
+// there), for NodeRepairAdvised's fleet-share guard.
+struct FleetNode {
+  std::string name;
+  bool unhealthy = false;  // plegscope.io/PLEGUnhealthy True
+  bool advised = false;    // plegscope.io/NodeRepairAdvised True
+};
+
+// One page of GET /api/v1/nodes: the Nodes that carry the condition, and
+// the list's continue token ("" on the last page). nullopt, with *error
+// set, when the text is not a NodeList.
+struct FleetPage {
+  std::vector<FleetNode> nodes;
+  std::string next;
+};
+std::optional<FleetPage> parse_fleet_page(std::string_view node_list_json, std::string* error);
+
+struct FleetFetch {
+  ScrapeOutcome outcome;
+  std::vector<FleetNode> nodes;  // complete when outcome.ok()
+};
+// Every page of GET /api/v1/nodes?limit=100 (a page of Nodes with their images
+// stays under the 4 MiB body cap; needs list nodes, which
+// deploy/components/node-condition grants). Thread-safe, each page bounded by
+// the config's timeouts; `max_pages` bounds the whole.
+FleetFetch fetch_fleet(const ApiServerConfig& api, int max_pages = 200);
 
 }  // namespace plegscope

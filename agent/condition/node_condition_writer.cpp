@@ -91,12 +91,72 @@ void NodeConditionWriter::step() {
                 broad->change == ConditionChange::kCauseChanged))
     record_event(*broad, condition_reason(broad->cause), message_(report, broad->cause));
   if (retry_at_) return;  // the API server refused or did not answer: back off first
-  write(repair_, repair_verdict(verdict), report, now);
+  write_repair(verdict, report, now);
+}
+
+Withheld NodeConditionWriter::fleet_gate(MonoTime now) {
+  const RepairGateOptions& gate = options_.gate;
+  if (gate.fleet_max_share >= 1) return Withheld::kNone;
+  if (!fleet_read_at_ || now - *fleet_read_at_ >= options_.fleet_refresh) {
+    fleet_ = fetch_fleet(*api_);
+    fleet_read_at_ = now;
+    if (!fleet_.outcome.ok())
+      spdlog::warn("API server: the other nodes' conditions not listed ({} {}): repair advice withheld",
+                   scrape_error_name(fleet_.outcome.error), fleet_.outcome.detail);
+  }
+  const FleetCount count = count_fleet(fleet_.nodes, node_name_);
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    state_.fleet_agents = fleet_.outcome.ok() ? std::optional<int64_t>(count.agents) : std::nullopt;
+    state_.fleet_advising = fleet_.outcome.ok() ? std::optional<int64_t>(count.advising) : std::nullopt;
+  }
+  if (!fleet_.outcome.ok()) return Withheld::kFleetUnknown;
+  return fleet_withholds(count, gate) ? Withheld::kFleetShare : Withheld::kNone;
+}
+
+void NodeConditionWriter::write_repair(const ConditionVerdict& verdict, const Report& report, MonoTime now) {
+  const ConditionVerdict repair = repair_verdict(verdict);
+  const std::optional<ConditionWrite> due = repair_.policy.observe(repair, now);
+  const std::optional<ConditionWrite> written = repair_.policy.written();
+  // The gate is asked whenever True is due or stands: advice given is
+  // withdrawn as soon as the kubelet or the fleet no longer bears it out.
+  const bool asks = (due && due->problem) || repair_.policy.held(now) ||
+                    (written && written->problem && repair.status != Status::kHealthy);
+  Withheld withheld = Withheld::kNone;
+  std::string kubelet;
+  if (asks && !report.causes.empty()) {
+    const KubeletAgreement agreement = kubelet_agreement(report, options_.gate);
+    kubelet = agreement.says == KubeletSays::kAgrees      ? "agrees:" + agreement.signal
+              : agreement.says == KubeletSays::kDisagrees ? "disagrees:" + agreement.signal
+                                                          : "unreadable";
+    withheld = kubelet_gate(agreement, report.causes.front());
+    if (withheld == Withheld::kNone) withheld = fleet_gate(now);
+  }
+  const std::optional<ConditionWrite> make = gate_write(due, withheld, written);
+  const std::optional<ConditionWrite> done = apply(repair_, make, report, now);
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (done) state_.repair_status = done->problem ? "True" : "False";
+  const bool advised = repair_.policy.written() && repair_.policy.written()->problem;
+  state_.repair_advice = withheld != Withheld::kNone ? std::string("withheld_") + withheld_name(withheld)
+                         : advised                   ? "advised"
+                                                     : "not_advised";
+  if (asks) state_.repair_kubelet = kubelet;
+  if (withheld != Withheld::kNone && state_.repair_advice != logged_advice_)
+    spdlog::info("node condition {} on {}: repair advice withheld ({}), kubelet {}{}", repair_.type, node_name_,
+                 withheld_name(withheld), kubelet,
+                 state_.fleet_agents ? fmt::format(", {} of {} agents advising or about to", *state_.fleet_advising,
+                                                   *state_.fleet_agents)
+                                     : std::string());
+  logged_advice_ = state_.repair_advice;
 }
 
 std::optional<ConditionWrite> NodeConditionWriter::write(Slot& slot, const ConditionVerdict& verdict,
                                                          const Report& report, MonoTime now) {
-  const std::optional<ConditionWrite> due = slot.policy.observe(verdict, now);
+  return apply(slot, slot.policy.observe(verdict, now), report, now);
+}
+
+std::optional<ConditionWrite> NodeConditionWriter::apply(Slot& slot, const std::optional<ConditionWrite>& due,
+                                                         const Report& report, MonoTime now) {
   if (!due) return std::nullopt;
   NodeConditionValue value;
   value.type = slot.type;

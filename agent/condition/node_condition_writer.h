@@ -16,6 +16,7 @@
 #include "condition/condition_policy.h"
 #include "condition/event_correlator.h"
 #include "condition/node_condition_api.h"
+#include "condition/repair_gate.h"
 #include "diagnoser/node_condition_state.h"
 #include "node/diagnosis_service.h"
 
@@ -27,6 +28,11 @@ struct NodeConditionOptions {
   // this long (--node-repair-advised-after); its clearing, flapping and
   // heartbeat follow `policy`.
   Duration repair_after = std::chrono::minutes(10);
+  // Who must agree before NodeRepairAdvised says True (repair_gate.h).
+  RepairGateOptions gate;
+  // The other nodes' conditions are listed at most this often, and only
+  // while True is due or stands.
+  Duration fleet_refresh = std::chrono::seconds(30);
   Duration interval = std::chrono::seconds(1);
   Duration retry_max = std::chrono::seconds(30);  // the longest back-off after failed calls
 };
@@ -63,6 +69,12 @@ class NodeConditionWriter {
   // nothing was due or the call failed.
   std::optional<ConditionWrite> write(Slot& slot, const ConditionVerdict& verdict, const Report& report,
                                       MonoTime now);
+  // Makes `due` (nullopt: nothing) on SLOT.
+  std::optional<ConditionWrite> apply(Slot& slot, const std::optional<ConditionWrite>& due, const Report& report,
+                                      MonoTime now);
+  // NodeRepairAdvised through the gate (repair_gate.h).
+  void write_repair(const ConditionVerdict& verdict, const Report& report, MonoTime now);
+  Withheld fleet_gate(MonoTime now);
   bool call(const WriteOutcome& outcome, MonoTime now);
   void record_event(const ConditionWrite& write, const std::string& reason, const std::string& message);
 
@@ -78,6 +90,9 @@ class NodeConditionWriter {
   mutable std::mutex state_mu_;  // state_ is written by the step, read by the report
   NodeConditionState state_;
   int failures_in_a_row_ = 0;
+  std::optional<MonoTime> fleet_read_at_;
+  FleetFetch fleet_;
+  std::string logged_advice_;  // the repair advice state last logged
   std::optional<MonoTime> retry_at_;
   PeriodicTasks thread_;  // its own: a write waits up to the API server's timeouts
 };

@@ -40,6 +40,17 @@ struct NodeConditionState {
   int64_t writes = 0;                  // condition writes that went through
   int64_t events = 0;                  // Events created or patched
   int64_t failures = 0;                // calls that failed
+  // plegscope.io/NodeRepairAdvised (agent/condition/repair_gate.h):
+  std::optional<std::string> repair_status;  // "True"/"False" as last written
+  // "advised", "not_advised", or "withheld_<why>" ("withheld_kubelet_disagrees",
+  // "withheld_kubelet_unreadable", "withheld_fleet_share", "withheld_fleet_unknown"):
+  // the state label of pleg_node_repair_advice.
+  std::string repair_advice = "not_advised";
+  // The kubelet's view when the gate was last asked: "agrees:<signal>",
+  // "disagrees:<signal>", "unreadable"; "" before it was asked.
+  std::string repair_kubelet;
+  // The cluster's agents and those advising or about to, when last listed.
+  std::optional<int64_t> fleet_agents, fleet_advising;
 };
 
 }  // namespace plegscope

@@ -78,7 +78,17 @@ std::vector<prometheus::MetricFamily> DiagnosisService::cause_metrics(const Diag
       if (auto it = diagnosis->confidences.find(id); it != diagnosis->confidences.end()) confidence = it->second;
     add_gauge(family, {{"cause", cause_name(id)}}, confidence);
   }
-  return {family};
+  const NodeConditionState& condition = diagnosis->report.node_condition;
+  if (!condition.enabled) return {family};
+  // A state set, one series per state, 1 for the one in force: the
+  // fleet-wide rule counts agents by state without a join.
+  auto repair = gauge_family("pleg_node_repair_advice",
+                             "1 for the state of plegscope.io/NodeRepairAdvised on this node (advised, not_advised, "
+                             "or withheld and why), 0 for the others; only with --node-condition.");
+  for (const char* state : {"advised", "not_advised", "withheld_kubelet_disagrees", "withheld_kubelet_unreadable",
+                            "withheld_fleet_share", "withheld_fleet_unknown"})
+    add_gauge(repair, {{"state", state}}, condition.repair_advice == state ? 1 : 0);
+  return {family, repair};
 }
 
 std::vector<prometheus::MetricFamily> DiagnosisService::collect_metrics() const {

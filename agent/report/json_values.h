@@ -108,6 +108,9 @@ inline void to_json(json& j, const NodeConditionState& n) {
        {"message", n.message},   {"last_write", n.last_write}, {"reachable", n.reachable},
        {"error", n.error},       {"writes", n.writes},         {"events", n.events},
        {"failures", n.failures}};
+  j["repair"] = {{"status", n.repair_status},     {"advice", n.repair_advice},
+                 {"kubelet", n.repair_kubelet},   {"fleet_agents", n.fleet_agents},
+                 {"fleet_advising", n.fleet_advising}};
 }
 inline void from_json(const json& j, NodeConditionState& n) {
   n.enabled = j.value("enabled", n.enabled);
@@ -120,6 +123,13 @@ inline void from_json(const json& j, NodeConditionState& n) {
   n.writes = j.value("writes", n.writes);
   n.events = j.value("events", n.events);
   n.failures = j.value("failures", n.failures);
+  if (auto r = j.find("repair"); r != j.end() && r->is_object()) {
+    n.repair_status = r->value("status", n.repair_status);
+    n.repair_advice = r->value("advice", n.repair_advice);
+    n.repair_kubelet = r->value("kubelet", n.repair_kubelet);
+    n.fleet_agents = r->value("fleet_agents", n.fleet_agents);
+    n.fleet_advising = r->value("fleet_advising", n.fleet_advising);
+  }
 }
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(OperationReport, count, errors, p50_seconds,
                                                 p99_seconds, max_seconds, in_flight,

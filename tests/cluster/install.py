@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 import harness
 from cluster import NODE, NODE_IP, log  # first: puts tests/e2e on the path
@@ -304,3 +305,62 @@ class PodAgent:
         code, body = self.get(path)
         assert code == 200, (code, body[:300])
         return json.loads(body)
+
+
+HELM_NAMESPACE = "plegscope-helm"
+
+
+def helm_install(c, ref):
+    """The Helm chart (deploy/helm/plegscope, generated from deploy/ by
+    scripts/helm-chart) installed with Helm 4's `helm install` into a
+    namespace of its own (no kustomize install may hold the same
+    cluster-scoped names); the cluster's differences patched in as the
+    kustomize overlay patches them; its pod Ready; then `helm uninstall`
+    leaves none of its objects. Returns the figures."""
+    import parts
+    helm = parts.tool("helm")
+    t0 = time.monotonic()
+    c.kubectl("create", "namespace", HELM_NAMESPACE)
+    # What the chart's namespace.create would add: the base's Pod Security labels.
+    c.kubectl("label", "namespace", HELM_NAMESPACE, "pod-security.kubernetes.io/enforce=privileged",
+              "pod-security.kubernetes.io/warn=privileged", "pod-security.kubernetes.io/audit=privileged")
+    repository, _, tag = ref.rpartition(":")
+    env = dict(os.environ, KUBECONFIG=c.admin_kubeconfig, HELM_CACHE_HOME=os.path.join(c.dir, "helm-cache"),
+               HELM_CONFIG_HOME=os.path.join(c.dir, "helm-config"), HELM_DATA_HOME=os.path.join(c.dir, "helm-data"))
+
+    def run(*args):
+        r = subprocess.run([helm] + list(args), capture_output=True, text=True, timeout=180, env=env)
+        assert r.returncode == 0, "helm %s: %s" % (" ".join(args), r.stderr.strip() or r.stdout.strip())
+        return r.stdout
+
+    out = run("install", "plegscope", os.path.join(SOURCE, "deploy", "helm", "plegscope"), "--namespace",
+              HELM_NAMESPACE, "--set", "image.repository=" + repository, "--set", "image.tag=" + tag)
+    log("helm install: %s" % " ".join(out.split()[:12]))
+    patch = cluster_patch(c)
+    patch["metadata"]["namespace"] = HELM_NAMESPACE
+    c.kubectl("patch", "daemonset", "plegscope", "-n", HELM_NAMESPACE, "--type", "strategic", "-p",
+              json.dumps({"spec": patch["spec"]}))
+
+    def helm_pod():
+        pods = c.get_json("pods", "-n", HELM_NAMESPACE, "-l", SELECTOR)["items"]
+        pod = next((p for p in pods if p["metadata"].get("deletionTimestamp") is None and pod_ready(p)), None)
+        return pod
+    pod = wait_until(helm_pod, 180, "the Helm release's pod Ready on %s" % NODE, interval=1.0)
+    assert pod["spec"]["containers"][0]["image"] == ref, pod["spec"]["containers"][0]["image"]
+    ready_s = time.monotonic() - t0
+    status = json.loads(run("status", "plegscope", "--namespace", HELM_NAMESPACE, "-o", "json"))
+    assert status["info"]["status"] == "deployed", status["info"]
+    report = agent_report(pod)
+    assert report["node"] == NODE, report["node"]
+    run("uninstall", "plegscope", "--namespace", HELM_NAMESPACE, "--wait")
+    # The namespace's own default ServiceAccount is the controller-manager's, not the chart's.
+    left = [n for n in c.kubectl("get", "daemonset,service,serviceaccount,networkpolicy,podmonitor,prometheusrule",
+                                 "-n", HELM_NAMESPACE, "-o", "name").stdout.split() if n != "serviceaccount/default"]
+    left += [n for n in c.kubectl("get", "clusterrole,clusterrolebinding", "-o", "name").stdout.split()
+             if n.endswith("/plegscope")]
+    assert not left, "helm uninstall left %s" % left
+    figures = {"helm_version": run("version", "--template", "{{ .Version }}").strip(),
+               "pod_ready_after_install_s": round(ready_s, 1), "release_status": status["info"]["status"],
+               "report_node": report["node"]}
+    log("helm: %s" % figures)
+    return figures

@@ -54,3 +54,21 @@ def binaries(required=CLUSTER):
 def version_of(path):
     r = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30)
     return (r.stdout or r.stderr).strip().splitlines()[0] if (r.stdout or r.stderr).strip() else ""
+
+
+def tool(name):
+    """The path of a Go-built tool scripts/build-tools keeps in the cache
+    (helm, cosign, registry), by the versions in scripts/tools.env; raises
+    harness.Skip (a failure under CI) naming the build command when missing."""
+    env = {}
+    with open(os.path.join(HERE, "..", "..", "scripts", "tools.env")) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                env[k] = v
+    base = os.environ.get("PLEGSCOPE_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "plegscope")
+    path = os.path.join(base, "tools", "%s-%s" % (name, env[name.upper() + "_VERSION"]), "bin", name)
+    if not os.access(path, os.X_OK):
+        raise harness.Skip("%s is not built (%s): run scripts/build-tools %s" % (name, path, name))
+    return path

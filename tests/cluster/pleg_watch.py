@@ -101,3 +101,9 @@ def recover(c, agent, resumed, figures, reason):
     log("plegscope's Events on the Node: %s" % mine)
     assert ("Warning", reason) in mine and ("Normal", "PLEGHealthy") in mine, events
     log("recovered: %s" % {k: v for k, v in figures.items() if "resume" in k})
+
+
+def kubelet_release():
+    """The bed's kubelet release, for --kubelet-version where the agent does not read its metrics."""
+    import parts
+    return parts.versions()["KUBERNETES_VERSION"]

@@ -26,6 +26,14 @@ and --node-condition. Asserted:
   (tests/cluster/fleet.py);
 - resumed: both clear, and the condition goes False no sooner than the
   clear-after time; the Events are visible through kubectl get events.
+- plegscope.io/NodeRepairAdvised (repair window 30 s here) waits for the
+  kubelet (docs/condition.md): the agent reads the kubelet's view from its
+  Ready condition alone here (--kubelet-endpoint off, the kubelet's release
+  given), so past the window the repair advice is withheld while the
+  kubelet still posts Ready (it disagrees), and set True for this real
+  node-level failure (containerd stopped: restart-runtime) only once the
+  Ready condition names the runtime ("container runtime is down") or PLEG;
+  both times are written.
 """
 
 import contextlib
@@ -35,6 +43,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -76,16 +85,55 @@ def check_admission_policy(c, token_file):
     log("admission policy: refused another node, another condition, another node's Event; allowed its own")
 
 
+REPAIR = "plegscope.io/NodeRepairAdvised"
+REPAIR_AFTER = 30
+
+
+class RepairWatch(pw.Watch):
+    """The watch, and the repair advice beside it, polled once a second on a
+    thread of its own from the stop on (the kwok fleet runs in the same
+    minutes): when the agent first held it back for the kubelet, and when
+    NodeRepairAdvised was first True on the Node."""
+
+    def __init__(self, c, agent, began):
+        super().__init__(c, agent, began)
+        self.withheld_while_ready = None
+        self.withheld_kubelet = None
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._repair_loop, daemon=True)
+        self.thread.start()
+
+    def _repair_loop(self):
+        while not self.done.wait(1.0):
+            try:
+                repair = self.agent.get_json("/diagnose")["node_condition"]["repair"]
+                advised, ready = self.c.node_condition(REPAIR), self.c.node_condition("Ready")
+            except Exception as e:  # noqa: BLE001 - a slow answer under load is a missed sample, not a failure
+                log("repair watch: %s" % e)
+                continue
+            if repair["advice"] == "withheld_kubelet_disagrees" and "repair_withheld" not in self.seen:
+                self.withheld_while_ready = bool(ready and ready["status"] == "True")
+                self.withheld_kubelet = repair["kubelet"]
+            self.mark("repair_withheld", repair["advice"] == "withheld_kubelet_disagrees")
+            self.mark("repair_true", advised and advised["status"] == "True")
+            if "repair_true" in self.seen:
+                return
+
+    def all_turned(self):
+        return super().all_turned() and "repair_true" in self.seen
+
+
 def stop_and_watch(c, agent, ctd_pid, shim_thawed):
     os.kill(ctd_pid, signal.SIGSTOP)
-    w = pw.Watch(c, agent, time.time())
+    w = RepairWatch(c, agent, time.time())
     log("containerd pid %d stopped (SIGSTOP)" % ctd_pid)
     # The kubelet's 3 minutes and more go by whatever the test does; the
     # fleet needs only the API server, so it runs in them. Every signal
     # below is a transition time the API server or the kubelet's log keeps,
     # or (the agent's /healthz) turns at 3 minutes, long after the fleet.
     w.fleet = fleet.kwok_fleet(c)
-    wait_until(w.all_turned, 330, "the kubelet and plegscope both reporting PLEG unhealthy", interval=1.0)
+    wait_until(w.all_turned, 330, "the kubelet and plegscope both reporting PLEG unhealthy, repair advised",
+               interval=1.0)
     # The frozen-shim scenario's cluster runs a second containerd on this
     # host (as docker's does beside a kubelet's), and its frozen shim names
     # that containerd's socket: this agent, scanning the whole host, must
@@ -95,6 +143,7 @@ def stop_and_watch(c, agent, ctd_pid, shim_thawed):
     wait_until(lambda: os.path.exists(shim_thawed), 120, "the other cluster's shim thawed", interval=1.0)
     report = agent.get_json("/diagnose")
     ready, cond = c.node_condition("Ready"), c.node_condition(COND)
+    w.done.set()
     return w, report, ready, cond
 
 
@@ -108,8 +157,17 @@ def sigstop_scenario(shim_thawed):
         token = sbs.shipped_token(c, bound_pod="identity")
         check_admission_policy(c, token)
         sbs.scale(c, 3, 120)
-        flags = sbs.agent_flags(c, token) + ["--node-condition", "--node-condition-clear-after", "%ds" % CLEAR_AFTER,
-                                             "--node-condition-min-interval", "5s"]
+        # The kubelet's view from its Ready condition alone: its metrics
+        # would agree within seconds of the stop (its relist count stops
+        # too), so the Ready condition is what keeps it disagreeing for the
+        # kubelet's 3 minutes. Its release is given, so the agent keeps
+        # following the 1.34 kubelet's PLEG.
+        flags = [f for f in sbs.agent_flags(c, token)]
+        at = flags.index("--kubelet-endpoint")
+        flags[at + 1] = "off"
+        flags += ["--kubelet-version", pw.kubelet_release(), "--node-condition",
+                  "--node-condition-clear-after", "%ds" % CLEAR_AFTER, "--node-condition-min-interval", "5s",
+                  "--node-repair-advised-after", "%ds" % REPAIR_AFTER]
         with Agent(c.ctd.endpoint, flags, env=sbs.agent_env(c), log_level="info") as agent:
             wait_until(lambda: (c.node_condition(COND) or {}).get("status") == "False"
                        and (c.node_condition(COND) or {}).get("reason") == "PLEGHealthy", CLEAR_AFTER + 60,
@@ -132,6 +190,23 @@ def sigstop_scenario(shim_thawed):
             assert report["causes"][0]["id"] == "runtime_hung", causes
             assert cond["reason"] == "RuntimeHung", cond
             assert figures["ready_says_pleg_after_stop_s"] >= figures["condition_true_after_stop_s"], figures
+            # The repair advice: withheld past its window while the kubelet
+            # posted Ready, set once its Ready condition said PLEG.
+            seen = w.seen
+            figures["repair_withheld_after_stop_s"] = seen["repair_withheld"] - seen["stop"]
+            figures["repair_true_after_stop_s"] = seen["repair_true"] - seen["stop"]
+            figures["repair_withheld_kubelet"] = w.withheld_kubelet
+            log("repair advice withheld at +%.0fs (kubelet %s), True at +%.0fs (Ready False at +%.0fs)" % (
+                figures["repair_withheld_after_stop_s"], w.withheld_kubelet, figures["repair_true_after_stop_s"],
+                figures["ready_false_after_stop_s"]))
+            assert w.withheld_while_ready, "withheld only after the kubelet left Ready"
+            assert w.withheld_kubelet == "disagrees:ready_condition", w.withheld_kubelet
+            assert figures["repair_withheld_after_stop_s"] >= REPAIR_AFTER, figures
+            # The kubelet agrees once its Ready condition names the runtime
+            # ("container runtime is down", 30 s without a Status) or PLEG:
+            # read every 30 s, so never before Ready turned False.
+            assert figures["repair_true_after_stop_s"] >= figures["ready_false_after_stop_s"] - 1, figures
+            assert c.node_condition(REPAIR)["reason"] in ("RuntimeHung", "ShimHung"), c.node_condition(REPAIR)
             pw.recover(c, agent, resumed, figures, "RuntimeHung")
     return figures, w.fleet
 

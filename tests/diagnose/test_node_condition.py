@@ -156,6 +156,72 @@ def test_hang_sets_runtime_hung_then_recovers():
         check_writes(api)
 
 
+def repair_state(agent):
+    return report(agent)["node_condition"]["repair"]
+
+
+def test_repair_waits_for_the_kubelet_and_the_fleet():
+    """NodeRepairAdvised needs the kubelet to agree and the fleet to be
+    quiet: a hung runtime past the 3 s repair window is withheld while the
+    Node is Ready and the kubelet's relists advance, advised once the
+    kubelet's relist count stops (it is stuck on the same runtime), and
+    withdrawn when another agent's node turns unhealthy too (2 of 3 agents,
+    above the 20 % share; the list is read at most every 30 s)."""
+    require_tool("openssl")
+    with tempfile.TemporaryDirectory() as d, tempfile.TemporaryDirectory() as kd, \
+            FakeApiServer(d, node="worker-3", mode="ready",
+                          other_nodes=("worker-4", "worker-5", "worker-6")) as api, \
+            FakeKubelet(kd) as kubelet, FakeCri("diag_hang", log_level="warn", hold="healthy") as fake, \
+            condition_agent(d, api, fake, ["--node-repair-advised-after", "3s", "--kubelet-endpoint", kubelet.url,
+                                           "--kubelet-ca-file", kubelet.ca_file,
+                                           "--kubelet-token-file", token_file(d)]) as agent:
+        # Two more agents in the cluster, both at ease; worker-4 runs none.
+        api.set_condition("worker-5", TYPE, "False")
+        api.set_condition("worker-6", TYPE, "False")
+        wait_condition(api, "False", "PLEGHealthy")
+        fake.phase("hang", hold=True)
+        began = hang_began(agent)
+        check_true(api, agent, "RuntimeHung", began, HANG + 4)
+        # Past the window, the kubelet read and at ease: withheld, and said so.
+        state = wait_until(lambda: (lambda r: r if r["advice"] == "withheld_kubelet_disagrees" else None)(
+            repair_state(agent)), 20, "repair advice withheld for the kubelet", interval=0.2)
+        # Its metrics at least (the Ready condition too once read: every 30 s).
+        assert state["kubelet"] in ("disagrees:ready_condition+pleg_metrics", "disagrees:pleg_metrics"), state
+        assert agent.metrics().get("pleg_node_repair_advice", state="withheld_kubelet_disagrees") == 1
+        assert not [w for w in repair_writes(api) if w["status"] == "True"], repair_writes(api)
+        print("  withheld %.1fs after the hang was seen: kubelet %s" % (time.monotonic() - began, state["kubelet"]))
+        # The kubelet's own relist stops: it sees the stall too.
+        kubelet.mode = "frozen"
+        frozen = time.monotonic()
+        wait_until(lambda: (api.condition("worker-3", REPAIR) or {}).get("status") == "True", 30,
+                   "%s True once the kubelet agrees" % REPAIR, interval=0.1)
+        # The report shows the write at its next diagnosis (made at most a second apart).
+        state = wait_until(lambda: (lambda r: r if r["advice"] == "advised" else None)(repair_state(agent)), 5,
+                           "the advice in /diagnose")
+        assert state["kubelet"] == "agrees:pleg_relist_stalled", state
+        assert (state["fleet_agents"], state["fleet_advising"]) == (3, 1), state
+        assert api.lists and all(p.startswith("/api/v1/nodes?limit=") for p in api.lists), api.lists
+        print("  advised %.1fs after the kubelet froze (its relist count flat for the %ds hang threshold, "
+              "a 5 s scrape)" % (time.monotonic() - frozen, HANG))
+        # Another agent's node turns unhealthy: 2 of 3 agents, a fleet-wide cause.
+        api.set_condition("worker-5", TYPE, "True")
+        wait_until(lambda: (api.condition("worker-3", REPAIR) or {}).get("status") == "False", 40,
+                   "%s withdrawn for the fleet share" % REPAIR, interval=0.2)
+        state = wait_until(lambda: (lambda r: r if r["advice"] == "withheld_fleet_share" else None)(
+            repair_state(agent)), 5, "the fleet share in /diagnose")
+        assert (state["fleet_agents"], state["fleet_advising"]) == (3, 2), state
+        assert agent.metrics().get("pleg_node_repair_advice", state="withheld_fleet_share") == 1
+        text = agent.get("/diagnose?format=text")[1]
+        assert "plegscope.io/NodeRepairAdvised: withheld (fleet_share" in text, text
+        # The broad condition is not the fleet guard's: it stays True.
+        assert api.condition("worker-3", TYPE)["status"] == "True"
+        # The kubelet relists again (else, frozen beside a fast runtime, it is kubelet_internal).
+        kubelet.mode = "healthy"
+        fake.release()
+        check_recovers(api, agent)
+        check_writes(api)
+
+
 def test_stuck_pod_is_runtime_hung_with_advice_fix_pod():
     require_tool("openssl")
     with tempfile.TemporaryDirectory() as d, FakeApiServer(d, node="worker-3") as api, \

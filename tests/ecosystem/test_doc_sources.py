@@ -58,7 +58,9 @@ def exported_families(text):
 # agent makes no call a healthy runtime refuses (it lists unary, as the
 # kubelet does, unless the kubelet streams).
 ONLY_WHEN_IT_HAPPENS = {"pleg_relist_errors_total", "pleg_event_lag_invalid_total", "pleg_runtime_unreachable",
-                        "pleg_pod_relist_duration_seconds", "pleg_runtime_operations_errors_total"}
+                        "pleg_pod_relist_duration_seconds", "pleg_runtime_operations_errors_total",
+                        # only with --node-condition (tests/diagnose/test_node_condition.py reads it)
+                        "pleg_node_repair_advice"}
 
 
 def test_metrics_table_names_every_family_the_agent_exports():

@@ -168,14 +168,15 @@ def _component_docs(name):
 
 
 def test_node_condition_component_grants_exactly_its_writes_in_its_own_role():
-    """--node-condition's privileges: get nodes, patch nodes/status, create
+    """--node-condition's privileges: get and list nodes (the fleet-share
+    guard), patch nodes/status, create
     and patch events, in a ClusterRole of its own bound to the agent's
     ServiceAccount; narrowed to its own node by a ValidatingAdmissionPolicy
     that reads the bound token's node claim."""
     objects = _component_docs("node-condition")
     role = objects[("ClusterRole", "plegscope-node-condition")]
     granted = {(r, v) for rule in role["rules"] for r in rule["resources"] for v in rule["verbs"]}
-    assert granted == {("nodes", "get"), ("nodes/status", "patch"), ("events", "create"), ("events", "patch")}, granted
+    assert granted == {("nodes", "get"), ("nodes", "list"), ("nodes/status", "patch"), ("events", "create"), ("events", "patch")}, granted
     for rule in role["rules"]:
         assert rule["apiGroups"] == [""] and not rule.get("resourceNames"), rule
     binding = objects[("ClusterRoleBinding", "plegscope-node-condition")]

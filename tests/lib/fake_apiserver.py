@@ -6,6 +6,8 @@ real API server does:
   GET   /api/v1/nodes/<name>          a Node whose status.conditions hold the
                                       kubelet's Ready condition (and whatever
                                       was patched in)
+  GET   /api/v1/nodes?limit=N         a NodeList of every node, N a page, with
+                                      metadata.continue to the next page
   PATCH /api/v1/nodes/<name>/status   application/strategic-merge-patch+json:
                                       status.conditions merged by `type` (the
                                       list's patchMergeKey), every other
@@ -29,6 +31,8 @@ RBAC lacks the verb (mode "forbidden" for reads; `fail_writes` for writes),
         api.writes()    # [{"method", "path", "content_type", "body", "code"}], oldest first
         api.condition("worker-3", "plegscope.io/PLEGUnhealthy")   # the stored condition or None
         api.events      # {name: event object}
+        api.set_condition("worker-4", "plegscope.io/PLEGUnhealthy", "True")  # another agent's write
+        api.lists       # the NodeList requests' paths
 """
 
 import copy
@@ -100,6 +104,7 @@ class FakeApiServer:
         self.fail_writes = None   # (HTTP code, count or None for every write)
         self.write_delay = 0.0
         self.events = {}
+        self.lists = []
         self._lock = threading.Lock()
         self._writes = []
         self._patched = {name: [] for name in (node,) + tuple(other_nodes)}  # conditions patched in, by node
@@ -117,6 +122,26 @@ class FakeApiServer:
                 if c.get("type") == kind:
                     return dict(c)
         return None
+
+    def set_condition(self, node, kind, status):
+        """A condition as another node's agent would have written it (None removes it)."""
+        with self._lock:
+            kept = [c for c in self._patched[node] if c.get("type") != kind]
+            if status is not None:
+                kept.append(_condition(kind, status, "RuntimeHung" if status == "True" else "PLEGHealthy", ""))
+            self._patched[node] = kept
+
+    def node_list(self, query):
+        """One page of the NodeList, as ?limit= and ?continue= ask."""
+        params = dict(p.split("=", 1) for p in query.split("&") if "=" in p)
+        names = sorted(self._patched)
+        limit = int(params.get("limit", "0")) or len(names)
+        start = int(params.get("continue", "0") or "0")
+        page = names[start:start + limit]
+        more = start + limit < len(names)
+        return {"kind": "NodeList", "apiVersion": "v1",
+                "metadata": {"resourceVersion": "81234", "continue": str(start + limit) if more else ""},
+                "items": [self.node_object(n) for n in page]}
 
     def node_object(self, name):
         with self._lock:
@@ -208,6 +233,13 @@ class FakeApiServer:
                 fake.requests.append((self.path, auth, self.headers.get("Accept", "")))
                 if auth != "Bearer " + fake.token:
                     return self._send(401, status_object(401, "Unauthorized", "Unauthorized"))
+                if self.path == "/api/v1/nodes" or self.path.startswith("/api/v1/nodes?"):
+                    fake.lists.append(self.path)
+                    if fake.mode == "forbidden":
+                        return self._send(403, status_object(
+                            403, "Forbidden", 'nodes is forbidden: User "%s" cannot list resource "nodes" in API '
+                                              'group "" at the cluster scope' % fake.service_account))
+                    return self._send(200, fake.node_list(self.path.partition("?")[2]))
                 prefix = "/api/v1/nodes/"
                 if not self.path.startswith(prefix):
                     return self._send(404, status_object(404, "NotFound", "the server could not find the requested resource"))

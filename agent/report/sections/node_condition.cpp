@@ -1,5 +1,8 @@
 // The node condition plegscope writes (--node-condition): its status, and
 // how its writes went.
+#include <sstream>
+#include <string>
+
 #include "report/html.h"
 #include "report/json_values.h"
 #include "report/sections/render_util.h"
@@ -7,6 +10,22 @@
 
 namespace plegscope::report {
 namespace {
+
+// NodeRepairAdvised only says True where the kubelet (or evidence of the
+// node itself) and the fleet share bear it out: say which held it back.
+std::string repair_words(const NodeConditionState& n) {
+  std::ostringstream out;
+  if (n.repair_advice.rfind("withheld_", 0) == 0) {
+    out << "withheld (" << n.repair_advice.substr(9)
+        << (n.repair_kubelet.empty() ? "" : "; kubelet " + n.repair_kubelet);
+    if (n.fleet_agents && n.fleet_advising)
+      out << "; " << *n.fleet_advising << " of " << *n.fleet_agents << " agents advising or about to";
+    out << ")";
+  } else if (n.repair_status) {
+    out << *n.repair_status << (n.repair_kubelet.empty() ? "" : " (kubelet " + n.repair_kubelet + ")");
+  }
+  return out.str();
+}
 
 class NodeConditionSection final : public Section {
  public:
@@ -28,6 +47,8 @@ class NodeConditionSection final : public Section {
       out << *n.status << " (" << n.reason.value_or("") << "), " << n.writes << " writes, " << n.events << " events\n";
     else
       out << "not written yet\n";
+    const std::string repair = repair_words(n);
+    if (!repair.empty()) out << "Node condition plegscope.io/NodeRepairAdvised: " << repair << "\n";
     if (n.error) out << wrap(*n.error, "  ");
   }
 
@@ -40,6 +61,8 @@ class NodeConditionSection final : public Section {
     else
       h << "not written yet";
     h << "</p>";
+    const std::string repair = repair_words(n);
+    if (!repair.empty()) h << "<p><code>plegscope.io/NodeRepairAdvised</code>: " << html_escape(repair) << "</p>";
     if (n.message) h << "<p>" << html_escape(*n.message) << "</p>";
     if (n.error) h << "<p class=\"over\">" << html_escape(*n.error) << "</p>";
     h << "</section>\n";

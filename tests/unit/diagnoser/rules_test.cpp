@@ -463,6 +463,31 @@ TEST(EventStorm, DiscardsAloneAreAStorm) {
   EXPECT_TRUE(find(b.report(), CauseId::kEventStorm));
 }
 
+// A storm whose evidence ended is no cause, not the second cause a minute later.
+TEST(EventStorm, CalmRelistsAfterItEndIt) {
+  Builder b;
+  b.relists(20, storm_relist(25));
+  // The last three relists (the window's count) found no change.
+  for (size_t i = b.s.timeline.size() - 3; i < b.s.timeline.size(); ++i) b.s.timeline[i].pods_with_events = 0;
+  EXPECT_FALSE(find(b.report(), CauseId::kEventStorm));
+  // The newest two stormy again: still on.
+  b.s.timeline[b.s.timeline.size() - 2].pods_with_events = 25;
+  b.s.timeline.back().pods_with_events = 25;
+  EXPECT_TRUE(find(b.report(), CauseId::kEventStorm));
+}
+
+TEST(EventStorm, ANewerHangKeepsNoEndedStormAlive) {
+  // The storm's relists ended 40 s ago and nothing completed since (a hang
+  // took the relist that followed): its evidence is older than the window.
+  Builder b;
+  b.relists(20, storm_relist(25));
+  for (auto& r : b.s.timeline) r.start -= seconds(40);
+  EXPECT_FALSE(find(b.report(), CauseId::kEventStorm));
+  // 20 s ago: still within the window, still named.
+  for (auto& r : b.s.timeline) r.start += seconds(20);
+  EXPECT_TRUE(find(b.report(), CauseId::kEventStorm));
+}
+
 // --------------------------------------------------------- pod_status_slow
 
 TEST(PodStatusSlow, JustBelow) {
