@@ -183,11 +183,12 @@ def zombies(c, rng, hold, count=150):
             "expect": ["defunct_processes"], "notready": False}
 
 
-def event_storm(c, rng, hold, pods=24):
+def event_storm(c, rng, hold, pods=None):
     """A mass rollout: PODS pods created at once, every workload container
     killed at the same moment (each dies and restarts), then all deleted at
     once. From the first create to the last pod gone."""
     name = "storm"
+    pods = pods or getattr(rng, "storm_pods", 24)
     start = time.time()
     c.apply(_deployment(name, pods, ["/workload"]))
     wait_until(lambda: len(running(c, "chaos=" + name)) == pods, 240, "%d storm pods Running" % pods, interval=2.0)
