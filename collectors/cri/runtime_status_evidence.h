@@ -58,7 +58,8 @@ struct RuntimeStatusEvidence {
   std::optional<RuntimeConditionValue> runtime_ready;
   std::optional<RuntimeConditionValue> network_ready;
   bool answered = false;  // a call has answered at all (the two above mean something)
-  // Readiness changes (runtime or network, either way) over the recent calls.
+  // Readiness changes (runtime or network, either way) over the recent
+  // answers (a failed call answers nothing about readiness).
   int transitions_recent = 0;
   int recent_calls = 0;
 

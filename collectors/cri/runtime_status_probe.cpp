@@ -74,7 +74,8 @@ void RuntimeStatusProbe::finish(const CallResult<cri::StatusResponse>& result) {
     consecutive_deadlines_ = result.status.code == GrpcCode::kDeadlineExceeded ? consecutive_deadlines_ + 1 : 0;
     last_code_ = result.status.code;
     last_error_ = result.status.message;
-    recent_ready_.push_back(false);
+    // A failed call is no answer about readiness (runtime_unavailable is
+    // its cause): a runtime killed and started again did not flap.
   } else {
     consecutive_failures_ = 0;
     consecutive_deadlines_ = 0;

@@ -89,7 +89,7 @@ class RuntimeStatusProbe final : public SourceOf<RuntimeStatusEvidence> {
   std::string last_error_;
   std::optional<RuntimeConditionValue> runtime_ready_, network_ready_;
   bool answered_ = false;
-  std::deque<bool> recent_ready_;  // per returned call: answered with both conditions true
+  std::deque<bool> recent_ready_;  // per answer (a failed call is none): both conditions true
 };
 
 }  // namespace plegscope

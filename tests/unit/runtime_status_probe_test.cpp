@@ -183,6 +183,25 @@ TEST_F(RuntimeStatusProbeTest, FlappingIsCounted) {
   EXPECT_EQ(e.transitions_recent, 5);
 }
 
+// The runtime killed and started again: its calls failed, then it answers
+// ready as before. No readiness changed (chaos campaign, runtime_killed:
+// runtime_network_not_ready "flapping" was named for a minute after).
+TEST_F(RuntimeStatusProbeTest, FailedCallsAreNoReadinessChange) {
+  set_conditions(runtime, true, true);
+  probe.poll();
+  clock.step(seconds(5));
+  runtime.fail[op::kStatus] = GrpcCode::kUnavailable;
+  for (int i = 0; i < 3; ++i) {
+    probe.poll();
+    clock.step(seconds(5));
+  }
+  runtime.fail.erase(op::kStatus);
+  probe.poll();
+  RuntimeStatusEvidence e = probe.evidence();
+  EXPECT_EQ(e.recent_calls, 2);
+  EXPECT_EQ(e.transitions_recent, 0);
+}
+
 TEST_F(RuntimeStatusProbeTest, MetricsFollowTheRule) {
   auto value = [&](const std::string& name, const std::string& condition = "") {
     for (const auto& f : probe.Collect())

@@ -28,6 +28,11 @@ std::vector<Hit> pressure_hits(const NodePressure& p, const DiagnoserThresholds&
   return hits;
 }
 
+bool daemon_waits_in_kernel(const Context& c) {
+  return c.s.host && std::any_of(c.s.host->processes.blocked.begin(), c.s.host->processes.blocked.end(),
+                                 [](const host::BlockedTask& b) { return b.role == "daemon" && b.state == 'D'; });
+}
+
 }  // namespace
 
 std::optional<Finding> judge_node_pressure(const Context& c) {
@@ -39,7 +44,20 @@ std::optional<Finding> judge_node_pressure(const Context& c) {
   // Per-call slowness coinciding with the pressure is strong evidence; slow
   // relists alone (which many fast calls also make) are weak.
   const CallLatency& worst = c.lists.p99 >= c.statuses.p99 ? c.lists : c.statuses;
-  const bool calls_slow = worst.p99 >= std::min(t.slow_list_seconds, t.slow_status_seconds) || c.hung();
+  // Pressure slows calls across the board; it does not hold one call while
+  // the others are fast, nor hold a call past the hang threshold unless the
+  // runtime's own threads wait in the kernel (interactions.cpp). So a call
+  // that returned after more than the hang threshold was held, not slowed
+  // (in flight it was runtime_hung's or shim_hung's), and a lone call in
+  // flight past the slow threshold among fast ones is a hang forming, which
+  // the hang threshold judges. Then the newest calls say whether calls are
+  // slow (chaos campaign, on a busy node: a frozen shim or a stopped runtime
+  // named node_pressure for the first 8 s, and a thawed shim's 55 s call
+  // kept it at warning for 30 s after).
+  const bool held = !daemon_waits_in_kernel(c) &&
+                    (worst.p99 >= t.hang_seconds || (worst.in_flight_slow && worst.slow <= 1));
+  const double slow_seconds = held ? worst.typical : worst.p99;
+  const bool calls_slow = slow_seconds >= std::min(t.slow_list_seconds, t.slow_status_seconds) || c.hung();
   const bool relists_slow = c.relist_seconds >= t.slow_list_seconds;
   bool severe = false;
   for (const auto& h : hits) severe = severe || h.severe;
@@ -57,7 +75,7 @@ std::optional<Finding> judge_node_pressure(const Context& c) {
     f.seconds = c.hung_seconds;
   } else if (calls_slow) {
     f.op = worst.op;
-    f.seconds = worst.p99;
+    f.seconds = slow_seconds;
   } else {
     f.seconds = c.relist_seconds;
   }

@@ -648,6 +648,38 @@ TEST(NodePressureRule, StrongPressureHoldingTheRuntimeInTheKernelKeepsItsRank) {
   EXPECT_EQ(r.causes.front().id, CauseId::kNodePressure) << r.summary;
 }
 
+// A frozen shim thawed on a busy node: the list call it held returned
+// after 55 s, the newest calls are fast again. That call was a hang, not
+// pressure slowing calls: the pressure is listed at info, the node healthy.
+TEST(NodePressureRule, AHeldCallThatReturnedIsNoSlowCall) {
+  Builder b;
+  b.s.pressure->cpu_some_avg10 = 75;
+  b.s.operations[op::kListContainers] = op_stats(0.002, 55);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kNodePressure);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, Severity::kInfo) << c->summary;
+  EXPECT_EQ(r.status, Status::kHealthy) << r.summary;
+  // The same call slowed, not held (under the hang threshold): warning.
+  b.s.operations[op::kListContainers] = op_stats(0.002, 5);
+  EXPECT_EQ(find(b.report(), CauseId::kNodePressure)->severity, Severity::kWarning);
+}
+
+// A runtime stopped on a busy node, 5 s in: one list call in flight past the
+// slow threshold, every call before it fast. Not yet a hang, and not
+// pressure slowing calls either: the pressure stays at info.
+TEST(NodePressureRule, ALoneCallInFlightAmongFastOnesIsNoSlowCall) {
+  Builder b;
+  b.s.pressure->cpu_some_avg10 = 75;
+  b.s.operations[op::kListContainers].in_flight = 1;
+  b.s.operations[op::kListContainers].oldest_in_flight_seconds = 5;
+  b.s.relist_in_progress_since = kNow - secs(5);
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kNodePressure);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->severity, Severity::kInfo) << c->summary;
+}
+
 // PID limits are pid_exhaustion's (host_rules_test.cpp), judged
 // from the host evidence; node_pressure no longer names them.
 TEST(NodePressureRule, PidsNearPidMaxAreNotNodePressure) {
