@@ -202,6 +202,9 @@ class VM:
                 raise VMError("no answer from the guest within %ss; console:\n%s" % (boot_timeout,
                                                                                    self.console_tail()))
             time.sleep(0.2)
+        # The payload disk, read-only (mounted here, not from fstab: udev's
+        # settle under emulation outlasts any sensible device timeout).
+        self.check(["sh", "-c", "mountpoint -q /opt/plegscope || mount -o ro /dev/vdb /opt/plegscope"])
         self.timings["boot_s"] = time.monotonic() - t0
         state = r["out"].strip()
         if state != "running":
