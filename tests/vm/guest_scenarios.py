@@ -140,7 +140,8 @@ def start_agent():
     sh("systemd-run", "--unit", AGENT_UNIT, "--slice", "plegscope-test.slice", "--collect",
        "-p", "User=65532", "-p", "Group=0", "-p", "NoNewPrivileges=yes", "-p", "CapabilityBoundingSet=",
        "-p", "AmbientCapabilities=", "-p", "SupplementaryGroups=",
-       "--setenv", "LD_LIBRARY_PATH=%s/lib" % PL, PL + "/bin/plegscope", *agent_flags())
+       "--setenv", "LD_LIBRARY_PATH=%s/lib" % PL, os.environ.get("PLEGSCOPE_VM_AGENT", PL + "/bin/plegscope"),
+       *agent_flags())
     pid = wait_until(lambda: int(sh("systemctl", "show", "-P", "MainPID", AGENT_UNIT)) or None, 30, "the agent's pid")
     wait_until(lambda: http("/livez")[0] == 200, 60, "the agent serving /livez")
     st = open("/proc/%d/status" % pid).read()
@@ -165,24 +166,8 @@ def report():
     return json.loads(body)
 
 
-def cause_naming(rep, pod, *words, ids=None):
-    """The first cause whose summary names POD and has every word in its
-    summary, evidence signals or remedy."""
-    for c in rep["causes"]:
-        if ids and c["id"] not in ids:
-            continue
-        text = " ".join([c["summary"], c.get("remedy", "")] + [e["signal"] for e in c["evidence"]])
-        if pod in c["summary"] and all(w in text for w in words):
-            return c
-    return None
 
 
-def excerpt(rep, c):
-    ev = [e["signal"] + "=" + ("%g" % e["value"]) for e in c["evidence"]][:6]
-    return {"status": rep["status"], "rank": [x["id"] for x in rep["causes"]].index(c["id"]) + 1,
-            "id": c["id"], "severity": c["severity"], "confidence": c["confidence"], "summary": c["summary"],
-            "evidence": ev, "remedy": c["remedy"], "advice": c.get("advice"),
-            "causes": [x["id"] for x in rep["causes"]]}
 
 
 def v2_view(rep):
@@ -312,7 +297,7 @@ def scenario_pids_max():
         t_pod = time.monotonic() - t0
         ex = witness(rep, u, (pod.full,))
         # The node near its pid limit.
-        in_use = len(os.listdir("/proc/sys/kernel")) and sum(1 for d in os.listdir("/proc") if d.isdigit())
+        in_use = sum(1 for d in os.listdir("/proc") if d.isdigit())
         threads = int(sh("sh", "-c", "ps -eLf --no-headers | wc -l"))
         old = open("/proc/sys/kernel/pid_max").read().strip()
         sh("systemctl", "set-property", "--runtime", pod.slice, "TasksMax=infinity")
@@ -348,7 +333,7 @@ def scenario_oom_restart_loop():
     try:
         for attempt in range(3):
             cid = pod.container("app-%d" % attempt, STRESS, "/stress", "mem", "64")
-            st = wait_until(lambda: (lambda s: s.split()[0] == "CONTAINER_EXITED" and s)(
+            st = wait_until(lambda: (lambda s: s.split()[0] == "exited" and s)(
                 driver("status-container", cid)), 60, "the container OOM-killed")
             kills.append(st.split(" ", 4)[4] if len(st.split(" ", 4)) > 4 else st)
         def seen():
@@ -405,15 +390,17 @@ def scenario_dbus_stopped():
                             "late-0", uid, NAMESPACE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env=env)
     try:
-        def seen():
+        # Held for 4x --hang-threshold: the first report that names dbus,
+        # systemd or the waiting `runc create` (none did on 2.3.7 + 1.4.4:
+        # what the report says instead is the excerpt).
+        t, rep = None, None
+        while time.monotonic() - t0 < 4 * HANG:
             rep = report()
-            c = next((c for c in rep["causes"] if c["severity"] != "info" and c["id"] != "node_pressure"), None)
-            return c and (rep, c)
-        try:
-            rep, c = wait_until(seen, 90, "a cause while RunPodSandbox waits on dbus")
-            t = time.monotonic() - t0
-        except AssertionError:
-            rep, t = report(), None
+            text = json.dumps(rep["causes"])
+            if t is None and any(w in text for w in ("dbus", "systemd", "runc create", "RunPodSandbox")):
+                t = time.monotonic() - t0
+            time.sleep(POLL)
+        assert run.poll() is None, "RunPodSandbox returned while dbus-daemon was stopped"
         runc = sh("sh", "-c", "ps -eo pid,stat,etimes,wchan:30,args | grep -E '[r]unc|[c]ontainerd-shim' | head -5",
                   check=False)
         ex = witness(rep, None, ("late-0", NAMESPACE + "/late-0"))
@@ -431,23 +418,25 @@ def scenario_dbus_stopped():
 
 
 def scenario_dying_descendants():
-    """Churn: 6 short containers in one pod, each writing 8 MiB into the page
+    """Churn: 4 short containers in one pod, each writing 8 MiB into the page
     cache and exiting, removed at once: their scopes die with memory still
     charged, and kubepods.slice's cgroup.stat nr_dying_descendants rises."""
     pod = Pod("churn-0")
     before = int(dict(l.split() for l in open(CGROOT + "/kubepods.slice/cgroup.stat"))["nr_dying_descendants"])
     t0 = time.monotonic()
     try:
-        for i in range(6):
+        for i in range(4):
             cid = pod.container("job-%d" % i, STRESS, "/stress", "cache", "8")
-            wait_until(lambda: driver("status-container", cid).split()[0] == "CONTAINER_EXITED", 60, "job exited")
+            wait_until(lambda: driver("status-container", cid).split()[0] == "exited", 60, "job exited")
             driver("remove-container", cid)
         now = int(dict(l.split() for l in open(CGROOT + "/kubepods.slice/cgroup.stat"))["nr_dying_descendants"])
+        churn = time.monotonic() - t0
+        t0 = time.monotonic()  # the time to name it: from the churn's end
         rep, u = wait_unit(lambda u: u["role"] == "kubepods" and (u.get("nr_dying_descendants") or 0) >= now > before,
                            60, "kubepods' nr_dying_descendants in the report")
         t = time.monotonic() - t0
         return t, witness(rep, u, (pod.full, "kubepods")), {"nr_dying_descendants_before": before,
-                                                            "after_churn": now}
+                                                            "after_churn": now, "churn_s": round(churn, 1)}
     finally:
         pod.remove()
 
@@ -466,6 +455,10 @@ SCENARIOS = {
 def main(argv):
     if argv[0] == "setup":
         return setup()
+    if argv[0] == "restart-agent":
+        sh("systemctl", "stop", AGENT_UNIT, check=False)
+        print(json.dumps(start_agent()))
+        return
     if argv[0] == "report":
         print(json.dumps(report(), indent=1))
         return
