@@ -227,7 +227,7 @@ class VM:
         except (OSError, AttributeError, TypeError):
             return "(no console log)"
 
-    def shutdown(self, timeout=60):
+    def shutdown(self, timeout=30):
         """systemctl poweroff in the guest and wait for qemu to exit; kill it
         past the timeout. Returns the seconds it took."""
         if self.proc is None or self.proc.poll() is not None:
