@@ -288,43 +288,37 @@ def scenario_frozen_runc():
 
 def scenario_pids_max():
     """A pod at its pids.max (TasksMax=12 on its slice, as the kubelet's
-    podPidsLimit sets it), its container forking 40: pids.events max rises.
-    Then the node near its pid limit (kernel.pid_max lowered to 40 pids
-    above what is in use, the pod's limit lifted)."""
+    podPidsLimit sets it), its container forking 40. Kernel 6.1 counts the
+    refused forks in pids.events of the forking task's own cgroup (the
+    container's scope), not of the slice whose limit refused them (seen in
+    the ctest run of 2026-12-07: the slice's stayed 0): the kernel's count is
+    taken from both, and the report is searched for the pod for 30 s.
+    seconds_to_name is None when the report never lists it."""
     pod = Pod("forker-0")
     sh("systemctl", "set-property", "--runtime", pod.slice, "TasksMax=12")
-    pod.container("app", STRESS, "/stress", "fork", "40")
-    try:
-        def refused():
-            return int(open(pod.cgroup() + "/pids.events").read().split()[1]) > 0
-        wait_until(refused, 120, "the pod's pids.events max above 0 (the kernel's own count)")
-        t0 = time.monotonic()  # from the first refused fork the kernel counted
-        rep, u = wait_unit(lambda u: u["role"] == "pod" and u["pod_uid"] == pod.uid and
-                           (u.get("pids_events_max") or 0) > 0, 120, "the pod's pids.events max in the report")
-        t_pod = time.monotonic() - t0
-        ex = witness(rep, u, (pod.full,))
-        # The node near its pid limit.
-        in_use = sum(1 for d in os.listdir("/proc") if d.isdigit())
-        threads = int(sh("sh", "-c", "ps -eLf --no-headers | wc -l"))
-        old = open("/proc/sys/kernel/pid_max").read().strip()
-        sh("systemctl", "set-property", "--runtime", pod.slice, "TasksMax=infinity")
-        limit = max(threads + 40, 301)
-        t1 = time.monotonic()
-        sh("sysctl", "-qw", "kernel.pid_max=%d" % limit)
+    cid = pod.container("app", STRESS, "/stress", "fork", "40")
+
+    def events(path):
         try:
-            def node_named():
-                rep = report()
-                c = next((c for c in rep["causes"] if c["id"] == "pid_exhaustion"), None)
-                return c and (rep, c)
-            rep2, c = wait_until(node_named, 90, "pid_exhaustion for the node")
-            t_node = time.monotonic() - t1
-        finally:
-            sh("sysctl", "-qw", "kernel.pid_max=%s" % old)
-        notes = {"pod_limit": 12, "node_pid_max": limit, "threads_before": threads, "processes": in_use,
-                 "node": {"seconds_to_name": round(t_node, 2), "cause": causes_of(rep2)[
-                     [x["id"] for x in rep2["causes"]].index("pid_exhaustion")],
-                     "status": rep2["status"]}}
-        return t_pod, ex, notes
+            return int(open(path + "/pids.events").read().split()[1])
+        except (OSError, IndexError, ValueError):
+            return None
+    try:
+        wait_until(lambda: (events(pod.scope(cid)) or 0) > 0 or (events(pod.cgroup()) or 0) > 0, 120,
+                   "a refused fork in the pod's or its container's pids.events (the kernel's own count)")
+        t0 = time.monotonic()
+        t, rep, u = None, None, None
+        while time.monotonic() - t0 < 30:
+            rep = report()
+            u = unit_of(rep, lambda u: u["pod_uid"] == pod.uid and (u.get("pids_events_max") or 0) > 0)
+            if u:
+                t = time.monotonic() - t0
+                break
+            time.sleep(POLL)
+        notes = {"pod_limit": 12, "slice pids.events max": events(pod.cgroup()),
+                 "scope pids.events max": events(pod.scope(cid)),
+                 "slice pids.current": open(pod.cgroup() + "/pids.current").read().strip()}
+        return t, witness(rep, u, (pod.full,)), notes
     finally:
         pod.remove()
 
