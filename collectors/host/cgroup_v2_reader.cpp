@@ -161,6 +161,22 @@ void CgroupV2Reader::read_limits(int dir, CgroupV2Unit& u) {
   }
 }
 
+void CgroupV2Reader::read_events(int dir, CgroupV2Unit& u) {
+  std::string text;
+  if (read_part(dir, "pids.events", u, text)) {
+    if (auto m = parse_pids_events_max(text)) u.pids_events_max = *m;
+    else malformed(u, "pids.events");
+  }
+  if (read_part(dir, "memory.events", u, text)) {
+    if (auto m = parse_memory_events(text)) {
+      u.memory_high = m->high;
+      u.memory_oom_kill = m->oom_kill;
+    } else {
+      malformed(u, "memory.events");
+    }
+  }
+}
+
 void CgroupV2Reader::read_pressure(int dir, CgroupV2Unit& u) {
   std::string text;
   for (const char* resource : {"cpu", "io", "memory"}) {
@@ -243,10 +259,14 @@ void CgroupV2Reader::walk_pod(int pod_dir, const std::string& path, const std::s
   pod.pod_uid = uid;
   read_state(pod_dir, pod);
   // Limits and pressure only for the watched pods (a call in flight): every
-  // pod's freeze state is what the scan cannot do without.
+  // pod's freeze state, refused forks and OOM kills are what the scan cannot
+  // do without (without pids.events here, a pod at its pids.max was never
+  // listed: seen on a real cgroup v2 node, tests/vm pids_max).
   if (watched) {
     read_limits(pod_dir, pod);
     read_pressure(pod_dir, pod);
+  } else {
+    read_events(pod_dir, pod);
   }
   for (const auto& name : subdirs(pod_dir)) {
     CgroupName n = classify_cgroup_name(name);
@@ -265,7 +285,8 @@ void CgroupV2Reader::walk_pod(int pod_dir, const std::string& path, const std::s
                               c.path, c.populated, c.stopped()});
     if (c.stopped()) out.units.push_back(std::move(c));
   }
-  if (watched || pod.stopped() || pod.pids_events_max.value_or(0) > 0) out.units.push_back(std::move(pod));
+  if (watched || pod.stopped() || pod.pids_events_max.value_or(0) > 0 || pod.memory_oom_kill.value_or(0) > 0)
+    out.units.push_back(std::move(pod));
 }
 
 }  // namespace plegscope::host

@@ -38,6 +38,9 @@ class CgroupV2Reader {
  private:
   void read_state(int dir, CgroupV2Unit& u);
   void read_limits(int dir, CgroupV2Unit& u);
+  // pids.events and memory.events only: the forks a limit refused and the
+  // OOM kills, for every pod (two small files), not only the watched ones.
+  void read_events(int dir, CgroupV2Unit& u);
   void read_pressure(int dir, CgroupV2Unit& u);
   void walk_pod(int pod_dir, const std::string& path, const std::string& uid, bool watched, CgroupV2Evidence& out);
 

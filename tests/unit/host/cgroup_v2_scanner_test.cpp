@@ -183,6 +183,29 @@ TEST(CgroupV2Witness, CgroupfsDriverWithoutLocalEventsOrPsi) {
     if (k.pod_uid == kPodC) EXPECT_EQ(k.populated, std::optional<bool>(true));
 }
 
+// Every pod's refused forks and OOM kills, watched or not: a pod at its
+// pids.max (or OOM-killing) with no call in flight is listed with them
+// (found on a real cgroup v2 node: tests/vm, pids_max and oom_restart_loop).
+TEST(CgroupV2Witness, UnwatchedPodAtItsPidsMaxOrOomKilledIsListed) {
+  const fs::path tmp = fs::temp_directory_path() / ("plegscope-v2-events-" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::copy(kTrees + "v2_cgroupfs_pids", tmp, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path b = tmp / ("sys/fs/cgroup/kubepods/besteffort/pod" + kPodB);
+  std::ofstream(b / "pids.events") << "max 3\n";
+  std::ofstream(b / "memory.events") << "low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\noom_group_kill 0\n";
+  Clock clock;
+  HostScanner scanner(tree(tmp.string()), clock.fn());
+  HostEvidence e = scanner.scan();
+  const CgroupV2Unit* pod = unit(e, "pod", kPodB);
+  ASSERT_TRUE(pod);
+  EXPECT_EQ(pod->pids_events_max, std::optional<uint64_t>(3));
+  EXPECT_EQ(pod->memory_oom_kill, std::optional<uint64_t>(2));
+  EXPECT_FALSE(pod->pids_max.has_value());  // limits stay the watched pods'
+  EXPECT_TRUE(pod->pressure.empty());
+  EXPECT_EQ(unit(e, "pod", kPodC), nullptr);  // nothing refused, nothing killed: not listed
+  fs::remove_all(tmp);
+}
+
 TEST(CgroupV2Witness, HybridHostReadsTheUnifiedMount) {
   testing::FakeClock clock;
   HostScanner scanner(tree(kTrees + "v2_hybrid"), clock);
