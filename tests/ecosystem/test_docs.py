@@ -1,4 +1,4 @@
-"""The README and the runbook agree with what exists: every `plegscope` flag
+"""The README and every page under docs/ agree with what exists: every `plegscope` flag
 they show is in `plegscope --help` (or its subcommand's), every
 `kubectl plegscope` option is the plugin's, every `scripts/...` option is in
 that script, every endpoint they name answers on a running agent (not 404),
@@ -12,7 +12,11 @@ import subprocess
 import ecolib
 import harness
 
-DOCS = ["README.md", "docs/runbook.md", "docs/report.md", "mixin/README.md"]
+DOCS = ["README.md", "mixin/README.md"] + sorted(
+    os.path.join("docs", f) for f in os.listdir(ecolib.path("docs")) if f.endswith(".md"))
+# The pages the README sends each reader to, each of which this test reads.
+PAGES = ("docs/install.md", "docs/operate.md", "docs/metrics.md", "docs/runbook.md", "docs/report.md",
+         "docs/development.md", "docs/benchmarks.md")
 PLUGIN = ecolib.path("plugins", "kubectl-plegscope")
 # Repository paths worth checking: these top-level directories and files.
 TOP = ("deploy/", "overlays/", "docs/", "plugins/", "scripts/", "mixin/", "alerts/", "dashboards/", "bench/", "tests/",
@@ -62,10 +66,10 @@ def test_plegscope_flags_exist():
             assert flag in known, "%s shows `%s`: plegscope %s has no %s" % (doc, cmd.strip(), sub, flag)
             checked += 1
     # flags named in prose tables too (| `--flag` |).
-    readme = texts()["README.md"]
-    for flag in re.findall(r"^\| `(--[a-z0-9-]+)`", readme, re.M):
-        assert flag in serve | diagnose, "README's flag table names %s, which plegscope does not have" % flag
-        checked += 1
+    for doc, text in texts().items():
+        for flag in re.findall(r"^\| `(--[a-z0-9-]+)`", text, re.M):
+            assert flag in serve | diagnose, "%s's flag table names %s, which plegscope does not have" % (doc, flag)
+            checked += 1
     assert checked > 10, checked
     print("%d plegscope flags checked against --help" % checked)
 
@@ -112,8 +116,39 @@ def test_paths_exist():
             if not os.path.exists(ecolib.path(rel)) and not os.path.exists(ecolib.path(here)):
                 missing.append("%s: %s" % (doc, span))
     assert not missing, "named but missing: %s" % missing
-    assert "../shared" not in texts()["README.md"], "the README points outside the repository"
+    for doc, text in texts().items():
+        assert "../shared" not in text, "%s points outside the repository" % doc
     print("%d repository paths checked" % checked)
+
+
+def test_readme_is_short_and_names_every_page():
+    readme = texts()["README.md"]
+    assert len(readme.splitlines()) <= 300, "README.md has %d lines" % len(readme.splitlines())
+    for page in PAGES:
+        assert os.path.exists(ecolib.path(page)), page
+        assert page in readme, "the README does not send its readers to %s" % page
+
+
+def test_markdown_links_resolve():
+    """Every relative link of a page reaches a file, and its #anchor a heading there."""
+    def anchors(path):
+        text = re.sub(r"```.*?```", "", open(ecolib.path(path)).read(), flags=re.S)
+        return {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
+                for h in re.findall(r"^#+ (.*)$", text, re.M)}
+    broken, checked = [], 0
+    for doc, text in texts().items():
+        for target in re.findall(r"\]\(([^)\s]+)\)", re.sub(r"```.*?```", "", text, flags=re.S)):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            path = os.path.normpath(os.path.join(os.path.dirname(doc), path)) if path else doc
+            checked += 1
+            if not os.path.exists(ecolib.path(path)):
+                broken.append("%s: %s" % (doc, target))
+            elif anchor and path.endswith(".md") and anchor not in anchors(path):
+                broken.append("%s: %s (no such heading)" % (doc, target))
+    assert not broken, "links that lead nowhere: %s" % broken
+    print("%d links checked" % checked)
 
 
 def test_components_named_exist():
