@@ -9,8 +9,8 @@
   std::chrono::steady_clock::now or system_clock::now outside the clock's
   own header (a fake clock must be able to drive every interval).
 - No comment names a tracker number: comments speak of the product.
-- No file is over 450 lines and no function over 80, except where the
-  README's "Where to add things" says why.
+- No file is over 450 lines and no function over 80, except where
+  docs/development.md ("Long functions") says why.
 """
 import os
 import re
@@ -21,10 +21,10 @@ ROOT = os.environ.get("PLEGSCOPE_SOURCE_DIR", os.path.join(os.path.dirname(__fil
 SOURCE_EXT = (".cpp", ".h", ".c")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
-# Longer than 450 lines, with the reason the README gives.
+# Longer than 450 lines, with the reason docs/development.md gives.
 LONG_FILES = {}
 
-# Longer than 80 lines, with the reason the README gives: each reads top to
+# Longer than 80 lines, with the reason docs/development.md gives: each reads top to
 # bottom as the one thing it draws or follows.
 LONG_FUNCTIONS = {
     ("agent/report/html.cpp", "render_html"),          # the page, in the order it is read
