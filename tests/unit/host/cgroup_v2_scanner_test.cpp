@@ -5,6 +5,8 @@
 // two scans, and "unavailable" (never 0) for what a kernel lacks.
 #include <gtest/gtest.h>
 
+#include "host_fixture_options.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -33,12 +35,7 @@ struct Clock {
 };
 
 HostScanOptions tree(const std::string& root) {
-  HostScanOptions o;
-  o.proc_path = root + "/proc";
-  o.sys_path = root + "/sys";
-  o.clock_ticks_per_second = 100;
-  o.cmdline_options.wait = 5s;
-  return o;
+  return fixture_tree_options(root);
 }
 
 const CgroupV2Unit* unit(const HostEvidence& e, const std::string& role, const std::string& pod = "") {

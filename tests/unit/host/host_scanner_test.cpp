@@ -3,6 +3,8 @@
 // disk) and, for broken or missing files, an "unreadable" that says why.
 #include <algorithm>
 #include <gtest/gtest.h>
+
+#include "host_fixture_options.h"
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -31,12 +33,7 @@ struct FakeMonotonic {
 };
 
 HostScanOptions tree(const std::string& root) {
-  HostScanOptions o;
-  o.proc_path = root + "/proc";
-  o.sys_path = root + "/sys";
-  o.clock_ticks_per_second = 100;
-  o.cmdline_options.wait = 5s;  // fixture reads never block: returns as soon as all are read
-  return o;
+  return fixture_tree_options(root);
 }
 
 const HelperProcess* helper(const HostEvidence& e, int64_t pid) {
