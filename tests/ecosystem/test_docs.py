@@ -177,6 +177,23 @@ def test_no_plain_http_to_a_node_name():
             assert "host-port" in around, "%s: %s without naming the host-port component" % (doc, m.group(0))
 
 
+def endpoint_table_paths(text):
+    """The first-column paths of the tables whose first column is `path` (the
+    endpoint tables; a table of files, e.g. the image's, names host paths)."""
+    paths, header = set(), None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        if header is None:
+            header = line.split("|")[1].strip()
+            continue
+        m = re.match(r"^\| `(/[a-z/]+)`", line)
+        if m and header == "path":
+            paths.add(m.group(1))
+    return paths
+
+
 def test_endpoints_named_answer():
     """Every agent path the docs show answers on a real agent (not 404)."""
     paths = set()
@@ -184,7 +201,7 @@ def test_endpoints_named_answer():
         for line in code_spans(text):
             for m in re.finditer(r"9547(?:/proxy)?(/(?!proxy/)[a-z][a-z/]*)(\?[a-z=&0-9]*)?", line):
                 paths.add(m.group(1) + (m.group(2) or ""))
-        paths |= set(re.findall(r"^\| `(/[a-z/]+)`", text, re.M))
+        paths |= endpoint_table_paths(text)
     paths = {p for p in paths if p != "/"}
     assert {"/diagnose?format=text", "/metrics", "/readyz", "/livez"} <= paths, paths
     with harness.FakeCri("steady", log_level="warn") as fake, harness.Agent(fake.endpoint) as agent:
