@@ -76,7 +76,6 @@ def generic_relist(fn):
     return fn
 
 
-
 Ctx = E2eContext(ctd=None, setup_error=None, watcher=None, runtime_version=None, agent_started=0.0,
                  soft=[],  # failed checks of the running step
                  delays=[],  # (what, delay)
@@ -833,7 +832,6 @@ def dump_agent_state(agent):
                 log("--   relist %s" % json.dumps(r))
     except Exception as e:
         log("-- agent state unavailable: %s" % e)
-
 
 
 def test_zz_teardown_leaves_nothing():

@@ -71,8 +71,6 @@ def start_agent():
     return crio
 
 
-
-
 def run_pod(name, *workload_args, containers=1):
     crio = Ctx.crio
     uid = str(uuid.uuid4())
@@ -278,8 +276,6 @@ def test_crios_read_only_pages():
     assert code == 200 and "goroutine " in text, (code, text[:200])
     again = Ctx.agent.get("/debug/runtime-goroutines", timeout=15)[0]
     assert again == 429, "a second read within 10 s: HTTP %d" % again
-
-
 
 
 def release_pids():

@@ -56,8 +56,6 @@ def setup():
     return Ctx.crio
 
 
-
-
 def exited_pod(p):
     """One pod of PER_POD containers that ran and exited at once."""
     crio = Ctx.crio

@@ -74,7 +74,6 @@ def listed_shim(rep, pid):
     return next((s for s in rep["host"]["processes"]["shims"] if s["pid"] == pid), None)
 
 
-
 # ---------------------------------------------------------------------------
 def test_a_frozen_shim_is_a_cause_only_for_its_own_containerd():
     setup()

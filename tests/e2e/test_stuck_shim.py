@@ -97,8 +97,6 @@ def start_agent():
     return ctd
 
 
-
-
 def pod_name(name):
     return "%s/%s" % (NAMESPACE, name)
 
