@@ -46,7 +46,7 @@
     // The recording group's interval, and whether it records every quantile
     // (relist p90/p50, relist interval p99, each CRI operation's p99/p50)
     // beside the relist p99 and the per-node rates. Each recorded quantile
-    // reads every node's buckets at every evaluation (bench/README.md, "The
+    // reads every node's buckets at every evaluation (docs/benchmarks.md, "The
     // fleet side at scale").
     recordingIntervalSeconds: 60,
     detailedRecords: false,

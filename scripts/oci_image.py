@@ -48,7 +48,7 @@ def image_config(arch, version, created=0, labels=None):
         "architecture": arch, "os": "linux", "created": rfc3339(created),
         "config": {
             # Not root: uid 65532 with group 0 reaches the runtime's root:root
-            # 0660 socket; the DaemonSet adds the journal's group (README
+            # 0660 socket; the DaemonSet adds the journal's group (docs/install.md
             # "Privileges, and why"). Numeric, so that runAsNonRoot can check it.
             "User": "65532:0",
             "Entrypoint": ["/usr/bin/plegscope"], "Cmd": ["serve"],

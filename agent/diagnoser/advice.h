@@ -1,6 +1,6 @@
 #pragma once
 // Advice, not action: what an operator or a remediator should do about each
-// cause (DESIGN §6 "advice"). plegscope itself never acts on it. A pod's
+// cause (docs/report.md "advice"). plegscope itself never acts on it. A pod's
 // stuck status call asks nothing of the node; a kubelet whose own relist
 // stopped asks for the kubelet's restart; a helper stuck in D on storage asks
 // for the storage to be fixed, and no restart frees a task in D, so a helper

@@ -1,6 +1,6 @@
 #pragma once
 // THE cause list: every cause id, once. Each row is X(enumerator, name):
-// the name is the DESIGN §6 cause id (dashboards and alerts use it), the
+// the name is the docs/report.md cause id (dashboards and alerts use it), the
 // rule is judge_<name> in rules/<name>.cpp, and the words are
 // <name>_wording in agent/report/wording/<name>.cpp. The enum, the names,
 // kAllCauses, the rule table and the wording table are all generated from

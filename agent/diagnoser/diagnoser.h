@@ -1,5 +1,5 @@
 #pragma once
-// The diagnoser: a pure function from a Snapshot to a Report (DESIGN §6).
+// The diagnoser: a pure function from a Snapshot to a Report (docs/report.md).
 // Evidence context (context.h) -> one rule per cause id (rule.h, rules/) ->
 // interactions between their findings (interactions.h) -> ranking ->
 // forecast (forecast.h) -> status. Every cause names the evidence it

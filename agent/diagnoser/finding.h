@@ -15,11 +15,11 @@ namespace plegscope {
 
 enum class Severity { kInfo, kWarning, kCritical };
 
-// What an operator or a remediator should do about a cause (DESIGN §6
+// What an operator or a remediator should do about a cause (docs/report.md
 // "advice"); plegscope itself never acts. Set by advise() (advice.h).
 enum class Advice { kNone, kFixPod, kRestartKubelet, kRestartRuntime, kFixStorage, kReboot, kReplace };
 
-// A measured signal as /diagnose lists it (DESIGN §6): a machine name such
+// A measured signal as /diagnose lists it (docs/report.md): a machine name such
 // as "oldest_in_flight_seconds{list_containers}", its value and threshold.
 struct Evidence {
   std::string signal;

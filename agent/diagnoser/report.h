@@ -1,5 +1,5 @@
 #pragma once
-// The /diagnose report as a value (DESIGN §6). Status, severity, cause ids and
+// The /diagnose report as a value (docs/report.md). Status, severity, cause ids and
 // gRPC codes are enums here; their strings live only at the JSON/text edge.
 #include <cstdint>
 #include <map>
@@ -81,7 +81,7 @@ struct TopPod {
   int events = 0;
 };
 
-// One mark from the journal (DESIGN §6 "journal"): what the kubelet or the
+// One mark from the journal (docs/report.md "journal"): what the kubelet or the
 // runtime said, on the timeline beside the relists.
 struct JournalEntry {
   TimePoint time{};
@@ -90,7 +90,7 @@ struct JournalEntry {
   std::string message;  // cut by the follower
 };
 
-// Event lag: one pod's worst event over the window (DESIGN §6 "event_lag").
+// Event lag: one pod's worst event over the window (docs/report.md "event_lag").
 struct LagPod {
   std::string uid;
   std::string namespace_;
@@ -149,7 +149,7 @@ struct CgroupV2Report {
   int64_t containers = 0;  // container cgroups read
 };
 
-// The host evidence below the CRI (DESIGN §6 "host").
+// The host evidence below the CRI (docs/report.md "host").
 struct HostReport {
   bool reachable = false;  // false: the scan is off or has not run
   std::optional<std::string> error;
@@ -319,7 +319,7 @@ struct Report {
     std::optional<int64_t> pids, pid_max;
   } node_pressure;
 
-  // Beside the agent, DESIGN §6 "kubelet" and "runtime_metrics".
+  // Beside the agent, docs/report.md "kubelet" and "runtime_metrics".
   // The error is typed here; agent/report words it with its fix (`error`
   // is those words, and all a report read back from JSON has).
   struct Kubelet {

@@ -1,5 +1,5 @@
 #pragma once
-// /debug/pods and /debug/events bodies (DESIGN §5).
+// /debug/pods and /debug/events bodies (docs/operate.md).
 #include <nlohmann/json.hpp>
 #include <vector>
 

@@ -16,7 +16,7 @@ HttpResponse json_response(const nlohmann::json& body) {
 // /healthz?verbose: each of the kubelet's checks on the runtime in the
 // kubelet's order (the Status sync, PLEG, RuntimeReady, NetworkReady), the
 // way Kubernetes' own healthz lists its checks. The status code stays
-// PLEG's alone (DESIGN §5); the other lines say what the kubelet's Ready
+// PLEG's alone (docs/operate.md); the other lines say what the kubelet's Ready
 // condition holds besides.
 std::string healthz_verbose(const Report& r) {
   const Report::RuntimeStatus& s = r.runtime_status;
@@ -64,7 +64,7 @@ void add_routes(HttpServer& server, const Node& node, const DiagnosisService& di
     if (latest->report.healthy) return HttpResponse::text(200, "ok");
     return HttpResponse::text(500, "PLEG is not healthy: " + latest->report.health_message);
   });
-  // DESIGN §5: ready while serving, so the witness stays in the Service while
+  // docs/operate.md: ready while serving, so the witness stays in the Service while
   // the runtime is down; whether a relist succeeded is /healthz's, /diagnose's
   // and the metrics' to say.
   server.route("/readyz", [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });

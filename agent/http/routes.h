@@ -1,5 +1,5 @@
 #pragma once
-// The agent's HTTP endpoints (DESIGN §5): what the Node observed and what
+// The agent's HTTP endpoints (docs/operate.md): what the Node observed and what
 // the DiagnosisService published. Both must outlive the server.
 #include "http/server.h"
 #include "node/diagnosis_service.h"

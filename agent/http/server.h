@@ -43,7 +43,7 @@ using HttpHandler = std::function<HttpResponse(const HttpRequest&)>;
 // Splits "a=1&b=x%20y" into decoded pairs.
 std::map<std::string, std::string> parse_query(const std::string& query);
 
-// The limits that keep /metrics answering while clients misbehave (README,
+// The limits that keep /metrics answering while clients misbehave (docs/operate.md,
 // "HTTP limits"). A connection reaches civetweb only once its request head
 // has arrived (ConnectionGate), so a worker is busy for the milliseconds an
 // answer takes, never waiting on a slow or silent client.

@@ -1,5 +1,5 @@
 #pragma once
-// The /diagnose JSON (DESIGN §6), both ways: the agent writes it, and
+// The /diagnose JSON (docs/report.md), both ways: the agent writes it, and
 // `plegscope diagnose --url` reads a running agent's answer back into a
 // Report to render it locally.
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 #pragma once
-// The report's values as JSON, both ways (DESIGN §6): the serializers each
+// The report's values as JSON, both ways (docs/report.md): the serializers each
 // report section (report/sections/) writes and reads its keys with.
 // Optional fields are null when absent; enums travel as their names.
 #include <nlohmann/json.hpp>
@@ -259,7 +259,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::JournalSource, reachable
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Report::Pressure, cpu_some_avg10, io_some_avg10,
                                                 memory_some_avg10, load1, pids, pid_max)
 
-// The kubelet and the runtime's metrics, DESIGN §6; "tls_mode"
+// The kubelet and the runtime's metrics (docs/report.md); "tls_mode"
 // says which verification the kubelet scrape uses. The typed outcome is not
 // on the wire: "error" carries its words.
 inline void to_json(json& j, const Report::Kubelet& k) {

@@ -1,5 +1,5 @@
 #pragma once
-// The kubelet's PLEG metrics under the pleg_ prefix (DESIGN §4).
+// The kubelet's PLEG metrics under the pleg_ prefix (docs/metrics.md).
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>

@@ -16,7 +16,7 @@
   shipped PrometheusRule's groups as the API server stored them.
 
 The overlay changes only what this cluster has elsewhere than a node does
-(README "real cluster"): the runtime socket's directory is the test
+(docs/development.md "real cluster"): the runtime socket's directory is the test
 containerd's, the kubelet listens on a free port rather than 10250, and the
 in-cluster API address is the API server's own (no kube-proxy here, so the
 kubernetes Service's IP routes nowhere). The NetworkPolicy is applied but

@@ -1,4 +1,4 @@
-"""The cluster tests' figures as Markdown tables (bench/README.md, README).
+"""The cluster tests' figures as Markdown tables (docs/benchmarks.md, docs/development.md).
 
     python3 tests/cluster/tables.py bench/results/cluster-fidelity.json
 """

@@ -1,5 +1,5 @@
-"""plegscope installed on a real CRI-O node as the README says for CRI-O
-clusters (README "CRI-O and mixed clusters").
+"""plegscope installed on a real CRI-O node as docs/install.md says for CRI-O
+clusters (docs/install.md "CRI-O and mixed clusters").
 
 - the one-node cluster (tests/cluster/cluster.py) with its kubelet 1.34 on
   the e2e CRI-O 1.34 (tests/e2e/crio_fixture.py), which answers where a

@@ -47,6 +47,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cgroups  # noqa: E402
 import shim_check  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+from e2e_context import E2eContext, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, Agent, EventWatcher, log, metric, samples, wait_until  # noqa: E402
@@ -75,18 +76,11 @@ def generic_relist(fn):
     return fn
 
 
-
-class Ctx:
-    ctd = None
-    setup_error = None
-    agent = None
-    watcher = None
-    runtime_version = None
-    agent_started = 0.0
-    soft = []          # failed checks of the running step
-    delays = []        # (what, delay)
-    pod_names = {}     # uid -> name
-    journal = None     # the private journal file the agent follows, or None
+Ctx = E2eContext(ctd=None, setup_error=None, watcher=None, runtime_version=None, agent_started=0.0,
+                 soft=[],  # failed checks of the running step
+                 delays=[],  # (what, delay)
+                 pod_names={},  # uid -> name
+                 journal=None)  # the private journal file the agent follows, or None
 
 
 def soft_check(ok, msg):
@@ -214,9 +208,7 @@ def containerd():
     the first test that needs it; test_zz_teardown_leaves_nothing removes it."""
     if Ctx.ctd is not None:
         return Ctx.ctd
-    reason = skip_reason()
-    if reason:
-        raise harness.Skip("containerd e2e cannot run on this machine: " + reason)
+    skip_if(skip_reason(), "containerd e2e cannot run on this machine: ")
     if Ctx.setup_error:
         raise AssertionError("containerd setup failed earlier: %s" % Ctx.setup_error)
     for exe in ("plegscope", "cri-driver"):  # a build problem: fail, never skip
@@ -840,7 +832,6 @@ def dump_agent_state(agent):
                 log("--   relist %s" % json.dumps(r))
     except Exception as e:
         log("-- agent state unavailable: %s" % e)
-
 
 
 def test_zz_teardown_leaves_nothing():

@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cgroups  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+from e2e_context import E2eContext, cause, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 from containerd_fixture import _processes as base_processes  # noqa: E402
 from crio_fixture import Crio, skip_reason  # noqa: E402
@@ -43,20 +44,14 @@ PODS, PER_POD = 10, 11  # 110 containers
 CONTAINERD_WORDS = ("containerd", "shim", "ctr ", "status lock")
 
 
-class Ctx:
-    crio = None
-    agent = None
-    pods = {}      # name -> (uid, sandbox id, [container ids])
-    freezer = None
-    pids_cgroup = None
+Ctx = E2eContext(crio=None, freezer=None)  # pods: name -> (uid, sandbox id, [container ids])
+report = Ctx.report
 
 
 def setup():
     if Ctx.crio is not None:
         return Ctx.crio
-    reason = skip_reason()
-    if reason:
-        raise harness.Skip("CRI-O e2e cannot run on this machine: " + reason)
+    skip_if(skip_reason(), "CRI-O e2e cannot run on this machine: ")
     for exe in ("plegscope", "cri-driver"):
         assert os.access(os.path.join(BUILD_DIR, exe), os.X_OK), "%s/%s not built" % (BUILD_DIR, exe)
     Ctx.crio = Crio(BUILD_DIR)
@@ -68,21 +63,12 @@ def setup():
 
 def start_agent():
     crio = setup()
-    if Ctx.agent is not None:
-        Ctx.agent.__exit__(None, None, None)
+    Ctx.stop_agent()
     flags = ["--relist-period", "1s", "--hang-threshold", "%ds" % HANG, "--host-scan-interval", "1s",
              "--proc-path", "/proc", "--sys-path", "/sys", "--runtime-metrics-endpoint", crio.metrics_url]
     Ctx.agent = Agent(crio.endpoint, flags, log_level="info").__enter__()
     wait_until(lambda: Ctx.agent.get("/healthz")[0] == 200, 20, "a first relist (/healthz 200)")
     return crio
-
-
-def report():
-    return Ctx.agent.json("/diagnose")
-
-
-def cause(rep, cid):
-    return next((c for c in rep["causes"] if c["id"] == cid), None)
 
 
 def run_pod(name, *workload_args, containers=1):
@@ -202,11 +188,8 @@ def test_frozen_conmon_is_named_in_crio_words():
     Ctx.freezer = cgroups.freeze(pid, Ctx.crio.name)
     log("  froze web-0's conmon pid %d" % pid)
 
-    def named():
-        rep = report()
-        c = cause(rep, "shim_hung")
-        return c and "%s/web-0" % NAMESPACE in c["summary"] and (rep, c)
-    rep, c = wait_until(named, 20 + HANG, "shim_hung naming pod web-0")
+    rep, c = Ctx.wait_cause("shim_hung", lambda rep, c: "%s/web-0" % NAMESPACE in c["summary"],
+                            20 + HANG, "shim_hung naming pod web-0")
     log("  status %s; cause: %s" % (rep["status"], c["summary"]))
     assert_crio_words(c)
     assert "conmon" in c["summary"], c["summary"]
@@ -244,11 +227,8 @@ def test_a_container_whose_conmon_died_stays_running():
         # The agent names it: no conmon names the container while CRI-O's
         # /containers/<id> page still holds it (two reads, 10 s apart), and
         # CRI-O's own containers_stopped_monitor_count when it counted it.
-        def named():
-            rep = report()
-            c = cause(rep, "shim_lost")
-            return c and "%s/orphan-0" % NAMESPACE in c["summary"] and (rep, c)
-        rep, c = wait_until(named, 40, "shim_lost naming pod orphan-0")
+        rep, c = Ctx.wait_cause("shim_lost", lambda rep, c: "%s/orphan-0" % NAMESPACE in c["summary"],
+                                40, "shim_lost naming pod orphan-0")
         log("  shim_lost (%s, %.2f, %s): %s" % (c["severity"], c["confidence"], c["advice"], c["summary"]))
         log("  evidence: %s" % [(e["signal"], e["value"]) for e in c["evidence"]])
         assert_crio_words(c)
@@ -298,21 +278,9 @@ def test_crios_read_only_pages():
     assert again == 429, "a second read within 10 s: HTTP %d" % again
 
 
-PIDS = "/sys/fs/cgroup/pids"
-
-
 def release_pids():
     """CRI-O back into the root pids cgroup, and ours removed."""
-    d, Ctx.pids_cgroup = Ctx.pids_cgroup, None
-    if not d or not os.path.isdir(d):
-        return
-    for pid in open(os.path.join(d, "cgroup.procs")).read().split():
-        try:
-            with open(os.path.join(PIDS, "cgroup.procs"), "w") as f:
-                f.write(pid)
-        except OSError:
-            pass
-    os.rmdir(d)
+    Ctx.release_pids()
 
 
 def test_crios_pids_cgroup_at_its_limit_and_recovery():
@@ -323,22 +291,10 @@ def test_crios_pids_cgroup_at_its_limit_and_recovery():
     the agent reads the runtime's, kubepods' and the node's limits there, a
     pod's own only from cgroup v2's pids.events.)"""
     crio = start_agent()
-    d = os.path.join(PIDS, "plegscope-e2e-crio-rt-%s" % crio.name)
-    os.makedirs(d, exist_ok=True)
-    Ctx.pids_cgroup = d
     try:
-        with open(os.path.join(d, "cgroup.procs"), "w") as f:
-            f.write(str(crio.proc.pid))
-        current = int(open(os.path.join(d, "pids.current")).read())
-        with open(os.path.join(d, "pids.max"), "w") as f:
-            f.write(str(current))
-        log("  crio pid %d in %s: pids.current %d, pids.max %d" % (crio.proc.pid, d, current, current))
-
-        def named():
-            rep = report()
-            c = cause(rep, "pid_exhaustion")
-            return c and "runtime" in c["summary"] and (rep, c)
-        rep, c = wait_until(named, 20, "pid_exhaustion naming CRI-O's cgroup")
+        Ctx.limit_pids(crio.proc.pid, "plegscope-e2e-crio-rt-%s" % crio.name, log)
+        rep, c = Ctx.wait_cause("pid_exhaustion", lambda rep, c: "runtime" in c["summary"],
+                                20, "pid_exhaustion naming CRI-O's cgroup")
         log("  cause (%s, %s): %s" % (c["severity"], c["advice"], c["summary"]))
         assert_crio_words(c)
         limits = [l for l in rep["host"]["pid_limits"] if l["scope"] == "runtime"]
@@ -379,15 +335,9 @@ def teardown():
             cgroups.thaw(Ctx.freezer)
         except AssertionError as e:
             log("  %s" % e)
-    if Ctx.agent is not None:
-        Ctx.agent.__exit__(None, None, None)
-    if Ctx.crio is not None:
-        Ctx.crio.cleanup()
-        Ctx.crio = None
+    Ctx.stop_agent()
+    Ctx.end_runtime("crio")
 
 
 if __name__ == "__main__":
-    try:
-        harness.main(globals())
-    finally:
-        teardown()
+    Ctx.run(globals(), teardown)

@@ -23,6 +23,7 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+from e2e_context import E2eContext, cause, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 from crio_fixture import Crio, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, Agent, EventWatcher, log, wait_until  # noqa: E402
@@ -31,25 +32,12 @@ HANG = 3
 CONTAINERD_WORDS = ("containerd", "shim", "ctr ", "status lock")
 
 
-class Ctx:
-    crio = None
-    agent = None
-    watcher = None
-    cids = []
-
-
-def cause(rep, cid):
-    return next((c for c in rep["causes"] if c["id"] == cid), None)
-
-
-def report():
-    return Ctx.agent.json("/diagnose")
+Ctx = E2eContext(crio=None, watcher=None, cids=[])
+report = Ctx.report
 
 
 def test_hang_restart_and_recovery():
-    reason = skip_reason()
-    if reason:
-        raise harness.Skip("CRI-O e2e cannot run on this machine: " + reason)
+    skip_if(skip_reason(), "CRI-O e2e cannot run on this machine: ")
     crio = Ctx.crio = Crio(BUILD_DIR)
     crio.load_images()
     crio.start()
@@ -76,11 +64,8 @@ def hang():
     os.kill(crio.proc.pid, signal.SIGSTOP)
     log("  crio pid %d stopped (SIGSTOP)" % crio.proc.pid)
 
-    def hung():
-        rep = report()
-        c = cause(rep, "runtime_hung")
-        return c and rep["status"] != "healthy" and (rep, c)
-    rep, c = wait_until(hung, 30, "runtime_hung on the stopped CRI-O")
+    rep, c = Ctx.wait_cause("runtime_hung", lambda rep, c: rep["status"] != "healthy",
+                            30, "runtime_hung on the stopped CRI-O")
     log("  status %s; summary: %s" % (rep["status"], rep["summary"]))
     assert rep["runtime"]["name"] == "cri-o", rep["runtime"]
     log("  remedy: %s" % c["remedy"][:300])
@@ -141,9 +126,7 @@ def teardown():
     if Ctx.watcher is not None:
         Ctx.watcher.stop()
         Ctx.watcher = None
-    if Ctx.agent is not None:
-        Ctx.agent.__exit__(None, None, None)
-        Ctx.agent = None
+    Ctx.stop_agent()
     if Ctx.crio is not None:
         if Ctx.crio.proc is not None and Ctx.crio.proc.poll() is None:
             os.kill(Ctx.crio.proc.pid, signal.SIGCONT)
@@ -154,7 +137,4 @@ def teardown():
 
 
 if __name__ == "__main__":
-    try:
-        harness.main(globals())
-    finally:
-        teardown()
+    Ctx.run(globals(), teardown)

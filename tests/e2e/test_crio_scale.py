@@ -27,7 +27,7 @@ import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+from e2e_context import E2eContext, cause, skip_if  # noqa: E402  (tests/lib, on PYTHONPATH)
 import oci_image  # noqa: E402
 from crio_fixture import Crio, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, Agent, log, metric, wait_until  # noqa: E402
@@ -38,16 +38,13 @@ LIMIT = 16 * 1024 * 1024
 CONTAINERD_WORDS = ("containerd", "shim", "ctr ", "status lock")
 
 
-class Ctx:
-    crio = None
-    agent = None
+Ctx = E2eContext(crio=None)
+report = Ctx.report
 
 
 def setup():
     if Ctx.crio is None:
-        reason = skip_reason()
-        if reason:
-            raise harness.Skip("CRI-O e2e cannot run on this machine: " + reason)
+        skip_if(skip_reason(), "CRI-O e2e cannot run on this machine: ")
         Ctx.crio = Crio(BUILD_DIR)
         Ctx.crio.load_images()
         Ctx.crio.start()
@@ -57,14 +54,6 @@ def setup():
         Ctx.agent = Agent(Ctx.crio.endpoint, flags, log_level="info").__enter__()
         wait_until(lambda: Ctx.agent.get("/healthz")[0] == 200, 20, "a first relist (/healthz 200)")
     return Ctx.crio
-
-
-def report():
-    return Ctx.agent.json("/diagnose")
-
-
-def cause(rep, cid):
-    return next((c for c in rep["causes"] if c["id"] == cid), None)
 
 
 def exited_pod(p):
@@ -116,11 +105,8 @@ def past_the_limit(sid):
     # Past the limit, not its "approaching" form (which a list read while
     # the containers were still being created gives, with its
     # RESOURCE_EXHAUSTED count at zero).
-    def named():
-        rep = report()
-        c = cause(rep, "message_too_large")
-        return c and any("RESOURCE_EXHAUSTED" in e["signal"] and e["value"] > 0 for e in c["evidence"]) and (rep, c)
-    rep, c = wait_until(named, 30, "message_too_large from the agent's own client")
+    rep, c = Ctx.wait_cause("message_too_large", lambda rep, c: any("RESOURCE_EXHAUSTED" in e["signal"] and e["value"] > 0 for e in c["evidence"]),
+                            30, "message_too_large from the agent's own client")
     errors = rep["runtime"]["operations"]["list_containers"]["errors"]
     log("  agent: list_containers errors %d; %s" % (errors, c["summary"]))
     assert errors > 0, rep["runtime"]["operations"]["list_containers"]
@@ -162,15 +148,9 @@ def test_relist_at_1000_containers():
 
 
 def teardown():
-    if Ctx.agent is not None:
-        Ctx.agent.__exit__(None, None, None)
-    if Ctx.crio is not None:
-        Ctx.crio.cleanup()
-        Ctx.crio = None
+    Ctx.stop_agent()
+    Ctx.end_runtime("crio")
 
 
 if __name__ == "__main__":
-    try:
-        harness.main(globals())
-    finally:
-        teardown()
+    Ctx.run(globals(), teardown)

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cgroups  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+from e2e_context import E2eContext, cause, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, Agent, log, wait_until  # noqa: E402
@@ -33,17 +34,13 @@ from e2e_util import BUILD_DIR, Agent, log, wait_until  # noqa: E402
 HANG = 3  # --hang-threshold, seconds
 
 
-class Ctx:
-    ctds = {}      # "a"/"b" -> Containerd
-    pods = {}      # "a"/"b" -> (pod name, sandbox id)
-    agents = {}    # "a"/"b" -> Agent
-    freezer = None
+Ctx = E2eContext(ctds={},  # "a"/"b" -> Containerd
+                 agents={},  # "a"/"b" -> Agent
+                 freezer=None)  # pods: "a"/"b" -> (pod name, sandbox id)
 
 
 def setup():
-    reason = skip_reason()
-    if reason:
-        raise harness.Skip("containerd e2e cannot run on this machine: " + reason)
+    skip_if(skip_reason(), "containerd e2e cannot run on this machine: ")
     if not os.path.isdir(cgroups.FREEZER):
         raise harness.Skip("no cgroup v1 freezer at %s" % cgroups.FREEZER)
     for exe in ("plegscope", "cri-driver"):
@@ -75,10 +72,6 @@ def shim_of(key):
 
 def listed_shim(rep, pid):
     return next((s for s in rep["host"]["processes"]["shims"] if s["pid"] == pid), None)
-
-
-def cause(rep, cid):
-    return next((c for c in rep["causes"] if c["id"] == cid), None)
 
 
 # ---------------------------------------------------------------------------
@@ -137,7 +130,4 @@ def teardown():
 
 
 if __name__ == "__main__":
-    try:
-        harness.main(globals())
-    finally:
-        teardown()
+    Ctx.run(globals(), teardown)

@@ -28,7 +28,6 @@ Exit 77 (skip) only when this machine cannot run containers or has no
 cgroup2 hierarchy with cgroup.freeze, and under env CI not even then."""
 
 import os
-import subprocess
 import sys
 import time
 import uuid
@@ -37,6 +36,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cgroups  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+from e2e_context import E2eContext, cause, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 import containerd_fixture  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
@@ -58,23 +58,18 @@ class V2Agent(Agent):
                  'mount --bind "$0" /sys/fs/cgroup && exec "$@"', Ctx.root] + AS_SHIPPED + super().command())
 
 
-class Ctx:
-    ctd = None
-    agent = None
-    root = None      # the host's cgroup2 mount
-    ours = []        # top-level v2 cgroups made here, removed at the end
-    rt = None        # containerd's v2 cgroup, relative to the root
-    frozen = None    # the frozen cgroup holding web-0's shim
-    pods = {}        # name -> (uid, sandbox id, container id)
-    calls = []
+Ctx = E2eContext(ctd=None,  # pods: name -> (uid, sandbox id, container id)
+                 root=None,  # the host's cgroup2 mount
+                 ours=[],  # top-level v2 cgroups made here, removed at the end
+                 rt=None,  # containerd's v2 cgroup, relative to the root
+                 frozen=None)  # the frozen cgroup holding web-0's shim
+report = Ctx.report
 
 
 def setup():
     if Ctx.ctd is not None:
         return Ctx.ctd
-    reason = skip_reason()
-    if reason:
-        raise harness.Skip("containerd e2e cannot run on this machine: " + reason)
+    skip_if(skip_reason(), "containerd e2e cannot run on this machine: ")
     Ctx.root = cgroups.unified_root()
     if not Ctx.root or not os.path.exists(os.path.join(Ctx.root, "cgroup.procs")):
         raise harness.Skip("no cgroup2 hierarchy mounted")
@@ -125,23 +120,12 @@ def start_agent():
     return ctd
 
 
-def report():
-    return Ctx.agent.json("/diagnose")
-
-
-def cause(rep, cid):
-    return next((c for c in rep["causes"] if c["id"] == cid), None)
-
-
 def pod_name(name):
     return "%s/%s" % (NAMESPACE, name)
 
 
 def background_call(*args):
-    p = subprocess.Popen([Ctx.ctd.driver_bin, "--endpoint", Ctx.ctd.endpoint, "--timeout", "600"] + list(args),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    Ctx.calls.append((args[0], p))
-    return p
+    return Ctx.background_call(Ctx.ctd, *args)
 
 
 # ---------------------------------------------------------------------------
@@ -184,11 +168,8 @@ def test_frozen_shim_before_any_hang_is_a_risk_named_by_pod():
         pid, Ctx.frozen, state, open("/proc/%d/wchan" % pid).read()))
     assert state == "S", "a v2-frozen task sleeps in S: %s" % state
 
-    def risk():
-        rep = report()
-        c = cause(rep, "shim_hung")
-        return c and "no call hangs yet" in c["summary"] and (rep, c)
-    rep, c = wait_until(risk, 15 + HANG, "shim_hung as a risk before any call hangs")
+    rep, c = Ctx.wait_cause("shim_hung", lambda rep, c: "no call hangs yet" in c["summary"],
+                            15 + HANG, "shim_hung as a risk before any call hangs")
     log("  status %s; cause: %s" % (rep["status"], c["summary"]))
     assert pod_name("web-0") in c["summary"] and os.path.basename(Ctx.frozen) in c["summary"], c["summary"]
     blocked = [b for b in rep["host"]["processes"]["blocked"] if b["pid"] == pid]
@@ -243,44 +224,24 @@ def test_thawed_everything_recovers():
     with open(os.path.join(Ctx.frozen, "cgroup.freeze"), "w") as f:
         f.write("0")
     start_agent()
-    for name, p in Ctx.calls:
-        try:
-            p.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            raise AssertionError("%s still waiting 60 s after the thaw" % name)
-        log("  %s returned %d after the thaw" % (name, p.returncode))
-
-    def recovered():
-        rep = report()
-        ids = [c["id"] for c in rep["causes"]]
-        return Ctx.agent.get("/healthz")[0] == 200 and "shim_hung" not in ids and "runtime_hung" not in ids and rep
-    rep = wait_until(recovered, 60, "/healthz 200 without shim_hung or runtime_hung")
-    log("  recovered: status %s, causes %s" % (rep["status"], [c["id"] for c in rep["causes"]]))
+    Ctx.wait_calls(log)
+    rep = Ctx.wait_recovered(log)
     # (the daemon's own threads may pass through D for an instant: not ours to judge here)
     frozen = [b for b in rep["host"]["processes"]["blocked"] if b.get("frozen_cgroup")]
     assert not frozen, frozen
 
 
 def teardown():
-    for _, p in Ctx.calls:
-        if p.poll() is None:
-            p.kill()
-    if Ctx.agent is not None:
-        Ctx.agent.__exit__(None, None, None)
-        Ctx.agent = None
+    Ctx.end_calls()
+    Ctx.stop_agent()
     for d in reversed(Ctx.ours):
         try:
             cgroups.v2_remove(d, Ctx.root)
         except (AssertionError, OSError) as e:
             log("  could not remove %s: %s" % (d, e))
     Ctx.ours = []
-    if Ctx.ctd is not None:
-        Ctx.ctd.cleanup()
-        Ctx.ctd = None
+    Ctx.end_runtime("ctd")
 
 
 if __name__ == "__main__":
-    try:
-        harness.main(globals())
-    finally:
-        teardown()
+    Ctx.run(globals(), teardown)

@@ -49,6 +49,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+from e2e_context import E2eContext, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 import containerd_fixture  # noqa: E402
 from containerd_fixture import Containerd, DriverError, skip_reason  # noqa: E402
@@ -135,15 +136,10 @@ def parse(markdown):
     return setups, commands
 
 
-class Ctx:
-    ctd = None
-    sid = cid_running = cid_exited = shim = None
-    scratch = None
-    setups = commands = None
-    frozen = {}     # line -> (rc, seconds, stdout)
-    answering = {}
-    vfork = None
-    zombie = None
+Ctx = E2eContext(ctd=None, sid=None, cid_running=None, cid_exited=None, shim=None, scratch=None,
+                 setups=None, commands=None,
+                 frozen={},  # line -> (rc, seconds, stdout)
+                 answering={}, vfork=None, zombie=None)
 
 
 def substitutions():
@@ -186,9 +182,7 @@ def run(cmd, trace_path=None):
 def start():
     if Ctx.ctd is not None:
         return
-    reason = skip_reason()
-    if reason:
-        raise harness.Skip(reason)
+    skip_if(skip_reason())
     harness.require_tool("strace")
     harness.require_tool("jq")
     harness.require_binary("cri-driver")
@@ -393,9 +387,7 @@ def teardown():
     stop_vfork_parent()
     if Ctx.zombie is not None:
         Ctx.zombie.wait()
-    ctd, Ctx.ctd = Ctx.ctd, None
-    if ctd is not None:
-        ctd.cleanup()
+    ctd = Ctx.end_runtime("ctd")
     if Ctx.scratch:
         shutil.rmtree(Ctx.scratch, ignore_errors=True)
     return ctd

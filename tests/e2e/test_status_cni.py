@@ -39,6 +39,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+from e2e_context import E2eContext, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 import containerd_fixture  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
@@ -75,11 +76,7 @@ def conflist(name):
     return '{"cniVersion": "0.4.0", "name": "%s", "plugins": [{"type": "blocker"}]}\n' % name
 
 
-class Ctx:
-    ctd = None
-    agent = None
-    pod = None
-    mark = release = None
+Ctx = E2eContext(ctd=None, pod=None, mark=None, release=None)
 
 
 def write_plugin(ctd):
@@ -97,9 +94,7 @@ def write_plugin(ctd):
 def start():
     if Ctx.ctd is not None:
         return
-    reason = skip_reason()
-    if reason:
-        raise harness.Skip(reason)
+    skip_if(skip_reason())
     harness.require_binary("cri-driver")
     Ctx.ctd = Containerd(BUILD_DIR)
     write_plugin(Ctx.ctd)
@@ -210,13 +205,8 @@ def teardown():
     if Ctx.pod is not None and Ctx.pod.poll() is None:
         Ctx.pod.kill()
         Ctx.pod.communicate()
-    if Ctx.agent is not None:
-        Ctx.agent.__exit__(None, None, None)
-        Ctx.agent = None
-    ctd, Ctx.ctd = Ctx.ctd, None
-    if ctd is not None:
-        ctd.cleanup()
-    return ctd
+    Ctx.stop_agent()
+    return Ctx.end_runtime("ctd")
 
 
 def test_zz_teardown_leaves_nothing():
@@ -228,7 +218,4 @@ def test_zz_teardown_leaves_nothing():
 
 
 if __name__ == "__main__":
-    try:
-        harness.main(globals())
-    finally:
-        teardown()
+    Ctx.run(globals(), teardown)

@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import cgroups  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
+from e2e_context import E2eContext, cause, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 import containerd_fixture  # noqa: E402
 from containerd_fixture import Containerd, skip_reason  # noqa: E402
@@ -41,7 +42,6 @@ from e2e_util import BUILD_DIR, Agent, log, shim_hung_held_without_runtime_hung,
 
 HANG = 3  # --hang-threshold, seconds
 FREEZER = cgroups.FREEZER
-PIDS = "/sys/fs/cgroup/pids"
 NAMESPACE = "plegscope-e2e"
 # As the DaemonSet runs the agent: root, no capability, no new privileges.
 AS_SHIPPED = ["setpriv", "--reuid=0", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"]
@@ -52,21 +52,15 @@ class ShippedAgent(Agent):
         return AS_SHIPPED + super().command()
 
 
-class Ctx:
-    ctd = None
-    agent = None
-    pods = {}         # name -> (uid, sandbox id, container id)
-    freezer = None    # the freezer cgroup holding the stuck shim
-    pids_cgroup = None
-    calls = []        # background cri-driver calls on the stuck pod
+Ctx = E2eContext(ctd=None,  # pods: name -> (uid, sandbox id, container id)
+                 freezer=None)  # the freezer cgroup holding the stuck shim
+report = Ctx.report
 
 
 def setup():
     if Ctx.ctd is not None:
         return Ctx.ctd
-    reason = skip_reason()
-    if reason:
-        raise harness.Skip("containerd e2e cannot run on this machine: " + reason)
+    skip_if(skip_reason(), "containerd e2e cannot run on this machine: ")
     if not os.path.exists(os.path.join(FREEZER, "freezer.state")) and not os.path.isdir(FREEZER):
         raise harness.Skip("no cgroup v1 freezer at %s" % FREEZER)
     harness.require_tool("setpriv")
@@ -103,14 +97,6 @@ def start_agent():
     return ctd
 
 
-def report():
-    return Ctx.agent.json("/diagnose")
-
-
-def cause(rep, cid):
-    return next((c for c in rep["causes"] if c["id"] == cid), None)
-
-
 def pod_name(name):
     return "%s/%s" % (NAMESPACE, name)
 
@@ -143,10 +129,7 @@ def thaw():
 
 
 def background_call(*args):
-    p = subprocess.Popen([Ctx.ctd.driver_bin, "--endpoint", Ctx.ctd.endpoint, "--timeout", "600"] + list(args),
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    Ctx.calls.append((args[0], p))
-    return p
+    return Ctx.background_call(Ctx.ctd, *args)
 
 
 # ---------------------------------------------------------------------------
@@ -182,11 +165,8 @@ def test_stuck_shim_before_any_hang_is_a_risk_listed_once():
     as_shipped = subprocess.run(AS_SHIPPED + ["cat", "/proc/%d/wchan" % pid], capture_output=True, text=True).stdout
     log("  the same wchan read as shipped: %r" % as_shipped)
 
-    def risk():
-        rep = report()
-        c = cause(rep, "shim_hung")
-        return c and "no call hangs yet" in c["summary"] and (rep, c)
-    rep, c = wait_until(risk, 15 + HANG, "shim_hung as a risk before any call hangs")
+    rep, c = Ctx.wait_cause("shim_hung", lambda rep, c: "no call hangs yet" in c["summary"],
+                            15 + HANG, "shim_hung as a risk before any call hangs")
     log("  status %s; cause: %s" % (rep["status"], c["summary"]))
     assert rep["status"] == "at_risk", rep["status"]
     assert not cause(rep, "runtime_hung"), [x["id"] for x in rep["causes"]]
@@ -266,38 +246,15 @@ def test_the_kubelets_calls_on_the_stuck_pod_rank_it_first_with_the_chain():
 def test_thawed_everything_recovers():
     start_agent()
     thaw()
-    for name, p in Ctx.calls:
-        try:
-            p.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            raise AssertionError("%s still waiting 60 s after the thaw" % name)
-        log("  %s returned %d after the thaw" % (name, p.returncode))
-
-    def recovered():
-        rep = report()
-        ids = [c["id"] for c in rep["causes"]]
-        return Ctx.agent.get("/healthz")[0] == 200 and "shim_hung" not in ids and "runtime_hung" not in ids and rep
-    rep = wait_until(recovered, 60, "/healthz 200 without shim_hung or runtime_hung")
-    log("  recovered: status %s, causes %s" % (rep["status"], [c["id"] for c in rep["causes"]]))
+    Ctx.wait_calls(log)
+    rep = Ctx.wait_recovered(log)
 
 
 def test_runtime_pids_cgroup_at_its_limit():
     ctd = start_agent()
-    d = os.path.join(PIDS, "plegscope-e2e-rt-%s" % ctd.name)
-    os.makedirs(d, exist_ok=True)
-    Ctx.pids_cgroup = d
-    with open(os.path.join(d, "cgroup.procs"), "w") as f:
-        f.write(str(ctd.proc.pid))
-    current = int(open(os.path.join(d, "pids.current")).read())
-    with open(os.path.join(d, "pids.max"), "w") as f:
-        f.write(str(current))
-    log("  containerd pid %d in %s: pids.current %d, pids.max %d" % (ctd.proc.pid, d, current, current))
-
-    def named():
-        rep = report()
-        c = cause(rep, "pid_exhaustion")
-        return c and "runtime" in c["summary"] and (rep, c)
-    rep, c = wait_until(named, 20, "pid_exhaustion naming the runtime's cgroup")
+    Ctx.limit_pids(ctd.proc.pid, "plegscope-e2e-rt-%s" % ctd.name, log)
+    rep, c = Ctx.wait_cause("pid_exhaustion", lambda rep, c: "runtime" in c["summary"],
+                            20, "pid_exhaustion naming the runtime's cgroup")
     log("  cause: %s" % c["summary"])
     limits = [l for l in rep["host"]["pid_limits"] if l["scope"] == "runtime"]
     assert limits and limits[0]["current"] >= limits[0]["max"] * 0.9, limits
@@ -305,18 +262,7 @@ def test_runtime_pids_cgroup_at_its_limit():
 
 
 def release_pids():
-    if Ctx.pids_cgroup and os.path.isdir(Ctx.pids_cgroup):
-        for pid in open(os.path.join(Ctx.pids_cgroup, "cgroup.procs")).read().split():
-            try:
-                with open(os.path.join(PIDS, "cgroup.procs"), "w") as f:
-                    f.write(pid)
-            except OSError:
-                pass
-        try:
-            os.rmdir(Ctx.pids_cgroup)
-        except OSError as e:
-            log("  could not remove %s: %s" % (Ctx.pids_cgroup, e))
-    Ctx.pids_cgroup = None
+    Ctx.release_pids(log)
 
 
 def teardown():
@@ -324,20 +270,11 @@ def teardown():
         thaw()
     except AssertionError as e:
         log("  %s" % e)
-    for _, p in Ctx.calls:
-        if p.poll() is None:
-            p.kill()
+    Ctx.end_calls()
     release_pids()
-    if Ctx.agent is not None:
-        Ctx.agent.__exit__(None, None, None)
-        Ctx.agent = None
-    if Ctx.ctd is not None:
-        Ctx.ctd.cleanup()
-        Ctx.ctd = None
+    Ctx.stop_agent()
+    Ctx.end_runtime("ctd")
 
 
 if __name__ == "__main__":
-    try:
-        harness.main(globals())
-    finally:
-        teardown()
+    Ctx.run(globals(), teardown)

@@ -1,9 +1,10 @@
 """The numbers and lists the docs quote come from one source each, and this
 test fails when they drift apart:
-- the README's cost and performance tables and the DaemonSet's resources
-  comment are written by scripts/doc-figures from bench/results/latest.json
-  (and the memory request must cover the measured peak);
-- the README's metrics table names exactly the families a running agent
+- docs/install.md's cost table, docs/benchmarks.md's performance table and
+  the DaemonSet's resources comment are written by scripts/doc-figures from
+  bench/results/latest.json (and the memory request must cover the measured
+  peak);
+- docs/metrics.md's tables name exactly the families a running agent
   exports, with every reader on (the kubelet's and the runtime's pages, the
   host scan, evented mode);
 - alerts/README.md lists exactly the alerts of the rule files, each with the
@@ -33,7 +34,7 @@ def test_cost_tables_and_daemonset_comment_are_the_bench_results():
 
 
 def readme_metric_names():
-    section = read("README.md").split("\n## Metrics\n", 1)[1].split("\n## ", 1)[0]
+    section = read(os.path.join("docs", "metrics.md"))
     names = set()
     for line in section.splitlines():
         if line.startswith("| `"):
@@ -87,8 +88,8 @@ def test_metrics_table_names_every_family_the_agent_exports():
     assert exported, text[:500]
     missing = sorted(exported - documented)
     stale = sorted(documented - exported)
-    assert not missing, "README's metrics table leaves out %s" % missing
-    assert not stale, "README's metrics table names %s, which the agent does not export" % stale
+    assert not missing, "docs/metrics.md leaves out %s" % missing
+    assert not stale, "docs/metrics.md names %s, which the agent does not export" % stale
 
 
 def rule_alerts():

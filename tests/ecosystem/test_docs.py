@@ -1,4 +1,4 @@
-"""The README and the runbook agree with what exists: every `plegscope` flag
+"""The README and every page under docs/ agree with what exists: every `plegscope` flag
 they show is in `plegscope --help` (or its subcommand's), every
 `kubectl plegscope` option is the plugin's, every `scripts/...` option is in
 that script, every endpoint they name answers on a running agent (not 404),
@@ -12,7 +12,11 @@ import subprocess
 import ecolib
 import harness
 
-DOCS = ["README.md", "docs/runbook.md", "docs/report.md", "mixin/README.md"]
+DOCS = ["README.md", "mixin/README.md"] + sorted(
+    os.path.join("docs", f) for f in os.listdir(ecolib.path("docs")) if f.endswith(".md"))
+# The pages the README sends each reader to, each of which this test reads.
+PAGES = ("docs/install.md", "docs/operate.md", "docs/metrics.md", "docs/runbook.md", "docs/report.md",
+         "docs/development.md", "docs/benchmarks.md")
 PLUGIN = ecolib.path("plugins", "kubectl-plegscope")
 # Repository paths worth checking: these top-level directories and files.
 TOP = ("deploy/", "overlays/", "docs/", "plugins/", "scripts/", "mixin/", "alerts/", "dashboards/", "bench/", "tests/",
@@ -62,10 +66,10 @@ def test_plegscope_flags_exist():
             assert flag in known, "%s shows `%s`: plegscope %s has no %s" % (doc, cmd.strip(), sub, flag)
             checked += 1
     # flags named in prose tables too (| `--flag` |).
-    readme = texts()["README.md"]
-    for flag in re.findall(r"^\| `(--[a-z0-9-]+)`", readme, re.M):
-        assert flag in serve | diagnose, "README's flag table names %s, which plegscope does not have" % flag
-        checked += 1
+    for doc, text in texts().items():
+        for flag in re.findall(r"^\| `(--[a-z0-9-]+)`", text, re.M):
+            assert flag in serve | diagnose, "%s's flag table names %s, which plegscope does not have" % (doc, flag)
+            checked += 1
     assert checked > 10, checked
     print("%d plegscope flags checked against --help" % checked)
 
@@ -112,8 +116,46 @@ def test_paths_exist():
             if not os.path.exists(ecolib.path(rel)) and not os.path.exists(ecolib.path(here)):
                 missing.append("%s: %s" % (doc, span))
     assert not missing, "named but missing: %s" % missing
-    assert "../shared" not in texts()["README.md"], "the README points outside the repository"
+    for doc, text in texts().items():
+        assert "../shared" not in text, "%s points outside the repository" % doc
     print("%d repository paths checked" % checked)
+
+
+def test_readme_is_short_and_names_every_page():
+    readme = texts()["README.md"]
+    assert len(readme.splitlines()) <= 300, "README.md has %d lines" % len(readme.splitlines())
+    for page in PAGES:
+        assert os.path.exists(ecolib.path(page)), page
+        assert page in readme, "the README does not send its readers to %s" % page
+
+
+# Pages linked before they are written, by the change that writes them; each
+# is checked like any other page once it exists.
+PENDING = {"docs/add-a-source.md"}
+
+
+def test_markdown_links_resolve():
+    """Every relative link of a page reaches a file, and its #anchor a heading there."""
+    def anchors(path):
+        text = re.sub(r"```.*?```", "", open(ecolib.path(path)).read(), flags=re.S)
+        return {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
+                for h in re.findall(r"^#+ (.*)$", text, re.M)}
+    broken, checked = [], 0
+    for doc, text in texts().items():
+        for target in re.findall(r"\]\(([^)\s]+)\)", re.sub(r"```.*?```", "", text, flags=re.S)):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            path = os.path.normpath(os.path.join(os.path.dirname(doc), path)) if path else doc
+            checked += 1
+            if not os.path.exists(ecolib.path(path)):
+                if path in PENDING:
+                    continue
+                broken.append("%s: %s" % (doc, target))
+            elif anchor and path.endswith(".md") and anchor not in anchors(path):
+                broken.append("%s: %s (no such heading)" % (doc, target))
+    assert not broken, "links that lead nowhere: %s" % broken
+    print("%d links checked" % checked)
 
 
 def test_components_named_exist():
@@ -135,6 +177,23 @@ def test_no_plain_http_to_a_node_name():
             assert "host-port" in around, "%s: %s without naming the host-port component" % (doc, m.group(0))
 
 
+def endpoint_table_paths(text):
+    """The first-column paths of the tables whose first column is `path` (the
+    endpoint tables; a table of files, e.g. the image's, names host paths)."""
+    paths, header = set(), None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        if header is None:
+            header = line.split("|")[1].strip()
+            continue
+        m = re.match(r"^\| `(/[a-z/]+)`", line)
+        if m and header == "path":
+            paths.add(m.group(1))
+    return paths
+
+
 def test_endpoints_named_answer():
     """Every agent path the docs show answers on a real agent (not 404)."""
     paths = set()
@@ -142,7 +201,7 @@ def test_endpoints_named_answer():
         for line in code_spans(text):
             for m in re.finditer(r"9547(?:/proxy)?(/(?!proxy/)[a-z][a-z/]*)(\?[a-z=&0-9]*)?", line):
                 paths.add(m.group(1) + (m.group(2) or ""))
-        paths |= set(re.findall(r"^\| `(/[a-z/]+)`", text, re.M))
+        paths |= endpoint_table_paths(text)
     paths = {p for p in paths if p != "/"}
     assert {"/diagnose?format=text", "/metrics", "/readyz", "/livez"} <= paths, paths
     with harness.FakeCri("steady", log_level="warn") as fake, harness.Agent(fake.endpoint) as agent:

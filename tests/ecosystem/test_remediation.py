@@ -4,7 +4,7 @@ tests/lib/schema_check.py, strictly (an unknown field is an error: the API
 server would prune it silently); each matches plegscope's condition in its
 polarity (True is a problem); each keeps its remediator's guard against
 mass remediation at the fleet-veto share (more than 20 % of nodes); and the
-README's Remediation section names them all."""
+docs/operate.md's Remediation section names them all."""
 import os
 import re
 
@@ -115,14 +115,14 @@ def test_draino_flags():
     assert any(a.startswith("--drain-buffer=") for a in args), args
 
 
-def test_readme_remediation_section_names_every_recipe_and_privilege():
-    readme = open(ecolib.path("README.md")).read()
+def test_operate_remediation_section_names_every_recipe_and_privilege():
+    readme = open(ecolib.path("docs", "operate.md")).read()
     section = readme.split("## Remediation", 1)[1].split("\n## ", 1)[0]
     recipes = sorted(f for f in os.listdir(ecolib.path("deploy", "remediation")) if f.endswith(".yaml"))
     assert len(recipes) >= 4, recipes
     own_readme = open(ecolib.path("deploy", "remediation", "README.md")).read()
     for f in recipes:
-        assert f in section, "README's Remediation section does not name %s" % f
+        assert f in section, "docs/operate.md's Remediation section does not name %s" % f
         assert f in own_readme, "deploy/remediation/README.md does not name %s" % f
     for words in ("PLEGFleetWideCause", "deploy/components/node-condition", "patch nodes/status",
                   "ValidatingAdmissionPolicy", "--node-condition", "advice", "%d%%" % FLEET_PERCENT):

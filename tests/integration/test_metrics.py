@@ -141,7 +141,7 @@ def test_build_info_names_the_runtime():
 
 
 def test_every_thread_of_the_agent_is_named():
-    # The footprint census (bench/README) names each thread's owner by its
+    # The footprint census (CHANGELOG.md, "Measurement log") names each thread's owner by its
     # name: only the main thread keeps the binary's; gRPC's, civetweb's and
     # ours each carry one.
     with FakeCri("steady") as fake, Agent(fake.endpoint, FAST) as agent:

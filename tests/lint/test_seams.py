@@ -12,8 +12,9 @@
   thread's CPU time is a cost, not a time, and is allowed.
 - No comment names a tracker number: comments speak of the product.
 - No file is over 450 lines and no function over 80 (signatures over
-  several lines included), except where the README's "Where to add things"
-  says why; Node stays the PLEG block plus the source list (<= 250 lines).
+  several lines included), except where docs/development.md ("Long
+  functions") says why; Node stays the PLEG block plus the source list
+  (<= 250 lines).
 - Every flag is declared in its room's own <name>_flags.cpp beside its
   options; agent/cli declares only the process's own (address, TLS,
   logging, the node's name) and `diagnose`'s.
@@ -27,10 +28,10 @@ ROOT = os.environ.get("PLEGSCOPE_SOURCE_DIR", os.path.join(os.path.dirname(__fil
 SOURCE_EXT = (".cpp", ".h", ".c")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
-# Longer than 450 lines, with the reason the README gives.
+# Longer than 450 lines, with the reason docs/development.md gives.
 LONG_FILES = {}
 
-# Longer than 80 lines, with the reason the README gives: each reads top to
+# Longer than 80 lines, with the reason docs/development.md gives: each reads top to
 # bottom as the one thing it draws or follows.
 LONG_FUNCTIONS = {
     ("agent/report/html.cpp", "render_html"),          # the page, in the order it is read

@@ -3,6 +3,8 @@
 // disk) and, for broken or missing files, an "unreadable" that says why.
 #include <algorithm>
 #include <gtest/gtest.h>
+
+#include "host_fixture_options.h"
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -26,12 +28,7 @@ const std::string kTrees = std::string(PLEGSCOPE_FIXTURES_DIR) + "/host/";
 const std::string kSandbox = "5f1c2a9e8b7d4c3f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071";
 
 HostScanOptions tree(const std::string& root) {
-  HostScanOptions o;
-  o.proc_path = root + "/proc";
-  o.sys_path = root + "/sys";
-  o.clock_ticks_per_second = 100;
-  o.cmdline_options.wait = 5s;  // fixture reads never block: returns as soon as all are read
-  return o;
+  return fixture_tree_options(root);
 }
 
 const HelperProcess* helper(const HostEvidence& e, int64_t pid) {

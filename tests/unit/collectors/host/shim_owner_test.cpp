@@ -5,6 +5,8 @@
 // Over the fixture tree tests/fixtures/host/two_containerds (see its README).
 #include <gtest/gtest.h>
 
+#include "host_fixture_options.h"
+
 #include <set>
 #include <string>
 
@@ -26,11 +28,7 @@ std::string nul_joined(std::initializer_list<const char*> args) {
 }
 
 HostEvidence scan_as(const std::string& socket) {
-  HostScanOptions o;
-  o.proc_path = kTree + "/proc";
-  o.sys_path = kTree + "/sys";
-  o.clock_ticks_per_second = 100;
-  o.cmdline_options.wait = 5s;  // fixture reads never block: returns as soon as all are read
+  HostScanOptions o = fixture_tree_options(kTree);
   if (!socket.empty()) o.runtime_socket = [socket] { return socket; };
   HostScanner scanner(o);
   return scanner.scan();

@@ -5,6 +5,8 @@
 // two scans, and "unavailable" (never 0) for what a kernel lacks.
 #include <gtest/gtest.h>
 
+#include "host_fixture_options.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -28,12 +30,7 @@ const std::string kPodB = "7c2e4a6b-8d0f-4a1c-9e3b-5d7f9a1c3e5b";
 const std::string kPodC = "9e8d7c6b-5a4f-4e3d-8c2b-1a0f9e8d7c6b";
 
 HostScanOptions tree(const std::string& root) {
-  HostScanOptions o;
-  o.proc_path = root + "/proc";
-  o.sys_path = root + "/sys";
-  o.clock_ticks_per_second = 100;
-  o.cmdline_options.wait = 5s;
-  return o;
+  return fixture_tree_options(root);
 }
 
 const CgroupV2Unit* unit(const HostEvidence& e, const std::string& role, const std::string& pod = "") {
