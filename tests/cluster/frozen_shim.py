@@ -2,13 +2,21 @@
 """One pod's shim frozen while the real kubelet's own call for that pod waits
 on it, past the kubelet's 3-minute PLEG threshold, with plegscope beside it.
 
-On the one-node cluster (tests/cluster/cluster.py, the e2e containerd 1.6), a
-Burstable pod's shim is stopped in the kernel with the cgroup v1 freezer
-(its tasks in D, as a shim stuck on storage is), then the pod is resized in
-place (`kubectl patch --subresource resize`): the kubelet calls
-UpdateContainerResources, which containerd 1.6 runs holding the container's
+On the one-node cluster (tests/cluster/cluster.py, the e2e containerd: 2.3 by
+default, 1.6 on the matrix row), a Burstable pod's shim is stopped in the kernel
+with the cgroup v1 freezer (its tasks in D, as a shim stuck on storage is), then
+the pod is resized in place (`kubectl patch --subresource resize`): the kubelet
+calls UpdateContainerResources, which containerd runs holding the container's
 status lock while it waits on the shim, so every ListContainers waits too,
 the kubelet's relist among them.
+
+containerd 2.x takes that lock only after NRI has described the container
+(UpdateContainerResources: nri.UpdateContainerResources, then
+Status.UpdateSync; read in 2.3.7's internal/cri/server), and describing it asks
+the shim: with NRI on (2.x's default) the call waits on the frozen shim without
+the lock and the lists keep answering (tests/e2e/test_stuck_shim.py shows that
+side). So on 2.x the cluster's containerd runs with NRI disabled, as nodes that
+turn it off do, and the chain is 1.6's (containerd_nri=False; 1.6 has none).
 
 The kubelet runs with --runtime-request-timeout 10m. With its default of 2
 minutes the hold never reaches 3: at 2 minutes the kubelet cancels the call,
@@ -44,6 +52,8 @@ import pleg_watch as pw  # noqa: E402
 import sidebyside as sbs  # noqa: E402
 from cluster import Cluster, iptables_rules, leftovers, log  # noqa: E402
 import cgroups  # noqa: E402  tests/e2e, on the path after cluster
+import parts  # noqa: E402
+from containerd_fixture import bed_description  # noqa: E402
 import oci_image  # noqa: E402
 from e2e_util import Agent  # noqa: E402
 from harness import wait_until  # noqa: E402
@@ -132,7 +142,10 @@ def test_frozen_shim_on_real_kubelet():
         raise harness.Skip("no cgroup v1 freezer at %s" % cgroups.FREEZER)
     own = os.environ.get("PLEGSCOPE_CLUSTER_TUNABLES") != "outside"
     rules = iptables_rules()
-    with Cluster(kubelet_flags=["--runtime-request-timeout", KUBELET_TIMEOUT], own_tunables=own) as c:
+    with Cluster(kubelet_flags=["--runtime-request-timeout", KUBELET_TIMEOUT], own_tunables=own,
+                 containerd_nri=False) as c:
+        log("bed: %s, NRI %s; kubelet %s" % (bed_description(c.ctd.bed), "on" if c.ctd.nri else "disabled",
+                                              parts.versions()["KUBERNETES_VERSION"]))
         tmp, cg = c.ctd.tmp, c.ctd.cgroup_parent
         for f in ("rbac.yaml", "admission-policy.yaml"):
             c.kubectl("apply", "-f", os.path.join(SOURCE, "deploy", "components", "node-condition", f))
