@@ -174,8 +174,33 @@ class Crio(base.Containerd):
             cls("", _adopt=d).cleanup()
 
     # -- configuration ---------------------------------------------------
+    def _hybrid_crun_wrapper(self):
+        """crun (1.9 and later) refuses a hybrid cgroup host whose v2 hierarchy has controllers
+        ("cgroups in hybrid mode not supported, drop all controllers from cgroupv2"): this
+        machine's /sys/fs/cgroup/unified has hugetlb, which no v1 hierarchy mounts. On such a
+        host crun runs through a wrapper, in a mount namespace of its own where the unified
+        hierarchy is unmounted, so that it sees a cgroup v1 host and puts the containers in
+        the v1 hierarchies as runc does. Nothing of the host's mounts changes. Returns the
+        runtime path the config names."""
+        unified = "/sys/fs/cgroup/unified"
+        try:
+            with open(os.path.join(unified, "cgroup.controllers")) as f:
+                controllers = f.read().split()
+        except OSError:
+            controllers = []
+        if self.oci_runtime != "crun" or not os.path.ismount(unified) or not controllers:
+            return self.crio_bed.runtime_path
+        wrapper = os.path.join(self.tmp, "crun-v1")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\n# crun with %s unmounted in its own mount namespace (hybrid host with %s on v2)\n"
+                    "exec unshare -m --propagation private sh -c 'umount -l %s && exec \"$0\" \"$@\"' %s \"$@\"\n"
+                    % (unified, ",".join(controllers), unified, self.crio_bed.runtime_path))
+        os.chmod(wrapper, 0o755)
+        return wrapper
+
     def _write_config(self):
         t = self.tmp
+        self.runtime_path = self._hybrid_crun_wrapper()
         for d in ("root", "runroot", self.oci_runtime, "exits", "attach", "ns", "logs", "hooks", "cdi", "cni/conf",
                   "crio.conf.d", "lib", "run"):
             os.makedirs(os.path.join(t, d), exist_ok=True)
