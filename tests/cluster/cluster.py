@@ -1,8 +1,10 @@
 """A one-node Kubernetes cluster of real parts, for the cluster tests.
 
 etcd, kube-apiserver, kube-controller-manager, kube-scheduler and a kubelet
-1.34 registered as a Node, on the e2e tests' private containerd (tests/e2e/
-containerd_fixture.py), built from Go modules by scripts/build-cluster-parts.
+(1.34 by default; env PLEGSCOPE_KUBERNETES=1.36 or 1.37 picks a matrix row of
+versions.env, parts.row()) registered as a Node, on the e2e tests' private
+containerd (tests/e2e/containerd_fixture.py; its bed by env PLEGSCOPE_CONTAINERD,
+2.3 by default), built from Go modules by scripts/build-cluster-parts.
 Everything listens on 127.0.0.1 (the API server and the kubelet on the
 node's address, on lo) and lives under the containerd fixture's temp dir, so
 its cleanup (containers, shims, mounts, the cgroups under its cgroup parent,
@@ -17,6 +19,7 @@ Cluster(runtime="crio"): the kubelet on the e2e CRI-O, /run/crio/crio.sock (crio
 
 Settings the sandbox needs, each named where it is set (KubeletConfiguration):
   failSwapOn: false            a host with swap on still starts the kubelet
+  failCgroupV1: false          kubelets from 1.35 on refuse a cgroup v1 host without it
   cgroupDriver: cgroupfs       containerd's runc runs with SystemdCgroup = false
   cgroupRoot: <fixture parent> QoS cgroups under a private parent, removed after
   imageGC*ThresholdPercent     containerd 1.6.20 does not protect the sandbox
@@ -106,10 +109,13 @@ def log(msg):
 
 
 class Cluster:
-    def __init__(self, kubelet_flags=(), runtime="containerd", own_tunables=True):
+    def __init__(self, kubelet_flags=(), runtime="containerd", own_tunables=True, containerd_nri=True):
         """RUNTIME "containerd" (the e2e containerd fixture) or "crio" (the
         e2e CRI-O fixture, on /run/crio/crio.sock). OWN_TUNABLES False: the
-        caller saves the kernel tunables before any kubelet and restores them after."""
+        caller saves the kernel tunables before any kubelet and restores them after.
+        CONTAINERD_NRI False: containerd 2.x with its NRI plugin disabled (no effect on 1.6,
+        which has none on)."""
+        self.containerd_nri = containerd_nri
         self.bins = parts.binaries()
         if runtime not in ("containerd", "crio"):
             raise ValueError("runtime %r: containerd or crio" % runtime)
@@ -138,7 +144,8 @@ class Cluster:
 
     def _start(self):
         t0 = time.monotonic()
-        self.ctd = Containerd(harness.build_dir()) if self.runtime == "containerd" else crio_node.make_crio()
+        self.ctd = (Containerd(harness.build_dir(), nri=self.containerd_nri) if self.runtime == "containerd"
+                    else crio_node.make_crio())
         self.dir = os.path.join(self.ctd.tmp, "cluster")
         os.makedirs(self.dir)
         self._cni_config()
@@ -300,6 +307,9 @@ class Cluster:
             "nodeStatusUpdateFrequency": "10s", "rotateCertificates": False,
             "podLogsDir": os.path.join(root, "pod-logs"),
         }
+        if parts.kubelet_minor() >= 35 and cgroups.version() == 1:
+            # Kubelets from 1.35 on refuse to start on a cgroup v1 host unless told not to.
+            cfg["failCgroupV1"] = False
         path = os.path.join(root, "config.json")  # JSON is YAML: the kubelet reads it as its config file
         with open(path, "w") as f:
             json.dump(cfg, f, indent=1)

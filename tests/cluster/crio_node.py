@@ -9,7 +9,7 @@ holding only a dead socket and CRI-O's seccomp dir (a killed run's). Everything 
 under the fixture's temp dir.
 
 Two things a node has and this sandbox may lack, both met only by the
-kubelet's pods, are fitted in runc's spec at `create` (RUNC_SANDBOX), and
+kubelet's pods, are fitted in the OCI runtime's spec at `create` (RUNC_SANDBOX; crun or runc), and
 only when the host lacks them:
   CAP_SYS_RESOURCE   without it runc cannot set an oom_score_adj below its
                      own, and the kubelet asks -997 for system-node-critical
@@ -35,7 +35,7 @@ CRIO_RUN = "/run/crio"
 SOCK = os.path.join(CRIO_RUN, "crio.sock")
 CAP_SYS_RESOURCE = 24
 RUNC_SANDBOX = """#!%(python)s
-# runc, with a new container's spec fitted to this sandbox at `create`: its
+# The OCI runtime (runc or crun: the same `create --bundle` argv), with a new container's spec fitted to this sandbox at `create`: its
 # oom_score_adj raised to this process's own when it asks lower without
 # CAP_SYS_RESOURCE (what containerd's restrict_oom_score_adj does), its
 # hugepage limits dropped when cgroup v1 has no hugetlb hierarchy mounted.
@@ -101,15 +101,16 @@ def _claim_run_dir():
 
 
 def _runc_for_sandbox(crio):
-    runc = shutil.which("runc") or "/usr/sbin/runc"
-    wrapper = os.path.join(crio.tmp, "runc-sandbox")
+    """Wraps the bed's default OCI runtime (crun on CRI-O 1.36, runc on the 1.34 row)."""
+    runtime = getattr(crio, "runtime_path", None) or shutil.which("runc") or "/usr/sbin/runc"
+    wrapper = os.path.join(crio.tmp, "runtime-sandbox")
     with open(wrapper, "w") as f:
-        f.write(RUNC_SANDBOX % {"python": sys.executable, "runc": runc})
+        f.write(RUNC_SANDBOX % {"python": sys.executable, "runc": runtime})
     os.chmod(wrapper, 0o755)
     dropin = os.path.join(crio.tmp, "crio.conf.d", "10-plegscope-e2e.conf")
     with open(dropin) as f:
         text = f.read()
-    line = 'runtime_path = "%s"' % runc
+    line = 'runtime_path = "%s"' % runtime
     if line not in text:
         raise RuntimeError("no `%s` in %s to wrap" % (line, dropin))
     with open(dropin, "w") as f:

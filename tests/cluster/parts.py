@@ -1,5 +1,6 @@
 """Where the real Kubernetes parts are: the cache scripts/build-cluster-parts
-fills, keyed by the versions in tests/cluster/versions.env."""
+fills, keyed by the versions in tests/cluster/versions.env, one row per kubelet
+release (env PLEGSCOPE_KUBERNETES, default 1.34; 1.36 and 1.37 are matrix rows)."""
 
 import os
 import subprocess
@@ -9,7 +10,21 @@ import harness  # tests/lib
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def versions():
+ROWS = ("1.34", "1.36", "1.37")
+DEFAULT_ROW = "1.34"
+KEYS = ("KUBERNETES_VERSION", "ETCD_VERSION", "CRICTL_VERSION", "KWOK_VERSION")
+
+
+def row():
+    """The row the tests run: env PLEGSCOPE_KUBERNETES (1.34, 1.36 or 1.37), by default 1.34."""
+    name = os.environ.get("PLEGSCOPE_KUBERNETES") or DEFAULT_ROW
+    if name not in ROWS:
+        raise ValueError("PLEGSCOPE_KUBERNETES=%r: expected one of %s" % (name, ", ".join(ROWS)))
+    return name
+
+
+def all_versions():
+    """Every key of versions.env as written (rows as suffixed keys)."""
     out = {}
     with open(os.path.join(HERE, "versions.env")) as f:
         for line in f:
@@ -18,6 +33,22 @@ def versions():
                 k, v = line.split("=", 1)
                 out[k] = v
     return out
+
+
+def versions(name=None):
+    """{KUBERNETES_VERSION, ETCD_VERSION, CRICTL_VERSION, KWOK_VERSION} of one row (by default
+    row()), under the plain keys whatever the row."""
+    name = name or row()
+    every = all_versions()
+    if name == DEFAULT_ROW:
+        return {k: every[k] for k in KEYS}
+    suffix = "_" + name.replace(".", "_")
+    return {k: every[k + suffix] for k in KEYS}
+
+
+def kubelet_minor(name=None):
+    """The row's minor release as an int (34 for v1.34.4)."""
+    return int(versions(name)["KUBERNETES_VERSION"].lstrip("v").split(".")[1])
 
 
 def cache_dir():
@@ -46,8 +77,8 @@ def binaries(required=CLUSTER):
     out["kwok"] = os.path.join(c, "kwok-" + v["KWOK_VERSION"], "bin", "kwok")
     missing = [out[n] for n in required if not os.access(out[n], os.X_OK)]
     if missing:
-        raise harness.Skip("the real cluster parts are not built (%s): run scripts/build-cluster-parts"
-                           % ", ".join(missing))
+        raise harness.Skip("the real cluster parts are not built (%s): run PLEGSCOPE_KUBERNETES=%s "
+                           "scripts/build-cluster-parts" % (", ".join(missing), row()))
     return out
 
 

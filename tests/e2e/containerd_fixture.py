@@ -8,6 +8,9 @@ is the test bed's choice (env PLEGSCOPE_CONTAINERD, see bed()):
   2.3 (default)  containerd 2.3 with runc 1.4, built from their Go modules by
                  scripts/build-runtimes into the cache (versions:
                  tests/e2e/runtimes.env); config version 3
+  2.4            containerd 2.4 (streams its lists, up to 5,000 items a message) with
+                 runc 1.5, built the same way (PLEGSCOPE_CONTAINERD=2.4
+                 scripts/build-runtimes), the ctest label `matrix`; config version 3
   debian-1.6     Debian 12's containerd 1.6.20 with runc 1.1.5 from PATH, the
                  ctest label `matrix`; config version 2
 
@@ -72,12 +75,12 @@ def cache_dir():
 # runbook's commands (so `ctr` is this bed's own).
 Bed = collections.namedtuple("Bed", "name containerd ctr shim runc bin_dirs config_version build_hint")
 
-BEDS = ("2.3", "debian-1.6")
+BEDS = ("2.3", "2.4", "debian-1.6")
 DEFAULT_BED = "2.3"
 
 
 def bed_name():
-    """The bed the tests run: env PLEGSCOPE_CONTAINERD (2.3 or debian-1.6), by default 2.3."""
+    """The bed the tests run: env PLEGSCOPE_CONTAINERD (2.3, 2.4 or debian-1.6), by default 2.3."""
     name = os.environ.get("PLEGSCOPE_CONTAINERD") or DEFAULT_BED
     if name not in BEDS:
         raise ValueError("PLEGSCOPE_CONTAINERD=%r: expected one of %s" % (name, ", ".join(BEDS)))
@@ -94,11 +97,17 @@ def bed(name=None):
     if name not in BEDS:
         raise ValueError("containerd bed %r: expected one of %s" % (name, ", ".join(BEDS)))
     v = pinned_versions()
-    ctd = os.path.join(cache_dir(), "containerd-" + v["CONTAINERD_VERSION"], "bin")
-    runc = os.path.join(cache_dir(), "runc-" + v["RUNC_VERSION"], "bin")
+    if name == "2.4":
+        ctd_v, runc_v, hint = v["CONTAINERD_VERSION_2_4"], v["RUNC_VERSION_1_5"], \
+            "PLEGSCOPE_CONTAINERD=2.4 scripts/build-runtimes"
+    else:
+        ctd_v, runc_v, hint = v["CONTAINERD_VERSION"], v["RUNC_VERSION"], \
+            "scripts/install-deps test runs scripts/build-runtimes"
+    ctd = os.path.join(cache_dir(), "containerd-" + ctd_v, "bin")
+    runc = os.path.join(cache_dir(), "runc-" + runc_v, "bin")
     return Bed(name, os.path.join(ctd, "containerd"), os.path.join(ctd, "ctr"),
                os.path.join(ctd, "containerd-shim-runc-v2"), os.path.join(runc, "runc"),
-               [ctd, runc], 3, "scripts/install-deps test runs scripts/build-runtimes")
+               [ctd, runc], 3, hint)
 
 
 def bed_path(b=None):
@@ -242,8 +251,11 @@ def _free_loopback_port():
 
 class Containerd:
     def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, snapshotter=None,
-                 _adopt=None, bed_name=None):
+                 _adopt=None, bed_name=None, nri=True):
+        """NRI False: 2.x's NRI plugin disabled in the config (on by default there; 1.6 has
+        it off), as on nodes that turn it off."""
         self.build_dir = build_dir
+        self.nri = nri
         self.bed = bed(bed_name)
         self.driver_bin = os.path.join(build_dir, "cri-driver")
         if not _adopt and not os.path.exists(self.driver_bin):
@@ -398,6 +410,7 @@ disabled_plugins = [
   socket_dir = "{self.shim_socket_dir}"
 
 [plugins."io.containerd.nri.v1.nri"]
+  disable = {"false" if getattr(self, "nri", True) else "true"}
   socket_path = "{t}/nri/nri.sock"
   plugin_path = "{t}/nri/plugins"
   plugin_config_path = "{t}/nri/conf.d"

@@ -85,7 +85,8 @@ int usage() {
                "version|run-pod NAME UID [NS]|create-container SANDBOX NAME IMAGE CMD...|"
                "create-container-spec SANDBOX JSON|"
                "start-container ID|stop-container ID [T]|update-container ID [CPU_SHARES]|remove-container ID|stop-pod ID|"
-               "remove-pod ID|status-container ID|list|images|events-probe\n");
+               "remove-pod ID|status-container ID|list|stream-sizes|run-exited SANDBOX PREFIX COUNT IMAGE CMD...|"
+               "images|events-probe\n");
   return 2;
 }
 
@@ -424,6 +425,102 @@ int main(int argc, char** argv) {
     }
     o << "]}";
     std::printf("%s\n", o.str().c_str());
+    return 0;
+  }
+  if (cmd == "stream-sizes") {
+    // How the runtime streams its lists: the items in each StreamPodSandboxes and
+    // StreamContainers message, beside the unary lists' counts. UNIMPLEMENTED from the first
+    // Recv (a runtime that does not stream) prints "unimplemented" for that list.
+    std::ostringstream o;
+    o << "{";
+    {
+      Ctx c;
+      auto stream = rt->StreamPodSandboxes(&c.ctx, runtime::v1::StreamPodSandboxesRequest());
+      runtime::v1::StreamPodSandboxesResponse m;
+      std::string sizes;
+      while (stream->Read(&m)) sizes += (sizes.empty() ? "" : ", ") + std::to_string(m.pod_sandboxes_size());
+      auto s = stream->Finish();
+      if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) o << "\"sandboxes\": \"unimplemented\"";
+      else if (!s.ok()) return fail("stream-sizes: StreamPodSandboxes", s);
+      else o << "\"sandboxes\": [" << sizes << "]";
+    }
+    {
+      Ctx c;
+      auto stream = rt->StreamContainers(&c.ctx, runtime::v1::StreamContainersRequest());
+      runtime::v1::StreamContainersResponse m;
+      std::string sizes;
+      while (stream->Read(&m)) sizes += (sizes.empty() ? "" : ", ") + std::to_string(m.containers_size());
+      auto s = stream->Finish();
+      if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) o << ", \"containers\": \"unimplemented\"";
+      else if (!s.ok()) return fail("stream-sizes: StreamContainers", s);
+      else o << ", \"containers\": [" << sizes << "]";
+    }
+    runtime::v1::ListPodSandboxResponse pods;
+    runtime::v1::ListContainersResponse ctrs;
+    {
+      Ctx c;
+      auto s = rt->ListPodSandbox(&c.ctx, runtime::v1::ListPodSandboxRequest(), &pods);
+      if (!s.ok()) return fail("stream-sizes: ListPodSandbox", s);
+    }
+    {
+      Ctx c;
+      auto s = rt->ListContainers(&c.ctx, runtime::v1::ListContainersRequest(), &ctrs);
+      if (!s.ok()) return fail("stream-sizes: ListContainers", s);
+    }
+    o << ", \"unary_sandboxes\": " << pods.items_size() << ", \"unary_containers\": " << ctrs.containers_size()
+      << ", \"unary_containers_bytes\": " << ctrs.ByteSizeLong() << "}";
+    std::printf("%s\n", o.str().c_str());
+    return 0;
+  }
+  if (cmd == "run-exited") {
+    // COUNT containers PREFIX-0.. in SANDBOX, each created and started in turn with the
+    // same image and command (one that exits at once leaves an exited container, as they
+    // pile up on a node): one sandbox status read, one process for them all.
+    if (!need(5)) return usage();
+    const std::string& sandbox = args[1];
+    const int count = std::atoi(args[3].c_str());
+    runtime::v1::PodSandboxStatusRequest sreq;
+    sreq.set_pod_sandbox_id(sandbox);
+    runtime::v1::PodSandboxStatusResponse sresp;
+    {
+      Ctx c;
+      auto s = rt->PodSandboxStatus(&c.ctx, sreq, &sresp);
+      if (!s.ok()) return fail("run-exited: sandbox status", s);
+    }
+    const auto& md = sresp.status().metadata();
+    for (int i = 0; i < count; ++i) {
+      runtime::v1::CreateContainerRequest req;
+      req.set_pod_sandbox_id(sandbox);
+      *req.mutable_sandbox_config() = sandbox_config(md.name(), md.uid(), md.namespace_(), runtime::v1::POD);
+      auto* cfg = req.mutable_config();
+      const std::string name = args[2] + "-" + std::to_string(i);
+      cfg->mutable_image()->set_image(args[4]);
+      cfg->add_command(args[5]);
+      for (size_t a = 6; a < args.size(); ++a) cfg->add_args(args[a]);
+      cfg->mutable_metadata()->set_name(name);
+      cfg->mutable_metadata()->set_attempt(0);
+      (*cfg->mutable_labels())["io.kubernetes.container.name"] = name;
+      (*cfg->mutable_labels())["io.kubernetes.pod.name"] = md.name();
+      (*cfg->mutable_labels())["io.kubernetes.pod.namespace"] = md.namespace_();
+      (*cfg->mutable_labels())["io.kubernetes.pod.uid"] = md.uid();
+      auto* nso = cfg->mutable_linux()->mutable_security_context()->mutable_namespace_options();
+      nso->set_network(runtime::v1::NODE);
+      nso->set_pid(runtime::v1::CONTAINER);
+      nso->set_ipc(runtime::v1::POD);
+      runtime::v1::CreateContainerResponse resp;
+      {
+        Ctx c;
+        auto s = rt->CreateContainer(&c.ctx, req, &resp);
+        if (!s.ok()) return fail("run-exited: CreateContainer " + name, s);
+      }
+      runtime::v1::StartContainerRequest st;
+      st.set_container_id(resp.container_id());
+      runtime::v1::StartContainerResponse sr;
+      Ctx c;
+      auto s = rt->StartContainer(&c.ctx, st, &sr);
+      if (!s.ok()) return fail("run-exited: StartContainer " + name, s);
+      std::printf("%s\n", resp.container_id().c_str());
+    }
     return 0;
   }
   if (cmd == "events-probe") {

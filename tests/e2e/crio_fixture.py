@@ -2,11 +2,12 @@
 
 Starts CRI-O (built from its Go module by scripts/build-crio, cached outside
 the clone) as root with everything of its own under one temp dir: the CRI
-socket, containers-storage root and runroot (vfs), runc's root, conmon's exit
+socket, containers-storage root and runroot (vfs), the OCI runtime's root, conmon's exit
 and attach dirs, the namespaces pinned by pinns, the pod logs, version and
 shutdown files, its config (an empty crio.conf plus one drop-in), the
 registries, storage and signature policy files, and its metrics page on a
-loopback port. Debian's conmon and runc run the containers. Images are built
+loopback port. Debian's conmon monitors the containers, crun (built from Debian's
+source) runs them, or runc on the 1.34 row (env PLEGSCOPE_CRIO, bed()). Images are built
 locally (oci_image.py) and copied into that storage with CRI-O's own copier
 (copyimg, from the same module): nothing is pulled.
 
@@ -23,6 +24,7 @@ Usage:
         sid = crio.driver("run-pod", "name", "uid")
 """
 
+import collections
 import glob
 import json
 import os
@@ -44,30 +46,82 @@ def log(msg):
 TMP_PREFIX = "pscrio-"
 
 
-def crio_dir():
-    """Where scripts/build-crio keeps the binaries (the cache, by version)."""
+# One CRI-O bed (env PLEGSCOPE_CRIO): the CRI-O version (a row of runtimes.env) and the
+# OCI runtime it runs by default. Debian's conmon monitors the containers in every bed.
+CrioBed = collections.namedtuple("CrioBed", "name crio_version runtime runtime_path build_hint")
+
+BEDS = ("1.36", "1.36-runc", "1.34")
+DEFAULT_BED = "1.36"
+
+
+def bed_name():
+    """The bed the tests run: env PLEGSCOPE_CRIO (1.36, 1.36-runc or 1.34), by default 1.36."""
+    name = os.environ.get("PLEGSCOPE_CRIO") or DEFAULT_BED
+    if name not in BEDS:
+        raise ValueError("PLEGSCOPE_CRIO=%r: expected one of %s" % (name, ", ".join(BEDS)))
+    return name
+
+
+def crun_path():
+    """crun built from Debian's source by scripts/build-crun (runtimes.env's CRUN_VERSION)."""
+    upstream = base.pinned_versions()["CRUN_VERSION"].split("-")[0]
+    return os.path.join(base.cache_dir(), "crun-" + upstream, "bin", "crun")
+
+
+def bed(name=None):
+    name = name or bed_name()
+    v = base.pinned_versions()
+    if name == "1.34":
+        return CrioBed(name, v["CRIO_VERSION_1_34"], "runc", base.shutil.which("runc") or "/usr/sbin/runc",
+                       "PLEGSCOPE_CRIO=1.34 scripts/build-crio; Debian's runc")
+    if name == "1.36-runc":
+        return CrioBed(name, v["CRIO_VERSION"], "runc", base.bed("2.3").runc,
+                       "scripts/build-crio; runc from scripts/build-runtimes")
+    return CrioBed(name, v["CRIO_VERSION"], "crun", crun_path(),
+                   "scripts/install-deps test runs scripts/build-crio and scripts/build-crun")
+
+
+def crio_dir(b=None):
+    """Where scripts/build-crio keeps the bed's binaries (the cache, by version)."""
     src = os.environ.get("PLEGSCOPE_SOURCE_DIR") or os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                                                  "..", "..")
-    r = subprocess.run([os.path.join(src, "scripts", "build-crio"), "--print-dir"], capture_output=True, text=True)
+    env = dict(os.environ, CRIO_VERSION=(b or bed()).crio_version)
+    r = subprocess.run([os.path.join(src, "scripts", "build-crio"), "--print-dir"], capture_output=True, text=True,
+                       env=env)
     return r.stdout.strip()
 
 
 def skip_reason():
     """Why this machine cannot run the CRI-O e2e, or None."""
     if os.geteuid() != 0:
-        return "not root (CRI-O and runc need root)"
-    d = crio_dir()
+        return "not root (CRI-O and its OCI runtime need root)"
+    b = bed()
+    d = crio_dir(b)
     for exe in ("crio", "pinns", "copyimg"):
         if not os.access(os.path.join(d, exe), os.X_OK):
-            return "%s/%s not built (scripts/install-deps test runs scripts/build-crio)" % (d, exe)
-    for exe in ("conmon", "runc"):
-        if base.shutil.which(exe) is None:
-            return "%s not found in PATH (Debian package %s)" % (exe, exe)
+            return "%s/%s not built (bed %s: %s)" % (d, exe, b.name, b.build_hint)
+    if not os.access(b.runtime_path, os.X_OK):
+        return "%s not found (bed %s: %s)" % (b.runtime_path, b.name, b.build_hint)
+    if base.shutil.which("conmon") is None:
+        return "conmon not found in PATH (Debian package conmon)"
     return None
 
 
-def crio_version():
-    r = subprocess.run([os.path.join(crio_dir(), "crio"), "--version"], capture_output=True, text=True)
+def runtime_version(b=None):
+    """"crun version 1.8.1" / "runc version 1.1.5" (first line) gives 1.8.1 / 1.1.5."""
+    b = b or bed()
+    first = (base._version_of([b.runtime_path, "--version"]).splitlines() or [""])[0].split()
+    return first[2] if len(first) > 2 else " ".join(first)
+
+
+def bed_description(b=None):
+    """"CRI-O 1.36.3 + crun 1.8.1 (bed 1.36)", for the tests' logs and tables."""
+    b = b or bed()
+    return "CRI-O %s + %s %s (bed %s)" % (crio_version(b), b.runtime, runtime_version(b), b.name)
+
+
+def crio_version(b=None):
+    r = subprocess.run([os.path.join(crio_dir(b), "crio"), "--version"], capture_output=True, text=True)
     for line in r.stdout.splitlines():  # "crio version 1.34.0"
         if line.startswith("crio version") or line.strip().startswith("Version:"):
             return line.split()[-1]
@@ -78,7 +132,11 @@ class Crio(base.Containerd):
     runtime = "cri-o"
 
     def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, _adopt=None):
-        self.bin_dir = crio_dir()
+        self.crio_bed = bed()
+        self.bin_dir = crio_dir(self.crio_bed)
+        # The OCI runtime CRI-O runs the containers with (crun by default, runc on the 1.34 row).
+        self.oci_runtime = self.crio_bed.runtime
+        self.runtime_path = self.crio_bed.runtime_path
         self.storage_driver = os.environ.get("PLEGSCOPE_E2E_CRIO_STORAGE", "vfs")
         if _adopt is None:
             self._reap_stale()
@@ -116,9 +174,34 @@ class Crio(base.Containerd):
             cls("", _adopt=d).cleanup()
 
     # -- configuration ---------------------------------------------------
+    def _hybrid_crun_wrapper(self):
+        """crun (1.9 and later) refuses a hybrid cgroup host whose v2 hierarchy has controllers
+        ("cgroups in hybrid mode not supported, drop all controllers from cgroupv2"): this
+        machine's /sys/fs/cgroup/unified has hugetlb, which no v1 hierarchy mounts. On such a
+        host crun runs through a wrapper, in a mount namespace of its own where the unified
+        hierarchy is unmounted, so that it sees a cgroup v1 host and puts the containers in
+        the v1 hierarchies as runc does. Nothing of the host's mounts changes. Returns the
+        runtime path the config names."""
+        unified = "/sys/fs/cgroup/unified"
+        try:
+            with open(os.path.join(unified, "cgroup.controllers")) as f:
+                controllers = f.read().split()
+        except OSError:
+            controllers = []
+        if self.oci_runtime != "crun" or not os.path.ismount(unified) or not controllers:
+            return self.crio_bed.runtime_path
+        wrapper = os.path.join(self.tmp, "crun-v1")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\n# crun with %s unmounted in its own mount namespace (hybrid host with %s on v2)\n"
+                    "exec unshare -m --propagation private sh -c 'umount -l %s && exec \"$0\" \"$@\"' %s \"$@\"\n"
+                    % (unified, ",".join(controllers), unified, self.crio_bed.runtime_path))
+        os.chmod(wrapper, 0o755)
+        return wrapper
+
     def _write_config(self):
         t = self.tmp
-        for d in ("root", "runroot", "runc", "exits", "attach", "ns", "logs", "hooks", "cdi", "cni/conf",
+        self.runtime_path = self._hybrid_crun_wrapper()
+        for d in ("root", "runroot", self.oci_runtime, "exits", "attach", "ns", "logs", "hooks", "cdi", "cni/conf",
                   "crio.conf.d", "lib", "run"):
             os.makedirs(os.path.join(t, d), exist_ok=True)
         base.write_node_network(os.path.join(t, "cni", "conf"))
@@ -147,7 +230,7 @@ stream_address = "127.0.0.1"
 stream_port = "0"
 
 [crio.runtime]
-default_runtime = "runc"
+default_runtime = "{self.oci_runtime}"
 cgroup_manager = "cgroupfs"
 conmon_cgroup = "pod"
 selinux = false
@@ -161,9 +244,10 @@ irqbalance_config_file = "{t}/irqbalance"
 irqbalance_config_restore_file = "disable"
 log_level = "info"
 
-[crio.runtime.runtimes.runc]
-runtime_path = "{base.shutil.which('runc') or '/usr/sbin/runc'}"
-runtime_root = "{t}/runc"
+[crio.runtime.runtimes.{self.oci_runtime}]
+runtime_path = "{self.runtime_path}"
+runtime_type = "oci"
+runtime_root = "{t}/{self.oci_runtime}"
 monitor_path = "{base.shutil.which('conmon') or '/usr/bin/conmon'}"
 monitor_cgroup = "pod"
 

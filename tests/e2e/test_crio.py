@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""plegscope beside a real CRI-O (tests/e2e/crio_fixture.py): CRI-O 1.34
-built from its Go module, Debian's conmon and runc, locally built images.
+"""plegscope beside a real CRI-O (tests/e2e/crio_fixture.py): CRI-O 1.36
+built from its Go module with crun built from Debian's source (1.34 with
+Debian's runc on the matrix row, env PLEGSCOPE_CRIO), Debian's conmon, locally
+built images.
 
   * the agent reads CRI-O's Version (its runtime name selects the words) and
     CRI-O's own metrics page;
@@ -34,6 +36,7 @@ import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 from e2e_context import E2eContext, cause, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
 from containerd_fixture import _processes as base_processes  # noqa: E402
+import crio_fixture  # noqa: E402
 from crio_fixture import Crio, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, Agent, EventWatcher, log, metric, wait_until  # noqa: E402
 
@@ -57,7 +60,8 @@ def setup():
     Ctx.crio = Crio(BUILD_DIR)
     Ctx.crio.load_images()
     Ctx.crio.start()
-    log("  CRI-O: %s on %s, images %s" % (Ctx.crio.driver("version"), Ctx.crio.endpoint, Ctx.crio.images()))
+    log("  CRI-O: %s on %s, images %s; bed %s" % (Ctx.crio.driver("version"), Ctx.crio.endpoint, Ctx.crio.images(),
+                                                 crio_fixture.bed_description(Ctx.crio.crio_bed)))
     return Ctx.crio
 
 
@@ -103,7 +107,8 @@ def test_the_agent_reads_crio_and_its_metrics_page():
     log("  /diagnose runtime: %s %s on %s" % (rep["runtime"]["name"], rep["runtime"]["version"],
                                               rep["runtime"]["endpoint"]))
     assert rep["runtime"]["name"] == "cri-o", rep["runtime"]
-    assert rep["runtime"]["version"].startswith("1.34"), rep["runtime"]
+    want = crio_fixture.bed().crio_version.lstrip("v")
+    assert rep["runtime"]["version"] == want, (rep["runtime"], want)
     rm = wait_until(lambda: report()["runtime_metrics"].get("reachable") and report()["runtime_metrics"], 20,
                     "CRI-O's metrics page read by the agent")
     log("  runtime metrics: %s" % {k: rm[k] for k in rm if k in ("reachable", "kind", "endpoint")})
