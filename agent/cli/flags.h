@@ -12,7 +12,6 @@
 
 namespace plegscope {
 
-void add_condition_flags(CLI::App& app, bool& enabled, NodeConditionOptions& condition);
 // What the agent's process itself takes: the HTTP address and web config,
 // the node's name, the log level, the hang threshold.
 void add_agent_flags(CLI::App& app, Config& config);

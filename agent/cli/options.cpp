@@ -1,5 +1,7 @@
 #include "cli/options.h"
 
+#include "condition/condition_flags.h"
+
 #include <algorithm>
 
 #include "cli/flags.h"
@@ -18,7 +20,7 @@ ParseOutcome parse_command_line(int argc, const char* const* argv) {
   PLEGSCOPE_SOURCES(PLEGSCOPE_SOURCE_FLAGS)
 #undef PLEGSCOPE_SOURCE_FLAGS
   add_flags(app, c.node.api_server);
-  add_condition_flags(app, c.node_condition, c.condition);
+  add_flags(app, c.node_condition, c.condition);
   auto* serve = app.add_subcommand("serve", "run the agent (the default)");
   auto* diagnose = app.add_subcommand("diagnose", "relist for a while, then print a report");
   add_diagnose_flags(*diagnose, c.diagnose);

@@ -53,13 +53,8 @@ NODE_MAX_LINES = 250
 PROCESS_FLAGS = {"--listen-address", "--web-config-file", "--log-level", "--node-name", "--hang-threshold",
                  "--metrics-detail", "--duration", "--output", "--url", "--tls-ca-file", "--tls-client-cert",
                  "--basic-auth-user", "--basic-auth-password"}
-# Flags still declared outside their room, each with the reason.
-FLAGS_ELSEWHERE = {
-    # The node condition's (the acting side's): they move into agent/condition
-    # with the rework of that room's slices.
-    "--node-condition", "--node-condition-hold", "--node-condition-clear-after", "--node-condition-min-interval",
-    "--node-condition-heartbeat", "--node-repair-advised-after",
-}
+# Flags still declared outside their room, each with the reason (none).
+FLAGS_ELSEWHERE: set = set()
 FLAG_DECLARATION = re.compile(r'add_\w+\(\s*\w+\s*,\s*"(--[a-z0-9-]+)"|add_option_function<[^>]*>\(\s*"(--[a-z0-9-]+)"'
                               r'|add_(?:option|flag)\(\s*"(--[a-z0-9-]+)"')
 
@@ -213,7 +208,7 @@ class Seams(unittest.TestCase):
                     if path.startswith(os.path.join("agent", "cli") + os.sep):
                         if flag not in PROCESS_FLAGS and flag not in FLAGS_ELSEWHERE:
                             bad.append(f"{path}: {flag} is a room's flag, not the process's")
-                    elif not (path.startswith("collectors" + os.sep) and own_file):
+                    elif not own_file:
                         bad.append(f"{path}: {flag} belongs in its room's <name>_flags.cpp")
         self.assertEqual(bad, [])
 
