@@ -78,8 +78,10 @@ std::vector<prometheus::MetricFamily> DiagnosisService::cause_metrics(const Diag
       if (auto it = diagnosis->confidences.find(id); it != diagnosis->confidences.end()) confidence = it->second;
     add_gauge(family, {{"cause", cause_name(id)}}, confidence);
   }
+  // Before the first diagnosis is published there is no condition state to
+  // export, and a scrape must still answer.
+  if (!diagnosis || !diagnosis->report.node_condition.enabled) return {family};
   const NodeConditionState& condition = diagnosis->report.node_condition;
-  if (!condition.enabled) return {family};
   // A state set, one series per state, 1 for the one in force: the
   // fleet-wide rule counts agents by state without a join.
   auto repair = gauge_family("pleg_node_repair_advice",
