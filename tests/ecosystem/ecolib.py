@@ -47,6 +47,8 @@ AGENT_METRICS = {
     "pleg_kubelet_up", "pleg_runtime_metrics_up", "pleg_runtime_unreachable",
     # the runtime's CRI Status, as the kubelet reads it
     "pleg_runtime_status_healthy", "pleg_runtime_status_seconds_since_success", "pleg_runtime_condition",
+    # the node condition's repair advice and its gates (--node-condition)
+    "pleg_node_repair_advice",
 }
 # DESIGN.md section 6, from the agent's one cause list.
 CAUSE_IDS = harness.cause_ids()

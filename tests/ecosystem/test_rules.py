@@ -26,6 +26,9 @@ TARGET_LABELS = {"instance", "job", "pod", "namespace", "container", "endpoint",
 # daemonset) from kube-state-metrics: namespace and daemonset name the
 # DaemonSet object, which outlives its pods.
 DAEMONSET_ALERTS = {"PlegscopeDaemonSetSchedulesNoPod"}
+# Alerts about a whole cluster's agents, keyed by cluster alone: no node is
+# to blame when the fleet-share guard holds repair back everywhere.
+CLUSTER_ALERTS = {"PlegscopeRepairWithheldFleetWide"}
 
 
 def test_promtool_check_rules():
@@ -62,6 +65,8 @@ def test_every_alert_has_labels_annotations_and_runbook():
                 assert ann.get(key), "%s: no %s" % (name, key)
             if name in DAEMONSET_ALERTS:
                 assert "$labels.namespace" in ann["description"] and "$labels.daemonset" in ann["description"], name
+            elif name in CLUSTER_ALERTS:
+                assert "$labels.cluster" in ann["description"], name + ": description does not name the cluster"
             else:
                 assert "$labels.node" in ann["description"], name + ": description does not name the node"
             if name not in NO_VALUE_IN_DESCRIPTION:
@@ -90,6 +95,10 @@ def test_every_alert_tested_silent_and_firing():
                         assert {"namespace", "daemonset"} <= set(exp.get("exp_labels", {})), art["alertname"]
                         kept = (TARGET_LABELS - {"namespace"}) & set(exp["exp_labels"])
                         assert not kept, "%s keeps the target's labels %s" % (art["alertname"], kept)
+                        assert exp.get("exp_annotations"), art["alertname"] + ": annotations not checked"
+                        continue
+                    if art["alertname"] in CLUSTER_ALERTS:
+                        assert set(exp.get("exp_labels", {})) <= {"cluster", "severity"}, art["alertname"]
                         assert exp.get("exp_annotations"), art["alertname"] + ": annotations not checked"
                         continue
                     assert "node" in exp.get("exp_labels", {}), art["alertname"]
