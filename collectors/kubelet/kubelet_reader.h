@@ -67,7 +67,7 @@ class KubeletReader final : public SourceOf<KubeletEvidence> {
   KubeletEvidence evidence_;  // all but the view
   bool logged_once_ = false;
   KubeletState state_;
-  HistogramWindow sandbox_;  // the kubelet's sandbox call histograms
+  HistogramWindow calls_;  // the kubelet's sandbox and list call histograms
 };
 
 }  // namespace plegscope
