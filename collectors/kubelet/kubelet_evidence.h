@@ -21,9 +21,10 @@ struct KubeletEvidence : ScrapeRecord {
   std::optional<ScrapeOutcome> ready_outcome;  // the last get nodes/<node>; nullopt: not in-cluster
   // The kubelet's run_podsandbox / stop_podsandbox p99 over the last minute.
   std::map<std::string, double> sandbox_p99_seconds;
-  // The same minute scrape by scrape, with the kubelet's list calls beside
-  // the sandbox calls: a sandbox call held by a stalled runtime ends with the
-  // lists held beside it, and a rollout shows as many sandbox calls at once.
+  // The last two minutes scrape by scrape, with the kubelet's list calls
+  // beside the sandbox calls: a sandbox call held by a stalled runtime ends
+  // with the lists held beside it, and a rollout shows as many sandbox calls
+  // ending around the slow ones.
   struct CallStep {
     MonoTime monotonic_from{}, monotonic_to{};  // the two scrapes
     TimePoint from{}, to{};  // the same, placed on the wall axis by the node's snapshot

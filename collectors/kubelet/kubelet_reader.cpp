@@ -61,10 +61,12 @@ void KubeletReader::scrape_now() {
         if (auto it = scrape.sample.runtime_operations_duration.find(op);
             it != scrape.sample.runtime_operations_duration.end())
           calls[op] = it->second;
+      std::map<std::string, Histogram> sandbox;
+      for (const char* op : {"run_podsandbox", "stop_podsandbox"})
+        if (auto it = calls.find(op); it != calls.end()) sandbox[op] = it->second;
+      sandbox_.add(now, std::move(sandbox));
+      evidence_.sandbox_p99_seconds = sandbox_.recent_p99();
       calls_.add(now, std::move(calls));
-      evidence_.sandbox_p99_seconds.clear();
-      for (const auto& [op, p99] : calls_.recent_p99())
-        if (op == "run_podsandbox" || op == "stop_podsandbox") evidence_.sandbox_p99_seconds[op] = p99;
       evidence_.call_steps.clear();
       for (const HistogramStep& step : calls_.steps()) {
         KubeletEvidence::CallStep& out = evidence_.call_steps.emplace_back();

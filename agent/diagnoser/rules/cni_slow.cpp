@@ -13,9 +13,9 @@
 // wait on each other and on a busy node. So the kubelet's figure is judged
 // scrape by scrape: a step whose slow sandbox calls overlapped a runtime
 // stall (the agent's calls for no pod held or failing, or the kubelet's own
-// list calls held as long) is the stall's, many sandbox calls of one kind in
-// the minute are a rollout's, and sandbox calls that ended fast since say the
-// plugin recovered. Only the runtime's own network figures isolate the
+// list calls held as long) is the stall's, many sandbox calls of one kind
+// ending around the slow ones are a rollout's, and sandbox calls that ended
+// fast since say the plugin recovered. Only the runtime's own network figures isolate the
 // plugin; they are judged as read.
 #include <algorithm>
 
@@ -49,9 +49,10 @@ struct Span {
   bool overlaps(const Span& o) const { return from <= o.to && o.from <= to; }
 };
 
-TimePoint before(TimePoint t, double seconds) {
-  return t - std::chrono::duration_cast<WallClock::duration>(std::chrono::duration<double>(seconds));
+WallClock::duration span_of(double seconds) {
+  return std::chrono::duration_cast<WallClock::duration>(std::chrono::duration<double>(seconds));
 }
+TimePoint before(TimePoint t, double seconds) { return t - span_of(seconds); }
 
 double p99_of(const KubeletEvidence::CallStep& step, const std::string& op) {
   auto it = step.calls.find(op);
@@ -93,11 +94,36 @@ bool stalled_during(const std::vector<Span>& stalls, const Span& call) {
 // plugin's to answer for, over its minute.
 struct SandboxFigure {
   double seconds = 0;        // the worst p99 of the steps that count
-  double calls = 0;          // sandbox calls of this kind in the minute
+  double at_once = 0;        // sandbox calls of the kind that ended around them (the most around one)
   std::string list_op;       // the kubelet's slowest list call in those steps ...
   double list_seconds = 0;   // ... its p99: the runtime answered meanwhile
   bool steps_known = false;  // false: the minute's p99 alone (no step read yet)
 };
+
+constexpr auto kKubeletMinute = std::chrono::seconds(60);
+
+// Sandbox calls of `op` that ended while one of `slow` could have been in
+// flight, or as long after: a rollout's sandboxes end around each other.
+double calls_around(const KubeletEvidence& k, const KubeletEvidence::CallStep& slow, const std::string& op) {
+  const double p99 = p99_of(slow, op);
+  const Span around{before(slow.from, p99), slow.to + span_of(p99)};
+  double n = 0;
+  for (const auto& step : k.call_steps)
+    if (auto calls = step.calls.find(op); calls != step.calls.end() && around.from <= step.to && step.to <= around.to)
+      n += calls->second.count;
+  return n;
+}
+
+void note_lists(const KubeletEvidence::CallStep& step, SandboxFigure& f) {
+  for (const char* list : kKubeletLists) {
+    if (!step.calls.count(list)) continue;
+    const double seconds = p99_of(step, list);
+    if (f.list_op.empty() || seconds > f.list_seconds) {
+      f.list_op = list;
+      f.list_seconds = seconds;
+    }
+  }
+}
 
 SandboxFigure sandbox_figure(const Context& c, const std::vector<Span>& stalls, const std::string& op) {
   const KubeletEvidence& k = c.s.kubelet;
@@ -110,25 +136,17 @@ SandboxFigure sandbox_figure(const Context& c, const std::vector<Span>& stalls, 
   f.steps_known = true;
   for (const auto& step : k.call_steps) {
     auto calls = step.calls.find(op);
-    if (calls == step.calls.end() || calls->second.count <= 0) continue;
-    f.calls += calls->second.count;
+    if (calls == step.calls.end() || calls->second.count <= 0 || step.to < c.s.now - kKubeletMinute) continue;
     const double p99 = calls->second.p99_seconds;
     if (p99 < c.t.cni_slow_seconds) {
-      // Sandbox calls of this kind ended fast since: what was slow is over.
-      f.seconds = f.list_seconds = 0;
-      f.list_op.clear();
+      f = SandboxFigure{};  // sandbox calls of the kind ended fast since: what was slow is over
+      f.steps_known = true;
       continue;
     }
     if (stalled_during(stalls, {before(step.from, p99), step.to})) continue;  // held by the stall
     f.seconds = std::max(f.seconds, p99);
-    for (const char* list : kKubeletLists) {
-      if (!step.calls.count(list)) continue;
-      const double seconds = p99_of(step, list);
-      if (f.list_op.empty() || seconds > f.list_seconds) {
-        f.list_op = list;
-        f.list_seconds = seconds;
-      }
-    }
+    f.at_once = std::max(f.at_once, calls_around(k, step, op));
+    note_lists(step, f);
   }
   return f;
 }
@@ -148,7 +166,7 @@ KubeletSandbox kubelet_sandbox(const Context& c, const std::vector<Span>& stalls
   for (const char* op : {"run_podsandbox", "stop_podsandbox"}) {
     SandboxFigure f = sandbox_figure(c, stalls, op);
     if (f.seconds < c.t.cni_slow_seconds) continue;
-    const bool rollout = f.calls >= c.t.cni_mass_sandboxes;
+    const bool rollout = f.at_once >= c.t.cni_mass_sandboxes;
     const bool better =
         !out.slow || (out.rollout && !rollout) || (out.rollout == rollout && f.seconds > out.figure.seconds);
     if (better) out = {op, f, true, rollout};
@@ -161,11 +179,11 @@ void add_kubelet_evidence(const Context& c, const KubeletSandbox& k, Finding& f)
   f.evidence.push_back({"kubelet_runtime_operations_p99_seconds{" + k.op + "}", k.figure.seconds, limit});
   if (!k.figure.steps_known) return;
   // What clears the runtime and a rollout: the kubelet's lists answered
-  // beside, and few sandbox calls of the kind in the minute.
+  // beside, and few sandbox calls of the kind ended around the slow ones.
   if (!k.figure.list_op.empty())
     f.evidence.push_back({"kubelet_runtime_operations_p99_seconds{" + k.figure.list_op + "}", k.figure.list_seconds,
                           c.t.hang_seconds});
-  f.evidence.push_back({"kubelet_sandbox_calls_in_window{" + k.op + "}", k.figure.calls, c.t.cni_mass_sandboxes});
+  f.evidence.push_back({"kubelet_sandbox_calls_at_once{" + k.op + "}", k.figure.at_once, c.t.cni_mass_sandboxes});
 }
 
 }  // namespace
