@@ -39,6 +39,9 @@ struct DiagnoserThresholds {
   double stuck_call_max_completions = 1;
   // cni_slow: network setup/teardown p99 or a sandbox call in flight.
   double cni_slow_seconds = 10;
+  // ... unless this many sandbox calls of one kind ended around the slow
+  // ones: a rollout, whose sandboxes wait on each other and a busy node.
+  double cni_mass_sandboxes = 10;
   // Host causes.
   int zombies = 100;              // defunct_processes: zombies on the node ...
   int zombie_growth = 20;         // ... or this many more across the scans kept, never fewer

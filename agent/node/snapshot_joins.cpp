@@ -183,6 +183,10 @@ void place_sources(Snapshot& s, SourceEvidence evidence, const UnitRoles& journa
   s.pressure = std::move(evidence.pressure);
   s.journal = journal_evidence(evidence.journal, journal_units, s.timeline, s.now);
   s.kubelet = std::move(evidence.kubelet);
+  for (KubeletEvidence::CallStep& step : s.kubelet.call_steps) {
+    step.from = reading.place(step.monotonic_from);
+    step.to = reading.place(step.monotonic_to);
+  }
   s.runtime_metrics = std::move(evidence.runtime_metrics);
   s.runtime_status = std::move(evidence.runtime_status);
   s.crio_pages = std::move(evidence.crio_pages);

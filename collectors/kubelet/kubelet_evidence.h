@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kubelet/kubelet_state.h"
 #include "scrape/scrape_loop.h"
@@ -20,6 +21,23 @@ struct KubeletEvidence : ScrapeRecord {
   std::optional<ScrapeOutcome> ready_outcome;  // the last get nodes/<node>; nullopt: not in-cluster
   // The kubelet's run_podsandbox / stop_podsandbox p99 over the last minute.
   std::map<std::string, double> sandbox_p99_seconds;
+  // The last two minutes scrape by scrape, with the kubelet's list calls
+  // beside the sandbox calls: a sandbox call held by a stalled runtime ends
+  // with the lists held beside it, and a rollout shows as many sandbox calls
+  // ending around the slow ones.
+  struct CallStep {
+    MonoTime monotonic_from{}, monotonic_to{};  // the two scrapes
+    TimePoint from{}, to{};  // the same, placed on the wall axis by the node's snapshot
+    // The calls of each operation_type that ended between them
+    // (run_podsandbox, stop_podsandbox, list_podsandbox, list_containers);
+    // absent: none ended.
+    struct Calls {
+      double count = 0;
+      double p99_seconds = 0;  // from the histogram's buckets, as histogram_quantile
+    };
+    std::map<std::string, Calls> calls;
+  };
+  std::vector<CallStep> call_steps;  // oldest first
 };
 
 }  // namespace plegscope

@@ -56,13 +56,25 @@ void KubeletReader::scrape_now() {
     if (scrape.outcome.ok()) {
       const MonoTime now = clock_.monotonic();
       state_.observe(scrape.sample, now, clock_.now());
-      std::map<std::string, Histogram> sandbox;
-      for (const char* op : {"run_podsandbox", "stop_podsandbox"})
+      std::map<std::string, Histogram> calls;
+      for (const char* op : {"run_podsandbox", "stop_podsandbox", "list_podsandbox", "list_containers"})
         if (auto it = scrape.sample.runtime_operations_duration.find(op);
             it != scrape.sample.runtime_operations_duration.end())
-          sandbox[op] = it->second;
+          calls[op] = it->second;
+      std::map<std::string, Histogram> sandbox;
+      for (const char* op : {"run_podsandbox", "stop_podsandbox"})
+        if (auto it = calls.find(op); it != calls.end()) sandbox[op] = it->second;
       sandbox_.add(now, std::move(sandbox));
       evidence_.sandbox_p99_seconds = sandbox_.recent_p99();
+      calls_.add(now, std::move(calls));
+      evidence_.call_steps.clear();
+      for (const HistogramStep& step : calls_.steps()) {
+        KubeletEvidence::CallStep& out = evidence_.call_steps.emplace_back();
+        out.monotonic_from = step.from;
+        out.monotonic_to = step.to;
+        for (const auto& [op, added] : step.added)
+          out.calls[op] = {added.count, bucket_quantile(0.99, added).value_or(0)};
+      }
       view = state_.view(now);
     }
   }

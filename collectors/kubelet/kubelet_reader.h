@@ -67,7 +67,10 @@ class KubeletReader final : public SourceOf<KubeletEvidence> {
   KubeletEvidence evidence_;  // all but the view
   bool logged_once_ = false;
   KubeletState state_;
-  HistogramWindow sandbox_;  // the kubelet's sandbox call histograms
+  HistogramWindow sandbox_;  // the kubelet's sandbox call histograms (the minute's p99)
+  // Its sandbox and list calls, scrape by scrape: two minutes, so that the
+  // sandboxes created beside a slow one of the minute are still counted.
+  HistogramWindow calls_{std::chrono::seconds(120)};
 };
 
 }  // namespace plegscope

@@ -27,6 +27,22 @@ std::map<std::string, double> HistogramWindow::recent_p99() const {
   return plegscope::recent_p99(samples_.front().second, samples_.back().second);
 }
 
+std::vector<HistogramStep> HistogramWindow::steps() const {
+  std::vector<HistogramStep> out;
+  for (size_t i = 1; i < samples_.size(); ++i) {
+    HistogramStep step{samples_[i - 1].first, samples_[i].first, {}};
+    for (const auto& [name, now] : samples_[i].second) {
+      auto before = samples_[i - 1].second.find(name);
+      std::optional<Histogram> added = now;
+      if (before != samples_[i - 1].second.end()) added = histogram_delta(now, before->second);
+      if (!added) added = now;  // the component restarted: all it has is new
+      if (added->count > 0) step.added[name] = std::move(*added);
+    }
+    out.push_back(std::move(step));
+  }
+  return out;
+}
+
 std::map<std::string, double> recent_p99(const std::map<std::string, Histogram>& oldest,
                                          const std::map<std::string, Histogram>& newest) {
   std::map<std::string, double> out;

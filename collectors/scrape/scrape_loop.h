@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "common/clock.h"
 #include "prom_text/histogram.h"
@@ -26,6 +27,13 @@ struct ScrapeRecord {
 void record_scrape(const char* what, const std::string& endpoint, const ScrapeOutcome& outcome, bool& logged_once,
                    ScrapeRecord& record);
 
+// What the observations of one histogram family added between two scrapes:
+// when they were read, and the difference by name.
+struct HistogramStep {
+  MonoTime from{}, to{};
+  std::map<std::string, Histogram> added;
+};
+
 // Histograms by name as sampled over the last `window`, oldest first.
 // Not thread-safe: its reader's lock guards it.
 class HistogramWindow {
@@ -34,6 +42,10 @@ class HistogramWindow {
   void add(MonoTime now, std::map<std::string, Histogram> sample);
   // p99 per name over what the window's samples added (recent_p99).
   std::map<std::string, double> recent_p99() const;
+  // The same window scrape by scrape, oldest first: when in it a figure
+  // grew, which a p99 over the whole window cannot tell. Names that added
+  // nothing in a step are left out of it.
+  std::vector<HistogramStep> steps() const;
 
  private:
   Duration window_;

@@ -1,7 +1,7 @@
 // The metrics-page readers in the Node: off by default (the snapshot's sections
 // empty, no up gauge), an unreachable kubelet or runtime-metrics page
 // reported as data without blocking snapshot(), and the recent p99 of a
-// histogram that only grows.
+// histogram that only grows, and when in the window it grew.
 #include "kubelet/kubelet_reader.h"
 #include "runtime_metrics/runtime_metrics_reader.h"
 
@@ -109,6 +109,27 @@ TEST(ScrapeReaders, RecentP99IsOverWhatChangedInTheWindow) {
   // No new observation over the window: no recent figure.
   const auto later = oldest;
   EXPECT_EQ(recent_p99(oldest, later).count("set_up_pod"), 0u);
+}
+
+TEST(ScrapeReaders, HistogramWindowStepsSayWhenAFigureGrew) {
+  // Slow operations between the second and third scrapes only: the steps
+  // place them there, and a name that added nothing is left out of a step.
+  HistogramWindow window;
+  const MonoTime t0{};
+  window.add(t0, {{"run_podsandbox", histogram(10, 10, 10)}, {"list_podsandbox", histogram(50, 50, 50)}});
+  window.add(t0 + std::chrono::seconds(5), {{"run_podsandbox", histogram(10, 10, 10)},
+                                             {"list_podsandbox", histogram(55, 55, 55)}});
+  window.add(t0 + std::chrono::seconds(10), {{"run_podsandbox", histogram(10, 10, 12)},
+                                              {"list_podsandbox", histogram(60, 60, 60)}});
+  const auto steps = window.steps();
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].to, t0 + std::chrono::seconds(5));
+  EXPECT_EQ(steps[0].added.count("run_podsandbox"), 0u);
+  EXPECT_EQ(steps[0].added.at("list_podsandbox").count, 5);
+  EXPECT_EQ(steps[1].from, t0 + std::chrono::seconds(5));
+  ASSERT_TRUE(steps[1].added.count("run_podsandbox"));
+  EXPECT_EQ(steps[1].added.at("run_podsandbox").count, 2);
+  EXPECT_GE(bucket_quantile(0.99, steps[1].added.at("run_podsandbox")).value_or(0), 10.0);  // past the highest bucket
 }
 
 }  // namespace
