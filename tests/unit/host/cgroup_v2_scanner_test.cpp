@@ -204,8 +204,8 @@ TEST(CgroupV2Witness, UnwatchedPodAtItsPidsMaxOrOomKilledIsListed) {
   const fs::path b = tmp / ("sys/fs/cgroup/kubepods/besteffort/pod" + kPodB);
   std::ofstream(b / "pids.events") << "max 3\n";
   std::ofstream(b / "memory.events") << "low 0\nhigh 0\nmax 9\noom 2\noom_kill 2\noom_group_kill 0\n";
-  Clock clock;
-  HostScanner scanner(tree(tmp.string()), clock.fn());
+  testing::FakeClock clock;
+  HostScanner scanner(tree(tmp.string()), clock);
   HostEvidence e = scanner.scan();
   const CgroupV2Unit* pod = unit(e, "pod", kPodB);
   ASSERT_TRUE(pod);
