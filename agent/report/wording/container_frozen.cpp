@@ -37,8 +37,12 @@ std::string thaw_words(const Finding::FrozenCgroup& g) {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
   CauseWords w;
-  if (f.frozen.empty()) return w;
-  const Finding::FrozenCgroup& g = f.frozen.front();
+  // A finding read back without its cgroups still reads as one frozen container.
+  Finding::FrozenCgroup unnamed;
+  unnamed.role = "container";
+  unnamed.path = "(not named)";
+  unnamed.seconds = f.seconds;
+  const Finding::FrozenCgroup& g = f.frozen.empty() ? unnamed : f.frozen.front();
   w.reason = cgroup_words(g) + " has been frozen for " + text::elapsed(g.seconds) + " (threshold " +
              text::elapsed(f.threshold_seconds) + ")";
   if (f.frozen.size() > 1)
