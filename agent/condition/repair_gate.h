@@ -27,7 +27,7 @@
 
 #include "common/clock.h"
 #include "condition/condition_policy.h"
-#include "kubelet/node_condition_api.h"
+#include "condition/node_condition_api.h"
 #include "diagnoser/report.h"
 
 namespace plegscope {
@@ -78,7 +78,7 @@ const char* withheld_name(Withheld withheld);
 // The node's own part of the gate (rules 1 and 2).
 Withheld kubelet_gate(const KubeletAgreement& kubelet, const Cause& top);
 
-// FleetNode (kubelet/node_condition_api.h): one Node that carries
+// FleetNode (condition/node_condition_api.h): one Node that carries
 // plegscope.io/PLEGUnhealthy, i.e. an agent with --node-condition runs there.
 struct FleetCount {
   int agents = 0;    // nodes whose agent writes the condition, this one included
