@@ -58,6 +58,7 @@ Advice advise(const Finding& f) {
     case CauseId::kReinspectBacklog:
     case CauseId::kDefunctProcesses:
     case CauseId::kShimLost:  // recreate the pod: its container's exit would never be seen
+    case CauseId::kContainerFrozen:  // thaw that cgroup: the runtime holds nothing
       return Advice::kFixPod;
     case CauseId::kRuntimeSlow:
     case CauseId::kNodePressure:

@@ -31,6 +31,7 @@
   /* host evidence below the CRI */  \
   X(kShimHung, shim_hung)                       \
   X(kShimLost, shim_lost)                       \
+  X(kContainerFrozen, container_frozen)         \
   X(kDefunctProcesses, defunct_processes)       \
   X(kPidExhaustion, pid_exhaustion)             \
   X(kRuntimeDiskSlow, runtime_disk_slow)

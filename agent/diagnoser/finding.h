@@ -188,6 +188,17 @@ struct Finding {
     bool freeze_incomplete = false;
   };
   std::vector<HostProcess> processes;  // blocked helpers, or zombie parents
+  // container_frozen: a container's, pod's or kubepods' cgroup v2 cgroup
+  // frozen (or freezing), with the pod it holds.
+  struct FrozenCgroup {
+    std::string path;        // relative to the v2 root
+    std::string role;        // "container", "pod", "kubepods"
+    double seconds = 0;      // seen stopped this long (a lower bound)
+    bool incomplete = false; // cgroup.freeze 1, frozen 0: the freeze never completed
+    bool inherited = false;  // its own cgroup.freeze is 0: a parent the scan does not read froze it
+    PodRef pod;              // empty for kubepods
+  };
+  std::vector<FrozenCgroup> frozen;
   int64_t zombies = 0;
   std::string limit_scope;  // pid_exhaustion: "runtime", "kubepods", "node_pid_max", "node_threads_max"
   std::string limit_cgroup; // the cgroup that binds, when a cgroup does

@@ -163,8 +163,12 @@ void relate_host_to_calls(std::vector<Finding>& findings) {
 void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Finding>& findings) {
   const bool late = c.late();
   if (!late && !needs_cause) return;
-  for (const auto& f : findings)
+  for (const auto& f : findings) {
+    // A frozen container no PLEG call waits on takes no relist time and
+    // explains no unhealthy PLEG: the relist is still named from its time.
+    if (f.id == CauseId::kContainerFrozen && f.severity != Severity::kCritical) continue;
     if (late ? explains_relist_time(f.id) : true) return;
+  }
 
   const double period = c.period_seconds();
   Finding f;

@@ -32,6 +32,10 @@ struct CgroupV2Unit {
   std::optional<bool> populated;
   std::optional<bool> frozen;  // cgroup.events "frozen": the freeze completed
   std::optional<bool> freeze;  // cgroup.freeze: a freeze was asked here
+  // Stopped (frozen or freezing) this long, from the first scan that saw it
+  // so (0 on that scan): the kernel keeps no time of a freeze, so this is a
+  // lower bound by up to one scan interval. 0 while not stopped.
+  double seconds_stopped = 0;
   std::optional<int64_t> pids_current;
   std::optional<int64_t> pids_max;  // nullopt with pids_unlimited: "max"
   bool pids_unlimited = false;

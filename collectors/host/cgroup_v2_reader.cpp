@@ -127,6 +127,11 @@ void CgroupV2Reader::read_state(int dir, CgroupV2Unit& u) {
     if (auto f = parse_cgroup_freeze(text)) u.freeze = *f;
     else malformed(u, "cgroup.freeze");
   }
+  if (!u.stopped()) return;
+  auto it = stopped_previous_.find(u.path);
+  const Time since = it == stopped_previous_.end() ? now_ : it->second;
+  stopped_seen_.emplace(u.path, since);
+  u.seconds_stopped = std::chrono::duration<double>(now_ - since).count();
 }
 
 void CgroupV2Reader::read_limits(int dir, CgroupV2Unit& u) {
@@ -206,6 +211,8 @@ void CgroupV2Reader::read_pressure(int dir, CgroupV2Unit& u) {
 void CgroupV2Reader::end() {
   psi_previous_ = std::move(psi_seen_);
   psi_seen_.clear();
+  stopped_previous_ = std::move(stopped_seen_);
+  stopped_seen_.clear();
 }
 
 void CgroupV2Reader::walk_kubepods(CgroupV2Evidence& out, const std::set<std::string>& watched) {

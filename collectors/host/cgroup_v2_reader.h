@@ -52,6 +52,9 @@ class CgroupV2Reader {
     Time at;
   };
   std::map<std::string, Sample> psi_previous_, psi_seen_;  // key: path + "/" + file
+  // When each stopped cgroup was first seen stopped, by path: kept across
+  // scans while it stays stopped, dropped the first scan it is not.
+  std::map<std::string, Time> stopped_previous_, stopped_seen_;
 };
 
 // Reads `name` under the open directory `dir` into `text` (one bounded

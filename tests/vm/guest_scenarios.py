@@ -245,12 +245,20 @@ def frozen_scenario(freeze, thaw, pod_name):
         rep, u = wait_unit(lambda u: u["role"] == "container" and u["path"].endswith(unit) and u["frozen"], 60,
                            "the frozen container's scope in the report")
         t = time.monotonic() - t0
-        # Held past --hang-threshold: does a cause come to name it?
+        # Held past --hang-threshold: container_frozen names the pod and the
+        # scope (polled a while longer: the emulated node's reports lag).
         time.sleep(2 * HANG)
-        rep2 = report()
+
+        def named():
+            r = report()
+            c = next((c for c in r["causes"] if c["id"] == "container_frozen"), None)
+            return c and web.full in c["summary"] and unit in c["summary"] and r
+        rep2 = wait_until(named, 6 * HANG, "container_frozen naming %s and %s" % (web.full, unit))
+        t_cause = time.monotonic() - t0
         u2 = unit_of(rep2, lambda u: u["role"] == "container" and u["path"].endswith(unit)) or u
         ex = witness(rep2, u2, (web.full, cid[:12], unit))
         notes = {"stop_waiting_after_s": round(time.monotonic() - t_stop, 1), "stop_returned": stop.poll() is not None,
+                 "container_frozen_after_s": round(t_cause, 1),
                  "systemd_freezer_state": sh("systemctl", "show", "-P", "FreezerState", unit),
                  "cgroup.freeze": open(scope + "/cgroup.freeze").read().strip()}
         return t, ex, notes

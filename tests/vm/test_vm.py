@@ -13,7 +13,7 @@ scenario on the guest's clock (times are compared inside the VM only).
 
 Which scenarios: env PLEGSCOPE_VM_SCENARIOS (comma-separated), by default
 all of them (label `vm`); the `vm-short` test runs frozen_systemd only
-(boot, one frozen container named, shutdown). The results, each scenario's
+(boot, one frozen container named by container_frozen, shutdown). The results, each scenario's
 report excerpt and time to name it with the boot and shutdown times, go to
 $PLEGSCOPE_BUILD_DIR/vm-results/<test>.json.
 
@@ -118,6 +118,15 @@ def test_scenarios():
             if name.startswith("frozen_"):
                 assert ex["unit"]["frozen"] and ex["unit"]["pod"].startswith("plegscope-vm/"), ex["unit"]
                 assert ex["unit"]["path"].startswith("kubepods.slice/kubepods-burstable.slice/"), ex["unit"]
+                # Past --hang-threshold the freeze is a cause naming the pod and its scope.
+                scope = ex["unit"]["path"].rsplit("/", 1)[-1]
+                frozen = [c for c in ex["causes"] if c["id"] == "container_frozen"]
+                assert frozen, "no container_frozen: %s" % [c["id"] for c in ex["causes"]]
+                c = frozen[0]
+                assert ex["unit"]["pod"] in c["summary"] and scope in c["summary"], c["summary"]
+                assert c["severity"] in ("warning", "critical"), c
+                assert any(e.startswith("seconds_frozen{cgroup=") for e in c["evidence"]), c["evidence"]
+                assert "systemctl thaw" in c["remedy"] and "cgroup.freeze" in c["remedy"], c["remedy"]
         else:
             failed.append(name)
             log("  %s FAILED: %s\n%s\n  last report: %s" % (name, res["error"], res.get("trace", ""),

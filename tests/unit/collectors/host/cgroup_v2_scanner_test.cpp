@@ -86,6 +86,17 @@ TEST(CgroupV2Witness, StoppedPodsAndContainersNamedByPod) {
     if (k.pod_uid == kPodA) EXPECT_EQ(k.populated, std::optional<bool>(true));
     EXPECT_EQ(k.stopped, k.pod_uid == kPodB);
   }
+  // How long each stays stopped counts from the first scan that saw it so,
+  // on the injected clock (container_frozen judges it).
+  EXPECT_DOUBLE_EQ(pod->seconds_stopped, 0);
+  clock.step(12s);
+  e = scanner.scan();
+  pod = unit(e, "pod", kPodB);
+  c = unit(e, "container", kPodB);
+  ASSERT_TRUE(pod && c);
+  EXPECT_DOUBLE_EQ(pod->seconds_stopped, 12);
+  EXPECT_DOUBLE_EQ(c->seconds_stopped, 12);
+  EXPECT_DOUBLE_EQ(unit(e, "kubepods")->seconds_stopped, 0);  // not stopped: no time
 }
 
 TEST(CgroupV2Witness, AHelpersOwnCgroupWithOomKillsIsListed) {
