@@ -148,22 +148,11 @@ void CgroupV2Reader::read_limits(int dir, CgroupV2Unit& u) {
       malformed(u, "pids.max");
     }
   }
-  if (read_part(dir, "pids.events", u, text)) {
-    if (auto m = parse_pids_events_max(text)) u.pids_events_max = *m;
-    else malformed(u, "pids.events");
-  }
   if (read_part(dir, "pids.events.local", u, text)) {
     if (auto m = parse_pids_events_max(text)) u.pids_events_local_max = *m;
     else malformed(u, "pids.events.local");
   }
-  if (read_part(dir, "memory.events", u, text)) {
-    if (auto m = parse_memory_events(text)) {
-      u.memory_high = m->high;
-      u.memory_oom_kill = m->oom_kill;
-    } else {
-      malformed(u, "memory.events");
-    }
-  }
+  read_events(dir, u);
 }
 
 void CgroupV2Reader::read_events(int dir, CgroupV2Unit& u) {
