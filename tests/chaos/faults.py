@@ -17,6 +17,7 @@ Classes the bed supports cheaply (CLASSES); the others are named in
 MISSING with the reason.
 """
 
+import json
 import os
 import signal
 import subprocess
@@ -70,7 +71,6 @@ def workload_pids(c, sandbox_ids):
     """PIDs of the workload containers of these sandboxes (not their pause)."""
     r = subprocess.run([c.bins["crictl"], "--runtime-endpoint", c.ctd.endpoint, "ps", "-o", "json"],
                        capture_output=True, text=True, timeout=60)
-    import json
     out = []
     for ct in json.loads(r.stdout).get("containers", []):
         if ct["podSandboxId"] in sandbox_ids and ct["state"] == "CONTAINER_RUNNING":
@@ -183,32 +183,33 @@ def zombies(c, rng, hold, count=150):
             "expect": ["defunct_processes"], "notready": False}
 
 
-def event_storm(c, rng, hold, pods=None):
-    """A mass rollout: PODS pods created at once, every workload container
-    killed at the same moment (each dies and restarts), then all deleted at
-    once. From the first create to the last pod gone."""
+def event_storm(c, rng, hold, pods=None, every=2.0):
+    """A flapping rollout: two writers fighting over a Deployment's template
+    (a GitOps sync against a mutating webhook, say), each change replacing
+    every one of its PODS pods at once (maxSurge and maxUnavailable 100 %),
+    every EVERY seconds for HOLD seconds, then the Deployment deleted. Every
+    relist of the hold finds old pods dying and new ones starting: a storm
+    sustained across relists, not one burst that a single relist absorbs.
+    From the first create to the last pod gone."""
     name = "storm"
     pods = pods or getattr(rng, "storm_pods", 24)
+    dep = _deployment(name, pods, ["/workload"])
+    dep["spec"]["strategy"] = {"type": "RollingUpdate",
+                               "rollingUpdate": {"maxSurge": "100%", "maxUnavailable": "100%"}}
     start = time.time()
-    c.apply(_deployment(name, pods, ["/workload"]))
+    c.apply(dep)
     wait_until(lambda: len(running(c, "chaos=" + name)) == pods, 240, "%d storm pods Running" % pods, interval=2.0)
-    sids = set()
-    r = subprocess.run([c.bins["crictl"], "--runtime-endpoint", c.ctd.endpoint, "pods", "--namespace",
-                        NAMESPACE, "--label", "chaos=" + name, "--state", "ready", "-q"],
-                       capture_output=True, text=True, timeout=60)
-    sids.update(r.stdout.split())
-    killed = 0
-    for pid in workload_pids(c, sids):
-        try:
-            os.kill(pid, signal.SIGKILL)
-            killed += 1
-        except ProcessLookupError:
-            pass
-    time.sleep(hold)
+    rollouts = 0
+    end_hold = time.time() + hold
+    while time.time() < end_hold:
+        rollouts += 1
+        patch = {"spec": {"template": {"metadata": {"annotations": {"chaos/rollout": str(rollouts)}}}}}
+        c.kubectl("patch", "deployment", "-n", NAMESPACE, name, "--type", "merge", "-p", json.dumps(patch))
+        time.sleep(every)
     c.kubectl("delete", "deployment", "-n", NAMESPACE, name, "--wait=false")
     wait_until(lambda: gone(c, "chaos=" + name), 240, "storm pods gone", interval=2.0)
     return {"class": "event_storm", "culprit": None, "start": start, "end": time.time(),
-            "expect": ["event_storm"], "notready": False, "pods": pods, "killed": killed}
+            "expect": ["event_storm"], "notready": False, "pods": pods, "rollouts": rollouts}
 
 
 def network_not_ready(c, rng, hold):

@@ -8,14 +8,17 @@
 namespace plegscope {
 namespace {
 
-// The pods of the per-pod calls in flight past the hang threshold,
-// and whether any call for no pod (an unfiltered list, Version) hangs too.
-std::vector<PodRef> hung_pods(const Context& c, bool& unfiltered_hung) {
-  unfiltered_hung = false;
+// The pods of the per-pod calls in flight past the hang threshold, and
+// whether a call that reaches no pod's shim hangs too. A list filtered by a
+// pod's uid (one pod's inspection, or the kubelet's relist of that one pod)
+// reads the runtime's own store as the full list does: the pod is named, but
+// the hang is the runtime's, not the pod's.
+std::vector<PodRef> hung_pods(const Context& c, bool& runtime_wide_hung) {
+  runtime_wide_hung = false;
   for (const auto& [name, st] : c.s.operations) {
     if (name == op::kGetContainerEvents || name == op::kStatus) continue;
     for (const auto& call : st.in_flight_calls)
-      if (call.seconds > c.t.hang_seconds && call.target.empty()) unfiltered_hung = true;
+      if (call.seconds > c.t.hang_seconds && (call.target.empty() || is_list_op(name))) runtime_wide_hung = true;
   }
   std::vector<PodRef> pods;
   for (const auto& pc : c.s.pod_calls) {
@@ -67,9 +70,9 @@ std::optional<Finding> judge_runtime_hung(const Context& c) {
     f.relists = trailing_errors(c, GrpcCode::kDeadlineExceeded);
   // Lists answer quickly while one pod's calls hang: a stuck pod
   // (its shim, its storage), not a hung runtime.
-  bool unfiltered_hung = false;
-  f.pods = hung_pods(c, unfiltered_hung);
-  if (!f.pods.empty() && !unfiltered_hung && c.lists.samples > 0 && c.lists.typical < c.t.slow_list_seconds) {
+  bool runtime_wide_hung = false;
+  f.pods = hung_pods(c, runtime_wide_hung);
+  if (!f.pods.empty() && !runtime_wide_hung && c.lists.samples > 0 && c.lists.typical < c.t.slow_list_seconds) {
     f.form = Form::kStuckPod;
     f.pod_count = static_cast<int>(f.pods.size());
     f.list_seconds = c.lists.typical;

@@ -73,6 +73,25 @@ TEST(PodNamed, AHungUnfilteredListIsStillAHungRuntime) {
   EXPECT_EQ(c->pods.size(), 1u);  // the pod is still named
 }
 
+// The kubelet 1.36 relists one pod after its sync with ListContainers
+// filtered by the pod's uid: that list reads the runtime's store, not the
+// pod's shim, so its hang is the runtime's even while other lists answer.
+TEST(PodNamed, AHungListFilteredByOnePodIsAHungRuntimeNotAStuckPod) {
+  Builder b;
+  auto& lists = b.s.operations[op::kListContainers];
+  lists.in_flight = 1;
+  lists.oldest_in_flight_seconds = 14;
+  lists.in_flight_calls.push_back({14, {CallTarget::Kind::kPodUid, "uid-web-0"}});
+  b.s.pod_calls.push_back({op::kListContainers, 14, true, {}, web_pod()});
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->form, Form::kCallHung);
+  ASSERT_EQ(c->pods.size(), 1u);  // the pod whose list hangs is still named
+  EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
+  EXPECT_EQ(c->summary.find("not the runtime"), std::string::npos) << c->summary;
+}
+
 TEST(PodNamed, JustUnderTheHangThresholdIsNoHang) {
   Builder b;
   hang_status_call(b, 10);  // not past 10 s
