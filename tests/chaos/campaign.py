@@ -263,7 +263,7 @@ def campaign(seed, profile, out, minutes=None):
     plan = schedule(seed, profile, minutes)
     log("seed %d, %s: %s" % (seed, profile, [(k, c, h, o) for k, c, h, o in plan]))
     rng = random.Random(seed * 7919)
-    # A mass rollout past the event-storm rule's 10 pods a relist: 16 in the
+    # A flapping rollout past the event-storm rule's 10 pods a relist: 16 in the
     # short campaign (2 shared cores), 24 in the long one.
     rng.storm_pods = 16 if profile == "short" else 24
     wall0 = time.time()
