@@ -264,6 +264,7 @@ void CgroupV2Reader::walk_pod(int pod_dir, const std::string& path, const std::s
   } else {
     read_events(pod_dir, pod);
   }
+  uint64_t containers_refused = 0;
   for (const auto& name : subdirs(pod_dir)) {
     CgroupName n = classify_cgroup_name(name);
     if (n.kind != CgroupName::Kind::kContainer && n.kind != CgroupName::Kind::kConmon) continue;
@@ -276,11 +277,20 @@ void CgroupV2Reader::walk_pod(int pod_dir, const std::string& path, const std::s
     c.pod_uid = uid;
     c.container_id = n.container_id;
     read_state(dir, c);
+    // Before 6.12 the kernel counts a refused fork in pids.events of the
+    // forking task's own cgroup, the container's, not in the pod's whose
+    // pids.max refused it (seen on 6.1: tests/vm pids_max); from 6.12 it is
+    // the pod's, counted up the tree. The pod's figure is the larger of its
+    // own and its containers' sum, so neither kernel counts a fork twice.
+    std::string text;
+    if (read_part(dir, "pids.events", c, text))
+      if (auto m = parse_pids_events_max(text)) containers_refused += *m;
     ::close(dir);
     out.containers.push_back({c.container_id, uid, n.kind == CgroupName::Kind::kConmon ? "conmon" : "container",
                               c.path, c.populated, c.stopped()});
     if (c.stopped()) out.units.push_back(std::move(c));
   }
+  if (containers_refused > pod.pids_events_max.value_or(0)) pod.pids_events_max = containers_refused;
   if (watched || pod.stopped() || pod.pids_events_max.value_or(0) > 0 || pod.memory_oom_kill.value_or(0) > 0)
     out.units.push_back(std::move(pod));
 }

@@ -214,6 +214,37 @@ TEST(CgroupV2Witness, UnwatchedPodAtItsPidsMaxOrOomKilledIsListed) {
   fs::remove_all(tmp);
 }
 
+// Kernels before 6.12 count a refused fork in the forking container's own
+// pids.events, not in the pod's whose pids.max refused it (Debian 12's 6.1,
+// tests/vm pids_max): the pod is listed with its containers' count; a kernel
+// that counts it in the pod and up the tree is not counted twice.
+TEST(CgroupV2Witness, RefusedForksCountedInTheContainerListThePod) {
+  const fs::path tmp = fs::temp_directory_path() / ("plegscope-v2-forks-" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  fs::copy(kTrees + "v2_cgroupfs_pids", tmp, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+  const fs::path pod_dir = tmp / ("sys/fs/cgroup/kubepods/pod" + kPodC);
+  fs::path scope;
+  for (const auto& d : fs::directory_iterator(pod_dir))
+    if (d.is_directory()) scope = d.path();
+  ASSERT_FALSE(scope.empty());
+  std::ofstream(scope / "pids.events") << "max 5\n";
+  testing::FakeClock clock;
+  {
+    HostScanner scanner(tree(tmp.string()), clock);
+    const HostEvidence e = scanner.scan();
+    const CgroupV2Unit* pod = unit(e, "pod", kPodC);
+    ASSERT_TRUE(pod);
+    EXPECT_EQ(pod->pids_events_max, std::optional<uint64_t>(5));  // the pod's own says 0
+  }
+  std::ofstream(pod_dir / "pids.events") << "max 5\n";  // the same forks, counted up the tree too
+  HostScanner scanner(tree(tmp.string()), clock);
+  HostEvidence e = scanner.scan();
+  const CgroupV2Unit* pod = unit(e, "pod", kPodC);
+  ASSERT_TRUE(pod);
+  EXPECT_EQ(pod->pids_events_max, std::optional<uint64_t>(5));
+  fs::remove_all(tmp);
+}
+
 TEST(CgroupV2Witness, HybridHostReadsTheUnifiedMount) {
   testing::FakeClock clock;
   HostScanner scanner(tree(kTrees + "v2_hybrid"), clock);
