@@ -41,6 +41,7 @@ NAME = os.environ.get("PLEGSCOPE_VM_TEST", "vm")
 
 class Ctx:
     vm = None
+    booted = False
     scratch = None
     results = {"scenarios": {}}
     t0 = None
@@ -67,8 +68,10 @@ def test_boot():
         assert os.access(os.path.join(build, exe), os.X_OK), "%s/%s not built" % (build, exe)
     Ctx.scratch = tempfile.mkdtemp(prefix=vmlib.TMP_PREFIX + "src-", dir="/tmp")
     payload, binaries = vmlib.default_payload(build, Ctx.scratch)
-    Ctx.vm = vmlib.VM(payload, binaries)
-    Ctx.vm.start()
+    vm = vmlib.VM(payload, binaries)
+    Ctx.vm = vm  # stopped and removed at the end, booted or not
+    vm.start()
+    Ctx.booted = True
     Ctx.results["boot_s"] = round(Ctx.vm.timings["boot_s"], 1)
     Ctx.results["payload_s"] = round(Ctx.vm.timings["payload_s"], 2)
     r = guest("setup", timeout=300)
@@ -92,7 +95,7 @@ def test_boot():
 
 
 def test_scenarios():
-    assert Ctx.vm, "the VM did not boot"
+    assert Ctx.booted, "the VM did not boot"
     failed = []
     for name in SCENARIOS:
         r = guest(name, timeout=600)
@@ -135,7 +138,7 @@ def test_scenarios():
 
 
 def test_shutdown():
-    assert Ctx.vm, "the VM did not boot"
+    assert Ctx.booted, "the VM did not boot"
     pid, tmp = Ctx.vm.proc.pid, Ctx.vm.tmp
     Ctx.results["shutdown_s"] = round(Ctx.vm.shutdown(), 1)
     Ctx.vm.close()
