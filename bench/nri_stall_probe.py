@@ -13,7 +13,8 @@ event (CreateContainer in a second pod) to see whether it waits behind the
 held one. Then the runtime's NRI metric lines and its log lines about the
 plugin.
 
-Run as root after scripts/build (cri-driver) and scripts/build-nri-plugin:
+Env PAGE=FILE keeps the runtime's metrics page after the hold. Run as root
+after scripts/build (cri-driver) and scripts/build-nri-plugin:
   T=40s EV=StopContainer python3 bench/nri_stall_probe.py"""
 import os
 import subprocess
@@ -111,6 +112,9 @@ def main():
             bad = [s for s in samples if s[0] == op and s[1] != 0]
             print("%-17s %3d calls during the hold, slowest %.3fs, failed %d" % (op, len(xs), max(xs), len(bad)))
         page = urllib.request.urlopen(ctd.metrics_url).read().decode()
+        if os.environ.get("PAGE"):  # keep the runtime's page (a parser fixture)
+            with open(os.environ["PAGE"], "w") as f:
+                f.write(page)
         for line in page.splitlines():
             if "nri" in line and not line.startswith("#") and "_bucket" not in line:
                 print("  " + line)
