@@ -89,14 +89,18 @@ def start():
                                    "-control", Ctx.control, "-state", Ctx.state, "-reconnect"],
                                   stdout=subprocess.DEVNULL, stderr=open(os.path.join(Ctx.ctd.tmp, "plugin.log"), "w"))
     wait_until(lambda: count_of("registered " + PLUGIN_NAME) >= 1, 30, "the plugin to register with NRI")
+    Ctx.sid = Ctx.ctd.driver("run-pod", "nri-web", "uid-nri-web")
+    Ctx.cid = Ctx.ctd.driver("create-container", Ctx.sid, "app", oci_image.WORKLOAD_IMAGE, "/workload")
+    Ctx.ctd.driver("start-container", Ctx.cid)
+
+
+def start_agent():
+    """The step's own agent (the harness ends a step's processes with it)."""
     Ctx.agent = Agent(Ctx.ctd.endpoint, ["--hang-threshold", "3s", "--node-name", "e2e",
                                          "--runtime-metrics-endpoint", Ctx.ctd.metrics_url], log_level="info")
     Ctx.agent.__enter__()
     wait_until(lambda: Ctx.agent.json("/diagnose")["runtime_metrics"]["reachable"], 30,
                "the agent's first read of containerd's metrics page")
-    Ctx.sid = Ctx.ctd.driver("run-pod", "nri-web", "uid-nri-web")
-    Ctx.cid = Ctx.ctd.driver("create-container", Ctx.sid, "app", oci_image.WORKLOAD_IMAGE, "/workload")
-    Ctx.ctd.driver("start-container", Ctx.cid)
 
 
 def own_call_causes(rep):
@@ -115,6 +119,7 @@ def names_the_plugin(operation):
 
 def test_default_timeout_the_plugin_is_named():
     start()
+    start_agent()
     closed_before = count_of("closed")
     hold("CreateContainer")
     t0 = time.monotonic()
@@ -153,6 +158,7 @@ def relists(m):
 def test_lists_answer_while_the_plugin_holds_a_call():
     start()
     restart_with_a_longer_timeout()
+    start_agent()
     held_before, closed_before = count_of("stall StopContainer"), count_of("closed")
     hold("StopContainer")
     t0 = time.monotonic()
