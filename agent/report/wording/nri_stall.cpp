@@ -22,6 +22,25 @@ CauseWords words_of(const Finding& f, const RuntimeModel&) {
   return w;
 }
 
+// On CRI-O: its own log, none of containerd's metric names. plegscope reads
+// NRI's figures from containerd's page only, so on CRI-O these words stand
+// for an operator who finds the plugin by hand.
+// clang-format off
+constexpr RuntimeText kOnCrio = {
+  "`timeout 20 journalctl -u {service} --since -15m | grep -iE 'nri|plugin'` names the plugin the runtime "
+  "gave up on. `{crictl} pods -q` and `{crictl} ps -a -q` answer at once: the PLEG's lists do not wait on "
+  "NRI. The name is the index and name the plugin registered with (`10-stall`): a binary of that name in "
+  "`/opt/nri/plugins`, or the pod on the node that mounts `/var/run/nri/nri.sock`.",
+  nullptr,
+  nullptr,
+};
+// clang-format on
+
+RuntimeText text_on(const RuntimeModel& runtime) {
+  if (runtime.family == RuntimeFamily::kCrio) return kOnCrio;
+  return {};
+}
+
 }  // namespace
 
 // The runbook's paragraphs are, word for word, docs/runbook.md's
@@ -32,9 +51,10 @@ const CauseWording nri_stall_wording = {
   {"`timeout 20 journalctl -u {service} --since -15m | grep -iE 'nri|plugin'` shows `closing plugin <name>, "
    "failed to handle <Event> request: context deadline exceeded` and `connection to plugin \"<name>\" closed`; "
    "the runtime's metrics page carries the same name in `containerd_nri_plugin_invocations_total{error="
-   "\"deadline_exceeded\"}` and `containerd_nri_plugin_latency_seconds`. The name is the index and name the "
-   "plugin registered with (`10-stall`): a binary of that name in `/opt/nri/plugins`, or the pod on the node "
-   "that mounts `/var/run/nri/nri.sock`.",
+   "\"deadline_exceeded\"}` and `containerd_nri_plugin_latency_seconds`. `{crictl} pods -q` and `{crictl} ps "
+   "-a -q` answer at once: the PLEG's lists do not wait on NRI. The name is the index and name the plugin "
+   "registered with (`10-stall`): a binary of that name in `/opt/nri/plugins`, or the pod on the node that "
+   "mounts `/var/run/nri/nri.sock`.",
    "Fix or restart the plugin named (its pod on the node {node}, or the binary in `/opt/nri/plugins`). After "
    "its timeout NRI has disconnected it, so pods start without its adjustments until it registers again; a "
    "plugin that reconnects and stalls again delays every pod start and stop on the node by the timeout. To "
@@ -43,7 +63,7 @@ const CauseWording nri_stall_wording = {
    "on NRI, and a restarted runtime calls the same plugin again. Do not raise `plugin_request_timeout` to "
    "hide it: every call that reaches the plugin then waits that long."},
   words_of,
-  nullptr,
+  text_on,
 };
 // clang-format on
 
