@@ -63,6 +63,7 @@ Advice advise(const Finding& f) {
     case CauseId::kRuntimeSlow:
     case CauseId::kNodePressure:
     case CauseId::kCniSlow:
+    case CauseId::kNriStall:  // the plugin is fixed where it runs; nothing of the node
       return Advice::kNone;
     // The runtime's Status: a hung one is cleared by a restart of the
     // runtime (after the stuck CNI call is found); a condition the runtime

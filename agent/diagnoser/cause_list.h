@@ -24,6 +24,7 @@
   X(kKubeletInternal, kubelet_internal)         \
   X(kContainerLockStall, container_lock_stall)  \
   X(kCniSlow, cni_slow)                         \
+  X(kNriStall, nri_stall)                       \
   /* the runtime's CRI Status: the kubelet's other path to NotReady */ \
   X(kRuntimeStatusHung, runtime_status_hung)    \
   X(kRuntimeNotReady, runtime_not_ready)        \

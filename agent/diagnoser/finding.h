@@ -211,6 +211,8 @@ struct Finding {
   // The kubelet beside the agent and the runtime's own metrics.
   std::string method;             // a gRPC method inside the runtime, "UpdateContainerResources"
   double in_flight_count = 0;     // calls of `method` in flight
+  std::string nri_plugin;         // nri_stall: the plugin as NRI registered it, "10-stall"
+  int timeouts = 0;               // nri_stall: its calls NRI gave up on at its request timeout
   std::optional<double> kubelet_last_seen_age_seconds;
   std::optional<double> kubelet_flat_seconds;  // since the kubelet's relist count last moved
   double agent_relist_p99_seconds = 0;

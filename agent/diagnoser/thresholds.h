@@ -42,6 +42,9 @@ struct DiagnoserThresholds {
   // ... unless this many sandbox calls of one kind ended around the slow
   // ones: a rollout, whose sandboxes wait on each other and a busy node.
   double cni_mass_sandboxes = 10;
+  // nri_stall: an NRI plugin call that ended this slow (containerd's default
+  // plugin_request_timeout is 2 s; a plugin answers in milliseconds).
+  double nri_slow_seconds = 1;
   // Host causes.
   int zombies = 100;              // defunct_processes: zombies on the node ...
   int zombie_growth = 20;         // ... or this many more across the scans kept, never fewer

@@ -22,6 +22,8 @@ std::string_view mark_kind_name(MarkKind kind) {
       return "kubelet_started";
     case MarkKind::kRuntimeStarted:
       return "runtime_started";
+    case MarkKind::kNriPluginClosed:
+      return "nri_plugin_closed";
     case MarkKind::kUnitStarted:
       return "unit_started";
     case MarkKind::kUnitStopping:
@@ -56,6 +58,9 @@ const std::vector<MarkPattern>& mark_patterns() {
       // The runtime's own start line (containerd; CRI-O and dockerd are
       // covered by systemd's "Started" line).
       {K::kRuntimeStarted, S::kRuntime, "", "containerd successfully booted in"},
+      // containerd 2.x's NRI giving up on a plugin that missed its request
+      // timeout (or broke its connection): the line names the plugin and the event.
+      {K::kNriPluginClosed, S::kRuntime, "", "closing plugin "},
       // systemd (PID 1) about a unit: job results and unit results.
       {K::kUnitStarted, S::kManager, "39f53479d3a045ac8e11786248231fbf", "Started ", true},
       {K::kUnitStopping, S::kManager, "de5b426a63be47a7b6ac3eaac82e2f6f", "Stopping ", true},

@@ -22,6 +22,7 @@ enum class MarkKind {
   kCriError,              // any other "rpc error: code = ..."
   kKubeletStarted,        // the kubelet's first line: "Kubelet version"
   kRuntimeStarted,        // containerd's "containerd successfully booted in ..."
+  kNriPluginClosed,       // containerd's NRI: "closing plugin 10-stall, failed to handle ... request"
   kUnitStarted,           // systemd: "Started kubelet.service - ..."
   kUnitStopping,          // systemd: "Stopping kubelet.service - ..."
   kUnitStopped,           // systemd: "Stopped kubelet.service - ..."

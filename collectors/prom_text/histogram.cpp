@@ -20,12 +20,17 @@ bool ends_with(std::string_view s, std::string_view suffix) {
 
 }  // namespace
 
-std::map<std::string, Histogram> histograms_by(const PromFamily& family, std::string_view by_label) {
+std::map<std::string, Histogram> histograms_by(const PromFamily& family, std::string_view by_label,
+                                               std::string_view then_label) {
   std::map<std::string, Histogram> out;
   for (const auto& sample : family.samples) {
     std::string key;
     if (!by_label.empty()) {
       if (auto v = sample.label(by_label)) key = *v;
+    }
+    if (!then_label.empty()) {
+      key += '/';
+      if (auto v = sample.label(then_label)) key += *v;
     }
     if (ends_with(sample.name, "_bucket")) {
       auto le = sample.label("le");
@@ -44,6 +49,16 @@ std::map<std::string, Histogram> histograms_by(const PromFamily& family, std::st
                      [](const auto& a, const auto& b) { return a.first < b.first; });
   }
   return out;
+}
+
+std::optional<double> count_above(const Histogram& h, double bound) {
+  // The largest bucket bound at or below `bound`: what lies above it is known
+  // to be slower than that bound, and no finer.
+  const std::pair<double, double>* at = nullptr;
+  for (const auto& b : h.buckets)
+    if (b.first <= bound) at = &b;
+  if (!at) return std::nullopt;
+  return h.count > at->second ? h.count - at->second : 0;
 }
 
 std::optional<Histogram> single_histogram(const PromFamily* family) {

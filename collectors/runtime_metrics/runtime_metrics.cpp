@@ -28,6 +28,9 @@ const std::vector<std::string>& wanted_families() {
       "container_runtime_crio_containers_events_dropped_total",
       "container_runtime_crio_resources_stalled_at_stage",
       "container_runtime_crio_containers_stopped_monitor_count",
+      "containerd_nri_plugin_latency_seconds",
+      "containerd_nri_plugin_invocations_total",
+      "containerd_nri_active_plugins_total",
   };
   return names;
 }
@@ -135,7 +138,37 @@ void read_crio(const PromParseResult& parsed, RuntimeMetricsSample& out) {
   }
 }
 
+// containerd 2.x's NRI figures (internal/nri/metrics.go), by plugin and operation.
+void read_nri(const PromParseResult& parsed, RuntimeMetricsSample& out) {
+  // The plugin's name first: the key is nri_call_key(plugin, operation).
+  if (auto* latency = parsed.family("containerd_nri_plugin_latency_seconds"))
+    out.nri_latency = histograms_by(*latency, "plugin", "operation");
+  if (auto* calls = parsed.family("containerd_nri_plugin_invocations_total")) {
+    for (const auto& s : calls->samples) {
+      if (label_or_empty(s, "error") != "deadline_exceeded") continue;
+      out.nri_timeouts[nri_call_key(label_or_empty(s, "plugin"), label_or_empty(s, "operation"))] += s.value;
+    }
+  }
+  if (auto* active = parsed.family("containerd_nri_active_plugins_total")) {
+    if (!active->samples.empty()) out.nri_active_plugins = active->samples.front().value;
+  }
+}
+
 }  // namespace
+
+std::string nri_call_key(std::string_view plugin, std::string_view operation) {
+  std::string key(plugin);
+  key += '/';
+  key += operation;
+  return key;
+}
+
+std::pair<std::string, std::string> split_nri_call_key(std::string_view key) {
+  // Plugin names are checked by NRI (no '/'); operations are Go identifiers.
+  const size_t slash = key.rfind('/');
+  if (slash == std::string_view::npos) return {std::string(key), ""};
+  return {std::string(key.substr(0, slash)), std::string(key.substr(slash + 1))};
+}
 
 const char* runtime_kind_name(RuntimeKind kind) {
   switch (kind) {
@@ -192,6 +225,7 @@ RuntimeMetricsSample parse_runtime_metrics(std::string_view exposition) {
     if (!dropped->samples.empty()) out.container_events_dropped = dropped->samples.front().value;
   }
   read_crio(parsed, out);
+  read_nri(parsed, out);
   return out;
 }
 

@@ -52,10 +52,22 @@ struct RuntimeMetricsSample {
   std::optional<double> crio_processes_defunct;
   std::map<std::string, double> crio_stalled_at_stage;  // resources_stalled_at_stage, by stage
   std::map<std::string, double> crio_stopped_monitors;  // containers_stopped_monitor_count, by container name
+  // containerd 2.x's NRI: each plugin's calls by nri_call_key(plugin,
+  // operation), the plugin as NRI registered it ("10-stall": index-name).
+  // A call is counted only once it ends (answered, or given up at NRI's
+  // plugin_request_timeout, after which NRI disconnects the plugin).
+  std::map<std::string, Histogram> nri_latency;  // containerd_nri_plugin_latency_seconds
+  std::map<std::string, double> nri_timeouts;    // ..._invocations_total{error="deadline_exceeded"}
+  std::optional<double> nri_active_plugins;      // containerd_nri_active_plugins_total
   size_t families_found = 0;
   size_t malformed_lines = 0;
   std::string parse_error;
 };
+
+// "10-stall/CreateContainer": one key for a plugin's calls of one
+// operation, split back by split_nri_call_key.
+std::string nri_call_key(std::string_view plugin, std::string_view operation);
+std::pair<std::string, std::string> split_nri_call_key(std::string_view key);
 
 // Never throws; garbage gives families_found == 0 and a parse_error.
 RuntimeMetricsSample parse_runtime_metrics(std::string_view exposition);

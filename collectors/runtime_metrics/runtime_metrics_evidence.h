@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "prom_text/histogram.h"
 #include "scrape/scrape_loop.h"
 
 namespace plegscope {
@@ -26,6 +27,18 @@ struct RuntimeMetricsEvidence : ScrapeRecord {
   // CRI-O: containers whose conmon it found gone, by container name, since
   // it started (containers_stopped_monitor_count).
   std::map<std::string, double> stopped_monitors;
+  // containerd 2.x's NRI plugins: each plugin's calls of one operation that
+  // ended over the last nri_window_seconds, the plugin named as NRI
+  // registered it. A call still waiting on a plugin is not counted yet.
+  struct NriCalls {
+    std::string plugin;     // "10-stall" (index-name)
+    std::string operation;  // "CreateContainer", "StopPodSandbox", "Synchronize"
+    Histogram latency;      // the calls that ended in the window
+    double timeouts = 0;    // of them, given up at NRI's plugin_request_timeout
+  };
+  std::vector<NriCalls> nri_calls;  // by plugin, then operation
+  std::optional<double> nri_active_plugins;
+  double nri_window_seconds = 0;
 };
 
 }  // namespace plegscope

@@ -40,6 +40,22 @@ void RuntimeMetricsReader::scrape_now() {
   for (const auto& [op, figures] : sample.crio_operations)
     if (is_network_operation(op) && figures.p99) evidence_.network_p99_seconds[op] = *figures.p99;
   evidence_.stopped_monitors = sample.crio_stopped_monitors;
+  observe_nri(sample, now);
+}
+
+void RuntimeMetricsReader::observe_nri(const RuntimeMetricsSample& sample, MonoTime now) {
+  nri_latency_.add(now, sample.nri_latency);
+  nri_timeouts_.add(now, sample.nri_timeouts);
+  const std::map<std::string, double> timeouts = nri_timeouts_.added();
+  evidence_.nri_calls.clear();
+  for (auto& [key, latency] : nri_latency_.added()) {
+    auto [plugin, operation] = split_nri_call_key(key);
+    auto t = timeouts.find(key);
+    evidence_.nri_calls.push_back({std::move(plugin), std::move(operation), std::move(latency),
+                                   t == timeouts.end() ? 0 : t->second});
+  }
+  evidence_.nri_active_plugins = sample.nri_active_plugins;
+  evidence_.nri_window_seconds = std::chrono::duration<double>(kNriWindow).count();
 }
 
 RuntimeMetricsEvidence RuntimeMetricsReader::evidence() const {

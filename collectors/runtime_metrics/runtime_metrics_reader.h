@@ -37,6 +37,7 @@ class RuntimeMetricsReader final : public SourceOf<RuntimeMetricsEvidence> {
   void scrape_now();  // one scrape on the calling thread (tests)
 
  private:
+  void observe_nri(const RuntimeMetricsSample& sample, MonoTime now);  // under mu_
   const Clock& clock_;
   std::optional<RuntimeMetricsScraper> scraper_;
   const Duration interval_;
@@ -45,6 +46,11 @@ class RuntimeMetricsReader final : public SourceOf<RuntimeMetricsEvidence> {
   bool logged_once_ = false;
   RuntimeMetricsState state_;
   HistogramWindow network_;  // network setup/teardown histograms
+  // NRI plugins' calls: a window long enough that a plugin cut off at its
+  // 2 s timeout stays named for a while after, as the CRI calls' own are.
+  HistogramWindow nri_latency_{kNriWindow};
+  CounterWindow nri_timeouts_{kNriWindow};
+  static constexpr Duration kNriWindow = std::chrono::minutes(5);
 };
 
 }  // namespace plegscope

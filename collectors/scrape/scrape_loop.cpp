@@ -27,6 +27,38 @@ std::map<std::string, double> HistogramWindow::recent_p99() const {
   return plegscope::recent_p99(samples_.front().second, samples_.back().second);
 }
 
+std::map<std::string, Histogram> HistogramWindow::added() const {
+  std::map<std::string, Histogram> out;
+  if (samples_.size() < 2) return out;
+  const auto& oldest = samples_.front().second;
+  for (const auto& [name, now] : samples_.back().second) {
+    auto before = oldest.find(name);
+    std::optional<Histogram> d = now;
+    if (before != oldest.end()) d = histogram_delta(now, before->second);
+    if (!d) d = now;  // the component restarted: all it has is new
+    if (d->count > 0) out[name] = std::move(*d);
+  }
+  return out;
+}
+
+void CounterWindow::add(MonoTime now, std::map<std::string, double> sample) {
+  samples_.emplace_back(now, std::move(sample));
+  while (samples_.size() > 2 && samples_[1].first <= now - window_) samples_.pop_front();
+}
+
+std::map<std::string, double> CounterWindow::added() const {
+  std::map<std::string, double> out;
+  if (samples_.size() < 2) return out;
+  const auto& oldest = samples_.front().second;
+  for (const auto& [name, now] : samples_.back().second) {
+    auto before = oldest.find(name);
+    double grew = before == oldest.end() ? now : now - before->second;
+    if (grew < 0) grew = now;  // restarted: all it has is new
+    if (grew > 0) out[name] = grew;
+  }
+  return out;
+}
+
 std::vector<HistogramStep> HistogramWindow::steps() const {
   std::vector<HistogramStep> out;
   for (size_t i = 1; i < samples_.size(); ++i) {

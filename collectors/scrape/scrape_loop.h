@@ -42,6 +42,9 @@ class HistogramWindow {
   void add(MonoTime now, std::map<std::string, Histogram> sample);
   // p99 per name over what the window's samples added (recent_p99).
   std::map<std::string, double> recent_p99() const;
+  // What the window added by name, names that added nothing left out. One
+  // sample alone adds nothing: a count read once has no known age.
+  std::map<std::string, Histogram> added() const;
   // The same window scrape by scrape, oldest first: when in it a figure
   // grew, which a p99 over the whole window cannot tell. Names that added
   // nothing in a step are left out of it.
@@ -50,6 +53,22 @@ class HistogramWindow {
  private:
   Duration window_;
   std::deque<std::pair<MonoTime, std::map<std::string, Histogram>>> samples_;
+};
+
+// Counters by name (ever growing, reset by a restart) as sampled over the
+// last `window`: what each grew by. Not thread-safe: its reader's lock guards it.
+class CounterWindow {
+ public:
+  explicit CounterWindow(Duration window) : window_(window) {}
+  void add(MonoTime now, std::map<std::string, double> sample);
+  // Growth by name over the window, names that did not grow left out; a
+  // counter that went down (its process restarted) counts from zero. One
+  // sample alone adds nothing.
+  std::map<std::string, double> added() const;
+
+ private:
+  Duration window_;
+  std::deque<std::pair<MonoTime, std::map<std::string, double>>> samples_;
 };
 
 // p99 per name over what changed between the oldest and newest sample; a

@@ -251,11 +251,13 @@ def _free_loopback_port():
 
 class Containerd:
     def __init__(self, build_dir, sandbox_image=oci_image.PAUSE_IMAGE, snapshotter=None,
-                 _adopt=None, bed_name=None, nri=True):
+                 _adopt=None, bed_name=None, nri=True, nri_request_timeout=None):
         """NRI False: 2.x's NRI plugin disabled in the config (on by default there; 1.6 has
-        it off), as on nodes that turn it off."""
+        it off), as on nodes that turn it off. nri_request_timeout ("30s"): NRI's
+        plugin_request_timeout (2 s when unset), as on nodes that lengthen it."""
         self.build_dir = build_dir
         self.nri = nri
+        self.nri_request_timeout = nri_request_timeout
         self.bed = bed(bed_name)
         self.driver_bin = os.path.join(build_dir, "cri-driver")
         if not _adopt and not os.path.exists(self.driver_bin):
@@ -269,6 +271,7 @@ class Containerd:
         self.root = os.path.join(self.tmp, "root")
         self.state = os.path.join(self.tmp, "state")
         self.sock = os.path.join(self.tmp, "containerd.sock")
+        self.nri_socket = os.path.join(self.tmp, "nri", "nri.sock")
         self.endpoint = "unix://" + self.sock
         self.config_path = os.path.join(self.tmp, "config.toml")
         # containerd's own metrics page on a loopback port: the
@@ -405,6 +408,8 @@ disabled_plugins = [
         t = self.tmp
         rt = 'plugins."io.containerd.cri.v1.runtime"'
         img = 'plugins."io.containerd.cri.v1.images"'
+        timeout = getattr(self, "nri_request_timeout", None)
+        nri_timeout = '  plugin_request_timeout = "%s"\n' % timeout if timeout else ""
         return f"""{self._common_sections(3)}
 [plugins."io.containerd.shim.v1.manager"]
   socket_dir = "{self.shim_socket_dir}"
@@ -414,7 +419,7 @@ disabled_plugins = [
   socket_path = "{t}/nri/nri.sock"
   plugin_path = "{t}/nri/plugins"
   plugin_config_path = "{t}/nri/conf.d"
-
+{nri_timeout}
 [plugins."io.containerd.grpc.v1.cri"]
   stream_server_address = "127.0.0.1"
   stream_server_port = "0"

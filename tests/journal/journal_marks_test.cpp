@@ -60,7 +60,7 @@ std::optional<MarkKind> kind_of(const EntryFields& e, const UnitRoles& roles = U
 TEST(JournalMarkKinds, NamesAreDistinctSnakeCaseIds) {
   std::set<std::string_view> names;
   for (const MarkPattern& p : mark_patterns()) names.insert(mark_kind_name(p.kind));
-  EXPECT_EQ(names.size(), 13u) << "every kind has a pattern and a distinct name";
+  EXPECT_EQ(names.size(), 14u) << "every kind has a pattern and a distinct name";
   for (std::string_view n : names) {
     EXPECT_EQ(n.find_first_not_of("abcdefghijklmnopqrstuvwxyz_"), std::string_view::npos) << n;
   }
@@ -106,6 +106,20 @@ TEST(JournalUnits, RuntimeStartLine) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->kind, MarkKind::kRuntimeStarted);
   EXPECT_EQ(c->unit, "containerd.service");
+}
+
+TEST(JournalUnits, NriPluginClosedLine) {
+  // containerd 2.3.7's own line when NRI gives up on a plugin at its request timeout.
+  auto c = classify_entry(
+      own_line("containerd.service", R"(time="2026-12-07T12:06:38.241324597Z" level=error )"
+                                     R"(msg="closing plugin 10-stall, failed to handle CreateContainer )"
+                                     R"(request: context deadline exceeded")"),
+      UnitRoles());
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->kind, MarkKind::kNriPluginClosed);
+  EXPECT_EQ(mark_kind_name(c->kind), "nri_plugin_closed");
+  // The same words from the kubelet are no mark of the runtime's.
+  EXPECT_FALSE(kind_of(own_line("kubelet.service", "closing plugin 10-stall")).has_value());
 }
 
 TEST(JournalUnits, OverriddenRoles) {

@@ -132,5 +132,44 @@ TEST(ScrapeReaders, HistogramWindowStepsSayWhenAFigureGrew) {
   EXPECT_GE(bucket_quantile(0.99, steps[1].added.at("run_podsandbox")).value_or(0), 10.0);  // past the highest bucket
 }
 
+TEST(ScrapeReaders, HistogramWindowAddedOverTheWholeWindow) {
+  // One sample says nothing of when its counts grew; two say what the window
+  // added; a count that went down is a restarted component, all of it new.
+  HistogramWindow window(std::chrono::minutes(5));
+  const MonoTime t0{};
+  window.add(t0, {{"10-stall/CreateContainer", histogram(5, 5, 5)}});
+  EXPECT_TRUE(window.added().empty());
+  window.add(t0 + std::chrono::seconds(5), {{"10-stall/CreateContainer", histogram(7, 8, 8)},
+                                             {"20-other/StopContainer", histogram(1, 1, 1)}});
+  auto added = window.added();
+  ASSERT_EQ(added.count("10-stall/CreateContainer"), 1u);
+  EXPECT_EQ(added.at("10-stall/CreateContainer").count, 3);
+  EXPECT_EQ(count_above(added.at("10-stall/CreateContainer"), 1).value_or(-1), 1);
+  EXPECT_EQ(added.at("20-other/StopContainer").count, 1);
+  window.add(t0 + std::chrono::seconds(10), {{"10-stall/CreateContainer", histogram(1, 1, 1)}});
+  added = window.added();
+  EXPECT_EQ(added.at("10-stall/CreateContainer").count, 1);
+  // Past the window the oldest samples go: what they added is no longer counted.
+  window.add(t0 + std::chrono::minutes(6), {{"10-stall/CreateContainer", histogram(1, 1, 1)}});
+  window.add(t0 + std::chrono::minutes(11), {{"10-stall/CreateContainer", histogram(1, 1, 1)}});
+  EXPECT_TRUE(window.added().empty());
+}
+
+TEST(ScrapeReaders, CounterWindowGrowthAndRestart) {
+  CounterWindow window(std::chrono::minutes(5));
+  const MonoTime t0{};
+  window.add(t0, {{"10-stall/StopPodSandbox", 4}});
+  EXPECT_TRUE(window.added().empty());
+  window.add(t0 + std::chrono::seconds(5), {{"10-stall/StopPodSandbox", 4}, {"10-stall/CreateContainer", 2}});
+  auto added = window.added();
+  EXPECT_EQ(added.count("10-stall/StopPodSandbox"), 0u);  // did not grow
+  EXPECT_EQ(added.at("10-stall/CreateContainer"), 2);     // new since the first sample
+  window.add(t0 + std::chrono::seconds(10), {{"10-stall/StopPodSandbox", 1}});
+  EXPECT_EQ(window.added().at("10-stall/StopPodSandbox"), 1);  // restarted: counts from zero
+  window.add(t0 + std::chrono::minutes(6), {{"10-stall/StopPodSandbox", 1}});
+  window.add(t0 + std::chrono::minutes(12), {{"10-stall/StopPodSandbox", 1}});
+  EXPECT_TRUE(window.added().empty());
+}
+
 }  // namespace
 }  // namespace plegscope

@@ -115,6 +115,27 @@ TEST(RuntimeMetrics, CrioOperationsDefunctAndDropped) {
   EXPECT_TRUE(s.grpc_methods.empty());
 }
 
+TEST(RuntimeMetrics, Containerd23NriPluginTimedOut) {
+  // containerd 2.3.7's page after NRI gave up on 10-stall's CreateContainer at its 2 s timeout.
+  RuntimeMetricsSample s =
+      parse_runtime_metrics(read_fixture("runtime_metrics/containerd-2.3.7-nri-timeout.txt"));
+  EXPECT_EQ(s.kind, RuntimeKind::containerd);
+  EXPECT_EQ(s.version, "v2.3.7");
+  ASSERT_TRUE(s.nri_active_plugins.has_value());
+  EXPECT_EQ(*s.nri_active_plugins, 0);
+  const std::string key = nri_call_key("10-stall", "CreateContainer");
+  ASSERT_EQ(s.nri_latency.count(key), 1u);
+  const Histogram& h = s.nri_latency.at(key);
+  EXPECT_EQ(h.count, 2);
+  EXPECT_NEAR(h.sum, 2.0227, 0.001);
+  EXPECT_EQ(count_above(h, 1).value_or(-1), 1);  // the call given up at 2 s
+  EXPECT_EQ(s.nri_latency.count(nri_call_key("10-stall", "Synchronize")), 1u);
+  // Only the deadline's errors are kept, by plugin and operation.
+  ASSERT_EQ(s.nri_timeouts.size(), 1u);
+  EXPECT_EQ(s.nri_timeouts.at(key), 1);
+  EXPECT_EQ(split_nri_call_key(key), std::make_pair(std::string("10-stall"), std::string("CreateContainer")));
+}
+
 TEST(RuntimeMetrics, GarbageIsNoFamily) {
   RuntimeMetricsSample s = parse_runtime_metrics("404 page not found\n");
   EXPECT_EQ(s.families_found, 0u);
