@@ -3,10 +3,12 @@ test_crio_stream.py): the runtime's own answer read both ways by cri-driver, cri
 the figures logged for bench/results/stream-scale.md, a fast teardown.
 The agents' side of the comparison is tests/lib/list_compare.py."""
 
+import concurrent.futures
 import json
 import os
 import shutil
 import statistics
+import subprocess
 import sys
 
 import harness
@@ -23,6 +25,8 @@ def crictl():
         path = parts.crictl()
     if not path:
         raise harness.Skip("no crictl (scripts/build-cluster-parts builds it)")
+    log("  crictl: %s (%s)" % (path, subprocess.run([path, "--version"], capture_output=True, text=True,
+                                                     timeout=30).stdout.strip()))
     return path
 
 
@@ -71,7 +75,6 @@ def remove_pods(fixture, timeout=900):
     """Stops and removes every sandbox through CRI, which removes its containers with it
     (containerd and CRI-O alike), two at a time: one call per pod instead of the fixture
     cleanup's two per container. What fails is left to the fixture's cleanup."""
-    import concurrent.futures
     try:
         sandboxes = fixture.list()["sandboxes"]
     except Exception as e:  # the fixture's cleanup still runs
