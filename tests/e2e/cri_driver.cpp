@@ -125,6 +125,51 @@ const char* container_state(runtime::v1::ContainerState s) {
   }
 }
 
+std::string seconds_json(const std::vector<double>& v) {
+  std::ostringstream t;
+  t << "[";
+  for (size_t i = 0; i < v.size(); ++i) t << (i ? ", " : "") << v[i];
+  return t.str() + "]";
+}
+
+// One streamed list read in turn `repeats` times (stopping at an error): the items in each
+// message of the last read, that read's bytes, the seconds of every read.
+struct StreamedList {
+  std::string sizes;
+  size_t bytes = 0;
+  std::vector<double> seconds;
+  grpc::Status status;
+
+  // `"NAME": [items per message], "PREFIX_bytes": N, "PREFIX_seconds": [...]`, or
+  // `"NAME": "unimplemented"` for a runtime that does not stream.
+  std::string json(const std::string& name, const std::string& prefix) const {
+    if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) return "\"" + name + "\": \"unimplemented\"";
+    return "\"" + name + "\": [" + sizes + "], \"" + prefix + "_bytes\": " + std::to_string(bytes) + ", \"" +
+           prefix + "_seconds\": " + seconds_json(seconds);
+  }
+};
+
+template <typename Response, typename Open, typename Items>
+StreamedList read_stream(int repeats, Open open, Items items) {
+  StreamedList out;
+  for (int r = 0; r < repeats; ++r) {
+    Ctx c;
+    out.sizes.clear();
+    out.bytes = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto stream = open(&c.ctx);
+    Response m;
+    while (stream->Read(&m)) {
+      out.sizes += (out.sizes.empty() ? "" : ", ") + std::to_string(items(m));
+      out.bytes += m.ByteSizeLong();
+    }
+    out.status = stream->Finish();
+    out.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!out.status.ok()) break;
+  }
+  return out;
+}
+
 runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std::string& uid, const std::string& ns,
                                              runtime::v1::NamespaceMode pid = runtime::v1::POD,
                                              runtime::v1::NamespaceMode network = runtime::v1::NODE) {
@@ -445,64 +490,24 @@ int main(int argc, char** argv) {
     auto seconds_since = [](Clock::time_point t) {
       return std::chrono::duration<double>(Clock::now() - t).count();
     };
-    auto times_json = [](const std::vector<double>& v) {
-      std::ostringstream t;
-      t << "[";
-      for (size_t i = 0; i < v.size(); ++i) t << (i ? ", " : "") << v[i];
-      return t.str() + "]";
-    };
     std::ostringstream o;
     o << "{";
-    {
-      std::vector<double> secs;
-      std::string sizes;
-      size_t bytes = 0;
-      grpc::Status s;
-      for (int r = 0; r < repeats; ++r) {
-        Ctx c;
-        sizes.clear();
-        bytes = 0;
-        const auto t0 = Clock::now();
-        auto stream = rt->StreamPodSandboxes(&c.ctx, runtime::v1::StreamPodSandboxesRequest());
-        runtime::v1::StreamPodSandboxesResponse m;
-        while (stream->Read(&m)) {
-          sizes += (sizes.empty() ? "" : ", ") + std::to_string(m.pod_sandboxes_size());
-          bytes += m.ByteSizeLong();
-        }
-        s = stream->Finish();
-        secs.push_back(seconds_since(t0));
-        if (!s.ok()) break;
-      }
-      if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) o << "\"sandboxes\": \"unimplemented\"";
-      else if (!s.ok()) return fail("stream-sizes: StreamPodSandboxes", s);
-      else o << "\"sandboxes\": [" << sizes << "], \"stream_sandboxes_bytes\": " << bytes
-             << ", \"stream_sandboxes_seconds\": " << times_json(secs);
-    }
-    {
-      std::vector<double> secs;
-      std::string sizes;
-      size_t bytes = 0;
-      grpc::Status s;
-      for (int r = 0; r < repeats; ++r) {
-        Ctx c;
-        sizes.clear();
-        bytes = 0;
-        const auto t0 = Clock::now();
-        auto stream = rt->StreamContainers(&c.ctx, runtime::v1::StreamContainersRequest());
-        runtime::v1::StreamContainersResponse m;
-        while (stream->Read(&m)) {
-          sizes += (sizes.empty() ? "" : ", ") + std::to_string(m.containers_size());
-          bytes += m.ByteSizeLong();
-        }
-        s = stream->Finish();
-        secs.push_back(seconds_since(t0));
-        if (!s.ok()) break;
-      }
-      if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) o << ", \"containers\": \"unimplemented\"";
-      else if (!s.ok()) return fail("stream-sizes: StreamContainers", s);
-      else o << ", \"containers\": [" << sizes << "], \"stream_containers_bytes\": " << bytes
-             << ", \"stream_containers_seconds\": " << times_json(secs);
-    }
+    const auto sandboxes = read_stream<runtime::v1::StreamPodSandboxesResponse>(
+        repeats, [&](grpc::ClientContext* ctx) {
+          return rt->StreamPodSandboxes(ctx, runtime::v1::StreamPodSandboxesRequest());
+        },
+        [](const runtime::v1::StreamPodSandboxesResponse& m) { return m.pod_sandboxes_size(); });
+    if (!sandboxes.status.ok() && sandboxes.status.error_code() != grpc::StatusCode::UNIMPLEMENTED)
+      return fail("stream-sizes: StreamPodSandboxes", sandboxes.status);
+    o << sandboxes.json("sandboxes", "stream_sandboxes");
+    const auto containers = read_stream<runtime::v1::StreamContainersResponse>(
+        repeats, [&](grpc::ClientContext* ctx) {
+          return rt->StreamContainers(ctx, runtime::v1::StreamContainersRequest());
+        },
+        [](const runtime::v1::StreamContainersResponse& m) { return m.containers_size(); });
+    if (!containers.status.ok() && containers.status.error_code() != grpc::StatusCode::UNIMPLEMENTED)
+      return fail("stream-sizes: StreamContainers", containers.status);
+    o << ", " << containers.json("containers", "stream_containers");
     runtime::v1::ListPodSandboxResponse pods;
     runtime::v1::ListContainersResponse ctrs;
     std::vector<double> pod_secs, ctr_secs;
@@ -523,8 +528,8 @@ int main(int argc, char** argv) {
     o << ", \"unary_sandboxes\": " << pods.items_size() << ", \"unary_containers\": " << ctrs.containers_size()
       << ", \"unary_sandboxes_bytes\": " << pods.ByteSizeLong()
       << ", \"unary_containers_bytes\": " << ctrs.ByteSizeLong()
-      << ", \"unary_sandboxes_seconds\": " << times_json(pod_secs)
-      << ", \"unary_containers_seconds\": " << times_json(ctr_secs) << "}";
+      << ", \"unary_sandboxes_seconds\": " << seconds_json(pod_secs)
+      << ", \"unary_containers_seconds\": " << seconds_json(ctr_secs) << "}";
     std::printf("%s\n", o.str().c_str());
     return 0;
   }

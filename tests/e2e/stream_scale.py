@@ -1,18 +1,21 @@
 """The parts the streamed-list tests on real runtimes share (test_containerd_stream.py,
 test_crio_stream.py): the runtime's own answer read both ways by cri-driver, crictl,
-the figures logged for bench/results/stream-scale.md, a fast teardown.
+the two agents side by side, the figures logged for bench/results/stream-scale.md.
 The agents' side of the comparison is tests/lib/list_compare.py."""
 
-import concurrent.futures
 import json
 import os
 import shutil
 import statistics
 import subprocess
 import sys
+import time
+import uuid
 
 import harness
-from e2e_util import log
+import list_compare
+import oci_image
+from e2e_util import Agent, log, wait_until
 
 
 def crictl():
@@ -71,18 +74,51 @@ def record(runtime, version, total, figures, agent_costs):
     log("  STREAM_SCALE %s" % json.dumps(line, sort_keys=True))
 
 
-def remove_pods(fixture, timeout=900):
-    """Stops and removes every sandbox through CRI, which removes its containers with it
-    (containerd and CRI-O alike), two at a time: one call per pod instead of the fixture
-    cleanup's two per container. What fails is left to the fixture's cleanup."""
-    try:
-        sandboxes = fixture.list()["sandboxes"]
-    except Exception as e:  # the fixture's cleanup still runs
-        log("  remove_pods: list failed: %s" % e)
-        return
+def running_pod(fixture, n):
+    """One more pod with n running containers, killed later to compare the deaths:
+    (its uid, the container ids)."""
+    uid = str(uuid.uuid4())
+    sid = fixture.driver("run-pod", "stream-running", uid)
+    running = []
+    for i in range(n):
+        cid = fixture.driver("create-container", sid, "r%d" % i, oci_image.WORKLOAD_IMAGE, "/workload")
+        fixture.driver("start-container", cid)
+        running.append(cid)
+    return uid, running
 
-    def remove(s):
-        fixture._run_driver(["stop-pod", s["id"]], timeout=timeout)
-        fixture._run_driver(["remove-pod", s["id"]], timeout=timeout)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(remove, sandboxes))
+
+def read_alike(fixture, runtime, batch, uid, running, total, pods, created=None):
+    """The node of `total` containers in `pods` pods read alike streamed and unary by the
+    runtime's own answer (runtime_lists), by crictl and by two agents side by side; the
+    running containers' deaths seen alike. `created`: how many are created, never started."""
+    sizes = runtime_lists(fixture._run_driver, total, pods, batch)
+    node = list_compare.crictl_node(crictl(), fixture.endpoint)
+    assert sum(len(p["containers"]) for p in node.values()) == total and len(node) == pods, \
+        "crictl lists %d pods, %d containers" % (len(node), sum(len(p["containers"]) for p in node.values()))
+
+    flags = ["--evented-pleg", "false", "--relist-period", "1s", "--hang-threshold", "30s",
+             "--host-scan-interval", "10s", "--metrics-detail", "full"]
+    read_started = time.monotonic()
+    with Agent(fixture.endpoint, flags + list_compare.STREAMED, log_level="info") as streamed, \
+            Agent(fixture.endpoint, flags + list_compare.UNARY, log_level="info") as unary:
+        list_compare.wait_read((streamed, unary), pods, total, 600, wait_until)
+        log("  both agents read the node %.1f s after they started" % (time.monotonic() - read_started))
+        s, u = list_compare.assert_same_reading(streamed, unary)
+        cache = list_compare.pod_cache(streamed)
+        assert sum(len(p["containers"]) for p in cache.values()) == total
+        assert list_compare.agent_node(cache) == node, "the agents' pods differ from crictl's"
+        if created is not None:
+            assert s.get("pleg_running_containers", container_state="created") == created
+
+        # The same deaths, read the same way by both.
+        for cid in running:
+            assert fixture.kill_container_process(cid), "no process in container %s" % cid
+        for agent in (streamed, unary):
+            wait_until(lambda: len(list_compare.died_events(agent, uid)) == len(running), 120,
+                       "the %d killed containers as ContainerDied" % len(running), interval=1.0)
+        assert list_compare.died_events(streamed, uid) == list_compare.died_events(unary, uid) == \
+            sorted((uid, c) for c in running)
+        s, u = streamed.metrics(), unary.metrics()
+        assert s.sum("pleg_relist_errors_total") == 0 and u.sum("pleg_relist_errors_total") == 0
+        assert streamed.get_json("/diagnose")["healthy"] and unary.get_json("/diagnose")["healthy"]
+        record(runtime, fixture.driver("version"), total, sizes, list_compare.agent_list_costs(s, u))

@@ -33,11 +33,10 @@ os.environ.setdefault("PLEGSCOPE_CONTAINERD", "2.4")  # this test is about 2.4's
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
-import list_compare  # noqa: E402
 import oci_image  # noqa: E402
 import stream_scale  # noqa: E402
 from containerd_fixture import Containerd, bed_description, skip_reason  # noqa: E402
-from e2e_util import BUILD_DIR, Agent, log, wait_until  # noqa: E402
+from e2e_util import BUILD_DIR, log  # noqa: E402
 
 PODS = int(os.environ.get("PLEGSCOPE_STREAM_PODS", "6"))
 PER_POD = int(os.environ.get("PLEGSCOPE_STREAM_PER_POD", "860"))  # 5,160 created containers by default
@@ -71,53 +70,6 @@ def created_pod(p):
     return sid
 
 
-def running_pod(ctd):
-    """One more pod with RUNNING running containers, killed later to compare the deaths."""
-    uid = str(uuid.uuid4())
-    sid = ctd.driver("run-pod", "stream-running", uid)
-    running = []
-    for i in range(RUNNING):
-        cid = ctd.driver("create-container", sid, "r%d" % i, oci_image.WORKLOAD_IMAGE, "/workload")
-        ctd.driver("start-container", cid)
-        running.append(cid)
-    return uid, running
-
-
-def read_alike(ctd, uid, running, total, pods):
-    """The node of `total` containers in `pods` pods read the same way streamed, unary and
-    by crictl; the running containers' deaths seen alike."""
-    sizes = stream_scale.runtime_lists(ctd._run_driver, total, pods, BATCH)
-    node = list_compare.crictl_node(stream_scale.crictl(), ctd.endpoint)
-    assert sum(len(p["containers"]) for p in node.values()) == total and len(node) == pods, \
-        "crictl lists %d pods, %d containers" % (len(node), sum(len(p["containers"]) for p in node.values()))
-
-    flags = ["--evented-pleg", "false", "--relist-period", "1s", "--hang-threshold", "30s",
-             "--host-scan-interval", "10s", "--metrics-detail", "full"]
-    read_started = time.monotonic()
-    with Agent(ctd.endpoint, flags + list_compare.STREAMED, log_level="info") as streamed, \
-            Agent(ctd.endpoint, flags + list_compare.UNARY, log_level="info") as unary:
-        list_compare.wait_read((streamed, unary), pods, total, 600, wait_until)
-        log("  both agents read the node %.1f s after they started" % (time.monotonic() - read_started))
-        s, u = list_compare.assert_same_reading(streamed, unary)
-        cache = list_compare.pod_cache(streamed)
-        assert sum(len(p["containers"]) for p in cache.values()) == total
-        assert list_compare.agent_node(cache) == node, "the agents' pods differ from crictl's"
-        assert s.get("pleg_running_containers", container_state="created") == total - len(running)
-
-        # The same deaths, read the same way by both.
-        for cid in running:
-            assert ctd.kill_container_process(cid, 9), "no process in container %s" % cid
-        for agent in (streamed, unary):
-            wait_until(lambda: len(list_compare.died_events(agent, uid)) == len(running), 120,
-                       "the %d killed containers as ContainerDied" % len(running), interval=1.0)
-        assert list_compare.died_events(streamed, uid) == list_compare.died_events(unary, uid) == \
-            sorted((uid, c) for c in running)
-        s, u = streamed.metrics(), unary.metrics()
-        assert s.sum("pleg_relist_errors_total") == 0 and u.sum("pleg_relist_errors_total") == 0
-        assert streamed.get_json("/diagnose")["healthy"] and unary.get_json("/diagnose")["healthy"]
-        stream_scale.record("containerd", ctd.driver("version"), total, sizes, list_compare.agent_list_costs(s, u))
-
-
 def test_streamed_batches_of_5000_read_as_the_unary_lists_on_containerd_2_4():
     ctd = setup()
     stream_scale.crictl()  # before the minutes of creation: a missing crictl fails at once
@@ -126,8 +78,9 @@ def test_streamed_batches_of_5000_read_as_the_unary_lists_on_containerd_2_4():
         list(pool.map(created_pod, range(PODS)))
     created_s = time.monotonic() - started
     log("  %d containers in %d pods created in %.1f s" % (PODS * PER_POD, PODS, created_s))
-    uid, running = running_pod(ctd)
-    read_alike(ctd, uid, running, PODS * PER_POD + RUNNING, PODS + 1)
+    uid, running = stream_scale.running_pod(ctd, RUNNING)
+    stream_scale.read_alike(ctd, "containerd", BATCH, uid, running, PODS * PER_POD + RUNNING, PODS + 1,
+                            created=PODS * PER_POD)
     log("  the whole test %.1f s (creation %.1f s)" % (time.monotonic() - started, created_s))
 
 

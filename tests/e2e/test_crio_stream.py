@@ -34,11 +34,10 @@ import uuid
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
-import list_compare  # noqa: E402
 import oci_image  # noqa: E402
 import stream_scale  # noqa: E402
 from crio_fixture import Crio, bed_description, skip_reason  # noqa: E402
-from e2e_util import BUILD_DIR, Agent, log, wait_until  # noqa: E402
+from e2e_util import BUILD_DIR, log  # noqa: E402
 
 PODS = int(os.environ.get("PLEGSCOPE_STREAM_PODS", "53"))
 PER_POD = 100  # 5,300 exited containers by default
@@ -74,50 +73,15 @@ def exited_pod(p):
 
 def test_streamed_batches_of_thousands_read_as_the_unary_lists_on_crio():
     crio = setup()
+    stream_scale.crictl()  # before the minutes of creation: a missing crictl fails at once
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(exited_pod, range(PODS)))
     n = PODS * PER_POD
     created_s = time.monotonic() - started
     log("  %d containers in %d pods created, started and exited in %.1f s" % (n, PODS, created_s))
-    uid = str(uuid.uuid4())
-    sid = crio.driver("run-pod", "stream-running", uid)
-    running = []
-    for i in range(RUNNING):
-        cid = crio.driver("create-container", sid, "r%d" % i, oci_image.WORKLOAD_IMAGE, "/workload")
-        crio.driver("start-container", cid)
-        running.append(cid)
-    total, pods = n + RUNNING, PODS + 1
-
-    sizes = stream_scale.runtime_lists(crio._run_driver, total, pods, CRIO_BATCH)
-    node = list_compare.crictl_node(stream_scale.crictl(), crio.endpoint)
-    assert sum(len(p["containers"]) for p in node.values()) == total and len(node) == pods, \
-        "crictl lists %d pods, %d containers" % (len(node), sum(len(p["containers"]) for p in node.values()))
-
-    flags = ["--evented-pleg", "false", "--relist-period", "1s", "--hang-threshold", "30s",
-             "--host-scan-interval", "10s", "--metrics-detail", "full"]
-    read_started = time.monotonic()
-    with Agent(crio.endpoint, flags + list_compare.STREAMED, log_level="info") as streamed, \
-            Agent(crio.endpoint, flags + list_compare.UNARY, log_level="info") as unary:
-        list_compare.wait_read((streamed, unary), pods, total, 300, wait_until)
-        log("  both agents read the node %.1f s after they started" % (time.monotonic() - read_started))
-        list_compare.assert_same_reading(streamed, unary)
-        cache = list_compare.pod_cache(streamed)
-        assert sum(len(p["containers"]) for p in cache.values()) == total
-        assert list_compare.agent_node(cache) == node, "the agents' pods differ from crictl's"
-
-        # The same deaths, read the same way by both.
-        for cid in running:
-            crio.kill_container_process(cid)
-        for agent in (streamed, unary):
-            wait_until(lambda: len(list_compare.died_events(agent, uid)) == RUNNING, 120,
-                       "the %d killed containers as ContainerDied" % RUNNING, interval=1.0)
-        assert list_compare.died_events(streamed, uid) == list_compare.died_events(unary, uid) == \
-            sorted((uid, c) for c in running)
-        s, u = streamed.metrics(), unary.metrics()
-        assert s.sum("pleg_relist_errors_total") == 0 and u.sum("pleg_relist_errors_total") == 0
-        assert streamed.get_json("/diagnose")["healthy"] and unary.get_json("/diagnose")["healthy"]
-        stream_scale.record("cri-o", crio.driver("version"), total, sizes, list_compare.agent_list_costs(s, u))
+    uid, running = stream_scale.running_pod(crio, RUNNING)
+    stream_scale.read_alike(crio, "cri-o", CRIO_BATCH, uid, running, n + RUNNING, PODS + 1)
     log("  the whole test %.1f s (creation %.1f s)" % (time.monotonic() - started, created_s))
 
 
