@@ -21,12 +21,17 @@
 //   stop-pod ID | remove-pod ID
 //   status-container ID                       state exit_code started_at_ns finished_at_ns reason
 //   list                                      JSON: sandboxes and containers
+//   stream-sizes [REPEATS]                    JSON: items per streamed message, bytes and seconds
+//                                             of each list streamed and unary (REPEATS reads)
+//   run-exited SANDBOX PREFIX COUNT IMAGE CMD...  COUNT containers created and started
+//   create-many SANDBOX PREFIX COUNT IMAGE CMD... COUNT containers created, never started
 //   images                                    image tags, one per line
 // The endpoint may also come from CRI_ENDPOINT; CRI_CGROUP_PARENT sets the
 // sandboxes' cgroup parent, CRI_SANDBOX_PID=container their PID namespace mode. Exit 0 on success; 1 with a
 // one-line "cri-driver: OP: CODE: message" on an RPC error; 2 on bad usage.
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -85,7 +90,8 @@ int usage() {
                "version|run-pod NAME UID [NS]|create-container SANDBOX NAME IMAGE CMD...|"
                "create-container-spec SANDBOX JSON|"
                "start-container ID|stop-container ID [T]|update-container ID [CPU_SHARES]|remove-container ID|stop-pod ID|"
-               "remove-pod ID|status-container ID|list|stream-sizes|run-exited SANDBOX PREFIX COUNT IMAGE CMD...|"
+               "remove-pod ID|status-container ID|list|stream-sizes [REPEATS]|run-exited SANDBOX PREFIX COUNT IMAGE CMD...|"
+               "create-many SANDBOX PREFIX COUNT IMAGE CMD...|"
                "images|events-probe\n");
   return 2;
 }
@@ -117,6 +123,51 @@ const char* container_state(runtime::v1::ContainerState s) {
     case runtime::v1::CONTAINER_EXITED: return "exited";
     default: return "unknown";
   }
+}
+
+std::string seconds_json(const std::vector<double>& v) {
+  std::ostringstream t;
+  t << "[";
+  for (size_t i = 0; i < v.size(); ++i) t << (i ? ", " : "") << v[i];
+  return t.str() + "]";
+}
+
+// One streamed list read in turn `repeats` times (stopping at an error): the items in each
+// message of the last read, that read's bytes, the seconds of every read.
+struct StreamedList {
+  std::string sizes;
+  size_t bytes = 0;
+  std::vector<double> seconds;
+  grpc::Status status;
+
+  // `"NAME": [items per message], "PREFIX_bytes": N, "PREFIX_seconds": [...]`, or
+  // `"NAME": "unimplemented"` for a runtime that does not stream.
+  std::string json(const std::string& name, const std::string& prefix) const {
+    if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) return "\"" + name + "\": \"unimplemented\"";
+    return "\"" + name + "\": [" + sizes + "], \"" + prefix + "_bytes\": " + std::to_string(bytes) + ", \"" +
+           prefix + "_seconds\": " + seconds_json(seconds);
+  }
+};
+
+template <typename Response, typename Open, typename Items>
+StreamedList read_stream(int repeats, Open open, Items items) {
+  StreamedList out;
+  for (int r = 0; r < repeats; ++r) {
+    Ctx c;
+    out.sizes.clear();
+    out.bytes = 0;
+    const auto t0 = std::chrono::steady_clock::now();
+    auto stream = open(&c.ctx);
+    Response m;
+    while (stream->Read(&m)) {
+      out.sizes += (out.sizes.empty() ? "" : ", ") + std::to_string(items(m));
+      out.bytes += m.ByteSizeLong();
+    }
+    out.status = stream->Finish();
+    out.seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    if (!out.status.ok()) break;
+  }
+  return out;
 }
 
 runtime::v1::PodSandboxConfig sandbox_config(const std::string& name, const std::string& uid, const std::string& ns,
@@ -429,54 +480,67 @@ int main(int argc, char** argv) {
   }
   if (cmd == "stream-sizes") {
     // How the runtime streams its lists: the items in each StreamPodSandboxes and
-    // StreamContainers message, beside the unary lists' counts. UNIMPLEMENTED from the first
+    // StreamContainers message, beside the unary lists' counts, and what each way of
+    // reading costs a client: the bytes on the wire (the unary answer is one message, the
+    // one gRPC's 16 MiB limit applies to) and the wall time of a whole list, read REPEATS
+    // times in turn (default 1) so a median can be taken. UNIMPLEMENTED from the first
     // Recv (a runtime that does not stream) prints "unimplemented" for that list.
+    const int repeats = need(1) ? std::max(1, std::atoi(args[1].c_str())) : 1;
+    using Clock = std::chrono::steady_clock;
+    auto seconds_since = [](Clock::time_point t) {
+      return std::chrono::duration<double>(Clock::now() - t).count();
+    };
     std::ostringstream o;
     o << "{";
-    {
-      Ctx c;
-      auto stream = rt->StreamPodSandboxes(&c.ctx, runtime::v1::StreamPodSandboxesRequest());
-      runtime::v1::StreamPodSandboxesResponse m;
-      std::string sizes;
-      while (stream->Read(&m)) sizes += (sizes.empty() ? "" : ", ") + std::to_string(m.pod_sandboxes_size());
-      auto s = stream->Finish();
-      if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) o << "\"sandboxes\": \"unimplemented\"";
-      else if (!s.ok()) return fail("stream-sizes: StreamPodSandboxes", s);
-      else o << "\"sandboxes\": [" << sizes << "]";
-    }
-    {
-      Ctx c;
-      auto stream = rt->StreamContainers(&c.ctx, runtime::v1::StreamContainersRequest());
-      runtime::v1::StreamContainersResponse m;
-      std::string sizes;
-      while (stream->Read(&m)) sizes += (sizes.empty() ? "" : ", ") + std::to_string(m.containers_size());
-      auto s = stream->Finish();
-      if (s.error_code() == grpc::StatusCode::UNIMPLEMENTED) o << ", \"containers\": \"unimplemented\"";
-      else if (!s.ok()) return fail("stream-sizes: StreamContainers", s);
-      else o << ", \"containers\": [" << sizes << "]";
-    }
+    const auto sandboxes = read_stream<runtime::v1::StreamPodSandboxesResponse>(
+        repeats, [&](grpc::ClientContext* ctx) {
+          return rt->StreamPodSandboxes(ctx, runtime::v1::StreamPodSandboxesRequest());
+        },
+        [](const runtime::v1::StreamPodSandboxesResponse& m) { return m.pod_sandboxes_size(); });
+    if (!sandboxes.status.ok() && sandboxes.status.error_code() != grpc::StatusCode::UNIMPLEMENTED)
+      return fail("stream-sizes: StreamPodSandboxes", sandboxes.status);
+    o << sandboxes.json("sandboxes", "stream_sandboxes");
+    const auto containers = read_stream<runtime::v1::StreamContainersResponse>(
+        repeats, [&](grpc::ClientContext* ctx) {
+          return rt->StreamContainers(ctx, runtime::v1::StreamContainersRequest());
+        },
+        [](const runtime::v1::StreamContainersResponse& m) { return m.containers_size(); });
+    if (!containers.status.ok() && containers.status.error_code() != grpc::StatusCode::UNIMPLEMENTED)
+      return fail("stream-sizes: StreamContainers", containers.status);
+    o << ", " << containers.json("containers", "stream_containers");
     runtime::v1::ListPodSandboxResponse pods;
     runtime::v1::ListContainersResponse ctrs;
-    {
+    std::vector<double> pod_secs, ctr_secs;
+    for (int r = 0; r < repeats; ++r) {
       Ctx c;
+      const auto t0 = Clock::now();
       auto s = rt->ListPodSandbox(&c.ctx, runtime::v1::ListPodSandboxRequest(), &pods);
+      pod_secs.push_back(seconds_since(t0));
       if (!s.ok()) return fail("stream-sizes: ListPodSandbox", s);
     }
-    {
+    for (int r = 0; r < repeats; ++r) {
       Ctx c;
+      const auto t0 = Clock::now();
       auto s = rt->ListContainers(&c.ctx, runtime::v1::ListContainersRequest(), &ctrs);
+      ctr_secs.push_back(seconds_since(t0));
       if (!s.ok()) return fail("stream-sizes: ListContainers", s);
     }
     o << ", \"unary_sandboxes\": " << pods.items_size() << ", \"unary_containers\": " << ctrs.containers_size()
-      << ", \"unary_containers_bytes\": " << ctrs.ByteSizeLong() << "}";
+      << ", \"unary_sandboxes_bytes\": " << pods.ByteSizeLong()
+      << ", \"unary_containers_bytes\": " << ctrs.ByteSizeLong()
+      << ", \"unary_sandboxes_seconds\": " << seconds_json(pod_secs)
+      << ", \"unary_containers_seconds\": " << seconds_json(ctr_secs) << "}";
     std::printf("%s\n", o.str().c_str());
     return 0;
   }
-  if (cmd == "run-exited") {
-    // COUNT containers PREFIX-0.. in SANDBOX, each created and started in turn with the
-    // same image and command (one that exits at once leaves an exited container, as they
-    // pile up on a node): one sandbox status read, one process for them all.
+  if (cmd == "run-exited" || cmd == "create-many") {
+    // COUNT containers PREFIX-0.. in SANDBOX, each created with the same image and command;
+    // run-exited also starts each in turn (one that exits at once leaves an exited
+    // container, as they pile up on a node), create-many leaves them created, never
+    // started (on containerd only metadata and a snapshot, no process). One sandbox status
+    // read, one process for them all.
     if (!need(5)) return usage();
+    const bool start = cmd == "run-exited";
     const std::string& sandbox = args[1];
     const int count = std::atoi(args[3].c_str());
     runtime::v1::PodSandboxStatusRequest sreq;
@@ -485,7 +549,7 @@ int main(int argc, char** argv) {
     {
       Ctx c;
       auto s = rt->PodSandboxStatus(&c.ctx, sreq, &sresp);
-      if (!s.ok()) return fail("run-exited: sandbox status", s);
+      if (!s.ok()) return fail(cmd + ": sandbox status", s);
     }
     const auto& md = sresp.status().metadata();
     for (int i = 0; i < count; ++i) {
@@ -511,14 +575,16 @@ int main(int argc, char** argv) {
       {
         Ctx c;
         auto s = rt->CreateContainer(&c.ctx, req, &resp);
-        if (!s.ok()) return fail("run-exited: CreateContainer " + name, s);
+        if (!s.ok()) return fail(cmd + ": CreateContainer " + name, s);
       }
-      runtime::v1::StartContainerRequest st;
-      st.set_container_id(resp.container_id());
-      runtime::v1::StartContainerResponse sr;
-      Ctx c;
-      auto s = rt->StartContainer(&c.ctx, st, &sr);
-      if (!s.ok()) return fail("run-exited: StartContainer " + name, s);
+      if (start) {
+        runtime::v1::StartContainerRequest st;
+        st.set_container_id(resp.container_id());
+        runtime::v1::StartContainerResponse sr;
+        Ctx c;
+        auto s = rt->StartContainer(&c.ctx, st, &sr);
+        if (!s.ok()) return fail(cmd + ": StartContainer " + name, s);
+      }
       std::printf("%s\n", resp.container_id().c_str());
     }
     return 0;

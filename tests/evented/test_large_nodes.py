@@ -4,10 +4,13 @@ upstream api.proto declares (thousands per message on CRI-O 1.36+ and
 containerd 2.4+), and must read exactly as the unary list does. The agent
 streams where the kubelet beside it does (its CRIListStreaming gate), so it
 never reads a node the kubelet cannot."""
+import json
 import os
+import subprocess
 import tempfile
 
 import harness
+import list_compare
 from fake_kubelet import FakeKubelet
 from harness import Agent, FakeCri, wait_until
 
@@ -64,72 +67,59 @@ def test_a_streaming_runtime_is_listed_unary_as_the_kubelet_lists_it():
 
 
 # More than 5,000 containers, so a streamed list spans several messages of
-# thousands (3,000 a message, CRI-O 1.36's batch).
-BIG_STREAMING_NODE = {
-    "name": "big_streaming_node",
-    "node": {"pods": 2200, "containers_per_pod": 2, "exited_per_pod": 1},
-    "runtime": {"name": "cri-o", "version": "1.36.0", "list_streaming": True, "list_stream_batch": 3000},
-}
+# thousands: 3,000 a message (CRI-O 1.36's batch) and 5,000 (containerd 2.4's).
+def big_streaming_node(runtime, version, batch, pods):
+    return {
+        "name": "big_streaming_node",
+        "node": {"pods": pods, "containers_per_pod": 2, "exited_per_pod": 1},
+        "runtime": {"name": runtime, "version": version, "list_streaming": True, "list_stream_batch": batch},
+    }
 
 
-def pod_cache(agent):
-    """The agent's pod cache, keyed by uid, lists sorted: order is the runtime's
-    business, and when the agent inspected a pod is its own."""
-    pods = {}
-    for p in agent.get_json("/debug/pods")["pods"]:
-        p.pop("observed_at", None)
-        p["sandboxes"] = sorted(p["sandboxes"], key=lambda s: s["id"])
-        p["containers"] = sorted(p["containers"], key=lambda c: c["id"])
-        pods[p["uid"]] = p
-    return pods
+def stream_messages(endpoint):
+    """The items in each message the fake runtime streams, read by cri-driver."""
+    r = subprocess.run([harness.require_binary("cri-driver"), "--endpoint", endpoint, "stream-sizes"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
 
 
-def died_events(agent):
-    return sorted((e["pod_uid"], e["container_id"]) for e in agent.get_json("/debug/events?limit=1000000")["events"]
-                  if e["type"] == "ContainerDied")
-
-
-def list_figures(m):
-    figures = {}
-    for name in ("pleg_runtime_list_items", "pleg_runtime_list_response_bytes"):
-        for op in ("list_containers", "list_podsandbox"):
-            figures[(name, op)] = m.get(name, operation_type=op)
-    figures["pleg_running_pods"] = m.get("pleg_running_pods")
-    for s in m.find("pleg_running_containers"):
-        figures[("pleg_running_containers", s.labels["container_state"])] = s.value
-    return figures
-
-
-def test_streamed_batches_of_thousands_read_as_the_unary_lists():
-    with FakeCri(BIG_STREAMING_NODE) as fake, \
-            Agent(fake.endpoint, ["--evented-pleg", "false", "--cri-list-streaming", "true"]) as streamed, \
-            Agent(fake.endpoint, ["--evented-pleg", "false", "--cri-list-streaming", "false"]) as unary:
-        for agent in (streamed, unary):
-            wait_until(lambda: len(pod_cache(agent)) == 2200, 90, "every pod inspected once")
+def streamed_batches_read_as_the_unary_lists(node, batch):
+    pods = node["node"]["pods"]
+    containers = pods * 3
+    with FakeCri(node) as fake, \
+            Agent(fake.endpoint, ["--evented-pleg", "false"] + list_compare.STREAMED) as streamed, \
+            Agent(fake.endpoint, ["--evented-pleg", "false"] + list_compare.UNARY) as unary:
+        sizes = stream_messages(fake.endpoint)
+        assert sizes["containers"] == [batch] * (containers // batch) + [containers % batch], sizes["containers"]
+        assert sizes["unary_containers"] == containers
+        list_compare.wait_read((streamed, unary), pods, containers, 90, wait_until)
         assert fake.counts().get("StreamContainers", 0) >= 1 and fake.counts().get("ListContainers", 0) >= 1
-        s, u = streamed.metrics(), unary.metrics()
+        s, u = list_compare.assert_same_reading(streamed, unary)
         print("streamed: %d containers in %.1f MiB; unary: %d in %.1f MiB" % (
             s.get("pleg_runtime_list_items", operation_type="list_containers"),
             s.get("pleg_runtime_list_response_bytes", operation_type="list_containers") / 2**20,
             u.get("pleg_runtime_list_items", operation_type="list_containers"),
             u.get("pleg_runtime_list_response_bytes", operation_type="list_containers") / 2**20))
-        assert s.get("pleg_runtime_list_items", operation_type="list_containers") == 2200 * 3
-        assert list_figures(s) == list_figures(u)
-        a, b = pod_cache(streamed), pod_cache(unary)
-        differ = [uid for uid in set(a) | set(b) if a.get(uid) != b.get(uid)]
-        assert not differ, "pods read differently, e.g. %r against %r" % (
-            a.get(differ[0]), b.get(differ[0]))
-        assert len(pod_cache(streamed)) == 2200
+        assert len(list_compare.pod_cache(streamed)) == pods
 
         # The same deaths read the same way by both.
         uids = [p["uid"] for p in fake.pods()[:5]]
         for uid in uids:
             assert fake.kill(pod_uid=uid) >= 1
         for agent in (streamed, unary):
-            wait_until(lambda: len({uid for uid, _ in died_events(agent)} & set(uids)) == 5, 60,
+            wait_until(lambda: len({uid for uid, _ in list_compare.died_events(agent)} & set(uids)) == 5, 60,
                        "the 5 pods' deaths as ContainerDied")
-        assert died_events(streamed) == died_events(unary)
+        assert list_compare.died_events(streamed) == list_compare.died_events(unary)
         assert s.sum("pleg_relist_errors_total") == 0 and unary.metrics().sum("pleg_relist_errors_total") == 0
+
+
+def test_streamed_batches_of_3000_read_as_the_unary_lists():
+    streamed_batches_read_as_the_unary_lists(big_streaming_node("cri-o", "1.36.0", 3000, 2200), 3000)
+
+
+def test_streamed_batches_of_5000_read_as_the_unary_lists():
+    streamed_batches_read_as_the_unary_lists(big_streaming_node("containerd", "v2.4.2", 5000, 2600), 5000)
 
 
 def test_the_agent_streams_where_the_kubelet_beside_streams():
