@@ -14,7 +14,6 @@
 #include "diagnoser/rule.h"
 #include "diagnoser/runtime_status_report.h"
 #include "diagnoser/shim_list.h"
-#include "host/kernel_stacks.h"
 
 namespace plegscope {
 namespace {
@@ -95,8 +94,8 @@ HostReport::Blocked::KernelStack kernel_stack_report(const host::BlockedTask& b)
   HostReport::Blocked::KernelStack k;
   k.tid = b.tid;
   k.frames = b.kernel_stack;
-  k.top = host::top_meaningful_frame(b.kernel_stack);
-  if (auto c = host::stack_class(b.kernel_stack)) k.frame_class = host::frame_class_name(*c);
+  k.top = b.kernel_meaning.top_frame;
+  if (b.kernel_meaning.frame_class) k.frame_class = host::frame_class_name(*b.kernel_meaning.frame_class);
   return k;
 }
 
@@ -108,15 +107,19 @@ void fill_blocked(const Snapshot& s, HostReport& h) {
     return it == s.pods_by_sandbox.end() ? std::string() : pod_name(it->second);
   };
   const auto& p = s.host->processes;
+  std::map<int64_t, host::StackSays> shown;  // how much each process's shown stack says
   for (const auto& b : p.blocked) {
     auto same = std::find_if(h.processes.blocked.begin(), h.processes.blocked.end(),
                              [&](const HostReport::Blocked& e) { return e.pid == b.pid; });
     if (same != h.processes.blocked.end()) {
       same->tasks_in_d++;
-      if (host::tells_more(b.kernel_stack, same->kernel_stack ? same->kernel_stack->frames : std::vector<std::string>{}))
+      if (b.kernel_meaning.says > shown[b.pid]) {
         same->kernel_stack = kernel_stack_report(b);
+        shown[b.pid] = b.kernel_meaning.says;
+      }
       continue;
     }
+    shown[b.pid] = b.kernel_meaning.says;
     HostReport::Blocked e;
     e.pid = b.pid;
     e.comm = b.comm;
@@ -334,7 +337,7 @@ Report diagnose(const Snapshot& s, const DiagnoserThresholds& t) {
   fill_runtime_status(s, report);
   report.event_lag = event_lag_over(s.timeline);  // Event lag.
   report.event_lag.evented = evented_lag_figures(s.evented_lag);
-  if (agent_side(s.unreachable)) blind_verdict(s, report);
+  if (s.agent_blind) blind_verdict(s, report);
   return report;
 }
 

@@ -9,7 +9,7 @@
 
 #include "common/clock.h"
 #include "diagnoser/causes.h"
-#include "host/wchan_access.h"
+#include "host/host_evidence.h"
 
 namespace plegscope {
 
@@ -181,7 +181,7 @@ struct Finding {
     // when no stack was read.
     std::string kernel_frame{};
     std::string kernel_class{};
-    std::vector<std::string> kernel_stack{};  // for tells_more between its tasks
+    host::StackSays kernel_says = host::StackSays::kNothing;  // weighed against its other tasks'
     // Blocked: stopped by a frozen cgroup v2 cgroup (this path) rather than
     // in D; freeze_incomplete when the freeze was asked and never completed.
     std::string frozen_cgroup{};

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "host/hung_task.h"
+#include "host/hung_task_evidence.h"
 
 namespace plegscope {
 

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "common/clock.h"
-#include "scrape/scrape_error.h"
+#include "scrape/scrape_outcome.h"
 
 namespace plegscope {
 

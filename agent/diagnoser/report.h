@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "common/grpc_codes.h"
+#include "common/grpc_code.h"
 #include "cri/runtime_status_evidence.h"
 #include "diagnoser/culprit.h"
 #include "diagnoser/finding.h"
 #include "diagnoser/node_condition_state.h"
-#include "scrape/scrape_error.h"
+#include "scrape/scrape_outcome.h"
 
 namespace plegscope {
 
@@ -265,8 +265,8 @@ struct Report {
   Status status = Status::kHealthy;
   std::string summary;  // filled in by agent/report, like the causes' words
   std::vector<Cause> causes;  // highest confidence first
-  // The agent cannot see the runtime for a reason of its own (agent_side in
-  // cri/runtime_socket.h): the node is not judged, and the report says how
+  // The agent cannot see the runtime for a reason of its own (the
+  // snapshot's agent_blind): the node is not judged, and the report says how
   // to fix the agent. nullopt while the agent can see the runtime.
   struct Blind {
     std::string reason;    // pleg_runtime_unreachable's reason label

@@ -7,8 +7,7 @@ namespace {
 
 // The kubelet's Ready message holds its runtime errors joined: which of the
 // two paths it names.
-std::string message_path(const std::string& message) {
-  const ReadyMessageSays says = read_ready_message(message);
+std::string message_path(const ReadyMessageSays& says) {
   const bool status = says.status_sync || says.runtime_not_ready || says.network_not_ready;
   const bool pleg = says.pleg;
   return status && pleg ? "both" : status ? "runtime_status" : pleg ? "pleg" : "other";
@@ -19,7 +18,7 @@ std::string message_path(const std::string& message) {
 void fill_runtime_status(const Snapshot& s, Report& report) {
   Report::RuntimeStatus& r = report.runtime_status;
   const RuntimeStatusEvidence& e = s.runtime_status;
-  if (s.kubelet.ready_message) r.ready_message_path = message_path(*s.kubelet.ready_message);
+  if (s.kubelet.ready_message) r.ready_message_path = message_path(s.kubelet.ready_says);
   r.enabled = e.enabled && e.started.has_value();
   const bool pleg_on = !s.healthy;
   std::optional<double> pleg_in = pleg_on ? std::optional<double>(0.0) : report.seconds_to_unhealthy;
@@ -34,8 +33,8 @@ void fill_runtime_status(const Snapshot& s, Report& report) {
   r.runtime_ready = e.runtime_ready;
   r.network_ready = e.network_ready;
   r.failures_in_a_row = e.consecutive_failures;
-  if (e.consecutive_failures > 0) r.last_error = grpc_code_name(e.last_code) + ": " + e.last_error;
-  r.kubelet_errors = kubelet_runtime_errors(e, s.healthy ? "" : s.health_message);
+  if (e.consecutive_failures > 0) r.last_error = std::string(grpc_code_name(e.last_code)) + ": " + e.last_error;
+  r.kubelet_errors = s.kubelet_runtime_errors;
 
   // The Status path: on while down or not ready; near while a sync is late
   // (a pending or failing call), in the seconds the 30 s rule has left.

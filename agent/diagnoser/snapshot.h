@@ -9,14 +9,14 @@
 
 #include "common/clock.h"
 #include "cri/operation_stats.h"
-#include "cri/connect_problem.h"
+#include "cri/connect_problem_evidence.h"
 #include "cri/runtime_status_evidence.h"
 #include "crio/crio_evidence.h"
 #include "diagnoser/journal_evidence.h"
 #include "diagnoser/finding.h"
 #include "diagnoser/node_condition_state.h"
-#include "host/host_scanner.h"
-#include "host/node_pressure.h"
+#include "host/host_evidence.h"
+#include "host/node_pressure_evidence.h"
 #include "kubelet/kubelet_evidence.h"
 #include "pleg/relist_record.h"
 #include "runtime_metrics/runtime_metrics_evidence.h"
@@ -51,8 +51,11 @@ struct Snapshot {
   std::string endpoint;
   std::optional<bool> socket_present;  // nullopt: not a unix socket path we can stat
   // Why the agent cannot reach the runtime (pleg_runtime_unreachable's
-  // reason); kNone while it can. agent_side() of it: the agent is blind.
+  // reason); kNone while it can.
   ConnectProblem unreachable = ConnectProblem::kNone;
+  // That reason is the agent's own (agent_side()): the agent is blind, the
+  // node is not at fault.
+  bool agent_blind = false;
   std::string runtime_name;
   std::string runtime_version;
   std::map<std::string, OperationStats> operations;  // by op name (runtime_client.h op::)
@@ -81,6 +84,9 @@ struct Snapshot {
   std::map<std::string, PodRef> unmonitored_pods;
   // The runtime's CRI Status as the kubelet reads it: its other path to NotReady.
   RuntimeStatusEvidence runtime_status;
+  // The kubelet's runtime errors as it joins them into its Ready message:
+  // the Status probe's beside PLEG's own (kubelet_runtime_errors()).
+  std::vector<std::string> kubelet_runtime_errors;
   // Per-pod calls: the pod behind each per-pod call in flight and
   // behind the slowest recent ones, resolved from the pods the PLEG inspected.
   struct PodCall {

@@ -159,6 +159,7 @@ Snapshot Node::snapshot() const {
   }
   s.operations = tracker_.all_stats();
   s.unreachable = tracker_.reachability();
+  s.agent_blind = agent_side(s.unreachable);
   s.timeline = recorder_.snapshot();
   for (RelistRecord& r : s.timeline) r.start = reading.place(r.monotonic_start);
   s.pods_to_reinspect = pleg_.pods_to_reinspect();

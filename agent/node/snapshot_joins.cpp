@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "cri/kubelet_runtime_errors.h"
+
 namespace plegscope {
 namespace {
 
@@ -189,6 +191,8 @@ void place_sources(Snapshot& s, SourceEvidence evidence, const UnitRoles& journa
   }
   s.runtime_metrics = std::move(evidence.runtime_metrics);
   s.runtime_status = std::move(evidence.runtime_status);
+  // PLEG's error joins the probe's where the kubelet puts it.
+  s.kubelet_runtime_errors = kubelet_runtime_errors(s.runtime_status, s.healthy ? "" : s.health_message);
   s.crio_pages = std::move(evidence.crio_pages);
   HostObservation& host = evidence.host;
   if (host.scan) {

@@ -61,6 +61,8 @@ void join_cgroup_v2(Snapshot& s, const PodLookup& find_pod, const ContainerState
 // a new source adds its line here. Instants are placed on the wall axis
 // through `reading` (the snapshot's own); the journal's window counts over
 // s.timeline, which is set first.
+// PLEG's health (s.healthy, s.health_message) is set first too: the
+// kubelet's runtime errors join it with the Status probe's.
 void place_sources(Snapshot& s, SourceEvidence evidence, const UnitRoles& journal_units, const ClockReading& reading);
 // The joins of the PLEG's pods with the calls in flight and the host's and
 // CRI-O's evidence already placed in `s`.

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/grpc_codes.h"
 #include "diagnoser/report.h"
 #include "report/format.h"
 #include "report/wording.h"

@@ -1,35 +1,16 @@
 #pragma once
-// gRPC status codes: an enum in code, the spec's spelling ("DEADLINE_EXCEEDED")
-// only at the edges (metric labels, reports, scenario files).
+// gRPC status codes at the edges: from the wire's int, every error code's
+// label value, and back from the spec's spelling (scenario files, reports
+// read back). The enum and its spelling are values: common/grpc_code.h.
 #include <string>
 #include <vector>
 
-namespace plegscope {
+#include "common/grpc_code.h"
 
-// Values are the gRPC spec's numbers, so a grpc::StatusCode converts by value.
-enum class GrpcCode : int {
-  kOk = 0,
-  kCancelled = 1,
-  kUnknown = 2,
-  kInvalidArgument = 3,
-  kDeadlineExceeded = 4,
-  kNotFound = 5,
-  kAlreadyExists = 6,
-  kPermissionDenied = 7,
-  kResourceExhausted = 8,
-  kFailedPrecondition = 9,
-  kAborted = 10,
-  kOutOfRange = 11,
-  kUnimplemented = 12,
-  kInternal = 13,
-  kUnavailable = 14,
-  kDataLoss = 15,
-  kUnauthenticated = 16,
-};
+namespace plegscope {
 
 // Any int outside the spec's range is kUnknown, as gRPC itself treats it.
 GrpcCode grpc_code(int code);
-std::string grpc_code_name(GrpcCode code);
 std::string grpc_code_name(int code);
 // Every code but OK: the label values a failed call can carry, so labelled
 // error counters can exist at 0 before the first error.

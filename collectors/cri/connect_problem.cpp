@@ -4,20 +4,6 @@
 
 namespace plegscope {
 
-const char* connect_problem_name(ConnectProblem p) {
-  switch (p) {
-    case ConnectProblem::kNone: return "none";
-    case ConnectProblem::kNoSuchSocket: return "no_such_socket";
-    case ConnectProblem::kPermissionDenied: return "permission_denied";
-    case ConnectProblem::kConnectionRefused: return "connection_refused";
-    case ConnectProblem::kNotASocket: return "not_a_socket";
-    case ConnectProblem::kNotCri: return "not_cri";
-    case ConnectProblem::kSocketRemoved: return "socket_removed";
-    case ConnectProblem::kOther: break;
-  }
-  return "other";
-}
-
 ConnectProblem connect_problem_of(int connect_errno) {
   switch (connect_errno) {
     case 0: return ConnectProblem::kNone;

@@ -1,32 +1,13 @@
 #pragma once
-// Why the agent cannot reach the runtime, as plain values: the gRPC adapter
-// notes it (cri/runtime_socket.h probes the socket), the tracker exports it
-// as pleg_runtime_unreachable{reason}, and the diagnoser reads it without
-// gRPC. Pure functions, no I/O.
-#include <string>
+// Why the agent cannot reach the runtime, told from its own connect() and
+// the runtime's history of answers: the gRPC adapter notes it
+// (cri/runtime_socket.h probes the socket), the tracker exports it as
+// pleg_runtime_unreachable{reason}. Pure functions, no I/O; the value they
+// make is cri/connect_problem_evidence.h.
+#include "cri/connect_problem_evidence.h"
 
 namespace plegscope {
 
-// Why the agent cannot reach the runtime, from its own connect() to the
-// socket (no CRI call) and whether a CRI answer ever came: an
-// SELinux-enforcing node or a wrong mount denies the agent alone (permission
-// denied), a k3s or RKE2 node keeps its socket elsewhere (no such socket), a
-// wrong endpoint finds another service (not CRI), a stopped runtime leaves a
-// socket nobody listens on (connection refused) or removes it. agent_side()
-// tells the agent's problems from the node's.
-enum class ConnectProblem {
-  kNone,               // connect() succeeded: gRPC's failure is elsewhere
-  kNoSuchSocket,       // ENOENT, ENOTDIR
-  kPermissionDenied,   // EACCES, EPERM (DAC or an LSM such as SELinux)
-  kConnectionRefused,  // ECONNREFUSED: a socket file, no listener
-  kNotASocket,         // something else at the path
-  // Not from connect() alone: what the first answers say of the peer.
-  kNotCri,        // connect() works but no CRI answer ever came: gRPC cannot
-                  // talk to the peer, or it says UNIMPLEMENTED to Version
-  kSocketRemoved,  // no socket any more where a runtime answered before
-  kOther,
-};
-const char* connect_problem_name(ConnectProblem p);  // the `reason` label value
 ConnectProblem connect_problem_of(int connect_errno);  // pure
 
 // What a failed call's connect() result means, given whether the runtime at

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "common/grpc_codes.h"
+#include "common/grpc_code.h"
 
 namespace plegscope {
 

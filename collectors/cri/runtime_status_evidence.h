@@ -11,10 +11,9 @@
 // not ready: ..." (pkg/kubelet/kubelet.go updateRuntimeUp, runtime.go).
 #include <optional>
 #include <string>
-#include <vector>
 
 #include "common/clock.h"
-#include "common/grpc_codes.h"
+#include "common/grpc_code.h"
 
 namespace plegscope {
 
@@ -89,31 +88,11 @@ inline constexpr const char* kNetworkNotReadyPrefix = "container runtime network
 inline constexpr const char* kPlegNotHealthyPrefix = "PLEG is not healthy: ";
 
 // What the kubelet's Ready message (the Node's condition, as read from the
-// API server) says of the runtime and PLEG.
+// API server) says of the runtime and PLEG (read_ready_message).
 struct ReadyMessageSays {
   bool status_sync = false;  // "is down" or "may not have completed yet"
   bool runtime_not_ready = false;
   bool network_not_ready = false;
   bool pleg = false;
 };
-inline ReadyMessageSays read_ready_message(const std::string& m) {
-  auto has = [&m](const char* s) { return m.find(s) != std::string::npos; };
-  return {has(kRuntimeDownError) || has(kStatusNotCompletedError), has(kRuntimeNotReadyPrefix),
-          has(kNetworkNotReadyPrefix), has(kPlegNotHealthyPrefix)};
-}
-
-// The kubelet's runtime errors in its order (runtimeState.runtimeErrors):
-// the Status sync, then its health checks (PLEG: "PLEG is not healthy: ..."
-// when `pleg_error` is not empty), then RuntimeReady; the network's error
-// is a list of its own, after these in the Ready message.
-inline std::vector<std::string> kubelet_runtime_errors(const RuntimeStatusEvidence& e,
-                                                       const std::string& pleg_error) {
-  std::vector<std::string> errors;
-  if (!e.sync_error.empty()) errors.push_back(e.sync_error);
-  if (!pleg_error.empty()) errors.push_back(kPlegNotHealthyPrefix + pleg_error);
-  if (!e.runtime_not_ready.empty()) errors.push_back(e.runtime_not_ready);
-  if (!e.network_not_ready.empty()) errors.push_back(e.network_not_ready);
-  return errors;
-}
-
 }  // namespace plegscope

@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/source.h"
 #include "cri/runtime_client.h"
+#include "cri/kubelet_runtime_errors.h"
 #include "cri/runtime_status_evidence.h"
 
 namespace plegscope {

@@ -390,6 +390,7 @@ void HostScanner::read_kernel_stacks(HostEvidence& out) {
       continue;
     }
     b.kernel_stack = std::move(it->second->frames);
+    b.kernel_meaning = stack_meaning(b.kernel_stack);
     ++k.tasks_read;
   }
   if (!r.error.empty()) {

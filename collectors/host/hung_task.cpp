@@ -96,18 +96,6 @@ std::string kernel_of(std::string_view line) {
 
 }  // namespace
 
-const char* frame_class_name(FrameClass c) {
-  switch (c) {
-    case FrameClass::kStorage: return "storage";
-    case FrameClass::kNetworkFs: return "network_fs";
-    case FrameClass::kOverlayfs: return "overlayfs";
-    case FrameClass::kFreezer: return "freezer";
-    case FrameClass::kCgroup: return "cgroup";
-    case FrameClass::kReclaim: return "reclaim";
-  }
-  return "";
-}
-
 std::optional<FrameClass> classify_frame(std::string_view f) {
   if (has(f, "refrigerator") || has(f, "freezer") || has(f, "do_freeze") || has(f, "try_to_freeze"))
     return FrameClass::kFreezer;

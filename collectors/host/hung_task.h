@@ -22,30 +22,12 @@
 #include <string_view>
 #include <vector>
 
+#include "host/hung_task_evidence.h"
+
 namespace plegscope::host {
 
-// What a kernel function says the task waits on.
-enum class FrameClass { kStorage, kNetworkFs, kOverlayfs, kFreezer, kCgroup, kReclaim };
-const char* frame_class_name(FrameClass c);  // "storage", "network_fs", ...
+// What a kernel function says the task waits on, if anything.
 std::optional<FrameClass> classify_frame(std::string_view function);
-
-struct HungTaskReport {
-  std::string comm;             // "containerd-shim", "kworker/u8:0"
-  int64_t pid = 0;              // the task: a thread's own id when it is a thread
-  int64_t tgid = 0;             // its process, when the task line names it (6.7 on); 0 otherwise
-  int64_t blocked_seconds = 0;  // "for more than N seconds": a lower bound (the threshold on old kernels)
-  std::string kernel;           // "6.1.0-13-amd64" when the report names it
-  std::vector<std::string> frames;    // innermost first, without offsets; "? " (unreliable) frames left out
-  std::vector<FrameClass> classes;    // distinct, in the order the frames first show them
-  size_t line = 0;                    // index of its header line among the lines fed
-  int64_t realtime_usec = 0;          // when its header line was logged; 0 when not known
-  // The trace ended early: cut by the frame or byte bound, by a pause in
-  // the kernel's output, by another report, or lines of it were suppressed.
-  bool truncated = false;
-};
-
-inline constexpr size_t kMaxHungTaskFrames = 64;
-inline constexpr size_t kMaxHungTaskFrameBytes = 4096;  // the frames' names together
 
 struct HungTaskAssemblerOptions {
   size_t max_reports = 16;  // the newest kept, the oldest go first; 0 keeps every one

@@ -111,11 +111,18 @@ std::optional<FrameClass> stack_class(const std::vector<std::string>& frames) {
   return std::nullopt;
 }
 
+KernelStackMeaning stack_meaning(const std::vector<std::string>& frames) {
+  KernelStackMeaning m;
+  if (frames.empty()) return m;
+  m.top_frame = top_meaningful_frame(frames);
+  m.frame_class = stack_class(frames);
+  m.says = m.frame_class ? StackSays::kClass : StackSays::kFrames;
+  return m;
+}
+
 bool tells_more(const std::vector<std::string>& candidate,
                 const std::vector<std::string>& current) {
-  if (candidate.empty()) return false;
-  if (current.empty()) return true;
-  return stack_class(candidate) && !stack_class(current);
+  return stack_meaning(candidate).says > stack_meaning(current).says;
 }
 
 std::string kernel_stacks_precondition(bool btf_present, std::optional<uint64_t> cap_effective) {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "host/host_evidence.h"
 #include "host/hung_task.h"
 
 namespace plegscope::host {
@@ -48,10 +49,13 @@ std::string top_meaningful_frame(const std::vector<std::string>& frames);
 // classifier: storage, network_fs, overlayfs, freezer, cgroup, reclaim).
 std::optional<FrameClass> stack_class(const std::vector<std::string>& frames);
 
+// What a stack says, as the scan hands it over: its top meaningful frame,
+// its class, and how much it says (any stack over none, a classified one
+// over an unclassified one).
+KernelStackMeaning stack_meaning(const std::vector<std::string>& frames);
+
 // Of two stacks of one process's tasks, whether `candidate` says more than
-// `current`: any stack over none, a classified one over an unclassified one.
-// (A thread frozen in place keeps the stack of the call it slept in, so the
-// process's worst task is not always its telling one.)
+// `current` (StackSays, host/host_evidence.h).
 bool tells_more(const std::vector<std::string>& candidate, const std::vector<std::string>& current);
 
 // Why the reader cannot run, from what the agent holds. Pure: the caller

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "host/node_pressure_evidence.h"
+
 namespace plegscope {
 
 // One PSI line: "some avg10=1.23 avg60=0.50 avg300=0.10 total=12345".
@@ -40,24 +42,6 @@ std::optional<LoadAvg> parse_loadavg(const std::string& text);
 std::optional<int64_t> parse_single_int(const std::string& text);
 // Number of "cpuN" lines in /proc/stat.
 std::optional<int> parse_stat_cpus(const std::string& text);
-
-struct NodePressure {
-  std::optional<double> cpu_some_avg10, cpu_some_avg60;
-  std::optional<double> io_some_avg10, io_some_avg60;
-  std::optional<double> memory_some_avg10, memory_some_avg60;
-  std::optional<double> load1, load5, load15;
-  std::optional<int> cpus;
-  // Tasks (threads) alive: each one holds a PID, so this is what pid_max
-  // limits. From loadavg's 4th field, else by counting /proc/<pid>/task.
-  std::optional<int64_t> pids;
-  std::optional<int64_t> processes;  // numeric entries of /proc, counted only without loadavg
-  std::optional<int64_t> pid_max;
-  std::optional<int64_t> threads_max;
-
-  bool psi_available() const {
-    return cpu_some_avg10 || io_some_avg10 || memory_some_avg10;
-  }
-};
 
 // Thread-safe: holds only the path.
 class NodePressureReader {

@@ -65,16 +65,4 @@ WchanHidden wchan_hidden(std::string_view wchan, const std::optional<ProcessCred
   return WchanHidden::kDenied;
 }
 
-const char* wchan_hidden_name(WchanHidden h) {
-  switch (h) {
-    case WchanHidden::kNo: return "";
-    case WchanHidden::kMissingCapabilities: return "missing_capabilities";
-    case WchanHidden::kOtherUser: return "other_user";
-    case WchanHidden::kDenied: return "denied";
-    case WchanHidden::kUnknownCredentials: return "unknown_credentials";
-    case WchanHidden::kUnreadable: return "unreadable";
-  }
-  return "";
-}
-
 }  // namespace plegscope::host

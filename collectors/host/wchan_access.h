@@ -17,6 +17,8 @@
 #include <optional>
 #include <string_view>
 
+#include "host/wchan_evidence.h"
+
 namespace plegscope::host {
 
 struct ProcessCreds {
@@ -31,20 +33,8 @@ std::optional<ProcessCreds> parse_status_creds(std::string_view status);
 
 inline constexpr int kCapSysPtrace = 19;
 
-enum class WchanHidden {
-  kNo,                   // the wchan was read
-  kMissingCapabilities,  // the target holds capabilities the reader lacks, and no CAP_SYS_PTRACE
-  kOtherUser,            // another uid, and no CAP_SYS_PTRACE
-  kDenied,               // credentials allow it: an LSM or a non-dumpable target denies it
-  kUnknownCredentials,   // reads "0", and either side's status could not be read
-  kUnreadable,           // the wchan file itself could not be read
-};
-
 // Why a D task's wchan read `wchan` ("" when the file could not be read).
 WchanHidden wchan_hidden(std::string_view wchan, const std::optional<ProcessCreds>& reader,
                          const std::optional<ProcessCreds>& target);
-
-// The snake_case id the report carries ("" for kNo).
-const char* wchan_hidden_name(WchanHidden h);
 
 }  // namespace plegscope::host

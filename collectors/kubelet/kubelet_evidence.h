@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cri/runtime_status_evidence.h"
 #include "kubelet/kubelet_state.h"
 #include "scrape/scrape_loop.h"
 
@@ -18,6 +19,7 @@ struct KubeletEvidence : ScrapeRecord {
   std::string tls_mode;  // kubelet_tls_mode(): "skip_verify", "ca_file", "system_ca"
   KubeletView view;      // what the samples so far say
   std::optional<std::string> ready_message;    // the Node's Ready condition, in-cluster only
+  ReadyMessageSays ready_says;                 // what that message says (read_ready_message); all false without one
   std::optional<ScrapeOutcome> ready_outcome;  // the last get nodes/<node>; nullopt: not in-cluster
   // The kubelet's run_podsandbox / stop_podsandbox p99 over the last minute.
   std::map<std::string, double> sandbox_p99_seconds;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "common/metric_family.h"
+#include "cri/kubelet_runtime_errors.h"
 
 namespace plegscope {
 
@@ -93,7 +94,11 @@ void KubeletReader::fetch_ready_now() {
   evidence_.ready_outcome = fetch.outcome;
   // A message from an earlier fetch would read as current: none is shown.
   evidence_.ready_message.reset();
-  if (fetch.ready) evidence_.ready_message = fetch.ready->message;
+  evidence_.ready_says = {};
+  if (fetch.ready) {
+    evidence_.ready_message = fetch.ready->message;
+    evidence_.ready_says = read_ready_message(fetch.ready->message);
+  }
 }
 
 KubeletEvidence KubeletReader::evidence() const {

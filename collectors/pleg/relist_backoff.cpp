@@ -45,7 +45,7 @@ void RelistBackoff::set_base(Duration base) {
 std::optional<RelistStretch> RelistBackoff::stretch() const {
   if (period_ <= base_) return std::nullopt;
   const std::string last = last_strained_.error_code != GrpcCode::kOk
-                               ? "failed with " + grpc_code_name(last_strained_.error_code)
+                               ? std::string("failed with ") + grpc_code_name(last_strained_.error_code)
                                // to the millisecond: "2.394s", not Go's "2.394490126s"
                                : "took " + format_go_duration(std::chrono::round<std::chrono::milliseconds>(
                                                last_strained_.duration));

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "common/grpc_codes.h"
+#include "common/grpc_code.h"
 #include "pleg/lag_summary.h"
 #include "pleg/pleg.h"
 

@@ -7,25 +7,6 @@
 
 namespace plegscope {
 
-const char* scrape_error_name(ScrapeError error) {
-  switch (error) {
-    case ScrapeError::none: return "none";
-    case ScrapeError::credentials_unreadable: return "credentials_unreadable";
-    case ScrapeError::unreachable: return "unreachable";
-    case ScrapeError::timeout: return "timeout";
-    case ScrapeError::tls_verify_failed: return "tls_verify_failed";
-    case ScrapeError::tls_failed: return "tls_failed";
-    case ScrapeError::unauthorized: return "unauthorized";
-    case ScrapeError::forbidden: return "forbidden";
-    case ScrapeError::not_found: return "not_found";
-    case ScrapeError::http_status: return "http_status";
-    case ScrapeError::too_large: return "too_large";
-    case ScrapeError::unexpected_content: return "unexpected_content";
-    case ScrapeError::bad_input: return "bad_input";
-  }
-  return "unknown";
-}
-
 ScrapeOutcome outcome_of(const HttpResult& result) {
   ScrapeOutcome out;
   out.http_status = result.status;

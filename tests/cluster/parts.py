@@ -17,22 +17,12 @@ KEYS = ("KUBERNETES_VERSION", "ETCD_VERSION", "CRICTL_VERSION", "KWOK_VERSION")
 
 def row():
     """The row the tests run: env PLEGSCOPE_KUBERNETES (1.34, 1.36 or 1.37), by default 1.34."""
-    name = os.environ.get("PLEGSCOPE_KUBERNETES") or DEFAULT_ROW
-    if name not in ROWS:
-        raise ValueError("PLEGSCOPE_KUBERNETES=%r: expected one of %s" % (name, ", ".join(ROWS)))
-    return name
+    return harness.env_choice("PLEGSCOPE_KUBERNETES", ROWS, DEFAULT_ROW)
 
 
 def all_versions():
     """Every key of versions.env as written (rows as suffixed keys)."""
-    out = {}
-    with open(os.path.join(HERE, "versions.env")) as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#") and "=" in line:
-                k, v = line.split("=", 1)
-                out[k] = v
-    return out
+    return harness.read_env_file(os.path.join(HERE, "versions.env"))
 
 
 def versions(name=None):

@@ -43,6 +43,7 @@ import tempfile
 import time
 
 import cgroups
+import harness  # tests/lib
 import oci_image
 
 E2E_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -55,14 +56,7 @@ def log(msg):
 def pinned_versions():
     """{'CONTAINERD_VERSION': 'v2.3.x', 'RUNC_VERSION': 'v1.4.x'} from
     tests/e2e/runtimes.env, the file scripts/build-runtimes builds from."""
-    out = {}
-    with open(os.path.join(E2E_DIR, "runtimes.env")) as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#") and "=" in line:
-                k, v = line.split("=", 1)
-                out[k.strip()] = v.strip().strip('"')
-    return out
+    return harness.read_env_file(os.path.join(E2E_DIR, "runtimes.env"))
 
 
 def cache_dir():
@@ -81,10 +75,7 @@ DEFAULT_BED = "2.3"
 
 def bed_name():
     """The bed the tests run: env PLEGSCOPE_CONTAINERD (2.3, 2.4 or debian-1.6), by default 2.3."""
-    name = os.environ.get("PLEGSCOPE_CONTAINERD") or DEFAULT_BED
-    if name not in BEDS:
-        raise ValueError("PLEGSCOPE_CONTAINERD=%r: expected one of %s" % (name, ", ".join(BEDS)))
-    return name
+    return harness.env_choice("PLEGSCOPE_CONTAINERD", BEDS, DEFAULT_BED)
 
 
 def bed(name=None):

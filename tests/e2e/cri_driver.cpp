@@ -42,6 +42,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/grpc_code.h"
 #include "cri_runtime_v1.grpc.pb.h"
 
 namespace {
@@ -49,23 +50,11 @@ namespace {
 using runtime::v1::ImageService;
 using runtime::v1::RuntimeService;
 
-const char* kCodeNames[] = {"OK",
-                            "CANCELLED",
-                            "UNKNOWN",
-                            "INVALID_ARGUMENT",
-                            "DEADLINE_EXCEEDED",
-                            "NOT_FOUND",
-                            "ALREADY_EXISTS",
-                            "PERMISSION_DENIED",
-                            "RESOURCE_EXHAUSTED",
-                            "FAILED_PRECONDITION",
-                            "ABORTED",
-                            "OUT_OF_RANGE",
-                            "UNIMPLEMENTED",
-                            "INTERNAL",
-                            "UNAVAILABLE",
-                            "DATA_LOSS",
-                            "UNAUTHENTICATED"};
+// The spec's spelling of a code, from the wire's int.
+const char* code_name(int code) {
+  return code >= 0 && code < plegscope::kGrpcCodeCount ? plegscope::grpc_code_name(static_cast<plegscope::GrpcCode>(code))
+                                                        : "?";
+}
 
 int timeout_s = 60;
 
@@ -75,8 +64,7 @@ struct Ctx {
 };
 
 int fail(const std::string& op, const grpc::Status& s) {
-  int c = s.error_code();
-  const char* name = (c >= 0 && c <= 16) ? kCodeNames[c] : "?";
+  const char* name = code_name(s.error_code());
   std::string msg = s.error_message();
   for (auto& ch : msg)
     if (ch == '\n') ch = ' ';
@@ -254,6 +242,61 @@ bool apply_spec(const nlohmann::json& spec, runtime::v1::ContainerConfig* cfg) {
 
 }  // namespace
 
+// One unary call under a fresh deadline.
+template <typename Stub, typename Req, typename Resp>
+grpc::Status call(Stub& stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Req&, Resp*), const Req& req,
+                  Resp* resp) {
+  Ctx c;
+  return (stub.*method)(&c.ctx, req, resp);
+}
+
+// A command whose call answers nothing it prints: 0 when the call answered OK.
+template <typename Stub, typename Req, typename Resp>
+int act(const std::string& cmd, Stub& stub, grpc::Status (Stub::*method)(grpc::ClientContext*, const Req&, Resp*),
+        const Req& req) {
+  Resp resp;
+  grpc::Status s = call(stub, method, req, &resp);
+  return s.ok() ? 0 : fail(cmd, s);
+}
+
+// The metadata a sandbox was made with: a container's sandbox config must
+// match it for the labels containerd copies.
+int sandbox_metadata(RuntimeService::Stub& rt, const std::string& sandbox, const std::string& cmd,
+                     runtime::v1::PodSandboxMetadata* md) {
+  runtime::v1::PodSandboxStatusRequest req;
+  req.set_pod_sandbox_id(sandbox);
+  runtime::v1::PodSandboxStatusResponse resp;
+  grpc::Status s = call(rt, &RuntimeService::Stub::PodSandboxStatus, req, &resp);
+  if (!s.ok()) return fail(cmd + ": sandbox status", s);
+  *md = resp.status().metadata();
+  return 0;
+}
+
+// A container named and labelled as the kubelet makes it in its pod, on the
+// host's network, in its own PID namespace unless the pod has the host's.
+void set_identity(runtime::v1::ContainerConfig* cfg, const std::string& name, const runtime::v1::PodSandboxMetadata& md,
+                  bool host_pid) {
+  cfg->mutable_metadata()->set_name(name);
+  cfg->mutable_metadata()->set_attempt(0);
+  (*cfg->mutable_labels())["io.kubernetes.container.name"] = name;
+  (*cfg->mutable_labels())["io.kubernetes.pod.name"] = md.name();
+  (*cfg->mutable_labels())["io.kubernetes.pod.namespace"] = md.namespace_();
+  (*cfg->mutable_labels())["io.kubernetes.pod.uid"] = md.uid();
+  auto* nso = cfg->mutable_linux()->mutable_security_context()->mutable_namespace_options();
+  nso->set_network(runtime::v1::NODE);
+  nso->set_pid(host_pid ? runtime::v1::NODE : runtime::v1::CONTAINER);
+  nso->set_ipc(runtime::v1::POD);
+}
+
+// Both unary lists, unfiltered.
+int list_all(RuntimeService::Stub& rt, const std::string& cmd, runtime::v1::ListPodSandboxResponse* pods,
+             runtime::v1::ListContainersResponse* ctrs) {
+  grpc::Status s = call(rt, &RuntimeService::Stub::ListPodSandbox, runtime::v1::ListPodSandboxRequest(), pods);
+  if (!s.ok()) return fail(cmd + ": ListPodSandbox", s);
+  s = call(rt, &RuntimeService::Stub::ListContainers, runtime::v1::ListContainersRequest(), ctrs);
+  return s.ok() ? 0 : fail(cmd + ": ListContainers", s);
+}
+
 int main(int argc, char** argv) {
   std::string endpoint = std::getenv("CRI_ENDPOINT") ? std::getenv("CRI_ENDPOINT") : "";
   std::vector<std::string> args;
@@ -284,8 +327,7 @@ int main(int argc, char** argv) {
     runtime::v1::VersionRequest req;
     req.set_version("v1");
     runtime::v1::VersionResponse resp;
-    Ctx c;
-    auto s = rt->Version(&c.ctx, req, &resp);
+    auto s = call(*rt, &RuntimeService::Stub::Version, req, &resp);
     if (!s.ok()) return fail(cmd, s);
     std::printf("%s %s %s\n", resp.runtime_name().c_str(), resp.runtime_version().c_str(),
                 resp.runtime_api_version().c_str());
@@ -293,8 +335,8 @@ int main(int argc, char** argv) {
   }
   if (cmd == "status") {
     runtime::v1::StatusResponse resp;
-    Ctx c;
-    if (auto s = rt->Status(&c.ctx, runtime::v1::StatusRequest(), &resp); !s.ok()) return fail(cmd, s);
+    if (auto s = call(*rt, &RuntimeService::Stub::Status, runtime::v1::StatusRequest(), &resp); !s.ok())
+      return fail(cmd, s);
     for (const auto& k : resp.status().conditions())
       std::printf("%s=%s ", k.type().c_str(), k.status() ? "true" : "false");
     return std::printf("\n") < 0;
@@ -307,8 +349,7 @@ int main(int argc, char** argv) {
                                            need(4) ? runtime::v1::NODE : runtime::v1::POD,
                                            cmd == "run-pod-net" ? runtime::v1::POD : runtime::v1::NODE);
     runtime::v1::RunPodSandboxResponse resp;
-    Ctx c;
-    auto s = rt->RunPodSandbox(&c.ctx, req, &resp);
+    auto s = call(*rt, &RuntimeService::Stub::RunPodSandbox, req, &resp);
     if (!s.ok()) return fail(cmd, s);
     std::printf("%s\n", resp.pod_sandbox_id().c_str());
     return 0;
@@ -316,17 +357,8 @@ int main(int argc, char** argv) {
   if (cmd == "create-container" || cmd == "create-container-spec") {
     if (cmd == "create-container" ? !need(4) : !need(2)) return usage();
     const std::string& sandbox = args[1];
-    // The sandbox config must match the one the sandbox was created with for
-    // the labels containerd copies; read it back from the sandbox status.
-    runtime::v1::PodSandboxStatusRequest sreq;
-    sreq.set_pod_sandbox_id(sandbox);
-    runtime::v1::PodSandboxStatusResponse sresp;
-    {
-      Ctx c;
-      auto s = rt->PodSandboxStatus(&c.ctx, sreq, &sresp);
-      if (!s.ok()) return fail("create-container: sandbox status", s);
-    }
-    const auto& md = sresp.status().metadata();
+    runtime::v1::PodSandboxMetadata md;
+    if (int failed = sandbox_metadata(*rt, sandbox, "create-container", &md)) return failed;
     runtime::v1::CreateContainerRequest req;
     req.set_pod_sandbox_id(sandbox);
     // hostPID as the kubelet asks for it: NODE in the sandbox's config and
@@ -354,19 +386,9 @@ int main(int argc, char** argv) {
       if (!apply_spec(spec, cfg)) return 2;
       name = cfg->metadata().name();
     }
-    cfg->mutable_metadata()->set_name(name);
-    cfg->mutable_metadata()->set_attempt(0);
-    (*cfg->mutable_labels())["io.kubernetes.container.name"] = name;
-    (*cfg->mutable_labels())["io.kubernetes.pod.name"] = md.name();
-    (*cfg->mutable_labels())["io.kubernetes.pod.namespace"] = md.namespace_();
-    (*cfg->mutable_labels())["io.kubernetes.pod.uid"] = md.uid();
-    auto* nso = cfg->mutable_linux()->mutable_security_context()->mutable_namespace_options();
-    nso->set_network(runtime::v1::NODE);
-    nso->set_pid(host_pid ? runtime::v1::NODE : runtime::v1::CONTAINER);
-    nso->set_ipc(runtime::v1::POD);
+    set_identity(cfg, name, md, host_pid);
     runtime::v1::CreateContainerResponse resp;
-    Ctx c;
-    auto s = rt->CreateContainer(&c.ctx, req, &resp);
+    auto s = call(*rt, &RuntimeService::Stub::CreateContainer, req, &resp);
     if (!s.ok()) return fail(cmd, s);
     std::printf("%s\n", resp.container_id().c_str());
     return 0;
@@ -375,65 +397,46 @@ int main(int argc, char** argv) {
     if (!need(1)) return usage();
     runtime::v1::StartContainerRequest req;
     req.set_container_id(args[1]);
-    runtime::v1::StartContainerResponse resp;
-    Ctx c;
-    auto s = rt->StartContainer(&c.ctx, req, &resp);
-    return s.ok() ? 0 : fail(cmd, s);
+    return act(cmd, *rt, &RuntimeService::Stub::StartContainer, req);
   }
   if (cmd == "stop-container") {
     if (!need(1)) return usage();
     runtime::v1::StopContainerRequest req;
     req.set_container_id(args[1]);
     req.set_timeout(need(2) ? std::atoll(args[2].c_str()) : 10);
-    runtime::v1::StopContainerResponse resp;
-    Ctx c;
-    auto s = rt->StopContainer(&c.ctx, req, &resp);
-    return s.ok() ? 0 : fail(cmd, s);
+    return act(cmd, *rt, &RuntimeService::Stub::StopContainer, req);
   }
   if (cmd == "update-container") {
     if (!need(1)) return usage();
     runtime::v1::UpdateContainerResourcesRequest req;
     req.set_container_id(args[1]);
     req.mutable_linux()->set_cpu_shares(need(2) ? std::atoll(args[2].c_str()) : 512);
-    runtime::v1::UpdateContainerResourcesResponse resp;
-    Ctx c;
-    auto s = rt->UpdateContainerResources(&c.ctx, req, &resp);
-    return s.ok() ? 0 : fail(cmd, s);
+    return act(cmd, *rt, &RuntimeService::Stub::UpdateContainerResources, req);
   }
   if (cmd == "remove-container") {
     if (!need(1)) return usage();
     runtime::v1::RemoveContainerRequest req;
     req.set_container_id(args[1]);
-    runtime::v1::RemoveContainerResponse resp;
-    Ctx c;
-    auto s = rt->RemoveContainer(&c.ctx, req, &resp);
-    return s.ok() ? 0 : fail(cmd, s);
+    return act(cmd, *rt, &RuntimeService::Stub::RemoveContainer, req);
   }
   if (cmd == "stop-pod") {
     if (!need(1)) return usage();
     runtime::v1::StopPodSandboxRequest req;
     req.set_pod_sandbox_id(args[1]);
-    runtime::v1::StopPodSandboxResponse resp;
-    Ctx c;
-    auto s = rt->StopPodSandbox(&c.ctx, req, &resp);
-    return s.ok() ? 0 : fail(cmd, s);
+    return act(cmd, *rt, &RuntimeService::Stub::StopPodSandbox, req);
   }
   if (cmd == "remove-pod") {
     if (!need(1)) return usage();
     runtime::v1::RemovePodSandboxRequest req;
     req.set_pod_sandbox_id(args[1]);
-    runtime::v1::RemovePodSandboxResponse resp;
-    Ctx c;
-    auto s = rt->RemovePodSandbox(&c.ctx, req, &resp);
-    return s.ok() ? 0 : fail(cmd, s);
+    return act(cmd, *rt, &RuntimeService::Stub::RemovePodSandbox, req);
   }
   if (cmd == "status-container") {
     if (!need(1)) return usage();
     runtime::v1::ContainerStatusRequest req;
     req.set_container_id(args[1]);
     runtime::v1::ContainerStatusResponse resp;
-    Ctx c;
-    auto s = rt->ContainerStatus(&c.ctx, req, &resp);
+    auto s = call(*rt, &RuntimeService::Stub::ContainerStatus, req, &resp);
     if (!s.ok()) return fail(cmd, s);
     const auto& st = resp.status();
     std::printf("%s %d %lld %lld %s\n", container_state(st.state()), st.exit_code(),
@@ -444,16 +447,7 @@ int main(int argc, char** argv) {
   if (cmd == "list") {
     runtime::v1::ListPodSandboxResponse pods;
     runtime::v1::ListContainersResponse ctrs;
-    {
-      Ctx c;
-      auto s = rt->ListPodSandbox(&c.ctx, runtime::v1::ListPodSandboxRequest(), &pods);
-      if (!s.ok()) return fail("list: ListPodSandbox", s);
-    }
-    {
-      Ctx c;
-      auto s = rt->ListContainers(&c.ctx, runtime::v1::ListContainersRequest(), &ctrs);
-      if (!s.ok()) return fail("list: ListContainers", s);
-    }
+    if (int failed = list_all(*rt, cmd, &pods, &ctrs)) return failed;
     std::ostringstream o;
     o << "{\"sandboxes\": [";
     for (int i = 0; i < pods.items_size(); ++i) {
@@ -543,15 +537,8 @@ int main(int argc, char** argv) {
     const bool start = cmd == "run-exited";
     const std::string& sandbox = args[1];
     const int count = std::atoi(args[3].c_str());
-    runtime::v1::PodSandboxStatusRequest sreq;
-    sreq.set_pod_sandbox_id(sandbox);
-    runtime::v1::PodSandboxStatusResponse sresp;
-    {
-      Ctx c;
-      auto s = rt->PodSandboxStatus(&c.ctx, sreq, &sresp);
-      if (!s.ok()) return fail(cmd + ": sandbox status", s);
-    }
-    const auto& md = sresp.status().metadata();
+    runtime::v1::PodSandboxMetadata md;
+    if (int failed = sandbox_metadata(*rt, sandbox, cmd, &md)) return failed;
     for (int i = 0; i < count; ++i) {
       runtime::v1::CreateContainerRequest req;
       req.set_pod_sandbox_id(sandbox);
@@ -561,29 +548,15 @@ int main(int argc, char** argv) {
       cfg->mutable_image()->set_image(args[4]);
       cfg->add_command(args[5]);
       for (size_t a = 6; a < args.size(); ++a) cfg->add_args(args[a]);
-      cfg->mutable_metadata()->set_name(name);
-      cfg->mutable_metadata()->set_attempt(0);
-      (*cfg->mutable_labels())["io.kubernetes.container.name"] = name;
-      (*cfg->mutable_labels())["io.kubernetes.pod.name"] = md.name();
-      (*cfg->mutable_labels())["io.kubernetes.pod.namespace"] = md.namespace_();
-      (*cfg->mutable_labels())["io.kubernetes.pod.uid"] = md.uid();
-      auto* nso = cfg->mutable_linux()->mutable_security_context()->mutable_namespace_options();
-      nso->set_network(runtime::v1::NODE);
-      nso->set_pid(runtime::v1::CONTAINER);
-      nso->set_ipc(runtime::v1::POD);
+      set_identity(cfg, name, md, false);
       runtime::v1::CreateContainerResponse resp;
-      {
-        Ctx c;
-        auto s = rt->CreateContainer(&c.ctx, req, &resp);
-        if (!s.ok()) return fail(cmd + ": CreateContainer " + name, s);
-      }
+      auto s = call(*rt, &RuntimeService::Stub::CreateContainer, req, &resp);
+      if (!s.ok()) return fail(cmd + ": CreateContainer " + name, s);
       if (start) {
         runtime::v1::StartContainerRequest st;
         st.set_container_id(resp.container_id());
-        runtime::v1::StartContainerResponse sr;
-        Ctx c;
-        auto s = rt->StartContainer(&c.ctx, st, &sr);
-        if (!s.ok()) return fail(cmd + ": StartContainer " + name, s);
+        if (int failed = act(cmd + ": StartContainer " + name, *rt, &RuntimeService::Stub::StartContainer, st))
+          return failed;
       }
       std::printf("%s\n", resp.container_id().c_str());
     }
@@ -607,20 +580,16 @@ int main(int argc, char** argv) {
       return 0;
     }
     auto s = stream->Finish();
-    int c = static_cast<int>(s.error_code());
     const bool open_until_deadline =
         s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
         (s.error_code() == grpc::StatusCode::CANCELLED &&
          std::chrono::steady_clock::now() - started >= std::chrono::milliseconds(1900));
-    std::printf("%s\n", open_until_deadline
-                            ? "IMPLEMENTED"
-                            : ((c >= 0 && c <= 16) ? kCodeNames[c] : "?"));
+    std::printf("%s\n", open_until_deadline ? "IMPLEMENTED" : code_name(s.error_code()));
     return 0;
   }
   if (cmd == "images") {
     runtime::v1::ListImagesResponse resp;
-    Ctx c;
-    auto s = img->ListImages(&c.ctx, runtime::v1::ListImagesRequest(), &resp);
+    auto s = call(*img, &ImageService::Stub::ListImages, runtime::v1::ListImagesRequest(), &resp);
     if (!s.ok()) return fail(cmd, s);
     for (const auto& im : resp.images()) {
       for (const auto& t : im.repo_tags()) std::printf("%s %s\n", t.c_str(), im.id().c_str());

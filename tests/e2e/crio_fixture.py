@@ -36,6 +36,7 @@ import time
 
 import cgroups
 import containerd_fixture as base
+import harness  # tests/lib
 import oci_image
 
 
@@ -56,10 +57,7 @@ DEFAULT_BED = "1.36"
 
 def bed_name():
     """The bed the tests run: env PLEGSCOPE_CRIO (1.36, 1.36-runc or 1.34), by default 1.36."""
-    name = os.environ.get("PLEGSCOPE_CRIO") or DEFAULT_BED
-    if name not in BEDS:
-        raise ValueError("PLEGSCOPE_CRIO=%r: expected one of %s" % (name, ", ".join(BEDS)))
-    return name
+    return harness.env_choice("PLEGSCOPE_CRIO", BEDS, DEFAULT_BED)
 
 
 def crun_path():

@@ -3,7 +3,7 @@
 // they change over time (crash loops, exited containers piling up, pods
 // being created and deleted). Pure model: no gRPC, no threads, no sleeping;
 // time comes from an injected Clock and randomness from a seeded generator,
-// so a unit test steps a ManualClock and gets the same node every run.
+// so a unit test steps a fake clock and gets the same node every run.
 //
 // Thread-safe: every public method takes the model's mutex. The event sink is
 // called with that mutex held and must not call back into the model.

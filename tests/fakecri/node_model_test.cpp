@@ -1,12 +1,15 @@
-// SimulatedNode, stepped with a ManualClock: no sockets, no sleeps.
+// SimulatedNode, stepped with the unit tests' FakeClock: no sockets, no sleeps.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
+#include "fake_clock.h"
 #include "node_model.h"
 
 namespace fakecri {
 namespace {
+
+using plegscope::testing::FakeClock;
 
 NodeShape shape(int pods, int containers, int exited = 0) {
   NodeShape s;
@@ -23,7 +26,7 @@ std::vector<ContainerRecord> list(const SimulatedNode& node, const ContainerQuer
 }
 
 TEST(SimulatedNode, PopulatesPodsContainersAndKubeletLabels) {
-  ManualClock clock;
+  FakeClock clock;
   SimulatedNode node(shape(5, 2, 3), clock, 1);
   NodeSummary s = node.summary();
   EXPECT_EQ(s.pods, 5u);
@@ -46,13 +49,13 @@ TEST(SimulatedNode, PopulatesPodsContainersAndKubeletLabels) {
 }
 
 TEST(SimulatedNode, SameSeedSameNode) {
-  ManualClock clock;
+  FakeClock clock;
   SimulatedNode a(shape(3, 1), clock, 42), b(shape(3, 1), clock, 42);
   EXPECT_EQ(list(a).front().id, list(b).front().id);
 }
 
 TEST(SimulatedNode, UnlabeledPodsLackTheUidLabel) {
-  ManualClock clock;
+  FakeClock clock;
   NodeShape s = shape(4, 1);
   s.unlabeled_pods = 1;
   SimulatedNode node(s, clock, 1);
@@ -65,7 +68,7 @@ TEST(SimulatedNode, UnlabeledPodsLackTheUidLabel) {
 }
 
 TEST(SimulatedNode, FiltersByLabelStateSandboxAndIdPrefix) {
-  ManualClock clock;
+  FakeClock clock;
   SimulatedNode node(shape(10, 2, 1), clock, 1);
   const PodRecord pod = node.pods()[3];
   auto by_uid = list(node, ContainerQuery{"", std::nullopt, "", {{kPodUidLabel, pod.uid}}});
@@ -84,7 +87,7 @@ TEST(SimulatedNode, FiltersByLabelStateSandboxAndIdPrefix) {
 }
 
 TEST(SimulatedNode, CrashLoopRestartsAtTheRateAndKeepsOneExitedAttempt) {
-  ManualClock clock;
+  FakeClock clock;
   SimulatedNode node(shape(4, 2), clock, 1);
   std::vector<ModelEvent> events;
   node.set_event_sink([&](const ModelEvent& e) { events.push_back(e); });
@@ -92,7 +95,7 @@ TEST(SimulatedNode, CrashLoopRestartsAtTheRateAndKeepsOneExitedAttempt) {
   churn.crashloop_pods = 2;
   churn.crashloop_restarts_per_second = 4;
   node.set_churn(churn);
-  clock.advance(std::chrono::seconds(1));
+  clock.step(std::chrono::seconds(1));
   node.tick();
   // 4 restarts: each is STOPPED(old) + CREATED(new) + STARTED(new), and from
   // the second restart of a pod on, DELETED for the attempt beyond keep=1.
@@ -123,13 +126,13 @@ TEST(SimulatedNode, CrashLoopRestartsAtTheRateAndKeepsOneExitedAttempt) {
 }
 
 TEST(SimulatedNode, FractionalRatesAccumulate) {
-  ManualClock clock;
+  FakeClock clock;
   SimulatedNode node(shape(2, 1), clock, 1);
   ChurnSpec churn;
   churn.exited_per_second = 0.5;
   node.set_churn(churn);
   for (int i = 0; i < 10; ++i) {
-    clock.advance(std::chrono::milliseconds(500));
+    clock.step(std::chrono::milliseconds(500));
     node.tick();
   }
   EXPECT_EQ(node.summary().containers[static_cast<int>(ContainerState::Exited)], 2u);
@@ -137,14 +140,14 @@ TEST(SimulatedNode, FractionalRatesAccumulate) {
 
 TEST(SimulatedNode, ExitedJobsPileUpUnlessEachPodKeepsOnlyTheNewest) {
   for (int keep : {-1, 2}) {
-    ManualClock clock;
+    FakeClock clock;
     SimulatedNode node(shape(2, 1), clock, 1);
     ChurnSpec churn;
     churn.exited_per_second = 4;
     churn.keep_exited_jobs_per_pod = keep;
     node.set_churn(churn);
     for (int i = 0; i < 5; ++i) {
-      clock.advance(std::chrono::seconds(1));
+      clock.step(std::chrono::seconds(1));
       node.tick();
     }
     // 20 jobs over 2 pods, round-robin: 10 each when they pile up.
@@ -163,13 +166,13 @@ TEST(SimulatedNode, ExitedJobsPileUpUnlessEachPodKeepsOnlyTheNewest) {
 }
 
 TEST(SimulatedNode, RolloutReplacesOldestPods) {
-  ManualClock clock;
+  FakeClock clock;
   SimulatedNode node(shape(5, 1), clock, 1);
   ChurnSpec churn;
   churn.pods_created_per_second = 2;
   churn.pods_deleted_per_second = 2;
   node.set_churn(churn);
-  clock.advance(std::chrono::seconds(1));
+  clock.step(std::chrono::seconds(1));
   node.tick();
   auto pods = node.pods();
   ASSERT_EQ(pods.size(), 5u);
@@ -179,7 +182,7 @@ TEST(SimulatedNode, RolloutReplacesOldestPods) {
 }
 
 TEST(SimulatedNode, KillPodWithAndWithoutRestart) {
-  ManualClock clock;
+  FakeClock clock;
   SimulatedNode node(shape(2, 2), clock, 1);
   std::vector<ModelEvent> events;
   node.set_event_sink([&](const ModelEvent& e) { events.push_back(e); });
@@ -197,7 +200,7 @@ TEST(SimulatedNode, KillPodWithAndWithoutRestart) {
 }
 
 TEST(SimulatedNode, CriMutationsFollowTheLifecycle) {
-  ManualClock clock;
+  FakeClock clock;
   SimulatedNode node(shape(0, 0), clock, 1);
   auto sb = node.run_pod_sandbox("uid-1", "web", "default", 0, {{kPodUidLabel, "uid-1"}}, {});
   ASSERT_TRUE(sb.ok());

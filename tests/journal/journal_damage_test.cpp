@@ -12,6 +12,7 @@
 #include "fake_clock.h"
 #include "journal/journal_follower.h"
 #include "journal/journal_reader.h"
+#include "journal_time.h"
 #include "journal_writer.h"
 
 namespace plegscope {
@@ -25,8 +26,7 @@ using plegscope::testing::write_journal;
 using namespace std::chrono_literals;
 
 constexpr auto kWait = 20s;                      // bounds a failure only
-constexpr int64_t kT0 = 1795928400LL * 1000000;  // 2026-11-24T05:00:00Z
-int64_t at(std::chrono::seconds offset) { return kT0 + offset.count() * 1000000; }
+int64_t at(std::chrono::seconds offset) { return plegscope::testing::journal_at(offset); }
 
 std::string syncing(int i) {
   return R"(E1124 05:00:00.000000 1234 pod_workers.go:1300] "Error syncing pod, skipping" pod="default/p)" +
@@ -50,12 +50,9 @@ bool has_message(const JournalStatus& s, const std::string& text) {
 class JournalDamage : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/plegscope-journal-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-    clock_.step(std::chrono::microseconds(at(10min)) - clock_.now().time_since_epoch());
+    ASSERT_NE(dir_, "");
+    plegscope::testing::set_clock_to(clock_, at(10min));
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   JournalFollowerOptions options() const {
     JournalFollowerOptions o;
@@ -71,7 +68,8 @@ class JournalDamage : public ::testing::Test {
     return path;
   }
 
-  std::string dir_;
+  plegscope::testing::ScratchDir scratch_;
+  const std::string& dir_ = scratch_.path();
   FakeClock clock_;
 };
 

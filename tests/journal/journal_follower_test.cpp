@@ -16,6 +16,7 @@
 #include "common/periodic_tasks.h"
 #include "fake_clock.h"
 #include "journal/journal_reader.h"
+#include "journal_time.h"
 #include "journal_writer.h"
 
 namespace plegscope {
@@ -23,8 +24,11 @@ namespace {
 
 namespace fs = std::filesystem;
 using plegscope::testing::FakeClock;
+using plegscope::testing::journal_at;
 using plegscope::testing::kernel_entry;
 using plegscope::testing::manager_entry;
+using plegscope::testing::ScratchDir;
+using plegscope::testing::set_clock_to;
 using plegscope::testing::unit_entry;
 using plegscope::testing::write_journal;
 using namespace std::chrono_literals;
@@ -42,21 +46,11 @@ int64_t wall_micros() {
 
 class JournalDir : public ::testing::Test {
  protected:
-  void SetUp() override {
-    char tmpl[] = "/tmp/plegscope-journal-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
+  void SetUp() override { ASSERT_NE(dir_, ""); }
 
   std::string file(const std::string& name = "system.journal") const { return dir_ + "/" + name; }
 
-  // 2026-11-24T05:00:00Z, and a fake clock 5 minutes later.
-  static constexpr int64_t kT0 = 1795928400LL * 1000000;
-  int64_t at(std::chrono::seconds offset) const { return kT0 + offset.count() * 1000000; }
-  void set_clock_to(FakeClock& clock, int64_t usec) {
-    clock.step(std::chrono::microseconds(usec) - clock.now().time_since_epoch());
-  }
+  int64_t at(std::chrono::seconds offset) const { return journal_at(offset); }
 
   JournalFollowerOptions options() const {
     JournalFollowerOptions o;
@@ -65,7 +59,8 @@ class JournalDir : public ::testing::Test {
     return o;
   }
 
-  std::string dir_;
+  ScratchDir scratch_;
+  const std::string& dir_ = scratch_.path();
 };
 
 std::vector<std::string> kinds(const std::vector<JournalMark>& marks) {

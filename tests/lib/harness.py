@@ -134,6 +134,28 @@ def scenario_path(name):
     return os.path.join(source_dir(), "tests", "scenarios", name + ".json")
 
 
+def env_choice(variable, choices, default):
+    """The value of env `variable`, one of `choices` (a test bed, a version row); `default`
+    when it is unset or empty. Anything else is a ValueError naming the variable."""
+    name = os.environ.get(variable) or default
+    if name not in choices:
+        raise ValueError("%s=%r: expected one of %s" % (variable, name, ", ".join(choices)))
+    return name
+
+
+def read_env_file(path):
+    """{KEY: VALUE} of a KEY=VALUE file (tests/e2e/runtimes.env, tests/cluster/versions.env):
+    blank lines and comments skipped, each side stripped, the value's double quotes dropped."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#") and "=" in line:
+                k, v = line.split("=", 1)
+                out[k.strip()] = v.strip().strip('"')
+    return out
+
+
 def require_binary(name):
     """Path of build/<name>; skips the test if it has not been built."""
     path = os.path.join(build_dir(), name)

@@ -22,8 +22,8 @@ std::optional<Finding> judge_runtime_network_not_ready(const Context& c) {
   f.transitions = e.transitions_recent;
   f.calls = e.recent_calls;
   f.failed_last = not_ready;
-  if (const auto& m = c.s.kubelet.ready_message)
-    f.ready_message_agrees = read_ready_message(*m).network_not_ready;
+  if (c.s.kubelet.ready_message)
+    f.ready_message_agrees = c.s.kubelet.ready_says.network_not_ready;
   f.evidence.push_back({"runtime_condition{NetworkReady}", not_ready ? 0.0 : 1.0, 1});
   if (flapping)
     f.evidence.push_back({"runtime_readiness_changes_recent", static_cast<double>(e.transitions_recent), 2});

@@ -16,8 +16,8 @@ std::optional<Finding> judge_runtime_not_ready(const Context& c) {
   f.threshold_seconds = e.down_threshold_seconds;
   f.status_down_in_seconds = e.runtime_down ? 0.0 : std::max(0.0, e.down_threshold_seconds - e.seconds_since_success);
   f.transitions = e.transitions_recent;
-  if (const auto& m = c.s.kubelet.ready_message)
-    f.ready_message_agrees = read_ready_message(*m).runtime_not_ready;
+  if (c.s.kubelet.ready_message)
+    f.ready_message_agrees = c.s.kubelet.ready_says.runtime_not_ready;
   f.evidence.push_back({"runtime_condition{RuntimeReady}", 0, 1});
   f.evidence.push_back({"runtime_status_seconds_since_success", e.seconds_since_success, e.down_threshold_seconds});
   return f;

@@ -42,8 +42,8 @@ std::optional<Finding> judge_runtime_status_hung(const Context& c) {
   f.calls = e.consecutive_failures;
   f.lists_answer = lists_answer;
   f.list_seconds = c.lists.typical;
-  if (const auto& m = c.s.kubelet.ready_message)
-    f.ready_message_agrees = read_ready_message(*m).status_sync;
+  if (c.s.kubelet.ready_message)
+    f.ready_message_agrees = c.s.kubelet.ready_says.status_sync;
   f.evidence.push_back({"runtime_status_seconds_since_success", e.seconds_since_success, e.down_threshold_seconds});
   if (pending) f.evidence.push_back({"oldest_in_flight_seconds{status}", *e.in_flight_seconds, c.t.hang_seconds});
   if (e.consecutive_failures > 0)

@@ -16,7 +16,7 @@ constexpr double kBlindConfidence = 0.3;
 
 std::optional<Finding> judge_runtime_unavailable(const Context& c) {
   const Snapshot& s = c.s;
-  if (agent_side(s.unreachable)) {
+  if (s.agent_blind) {
     Finding f = make_finding(CauseId::kRuntimeUnavailable, Severity::kWarning, kBlindConfidence, Form::kBlind);
     f.endpoint = s.endpoint;
     f.blind_reason = connect_problem_name(s.unreachable);

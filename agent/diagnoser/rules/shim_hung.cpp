@@ -7,7 +7,6 @@
 
 #include "diagnoser/hung_task_match.h"
 #include "diagnoser/rule.h"
-#include "host/kernel_stacks.h"
 
 namespace plegscope {
 namespace {
@@ -23,12 +22,11 @@ PodRef pod_of(const Context& c, const std::string& sandbox_id) {
 }
 
 // --kernel-stacks: the frame that says what the process waits on.
-void set_kernel_stack(Finding::HostProcess& p, const std::vector<std::string>& stack) {
-  if (stack.empty()) return;
-  p.kernel_stack = stack;
-  p.kernel_frame = host::top_meaningful_frame(stack);
-  auto c = host::stack_class(stack);
-  p.kernel_class = c ? host::frame_class_name(*c) : "";
+void set_kernel_stack(Finding::HostProcess& p, const host::BlockedTask& b) {
+  if (b.kernel_stack.empty()) return;
+  p.kernel_says = b.kernel_meaning.says;
+  p.kernel_frame = b.kernel_meaning.top_frame;
+  p.kernel_class = b.kernel_meaning.frame_class ? host::frame_class_name(*b.kernel_meaning.frame_class) : "";
 }
 
 // One blocked task into the finding: one entry per process (`count` is how
@@ -39,7 +37,7 @@ void add_process(const Context& c, const host::BlockedTask& task, double hang, F
                            [&](const Finding::HostProcess& p) { return p.pid == b->pid; });
   if (same != f.processes.end()) {
     same->count++;
-    if (host::tells_more(b->kernel_stack, same->kernel_stack)) set_kernel_stack(*same, b->kernel_stack);
+    if (b->kernel_meaning.says > same->kernel_says) set_kernel_stack(*same, *b);
     return;
   }
   Finding::HostProcess process{b->pid,         b->comm,         b->wchan, b->seconds_in_d, 1,
@@ -47,7 +45,7 @@ void add_process(const Context& c, const host::BlockedTask& task, double hang, F
   process.frozen_cgroup = b->frozen_cgroup;
   process.freeze_incomplete = b->freeze_incomplete;
   f.processes.push_back(process);
-  set_kernel_stack(f.processes.back(), b->kernel_stack);
+  set_kernel_stack(f.processes.back(), *b);
   PodRef pod = pod_of(c, b->sandbox_id);
   bool seen = false;
   for (const auto& p : f.pods) seen = seen || (p.sandbox_id == pod.sandbox_id && p.uid == pod.uid);

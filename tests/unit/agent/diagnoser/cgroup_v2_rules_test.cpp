@@ -32,12 +32,7 @@ host::HostEvidence host_with_frozen_shim(double seconds, bool incomplete = false
   return h;
 }
 
-void hang_lists(Builder& b, double seconds) {
-  auto& lists = b.s.operations[op::kListContainers];
-  lists.in_flight = 1;
-  lists.oldest_in_flight_seconds = seconds;
-  lists.in_flight_calls.push_back({seconds, {}});
-}
+void hang_lists(Builder& b, double seconds) { b.call_in_flight(op::kListContainers, seconds); }
 
 TEST(CgroupV2ShimHung, AFrozenShimBehindHungListsIsTheCulpritWithTheChain) {
   Builder b;

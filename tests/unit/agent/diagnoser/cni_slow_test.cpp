@@ -57,12 +57,7 @@ void agent_call(Builder& b, const char* op, double seconds, double ago, GrpcCode
 void agent_list_held(Builder& b, double seconds, double ago) { agent_call(b, op::kListContainers, seconds, ago); }
 
 // The agent's unfiltered ListContainers in flight for `seconds` now.
-void agent_list_in_flight(Builder& b, double seconds) {
-  OperationStats& st = b.s.operations[op::kListContainers];
-  st.in_flight = 1;
-  st.oldest_in_flight_seconds = seconds;
-  st.in_flight_calls = {{seconds, {}}};
-}
+void agent_list_in_flight(Builder& b, double seconds) { b.call_in_flight(op::kListContainers, seconds); }
 
 void network_p99(Builder& b, const std::string& op, double seconds) {
   b.s.runtime_metrics.endpoint = "http://127.0.0.1:1338/v1/metrics";

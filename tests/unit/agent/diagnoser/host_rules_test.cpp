@@ -36,10 +36,7 @@ host::BlockedTask shim_in_d(double seconds, const std::string& wchan = "nfs_wait
 
 // PodSandboxStatus of web-0 in flight for `seconds`.
 void hang_status_call(Builder& b, double seconds) {
-  auto& st = b.s.operations[op::kPodSandboxStatus];
-  st.in_flight = 1;
-  st.oldest_in_flight_seconds = seconds;
-  st.in_flight_calls.push_back({seconds, {CallTarget::Kind::kSandbox, kSandbox}});
+  b.call_in_flight(op::kPodSandboxStatus, seconds, {CallTarget::Kind::kSandbox, kSandbox});
   b.s.pod_calls.push_back({op::kPodSandboxStatus, seconds, true, {}, web_pod()});
 }
 
@@ -285,12 +282,7 @@ TEST(ShimHung, APidNamespaceThatCannotDie) {
 // ------------------------------------------- the causal chain, ranked
 
 // The agent's unfiltered ListContainers in flight for `seconds`.
-void hang_lists(Builder& b, double seconds) {
-  auto& lists = b.s.operations[op::kListContainers];
-  lists.in_flight = 1;
-  lists.oldest_in_flight_seconds = seconds;
-  lists.in_flight_calls.push_back({seconds, {}});
-}
+void hang_lists(Builder& b, double seconds) { b.call_in_flight(op::kListContainers, seconds); }
 
 const char* kOtherSandbox = "9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d";
 PodRef api_pod() { return {"shop", "api-1", "uid-api-1", kOtherSandbox, ""}; }

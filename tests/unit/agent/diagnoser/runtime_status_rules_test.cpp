@@ -40,9 +40,7 @@ RuntimeStatusEvidence status_evidence(double since, std::optional<double> in_fli
 Builder status_hung(double since, double in_flight) {
   Builder b;
   b.s.runtime_status = status_evidence(since, in_flight);
-  b.s.operations[op::kStatus].in_flight = 1;
-  b.s.operations[op::kStatus].oldest_in_flight_seconds = in_flight;
-  b.s.operations[op::kStatus].in_flight_calls = {{in_flight, {}}};
+  b.call_in_flight(op::kStatus, in_flight);
   return b;
 }
 

@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
 
+#include "cri/connect_problem.h"
+#include "cri/kubelet_runtime_errors.h"
 #include "cri/operation_names.h"
 #include "diagnoser/diagnoser.h"
+#include "host/kernel_stacks.h"
 #include "report/wording.h"
 
 namespace plegscope::testing {
@@ -96,9 +101,30 @@ struct Builder {
     }
     return *this;
   }
+  // `op` has a call in flight for `seconds`, on `target` (none: unfiltered).
+  Builder& call_in_flight(const std::string& op, double seconds, CallTarget target = {}) {
+    OperationStats& st = s.operations[op];
+    st.in_flight = 1;
+    st.oldest_in_flight_seconds = seconds;
+    st.in_flight_calls.push_back({seconds, std::move(target)});
+    return *this;
+  }
+  // The snapshot as the collectors and the node hand it over: what they
+  // read from the raw evidence a test sets (the agent's blindness from the
+  // connect problem, the kubelet's Ready message and runtime errors, what
+  // each blocked task's kernel stack says), read here by the same functions.
+  Snapshot handed_over() const {
+    Snapshot out = s;
+    out.agent_blind = agent_side(out.unreachable);
+    if (out.kubelet.ready_message) out.kubelet.ready_says = read_ready_message(*out.kubelet.ready_message);
+    out.kubelet_runtime_errors = kubelet_runtime_errors(out.runtime_status, out.healthy ? "" : out.health_message);
+    if (out.host)
+      for (auto& task : out.host->processes.blocked) task.kernel_meaning = host::stack_meaning(task.kernel_stack);
+    return out;
+  }
   // The report as the operator reads it: the diagnoser's findings, worded.
-  Report report(DiagnoserThresholds t = {}) const { return worded(diagnose(s, t)); }
-  Report findings(DiagnoserThresholds t = {}) const { return diagnose(s, t); }
+  Report report(DiagnoserThresholds t = {}) const { return worded(diagnose(handed_over(), t)); }
+  Report findings(DiagnoserThresholds t = {}) const { return diagnose(handed_over(), t); }
 };
 
 inline const Cause* find(const Report& r, CauseId id) {

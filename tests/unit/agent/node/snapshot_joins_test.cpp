@@ -104,5 +104,25 @@ TEST(SnapshotJoins, CrioPagesAskForTheContainersWithoutAConmonOnceTheHostIsScann
   EXPECT_EQ(after.candidates, (std::vector<std::string>{"c1"})) << "c2 started after the scan";
 }
 
+// The sources' evidence is handed over read: what the kubelet would join
+// into its Ready message (PLEG's error between the Status sync's and
+// RuntimeReady's) is the node's join, not the diagnoser's.
+TEST(SnapshotJoins, TheKubeletsRuntimeErrorsPutPlegsBetweenTheStatusProbes) {
+  Snapshot s;
+  s.healthy = false;
+  s.health_message = "pleg was last seen active 3m5s ago; threshold is 3m0s";
+  SourceEvidence evidence;
+  evidence.runtime_status.sync_error = kRuntimeDownError;
+  evidence.runtime_status.runtime_not_ready = "container runtime not ready: RuntimeReady=false reason:x message:y";
+  place_sources(s, std::move(evidence), UnitRoles{}, ClockReading{});
+  EXPECT_EQ(s.kubelet_runtime_errors,
+            (std::vector<std::string>{kRuntimeDownError, std::string(kPlegNotHealthyPrefix) + s.health_message,
+                                      "container runtime not ready: RuntimeReady=false reason:x message:y"}));
+  Snapshot healthy;
+  healthy.healthy = true;
+  place_sources(healthy, SourceEvidence{}, UnitRoles{}, ClockReading{});
+  EXPECT_TRUE(healthy.kubelet_runtime_errors.empty());
+}
+
 }  // namespace
 }  // namespace plegscope

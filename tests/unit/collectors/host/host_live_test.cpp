@@ -13,6 +13,7 @@
 #include "host/host_files.h"
 #include "host/host_scanner.h"
 #include "host/kernel_stacks.h"
+#include "held_child.h"
 
 namespace plegscope::host {
 namespace {
@@ -24,32 +25,14 @@ constexpr int kZombies = 7;
 // before it says "ready" on the pipe. It then blocks until the test closes
 // `release`, and exits without reaping (its zombies go to init).
 pid_t start_zombie_parent(int& release_fd) {
-  int ready[2], release[2];
-  if (::pipe(ready) != 0 || ::pipe(release) != 0) return -1;
-  pid_t parent = ::fork();
-  if (parent == 0) {
-    ::prctl(PR_SET_NAME, "zombie-parent");
-    ::close(ready[0]);
-    ::close(release[1]);
+  return start_held_child("zombie-parent", release_fd, [] {
     for (int i = 0; i < kZombies; ++i) {
       pid_t child = ::fork();
       if (child == 0) ::_exit(0);
       siginfo_t info;
       ::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT);
     }
-    char byte = 'r';
-    if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
-    while (::read(release[0], &byte, 1) > 0) {
-    }
-    ::_exit(0);
-  }
-  ::close(ready[1]);
-  ::close(release[0]);
-  char byte = 0;
-  bool ok = ::read(ready[0], &byte, 1) == 1;
-  ::close(ready[0]);
-  release_fd = release[1];
-  return ok ? parent : -1;
+  });
 }
 
 TEST(HostScannerLive, CountsRealZombiesUnderTheirParent) {

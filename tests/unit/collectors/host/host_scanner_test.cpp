@@ -435,15 +435,20 @@ struct RecordingReader : KernelStackReader {
   }
 };
 
+// The shim_in_d_nfs tree scanned with --kernel-stacks, its stacks from `reader`.
+HostScanOptions with_stacks(std::shared_ptr<KernelStackReader> reader) {
+  HostScanOptions o = tree(kTrees + "shim_in_d_nfs");
+  o.kernel_stacks_enabled = true;
+  o.kernel_stack_reader = std::move(reader);
+  return o;
+}
+
 TEST(HostScanner, KernelStacksAreReadOncePerScanForTheTasksInDOnly) {
   auto reader = std::make_shared<RecordingReader>();
   reader->text =
       "task 4242 4242 2 3\n __schedule+0x1/0x2\n schedule+0x1/0x2\n nfs_wait_bit_killable+0x1/0x2 [nfs]\n"
       "task 4242 4244 2 2\n __schedule+0x1/0x2\n rpc_wait_bit_killable+0x1/0x2 [sunrpc]\n";
-  HostScanOptions o = tree(kTrees + "shim_in_d_nfs");
-  o.kernel_stacks_enabled = true;
-  o.kernel_stack_reader = reader;
-  HostScanner scanner(o);
+  HostScanner scanner(with_stacks(reader));
   HostEvidence e = scanner.scan();
   ASSERT_EQ(reader->asked.size(), 1u);
   std::vector<int64_t> asked = reader->asked[0];
@@ -462,13 +467,33 @@ TEST(HostScanner, KernelStacksAreReadOncePerScanForTheTasksInDOnly) {
   EXPECT_EQ(reader->asked.size(), 2u);
 }
 
+// The scan hands each stack over read: the frame that says what the task
+// waits on, its class, and how much it says, so its reader interprets none.
+TEST(HostScanner, KernelStacksAreHandedOverRead) {
+  auto reader = std::make_shared<RecordingReader>();
+  reader->text =
+      "task 4242 4242 2 3\n __schedule+0x1/0x2\n schedule+0x1/0x2\n nfs_wait_bit_killable+0x1/0x2 [nfs]\n"
+      "task 4242 4244 2 2\n __schedule+0x1/0x2\n futex_do_wait+0x1/0x2\n";
+  HostEvidence e = HostScanner(with_stacks(reader)).scan();
+  ASSERT_EQ(e.processes.blocked.size(), 2u);
+  for (const auto& b : e.processes.blocked) {
+    const KernelStackMeaning& m = b.kernel_meaning;
+    if (b.tid == 4242) {
+      EXPECT_EQ(m.top_frame, "nfs_wait_bit_killable");
+      EXPECT_EQ(m.frame_class, FrameClass::kNetworkFs);
+      EXPECT_EQ(m.says, StackSays::kClass);
+    } else {
+      EXPECT_EQ(m.top_frame, "futex_do_wait");
+      EXPECT_EQ(m.frame_class, std::nullopt);
+      EXPECT_EQ(m.says, StackSays::kFrames);
+    }
+  }
+}
+
 TEST(HostScanner, KernelStacksMissingOrUnavailableSayWhy) {
   auto reader = std::make_shared<RecordingReader>();
   reader->text = "task 4242 4242 2 1\n __refrigerator+0x1/0x2\n";  // 4244 not seen by the iterator
-  HostScanOptions o = tree(kTrees + "shim_in_d_nfs");
-  o.kernel_stacks_enabled = true;
-  o.kernel_stack_reader = reader;
-  HostEvidence e = HostScanner(o).scan();
+  HostEvidence e = HostScanner(with_stacks(reader)).scan();
   EXPECT_EQ(e.processes.kernel_stacks.tasks_read, 1);
   EXPECT_NE(e.processes.kernel_stacks.error.find("1 of 2 tasks in D without a stack"), std::string::npos)
       << e.processes.kernel_stacks.error;

@@ -20,6 +20,7 @@
 #include "host/host_scanner.h"
 #include "host/process_stat.h"
 #include "host/stat_files.h"
+#include "held_child.h"
 
 namespace plegscope::host {
 namespace {
@@ -27,27 +28,7 @@ namespace {
 // A child named `name` asleep in a read of a pipe until the test closes
 // `release`; it then exits (the test reaps it, or not).
 pid_t start_sleeper(const char* name, int& release_fd) {
-  int ready[2], release[2];
-  if (::pipe(ready) != 0 || ::pipe(release) != 0) return -1;
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::prctl(PR_SET_NAME, name);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    ::close(ready[0]);
-    ::close(release[1]);
-    char byte = 'r';
-    if (::write(ready[1], &byte, 1) != 1) ::_exit(1);
-    while (::read(release[0], &byte, 1) > 0) {
-    }
-    ::_exit(0);
-  }
-  ::close(ready[1]);
-  ::close(release[0]);
-  char byte = 0;
-  bool ok = ::read(ready[0], &byte, 1) == 1;
-  ::close(ready[0]);
-  release_fd = release[1];
-  return ok ? pid : -1;
+  return start_held_child(name, release_fd, [] {});
 }
 
 std::optional<ProcessStat> read_process(StatFiles& files, pid_t pid) {
