@@ -234,6 +234,7 @@ struct Finding {
   std::string cni_conf_dir, cni_file, cni_network, cni_plugin, cni_plugin_error;
   std::vector<std::string> cni_plugins;
   std::string cni_read_error;  // the directory could not be read: named from the runtime's message only
+  bool cni_no_network = false;  // the directory holds no loadable configuration (not the runtime's, then)
   bool lists_answer = false;       // the PLEG's lists answer meanwhile
   // The kubelet's Ready message, where readable, says this very thing.
   bool ready_message_agrees = false;

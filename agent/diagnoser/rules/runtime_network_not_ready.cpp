@@ -22,7 +22,7 @@ void name_the_plugin(Finding& f, const RuntimeStatusEvidence& e) {
   if (!e.cni->error.empty()) {
     f.cni_read_error = e.cni->error;
   } else if (!e.cni->network) {
-    f.cni_read_error = "no loadable network configuration in " + e.cni->dir;
+    f.cni_no_network = true;
   } else {
     const CniNetwork& n = *e.cni->network;
     f.cni_file = n.file;

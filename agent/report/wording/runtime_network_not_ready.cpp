@@ -39,8 +39,9 @@ CauseWords plugin_words(const Finding& f) {
               "; the runtime says NetworkReady=false (reason " + f.condition_reason +
               "), the kubelet's Ready condition says \"container runtime network not ready\" and no new pod gets "
               "a network. The runtime is not at fault.";
-  if (!f.cni_read_error.empty())
-    w.summary += " The agent could not name the plugin: " + f.cni_read_error +
+  if (!f.cni_read_error.empty() || f.cni_no_network)
+    w.summary += " The agent could not name the plugin: " +
+                 (f.cni_no_network ? "no loadable network configuration in " + f.cni_conf_dir : f.cni_read_error) +
                  " (point --cni-conf-dir at the runtime's CNI configuration directory).";
   if (f.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
   return w;
