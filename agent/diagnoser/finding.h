@@ -106,6 +106,9 @@ enum class Form {
   kStatusWithLists,
   // runtime_status_hung: Status answers with an error (not a deadline)
   kStatusFailing,
+  // runtime_network_not_ready: a configured CNI plugin answers STATUS
+  // unhealthy (CNI 1.1.0), where kFound is no network configuration at all
+  kPluginUnhealthy,
 };
 
 // One pressure reading past its threshold (node_pressure).
@@ -227,6 +230,13 @@ struct Finding {
   std::string condition_reason, condition_message;  // a condition as the runtime gave it
   bool condition_missing = false;  // the runtime gave no such condition (the kubelet's <nil>)
   int transitions = 0;             // readiness changes over the recent Status calls
+  // runtime_network_not_ready, kPluginUnhealthy: the network the runtime
+  // loaded (its first configuration file) and the plugin whose STATUS failed,
+  // "" where the error names none of a chain's plugins; its own words.
+  std::string cni_conf_dir, cni_file, cni_network, cni_plugin, cni_plugin_error;
+  std::vector<std::string> cni_plugins;
+  std::string cni_read_error;  // the directory could not be read: named from the runtime's message only
+  bool cni_no_network = false;  // the directory holds no loadable configuration (not the runtime's, then)
   bool lists_answer = false;       // the PLEG's lists answer meanwhile
   // The kubelet's Ready message, where readable, says this very thing.
   bool ready_message_agrees = false;

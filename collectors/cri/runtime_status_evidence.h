@@ -11,9 +11,11 @@
 // not ready: ..." (pkg/kubelet/kubelet.go updateRuntimeUp, runtime.go).
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/grpc_code.h"
+#include "cri/cni_network.h"
 
 namespace plegscope {
 
@@ -61,6 +63,16 @@ struct RuntimeStatusEvidence {
   // answers (a failed call answers nothing about readiness).
   int transitions_recent = 0;
   int recent_calls = 0;
+  // NetworkReady false, read (cri/cni_network.h): what the runtime's
+  // message says (no configuration, or a configured plugin's error to CNI
+  // STATUS in the plugin's own words), the CNI configuration directory as
+  // the last such answer found it (nullopt while the network is ready), and
+  // the plugin of its network the error belongs to ("" when the chain has
+  // several and the error names none).
+  NetworkMessageKind network_message = NetworkMessageKind::kUnknown;
+  std::string cni_plugin_error;
+  std::optional<CniNetworkRead> cni;
+  std::string cni_plugin;
 
   // The kubelet's rule on the measurements above.
   bool not_completed_yet = false;  // no sync yet and the probe started under 30 s ago

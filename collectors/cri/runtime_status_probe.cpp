@@ -23,6 +23,17 @@ std::optional<RuntimeConditionValue> find_condition(const cri::StatusResponse& a
 
 bool ready(const std::optional<RuntimeConditionValue>& c) { return c && c->status; }
 
+// NetworkReady false: what its message says, and which configured plugin
+// it is about.
+void read_network_side(RuntimeStatusEvidence& e) {
+  if (!e.network_ready) return;
+  const NetworkMessage said = read_network_message(e.network_ready->message);
+  e.network_message = said.kind;
+  e.cni_plugin_error = said.plugin_error;
+  if (said.kind == NetworkMessageKind::kPluginError && e.cni && e.cni->network)
+    e.cni_plugin = plugin_named(*e.cni->network, said.plugin_error);
+}
+
 }  // namespace
 
 RuntimeStatusProbe::RuntimeStatusProbe(RuntimeClient& client, const Clock& clock, RuntimeStatusOptions options)
@@ -62,7 +73,14 @@ void RuntimeStatusProbe::poll() {
   if (auto result = client_.status_result(begin ? kFirstLook : Duration(0))) finish(*result);
 }
 
+std::optional<CniNetworkRead> RuntimeStatusProbe::read_cni_if_not_ready(
+    const CallResult<cri::StatusResponse>& result) const {
+  if (!result.ok() || ready(find_condition(result.value, "NetworkReady"))) return std::nullopt;
+  return read_cni_network(options_.cni_conf_dir);
+}
+
 void RuntimeStatusProbe::finish(const CallResult<cri::StatusResponse>& result) {
+  std::optional<CniNetworkRead> cni = read_cni_if_not_ready(result);
   std::lock_guard<std::mutex> lock(mu_);
   const MonoTime now = clock_.monotonic();
   call_start_.reset();
@@ -81,6 +99,7 @@ void RuntimeStatusProbe::finish(const CallResult<cri::StatusResponse>& result) {
     consecutive_deadlines_ = 0;
     last_code_ = GrpcCode::kOk;
     record_answer(result.value, now);
+    cni_ = std::move(cni);
   }
   while (recent_ready_.size() > static_cast<size_t>(kRecentCalls)) recent_ready_.pop_front();
 }
@@ -120,6 +139,7 @@ RuntimeStatusEvidence RuntimeStatusProbe::evidence() const {
   e.answered = answered_;
   e.runtime_ready = runtime_ready_;
   e.network_ready = network_ready_;
+  e.cni = cni_;
   e.recent_calls = static_cast<int>(recent_ready_.size());
   for (size_t i = 1; i < recent_ready_.size(); ++i) e.transitions_recent += recent_ready_[i] != recent_ready_[i - 1];
 
@@ -142,8 +162,10 @@ RuntimeStatusEvidence RuntimeStatusProbe::evidence() const {
   }
   if (answered_ && !ready(runtime_ready_))
     e.runtime_not_ready = kRuntimeNotReadyPrefix + condition_words(runtime_ready_);
-  if (answered_ && !ready(network_ready_))
+  if (answered_ && !ready(network_ready_)) {
     e.network_not_ready = kNetworkNotReadyPrefix + condition_words(network_ready_);
+    read_network_side(e);
+  }
   return e;
 }
 

@@ -29,9 +29,13 @@ struct RuntimeStatusOptions {
   // The client's own deadline (--runtime-request-timeout), as the kubelet's
   // Status has; reported, applied by the client.
   Duration deadline = std::chrono::minutes(2);
+  // The runtime's CNI configuration directory (containerd's cni conf_dir,
+  // CRI-O's network_dir), read only while NetworkReady is false.
+  std::string cni_conf_dir = "/etc/cni/net.d";
 };
-// No flags: Status is called as the kubelet calls it, on the client's deadline.
-inline void add_flags(CLI::App&, RuntimeStatusOptions&) {}
+// Status itself is called as the kubelet calls it, on the client's deadline:
+// the one flag says where the runtime's CNI configuration is.
+void add_flags(CLI::App& app, RuntimeStatusOptions& options);
 
 // Thread-safe: poll() runs on the quick lane, evidence() and Collect() on
 // the HTTP server's threads.
@@ -74,6 +78,8 @@ class RuntimeStatusProbe final : public SourceOf<RuntimeStatusEvidence> {
  private:
   void finish(const CallResult<cri::StatusResponse>& result);
   void record_answer(const cri::StatusResponse& answer, MonoTime now);  // requires mu_
+  // Read before mu_ is taken: a directory listing and a few small files.
+  std::optional<CniNetworkRead> read_cni_if_not_ready(const CallResult<cri::StatusResponse>& result) const;
 
   RuntimeClient& client_;
   const Clock& clock_;
@@ -91,6 +97,7 @@ class RuntimeStatusProbe final : public SourceOf<RuntimeStatusEvidence> {
   std::optional<RuntimeConditionValue> runtime_ready_, network_ready_;
   bool answered_ = false;
   std::deque<bool> recent_ready_;  // per answer (a failed call is none): both conditions true
+  std::optional<CniNetworkRead> cni_;
 };
 
 }  // namespace plegscope

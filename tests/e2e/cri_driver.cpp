@@ -4,6 +4,8 @@
 //
 // Usage: cri-driver [--endpoint unix:///path.sock] [--timeout SECONDS] COMMAND ...
 //   version                                   runtime name and version
+//   status                                    "RuntimeReady=true NetworkReady=false ..."
+//   conditions                                JSON: [{"type", "status", "reason", "message"}] from Status
 //   run-pod NAME UID [NAMESPACE] [host-pid]   host-network sandbox -> prints id (host-pid: hostPID: true)
 //   run-pod-net NAME UID [NAMESPACE]          pod-network sandbox (CNI ADD); status: "RuntimeReady=true ..."
 //   create-container SANDBOX NAME IMAGE CMD...  -> prints container id
@@ -340,6 +342,15 @@ int main(int argc, char** argv) {
     for (const auto& k : resp.status().conditions())
       std::printf("%s=%s ", k.type().c_str(), k.status() ? "true" : "false");
     return std::printf("\n") < 0;
+  }
+  if (cmd == "conditions") {
+    runtime::v1::StatusResponse resp;
+    Ctx c;
+    if (auto s = rt->Status(&c.ctx, runtime::v1::StatusRequest(), &resp); !s.ok()) return fail(cmd, s);
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& k : resp.status().conditions())
+      out.push_back({{"type", k.type()}, {"status", k.status()}, {"reason", k.reason()}, {"message", k.message()}});
+    return std::printf("%s\n", out.dump().c_str()) < 0;
   }
   if (cmd == "run-pod" || cmd == "run-pod-net") {
     if (!need(2)) return usage();

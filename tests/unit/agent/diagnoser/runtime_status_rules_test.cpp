@@ -191,6 +191,101 @@ TEST(RuntimeNetworkNotReady, ReasonAndMessageAsTheRuntimeGivesThem) {
   EXPECT_EQ(r.runtime_status.kubelet_errors.back(), b.s.runtime_status.network_not_ready);
 }
 
+// NetworkReady false as the probe reads it: the runtime's condition, what
+// its message says, and the CNI configuration the runtime loaded.
+RuntimeStatusEvidence network_not_ready(const std::string& message, NetworkMessageKind kind,
+                                        const std::string& plugin_error, const std::string& plugin) {
+  RuntimeStatusEvidence e = status_evidence(2, std::nullopt);
+  e.network_ready = RuntimeConditionValue{"NetworkReady", false, "NetworkPluginNotReady", message};
+  e.network_not_ready = "container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady "
+                        "message:" + message;
+  e.network_message = kind;
+  e.cni_plugin_error = plugin_error;
+  e.cni_plugin = plugin;
+  e.cni = CniNetworkRead{"/etc/cni/net.d",
+                         CniNetwork{"10-calico.conflist", "k8s-pod-network", "1.1.0",
+                                    {"calico", "bandwidth", "portmap"}, true},
+                         "", 2};
+  return e;
+}
+
+// A configured plugin answers CNI STATUS unhealthy (code 50 on containerd,
+// 51 with its details on CRI-O: the same prefix on both): the plugin named
+// from the configuration, its daemon to fix, not the runtime.
+TEST(RuntimeNetworkNotReady, AConfiguredPluginsStatusNamesThePlugin) {
+  for (const auto& [message, error] : std::vector<std::pair<std::string, std::string>>{
+           {"Network plugin returns error: calico: datastore not ready", "calico: datastore not ready"},
+           {"Network plugin returns error: calico: datastore not ready; existing containers in the network may "
+            "have limited connectivity",
+            "calico: datastore not ready; existing containers in the network may have limited connectivity"}}) {
+    Builder b;
+    b.s.runtime_status = network_not_ready(message, NetworkMessageKind::kPluginError, error, "calico");
+    Report r = b.report();
+    ASSERT_FALSE(r.causes.empty());
+    const Cause& c = r.causes.front();
+    EXPECT_EQ(c.id, CauseId::kRuntimeNetworkNotReady);
+    EXPECT_EQ(c.form, Form::kPluginUnhealthy);
+    EXPECT_EQ(c.severity, Severity::kCritical);
+    EXPECT_EQ(c.advice, Advice::kNone);
+    EXPECT_NE(c.summary.find("the CNI plugin calico of the network k8s-pod-network "
+                             "(/etc/cni/net.d/10-calico.conflist) answers CNI STATUS unhealthy: \"" + error + "\""),
+              std::string::npos)
+        << c.summary;
+    EXPECT_NE(c.summary.find("The runtime is not at fault"), std::string::npos) << c.summary;
+    EXPECT_EQ(c.summary.find("cni plugin not initialized"), std::string::npos) << c.summary;
+    EXPECT_NE(c.action.find("calico's node agent"), std::string::npos) << c.action;
+    EXPECT_EQ(c.action.find("restart"), std::string::npos) << c.action;
+    ASSERT_FALSE(c.evidence.empty());
+    EXPECT_EQ(c.evidence.back().signal, "cni_status_ok{calico}");
+  }
+}
+
+// A chain whose error names none of its plugins: the network is named, with
+// its chain; a directory the agent cannot read: the plugin's words, and how
+// to point the agent at the runtime's directory.
+TEST(RuntimeNetworkNotReady, APluginErrorNamingNoPluginOrNoConfigurationRead) {
+  Builder b;
+  b.s.runtime_status = network_not_ready("Network plugin returns error: plugin not available",
+                                         NetworkMessageKind::kPluginError, "plugin not available", "");
+  const Report r = b.report();
+  const Cause& c = r.causes.front();
+  EXPECT_EQ(c.form, Form::kPluginUnhealthy);
+  EXPECT_NE(c.summary.find("a CNI plugin of the network k8s-pod-network (/etc/cni/net.d/10-calico.conflist: "
+                           "calico, then bandwidth, then portmap)"),
+            std::string::npos)
+      << c.summary;
+  EXPECT_EQ(c.evidence.back().signal, "cni_status_ok{k8s-pod-network}");
+
+  Builder blind;
+  blind.s.runtime_status = network_not_ready("Network plugin returns error: plugin not available",
+                                             NetworkMessageKind::kPluginError, "plugin not available", "");
+  blind.s.runtime_status.cni = CniNetworkRead{"/etc/cni/net.d", std::nullopt, "cannot read /etc/cni/net.d", 0};
+  const Report rd = blind.report();
+  const Cause& d = rd.causes.front();
+  EXPECT_EQ(d.form, Form::kPluginUnhealthy);
+  EXPECT_NE(d.summary.find("the node's configured CNI plugin answers CNI STATUS unhealthy: \"plugin not available\""),
+            std::string::npos)
+      << d.summary;
+  EXPECT_NE(d.summary.find("cannot read /etc/cni/net.d (point --cni-conf-dir"), std::string::npos) << d.summary;
+}
+
+// No configuration (CRI-O's words here; containerd's in the test above): the
+// CNI agent that writes it, as before.
+TEST(RuntimeNetworkNotReady, NoConfigurationIsNotAPlugin) {
+  Builder b;
+  b.s.runtime_status = network_not_ready(
+      "Network plugin returns error: no CNI configuration file in /etc/cni/net.d/. Has your network provider started?",
+      NetworkMessageKind::kNoConfig, "", "");
+  b.s.runtime_status.cni = CniNetworkRead{"/etc/cni/net.d", std::nullopt, "", 0};
+  const Report r = b.report();
+  const Cause& c = r.causes.front();
+  EXPECT_EQ(c.id, CauseId::kRuntimeNetworkNotReady);
+  EXPECT_EQ(c.form, Form::kFound);
+  EXPECT_NE(c.summary.find("The node has no pod network"), std::string::npos) << c.summary;
+  EXPECT_NE(c.action.find("CNI agent running so that it writes its configuration"), std::string::npos) << c.action;
+  EXPECT_EQ(c.summary.find("STATUS"), std::string::npos) << c.summary;
+}
+
 TEST(RuntimeNetworkNotReady, FlappingIsNamedWhileReady) {
   Builder b;
   b.s.runtime_status = status_evidence(2, std::nullopt);
@@ -201,6 +296,18 @@ TEST(RuntimeNetworkNotReady, FlappingIsNamedWhileReady) {
   ASSERT_TRUE(c);
   EXPECT_EQ(c->severity, Severity::kWarning);
   EXPECT_NE(c->summary.find("changed 4 times over its last 12 Status answers"), std::string::npos) << c->summary;
+}
+
+// One outage and its recovery are two changes: all clear once the network
+// is ready again, not "flapping" for the minute the changes are counted.
+TEST(RuntimeNetworkNotReady, ARecoveredOutageIsAllClear) {
+  Builder b;
+  b.s.runtime_status = status_evidence(2, std::nullopt);
+  b.s.runtime_status.transitions_recent = 2;
+  b.s.runtime_status.recent_calls = 12;
+  EXPECT_FALSE(find(b.report(), CauseId::kRuntimeNetworkNotReady));
+  b.s.runtime_status.transitions_recent = 3;
+  EXPECT_TRUE(find(b.report(), CauseId::kRuntimeNetworkNotReady));
 }
 
 TEST(RuntimeNotReady, RuntimeReadyFalseIsCritical) {

@@ -15,7 +15,7 @@
 namespace plegscope {
 namespace {
 
-constexpr Form kLastForm = Form::kStatusFailing;
+constexpr Form kLastForm = Form::kPluginUnhealthy;
 
 // A finding of `id` in `form` with every field its words may print filled.
 Cause full_finding(CauseId id, Form form, const std::string& helper) {

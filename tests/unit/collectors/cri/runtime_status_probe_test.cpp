@@ -162,6 +162,48 @@ TEST_F(RuntimeStatusProbeTest, NetworkNotReadyKeepsTheSync) {
   EXPECT_EQ(kubelet_runtime_errors(e, ""), std::vector<std::string>{e.network_not_ready});
 }
 
+// A configured plugin's STATUS error: the runtime's message has the
+// plugin's words only, the configuration the runtime loaded names it.
+TEST(RuntimeStatusProbeCni, APluginsStatusErrorIsNamedFromTheConfiguration) {
+  testing::FakeClock clock;
+  testing::FakeRuntime runtime;
+  RuntimeStatusOptions options;
+  options.cni_conf_dir = std::string(PLEGSCOPE_FIXTURES_DIR) + "/cni/net.d";
+  RuntimeStatusProbe probe(runtime, clock, options);
+  set_conditions(runtime, true, true);
+  probe.poll();
+  EXPECT_FALSE(probe.evidence().cni) << "the directory is read only while the network is not ready";
+
+  set_conditions(runtime, true, false, "NetworkPluginNotReady",
+                 "Network plugin returns error: calico: datastore not ready");
+  clock.step(seconds(5));
+  probe.poll();
+  RuntimeStatusEvidence e = probe.evidence();
+  EXPECT_EQ(e.network_message, NetworkMessageKind::kPluginError);
+  EXPECT_EQ(e.cni_plugin_error, "calico: datastore not ready");
+  ASSERT_TRUE(e.cni && e.cni->network);
+  EXPECT_EQ(e.cni->network->file, "10-calico.conflist");
+  EXPECT_EQ(e.cni_plugin, "calico");
+  EXPECT_TRUE(e.healthy()) << "the network's error is not the runtime's sync";
+
+  // CRI-O's missing configuration: no plugin to name.
+  set_conditions(runtime, true, false, "NetworkPluginNotReady",
+                 "Network plugin returns error: no CNI configuration file in /etc/cni/net.d/. Has your network "
+                 "provider started?");
+  clock.step(seconds(5));
+  probe.poll();
+  e = probe.evidence();
+  EXPECT_EQ(e.network_message, NetworkMessageKind::kNoConfig);
+  EXPECT_EQ(e.cni_plugin, "");
+
+  set_conditions(runtime, true, true);
+  clock.step(seconds(5));
+  probe.poll();
+  e = probe.evidence();
+  EXPECT_FALSE(e.cni);
+  EXPECT_EQ(e.network_message, NetworkMessageKind::kUnknown);
+}
+
 // A runtime that gives no condition at all: the kubelet prints <nil>.
 TEST_F(RuntimeStatusProbeTest, MissingConditionsAreNotReady) {
   runtime.status_answer.Clear();
