@@ -98,7 +98,11 @@ def compare(c, token, agent, relists=20):
     for side, prefix in sides:
         bm, em = b["kubelet" if side == "kubelet" else "agent"], e["kubelet" if side == "kubelet" else "agent"]
         r = {}
-        for h in ("pleg_relist_duration_seconds", "pleg_relist_interval_seconds"):
+        # pleg_pod_relist_duration_seconds: the on-demand relists of one pod (1.36+), on the
+        # same worker as the global relist; the kubelet requests one after each pod sync that
+        # acted, the agent after each ContainerDied it delivers (no sync of its own).
+        for h in ("pleg_relist_duration_seconds", "pleg_relist_interval_seconds",
+                  "pleg_pod_relist_duration_seconds"):
             name = (prefix + h) if side == "kubelet" else h
             r[h] = sbs.window(sbs.histogram(bm, name), sbs.histogram(em, name))
         r["pleg_last_seen_age_seconds"] = e["wall"] - em.get(prefix + "pleg_last_seen_seconds" if side ==
