@@ -2,7 +2,7 @@
 on it as a user installs it, and measured beside its kubelet on the same
 containerd. One cluster for all of it:
 
-- the node registers and goes Ready with the kubelet 1.34 built from source;
+- the node registers and goes Ready with the kubelet 1.37 built from source;
   a pod on Debian's CNI bridge gets an address from its range;
 - install (tests/cluster/install.py): the image assembled by
   scripts/assemble-image and imported, prometheus-operator's CRDs, then
