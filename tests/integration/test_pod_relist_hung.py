@@ -18,25 +18,17 @@ Asserted:
   relist.
 """
 
-import tempfile
-
 import harness
-from harness import Agent, FakeCri, require_tool, wait_until
-from fake_kubelet import FakeKubelet
-from test_kubelet_model import kubelet_flags, kubelet_section
+from harness import wait_until
+import test_kubelet_model as km
+from test_kubelet_model import kubelet_section
 
 HUNG = 3  # the pod whose filtered lists hang
-SCENARIO = {
-    "name": "pod_relist_hung",
-    "description": "6 pods x 2 containers; in `hung`, ListContainers filtered by pod 3's uid never answers.",
-    "node": {"pods": 6, "containers_per_pod": 2},
-    "runtime": {"name": "containerd", "version": "2.3.0"},
-    "defaults": {"latency": {"*": {"fixed": "200us", "jitter": "300us"}}},
-    "phases": [
-        {"name": "healthy", "duration": "1h"},
-        {"name": "hung", "hangs": {"ListContainers": {"pods": [HUNG]}}},
-    ],
-}
+# test_kubelet_model's node (6 pods x 2 containers, containerd 2.3.0, fast calls), other phases.
+SCENARIO = dict(km.SCENARIO, name="pod_relist_hung",
+                description="6 pods x 2 containers; in `hung`, ListContainers filtered by pod 3's uid never answers.",
+                phases=[{"name": "healthy", "duration": "1h"},
+                        {"name": "hung", "hangs": {"ListContainers": {"pods": [HUNG]}}}])
 HANG = 2  # --hang-threshold, seconds
 FLAGS = ["--relist-period", "1s", "--node-name", "worker-3", "--hang-threshold", "%ds" % HANG]
 
@@ -49,12 +41,7 @@ def hung_cause(agent):
 
 
 def run_release(version):
-    require_tool("openssl")
-    with tempfile.TemporaryDirectory() as d, FakeKubelet(d, version=version) as kubelet, \
-            FakeCri(SCENARIO, log_level="warn", hold="healthy") as fake, \
-            Agent(fake.endpoint, FLAGS + kubelet_flags(kubelet, d), log_level="info") as agent:
-        release = version.lstrip("v").rsplit(".", 1)[0]
-        wait_until(lambda: kubelet_section(agent)["model_source"] == "read", 30, "the kubelet's version read")
+    with km.beside(version, SCENARIO, FLAGS) as (fake, kubelet, agent, release):
         assert kubelet_section(agent)["model_release"] == release
         pod = sorted(fake.pods(), key=lambda p: p["ordinal"])[HUNG]
         name = "%s/%s" % (pod["namespace"], pod["name"])
