@@ -248,6 +248,9 @@ struct Finding {
   // runtime_hung: the host scan saw no pod's helper in D, so the runtime
   // itself holds the call.
   bool no_helper_in_d = false;
+  // runtime_hung: the hung call is a list of the on-demand relist of pods[0]
+  // (the 1.36+ kubelet's model), which holds the global relist behind it.
+  bool pod_relist = false;
   // Evidence strong enough to be the root of other causes (interactions.h),
   // e.g. pressure well past its threshold.
   bool strong = false;

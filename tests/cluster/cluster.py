@@ -1,7 +1,7 @@
 """A one-node Kubernetes cluster of real parts, for the cluster tests.
 
 etcd, kube-apiserver, kube-controller-manager, kube-scheduler and a kubelet
-(1.34 by default; env PLEGSCOPE_KUBERNETES=1.36 or 1.37 picks a matrix row of
+(1.37 by default; env PLEGSCOPE_KUBERNETES=1.36 or 1.34 picks a matrix row of
 versions.env, parts.row()) registered as a Node, on the e2e tests' private
 containerd (tests/e2e/containerd_fixture.py; its bed by env PLEGSCOPE_CONTAINERD,
 2.3 by default), built from Go modules by scripts/build-cluster-parts.

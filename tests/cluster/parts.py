@@ -1,6 +1,6 @@
 """Where the real Kubernetes parts are: the cache scripts/build-cluster-parts
 fills, keyed by the versions in tests/cluster/versions.env, one row per kubelet
-release (env PLEGSCOPE_KUBERNETES, default 1.34; 1.36 and 1.37 are matrix rows)."""
+release (env PLEGSCOPE_KUBERNETES, default 1.37; 1.36 and 1.34 are matrix rows)."""
 
 import os
 import subprocess
@@ -11,12 +11,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 ROWS = ("1.34", "1.36", "1.37")
-DEFAULT_ROW = "1.34"
+DEFAULT_ROW = "1.37"
 KEYS = ("KUBERNETES_VERSION", "ETCD_VERSION", "CRICTL_VERSION", "KWOK_VERSION")
 
 
 def row():
-    """The row the tests run: env PLEGSCOPE_KUBERNETES (1.34, 1.36 or 1.37), by default 1.34."""
+    """The row the tests run: env PLEGSCOPE_KUBERNETES (1.34, 1.36 or 1.37), by default 1.37."""
     return harness.env_choice("PLEGSCOPE_KUBERNETES", ROWS, DEFAULT_ROW)
 
 

@@ -2,7 +2,7 @@
 the kubelet's, from its log, against the DaemonSet's agent's, from its
 /debug/events.
 
-The kubelet 1.34 logs each event its sync loop takes from its PLEG at V(2),
+The kubelet (1.34 to 1.37, the same line) logs each event its sync loop takes from its PLEG at V(2),
 "SyncLoop (PLEG): event for pod" pod="NS/NAME" event={"ID","Type","Data"}
 (Data: the container's or the sandbox's id), but only the sync-worthy ones
 (not ContainerRemoved) of a pod its pod manager still holds; an event for a

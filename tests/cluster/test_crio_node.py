@@ -1,8 +1,8 @@
 """plegscope installed on a real CRI-O node as docs/install.md says for CRI-O
 clusters (docs/install.md "CRI-O and mixed clusters").
 
-- the one-node cluster (tests/cluster/cluster.py) with its kubelet 1.34 on
-  the e2e CRI-O 1.34 (tests/e2e/crio_fixture.py), which answers where a
+- the one-node cluster (tests/cluster/cluster.py) with the bed's kubelet
+  (1.37 by default) on the e2e CRI-O (tests/e2e/crio_fixture.py), which answers where a
   CRI-O node's does, /run/crio/crio.sock: the Node registers with
   containerRuntimeVersion cri-o://<that version> and goes Ready;
 - the image assembled by scripts/assemble-image from build/plegscope and
@@ -10,7 +10,7 @@ clusters (docs/install.md "CRI-O and mixed clusters").
   CRI-O's own copier under the name deploy/ references; nothing is pulled;
 - prometheus-operator's CRDs, then an overlay in the test's temp dir with
   `resources: [deploy]` and `components: [deploy/components/crio]` and
-  nothing else, applied with `kubectl apply -k` (the kubectl 1.34 built with
+  nothing else, applied with `kubectl apply -k` (the kubectl built with
   the cluster, its kustomize v5);
 - the DaemonSet's pod goes Ready on the node with the shipped
   securityContext (its process uid 65532, no capability), mounts the host's

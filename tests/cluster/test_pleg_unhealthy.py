@@ -161,7 +161,7 @@ def sigstop_scenario(shim_thawed):
         # would agree within seconds of the stop (its relist count stops
         # too), so the Ready condition is what keeps it disagreeing for the
         # kubelet's 3 minutes. Its release is given, so the agent keeps
-        # following the 1.34 kubelet's PLEG.
+        # following the bed kubelet's PLEG (pleg_watch.kubelet_release()).
         flags = [f for f in sbs.agent_flags(c, token)]
         at = flags.index("--kubelet-endpoint")
         flags[at + 1] = "off"

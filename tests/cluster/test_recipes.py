@@ -1,6 +1,6 @@
 """The install and the remediation recipes on a real API server (etcd and
-kube-apiserver 1.34 only, from tests/cluster/cluster.py's pieces: no
-kubelet, no runtime):
+the bed row's kube-apiserver, 1.37 by default, alone, from
+tests/cluster/cluster.py's pieces: no kubelet, no runtime):
 
 - the upstream CRDs (../shared/crds beside the repository) install, and every recipe in
   deploy/remediation passes the API server's own validation of them

@@ -13,6 +13,7 @@ calls. A container that dies in a healthy pod is relisted on demand from
 read, the report says the 1.37 model is assumed, and `--evented-pleg auto`
 keeps the relist at 1 s although the runtime serves GetContainerEvents."""
 
+import contextlib
 import os
 import tempfile
 
@@ -52,13 +53,21 @@ def kubelet_section(agent):
     return agent.get_json("/diagnose")["kubelet"]
 
 
-def run_release(version, per_pod_calls):
+@contextlib.contextmanager
+def beside(version, scenario=SCENARIO, flags=FLAGS):
+    """fakecri in SCENARIO's `healthy` phase, a fake kubelet reporting VERSION,
+    the agent reading both with FLAGS; yields (fake, kubelet, agent, release "1.37")
+    once the agent has read the kubelet's version."""
     require_tool("openssl")
     with tempfile.TemporaryDirectory() as d, FakeKubelet(d, version=version) as kubelet, \
-            FakeCri(SCENARIO, log_level="warn", hold="healthy") as fake, \
-            Agent(fake.endpoint, FLAGS + kubelet_flags(kubelet, d), log_level="info") as agent:
-        release = version.lstrip("v").rsplit(".", 1)[0]
+            FakeCri(scenario, log_level="warn", hold="healthy") as fake, \
+            Agent(fake.endpoint, flags + kubelet_flags(kubelet, d), log_level="info") as agent:
         wait_until(lambda: kubelet_section(agent)["model_source"] == "read", 30, "the kubelet's version read")
+        yield fake, kubelet, agent, version.lstrip("v").rsplit(".", 1)[0]
+
+
+def run_release(version, per_pod_calls):
+    with beside(version) as (fake, kubelet, agent, release):
         k = kubelet_section(agent)
         assert k["model_release"] == release and k["model"] == "generic", k
 

@@ -30,6 +30,40 @@ std::vector<PodRef> hung_pods(const Context& c, bool& runtime_wide_hung) {
   return pods;
 }
 
+// The 1.36+ kubelet relists one pod on demand (generic.go relistPod: the
+// pod's lists filtered by its uid) on the worker and under the lock of its
+// global relist, so while that pod's list hangs no global relist starts. The
+// agent copies that model: its relist in flight being that pod's relist, on a
+// list filtered by that pod's uid past the hang threshold, is the measurement.
+// Said only where the model in use has those relists; up to 1.35 a filtered
+// list is the inspection inside a global relist, said as a plain hung call.
+void mark_pod_relist(const Context& c, Finding& f) {
+  const Snapshot& s = c.s;
+  if (!s.kubelet.view.model.behaviour.pod_relists || !c.in_progress || !c.in_progress->pod) return;
+  const NamedPod& pod = *c.in_progress->pod;
+  // The oldest hung call is a list filtered by that pod's uid.
+  auto it = s.operations.find(c.hung_op);
+  if (!is_list_op(c.hung_op) || it == s.operations.end()) return;
+  const CallTarget target{CallTarget::Kind::kPodUid, pod.uid};
+  if (std::none_of(it->second.in_flight_calls.begin(), it->second.in_flight_calls.end(),
+                   [&](const InFlightCall& call) { return call.target == target && call.seconds > c.t.hang_seconds; }))
+    return;
+  f.pod_relist = true;
+  // That pod named first.
+  auto same = [&](const PodRef& p) { return p.uid == pod.uid; };
+  auto named = std::find_if(f.pods.begin(), f.pods.end(), same);
+  PodRef ref = named != f.pods.end() ? *named : PodRef{pod.namespace_, pod.name, pod.uid, "", ""};
+  if (named != f.pods.end()) f.pods.erase(named);
+  f.pods.insert(f.pods.begin(), ref);
+  f.evidence.push_back({"pod_relist_in_progress_seconds", to_seconds(c.in_progress->duration), c.t.hang_seconds});
+  // The kubelet's own relists, where read: flat for as long, they are held the same way.
+  const auto& flat = s.kubelet.view.seconds_since_relist_advanced;
+  if (flat && *flat > c.t.hang_seconds && s.kubelet.view.samples > 1) {
+    f.kubelet_flat_seconds = *flat;
+    f.evidence.push_back({"kubelet_relist_flat_seconds", *flat, c.t.hang_seconds});
+  }
+}
+
 }  // namespace
 
 std::optional<Finding> judge_runtime_hung(const Context& c) {
@@ -79,6 +113,7 @@ std::optional<Finding> judge_runtime_hung(const Context& c) {
     f.evidence.push_back({"list_typical_seconds{" + c.lists.op + "}", c.lists.typical, c.t.slow_list_seconds});
   }
   f.evidence.push_back({"oldest_in_flight_seconds{" + c.hung_op + "}", c.hung_seconds, hang});
+  if (f.form == Form::kCallHung) mark_pod_relist(c, f);
   // The runtime's own metrics page failing meanwhile is the same hang seen
   // from another door, not a reason to doubt it.
   f.runtime_metrics_failed = runtime_metrics_failed(c);

@@ -34,10 +34,25 @@ CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
       w.reason = cri_method(f.op) + " has been in flight for " + text::elapsed(f.seconds) + " (hang threshold " +
                  text::elapsed(f.threshold_seconds) + ")";
       w.action = hung_runtime_words(runtime);
-      if (!f.pods.empty()) w.reason += ", for " + pods_words(f.pods);
-      if (f.relists > 0)
-        w.reason += ", after " + text::count(f.relists, "relist", "relists") + " that ended at their deadline";
-      w.summary = "A CRI call is hung: " + w.reason + ", so the relist cannot finish.";
+      if (f.pod_relist) {
+        // The kubelet's on-demand relist of one pod (1.36+) shares the
+        // global relist's worker and lock: the hung list of that pod is
+        // what every global relist waits behind.
+        w.reason += ", in the on-demand relist of " + pod_words(f.pods.front()) +
+                    " alone, which the 1.36+ kubelet runs on the same worker and lock as its global relist";
+        if (f.relists > 0)
+          w.reason += ", after " + text::count(f.relists, "relist", "relists") + " that ended at their deadline";
+        w.summary = "A CRI call is hung: " + w.reason + ", so no global relist can start until it returns";
+        if (f.kubelet_flat_seconds)
+          w.summary += "; the kubelet's own relist count has not advanced for " +
+                       text::elapsed(*f.kubelet_flat_seconds);
+        w.summary += ". The list reads the runtime's store, not the pod's " + helper + ": the hang is the runtime's.";
+      } else {
+        if (!f.pods.empty()) w.reason += ", for " + pods_words(f.pods);
+        if (f.relists > 0)
+          w.reason += ", after " + text::count(f.relists, "relist", "relists") + " that ended at their deadline";
+        w.summary = "A CRI call is hung: " + w.reason + ", so the relist cannot finish.";
+      }
       if (f.runtime_metrics_failed)
         w.summary += " The runtime's own metrics page does not answer either: the runtime is blocked, not slow.";
       if (f.no_helper_in_d)

@@ -89,6 +89,97 @@ TEST(PodNamed, AHungListFilteredByOnePodIsAHungRuntimeNotAStuckPod) {
   EXPECT_EQ(c->summary.find("not the runtime"), std::string::npos) << c->summary;
 }
 
+// The 1.36+ kubelet's on-demand relist of web-0 (its lists filtered by the
+// pod's uid, on the worker and lock of the global relist) in flight for
+// `seconds` on ListContainers; the last global relist started before it.
+void hang_pod_relist(Builder& b, double seconds, KubeletModel model = newest_kubelet_model()) {
+  for (auto& r : b.s.timeline) r.start -= secs(seconds + 1);
+  b.s.last_seen = kNow - secs(seconds + 2);
+  auto& lists = b.s.operations[op::kListContainers];
+  lists.in_flight = 1;
+  lists.oldest_in_flight_seconds = seconds;
+  lists.in_flight_calls.push_back({seconds, {CallTarget::Kind::kPodUid, "uid-web-0"}});
+  b.s.pod_calls.push_back({op::kListContainers, seconds, true, {}, web_pod()});
+  RelistRecord pod_relist;
+  pod_relist.start = kNow - secs(seconds);
+  pod_relist.in_progress = true;
+  pod_relist.lists_done = 1;
+  pod_relist.duration = secs(seconds);
+  pod_relist.pod = std::make_shared<const NamedPod>(NamedPod{"uid-web-0", "web-0", "shop"});
+  b.s.in_progress = pod_relist;
+  b.s.relist_in_progress_since = pod_relist.start;
+  b.s.kubelet.view.model.behaviour = model;
+}
+
+TEST(PodNamed, AHungPodRelistIsSaidToHoldTheGlobalRelist) {
+  Builder b;
+  hang_pod_relist(b, 14);
+  // The kubelet's own relists read flat for as long.
+  b.s.kubelet.view.samples = 8;
+  b.s.kubelet.view.seconds_since_relist_advanced = 15;
+  Report r = b.report();
+  ASSERT_FALSE(r.causes.empty());
+  const Cause& c = r.causes.front();
+  EXPECT_EQ(c.id, CauseId::kRuntimeHung);
+  EXPECT_EQ(c.form, Form::kCallHung);
+  EXPECT_TRUE(c.pod_relist);
+  EXPECT_EQ(c.advice, Advice::kRestartRuntime) << "the runtime's hang, not the pod's";
+  ASSERT_FALSE(c.pods.empty());
+  EXPECT_EQ(c.pods[0].name, "web-0");
+  EXPECT_TRUE(has_evidence(c, "pod_relist_in_progress_seconds"));
+  EXPECT_TRUE(has_evidence(c, "kubelet_relist_flat_seconds"));
+  EXPECT_NE(c.summary.find("on-demand relist of shop/web-0"), std::string::npos) << c.summary;
+  EXPECT_NE(c.summary.find("no global relist can start"), std::string::npos) << c.summary;
+  EXPECT_NE(c.summary.find("has not advanced for 15s"), std::string::npos) << c.summary;
+  EXPECT_EQ(c.summary.find("not the runtime"), std::string::npos) << c.summary;
+}
+
+TEST(PodNamed, APodRelistHungWithTheKubeletUnreadClaimsNoKubeletFigure) {
+  Builder b;
+  hang_pod_relist(b, 14);  // no kubelet samples
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_TRUE(c->pod_relist);
+  EXPECT_FALSE(c->kubelet_flat_seconds);
+  EXPECT_EQ(c->summary.find("has not advanced"), std::string::npos) << c->summary;
+}
+
+TEST(PodNamed, BeforeTheKubelet136AFilteredListHangIsNoPodRelist) {
+  // A 1.35 kubelet has no on-demand relists (its filtered lists are the
+  // inspection inside a global relist): the same hang, no such words.
+  Builder b;
+  hang_pod_relist(b, 14, kubelet_model_of(1, 35));
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->form, Form::kCallHung);
+  EXPECT_FALSE(c->pod_relist);
+  EXPECT_EQ(c->summary.find("on-demand relist"), std::string::npos) << c->summary;
+  EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
+}
+
+TEST(PodNamed, AGlobalRelistInFlightIsNoPodRelist) {
+  // The relist in flight is the global one (no pod on its record): the
+  // filtered list is some other client's, not the relist of that pod.
+  Builder b;
+  hang_pod_relist(b, 14);
+  b.s.in_progress->pod = nullptr;
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
+  ASSERT_TRUE(c);
+  EXPECT_FALSE(c->pod_relist);
+  EXPECT_EQ(c->summary.find("on-demand relist"), std::string::npos) << c->summary;
+}
+
+TEST(PodNamed, APodRelistJustUnderTheHangThresholdIsNoHang) {
+  Builder b;
+  hang_pod_relist(b, 10);  // not past 10 s
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kRuntimeHung);
+  EXPECT_TRUE(!c || !c->pod_relist);
+}
+
 TEST(PodNamed, JustUnderTheHangThresholdIsNoHang) {
   Builder b;
   hang_status_call(b, 10);  // not past 10 s
