@@ -10,8 +10,9 @@ workflow it runs in:
   skopeo reads back, and copies with --preserve-digests, unchanged;
 - .github/workflows/release.yml passes yamllint and actionlint (built from
   its Go module by scripts/install-deps into ~/.cache/plegscope), and runs
-  scripts/release with --push, cosign keyless signing, SBOM attestations
-  and provenance.
+  scripts/release with --push, scripts/sign-release keyless (cosign built
+  from its module), SBOM attestations and provenance, every action pinned
+  by commit.
 
 The full dry run (both images built, minutes, as root) is
 `scripts/release --dry-run`."""
@@ -126,11 +127,20 @@ def test_workflow_lints_and_publishes_what_it_says():
     steps = flow["jobs"]["release"]["steps"]
     text = json.dumps(steps)
     assert "scripts/release --push" in text
-    assert "cosign sign --yes" in text and "cosign attest --yes --type spdxjson" in text
+    # Signing, the SBOM attestations and their verification are the rehearsal's
+    # script (tests/release runs it with a key pair), keyless here.
+    assert "scripts/sign-release sign --keyless" in text and "scripts/build-tools cosign" in text
     assert any(s.get("uses", "").startswith("actions/attest-build-provenance@") for s in steps)
     perms = flow["jobs"]["release"]["permissions"]
     assert perms["id-token"] == "write" and perms["packages"] == "write", perms
     assert "build-image --arch all" in json.dumps(flow["jobs"]["reproduce"]["steps"])
+    # Every action pinned by commit, its tag named beside it for whoever bumps it.
+    raw = open(WORKFLOW).read()
+    uses = re.findall(r"^\s*(?:- )?uses:\s*(\S+)(.*)$", raw, re.M)
+    assert uses, "no action in the workflow"
+    unpinned = [u for u, comment in uses if not re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u)
+                or not re.match(r"\s*#\s*v\d", comment)]
+    assert not unpinned, "actions not pinned by commit (with '# vX.Y.Z' beside): %s" % unpinned
 
 
 if __name__ == "__main__":
