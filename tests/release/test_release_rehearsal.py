@@ -158,6 +158,40 @@ def pulled(access_lines, digest):
     return any("GET /v2/%s/manifests/%s " % (NAME, digest) in l for l in access_lines)
 
 
+def install_by_digest(registry, ref, index_digest, built):
+    """deploy/ on the real cluster bed with its image at REF@INDEX_DIGEST,
+    pulled by the node's containerd from REGISTRY through a hosts.toml;
+    BUILT: {arch: image digest}. Returns the figures."""
+    figures = {}
+    with Cluster() as c:
+        c.ctd.write_registry_host(registry.host, "http://" + registry.host)
+        assert not any(ref in i for i in c.ctd.images()), "the image is in containerd before the install"
+        install.apply_monitoring_crds(c)
+        seen = len(registry.access_log())  # what the test itself fetched before
+        images = [{"name": "ghcr.io/plegscope/plegscope", "newName": ref, "digest": index_digest}]
+        t0 = time.monotonic()
+        c.kubectl("apply", "-k", install.overlay(c, ("node-condition",), install.cluster_patch(c), images=images),
+                  timeout=120)
+        pod = wait_until(lambda: (lambda p: p if install.pod_ready(p) else None)(install.agent_pod(c)), 300,
+                         "the DaemonSet's pod Ready from %s@%s" % (ref, index_digest), interval=1.0)
+        figures["install_to_ready_s"] = round(time.monotonic() - t0, 1)
+        spec_image = pod["spec"]["containers"][0]["image"]
+        status = pod["status"]["containerStatuses"][0]
+        assert spec_image == "%s@%s" % (ref, index_digest), spec_image
+        assert status["imageID"].endswith("@" + index_digest), status["imageID"]
+        access = [l for l in registry.access_log()[seen:].splitlines() if "containerd/" in l]
+        assert pulled(access, index_digest) and pulled(access, built["amd64"]), \
+            "containerd did not pull the index and the amd64 image from the registry: %s" % access[:6]
+        assert not pulled(access, built["arm64"]), "the amd64 node pulled the arm64 image"
+        figures["containerd_requests"] = len(access)
+        install.check_identity(c, pod)
+        report = wait_until(lambda: install.agent_report(pod), 60, "/diagnose from the installed agent")
+        figures["diagnose_status"] = report.get("status")
+        log("installed by digest: pod %s Ready in %.1fs from %s, /diagnose says %s" % (
+            pod["metadata"]["name"], figures["install_to_ready_s"], status["imageID"], report.get("status")))
+    return figures
+
+
 def test_release_rehearsed_from_registry_to_the_cluster():
     if os.geteuid() != 0:
         raise harness.Skip("needs root (scripts/build-image: debootstrap, chroot; the cluster)")
@@ -245,32 +279,7 @@ def test_release_rehearsed_from_registry_to_the_cluster():
         figures["tampered_digest"] = tampered
 
         # 5. Installed by the index digest on the real cluster bed, pulled from the registry.
-        with Cluster() as c:
-            c.ctd.write_registry_host(registry.host, "http://" + registry.host)
-            assert not any(ref in i for i in c.ctd.images()), "the image is in containerd before the install"
-            install.apply_monitoring_crds(c)
-            seen = len(registry.access_log())  # what the test itself fetched before
-            images = [{"name": "ghcr.io/plegscope/plegscope", "newName": ref, "digest": index_digest}]
-            t0 = time.monotonic()
-            c.kubectl("apply", "-k", install.overlay(c, ("node-condition",), install.cluster_patch(c), images=images),
-                      timeout=120)
-            pod = wait_until(lambda: (lambda p: p if install.pod_ready(p) else None)(install.agent_pod(c)), 300,
-                             "the DaemonSet's pod Ready from %s@%s" % (ref, index_digest), interval=1.0)
-            figures["install_to_ready_s"] = round(time.monotonic() - t0, 1)
-            spec_image = pod["spec"]["containers"][0]["image"]
-            status = pod["status"]["containerStatuses"][0]
-            assert spec_image == "%s@%s" % (ref, index_digest), spec_image
-            assert status["imageID"].endswith("@" + index_digest), status["imageID"]
-            access = [l for l in registry.access_log()[seen:].splitlines() if "containerd/" in l]
-            assert pulled(access, index_digest) and pulled(access, built["amd64"]), \
-                "containerd did not pull the index and the amd64 image from the registry: %s" % access[:6]
-            assert not pulled(access, built["arm64"]), "the amd64 node pulled the arm64 image"
-            figures["containerd_requests"] = len(access)
-            install.check_identity(c, pod)
-            report = wait_until(lambda: install.agent_report(pod), 60, "/diagnose from the installed agent")
-            figures["diagnose_status"] = report.get("status")
-            log("installed by digest: pod %s Ready in %.1fs from %s, /diagnose says %s" % (
-                pod["metadata"]["name"], figures["install_to_ready_s"], status["imageID"], report.get("status")))
+        figures.update(install_by_digest(registry, ref, index_digest, built))
         figures.update({"version": version, "index": index_digest, "manifests": built})
     finally:
         if registry:
