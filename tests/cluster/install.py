@@ -106,9 +106,11 @@ def cluster_patch(c):
                 "volumes": [{"name": "cri-socket-dir", "hostPath": {"path": c.ctd.tmp, "type": "Directory"}}]}}}}
 
 
-def overlay(c, components, patch=None):
+def overlay(c, components, patch=None, images=None):
     """The kustomization a user writes: deploy/ and COMPONENTS (kustomize
-    takes bases and components by relative path only), with PATCH if any."""
+    takes bases and components by relative path only), with PATCH and
+    IMAGES (kustomize `images:` entries, e.g. a registry's name and a
+    digest) if any."""
     d = os.path.join(c.dir, "overlay-" + "-".join(components))
     os.makedirs(d)
     kust = {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
@@ -117,6 +119,8 @@ def overlay(c, components, patch=None):
                            for n in components]}
     if patch:
         kust["patches"] = [{"patch": json.dumps(patch)}]
+    if images:
+        kust["images"] = images
     with open(os.path.join(d, "kustomization.yaml"), "w") as f:
         json.dump(kust, f, indent=1)
     return d

@@ -265,6 +265,10 @@ class Containerd:
         self.nri_socket = os.path.join(self.tmp, "nri", "nri.sock")
         self.endpoint = "unix://" + self.sock
         self.config_path = os.path.join(self.tmp, "config.toml")
+        # The registry hosts (hosts.toml per registry) pulls read: private, so
+        # the host's /etc/containerd/certs.d never steers a test's pull
+        # (2.x only: write_registry_host).
+        self.registry_hosts_dir = os.path.join(self.tmp, "certs.d")
         # containerd's own metrics page on a loopback port: the
         # agent reads calls in flight inside containerd from it.
         self.metrics_address = "127.0.0.1:%d" % _free_loopback_port()
@@ -421,6 +425,9 @@ disabled_plugins = [
 [{img}.pinned_images]
   sandbox = "{self.sandbox_image}"
 
+[{img}.registry]
+  config_path = "{self.registry_hosts_dir}"
+
 [{rt}]
   disable_apparmor = true
   restrict_oom_score_adj = true
@@ -567,6 +574,18 @@ disabled_plugins = [
 
     def import_image(self, tarball):
         self.ctr("images", "import", "--snapshotter", self.snapshotter, tarball)
+
+    def write_registry_host(self, registry, server):
+        """The hosts.toml a node has for a registry of its own: pulls of
+        REGISTRY (host:port, as image references name it) go to SERVER
+        (e.g. http://127.0.0.1:5000, plain HTTP on loopback). Read at each
+        pull, so it may be written after the start; 2.x configs only."""
+        if self.bed.config_version < 3:
+            raise RuntimeError("registry hosts: bed %s has no config_path here" % self.bed.name)
+        d = os.path.join(self.registry_hosts_dir, registry)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "hosts.toml"), "w") as f:
+            f.write('server = "%s"\n\n[host."%s"]\n  capabilities = ["pull", "resolve"]\n' % (server, server))
 
     def images(self):
         """Image tags as the CRI image service lists them."""

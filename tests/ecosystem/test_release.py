@@ -10,8 +10,11 @@ workflow it runs in:
   skopeo reads back, and copies with --preserve-digests, unchanged;
 - .github/workflows/release.yml passes yamllint and actionlint (built from
   its Go module by scripts/install-deps into ~/.cache/plegscope), and runs
-  scripts/release with --push, cosign keyless signing, SBOM attestations
-  and provenance.
+  scripts/release with --push, scripts/sign-release keyless (cosign built
+  from its module), SBOM attestations and provenance, every action pinned
+  by commit;
+- scripts/sign-release (on a stand-in cosign) refuses bad input with exit
+  2, and an attestation over another SBOM than the released one.
 
 The full dry run (both images built, minutes, as root) is
 `scripts/release --dry-run`."""
@@ -126,11 +129,86 @@ def test_workflow_lints_and_publishes_what_it_says():
     steps = flow["jobs"]["release"]["steps"]
     text = json.dumps(steps)
     assert "scripts/release --push" in text
-    assert "cosign sign --yes" in text and "cosign attest --yes --type spdxjson" in text
+    # Signing, the SBOM attestations and their verification are the rehearsal's
+    # script (tests/release runs it with a key pair), keyless here.
+    assert "scripts/sign-release sign --keyless" in text and "scripts/build-tools cosign" in text
     assert any(s.get("uses", "").startswith("actions/attest-build-provenance@") for s in steps)
     perms = flow["jobs"]["release"]["permissions"]
     assert perms["id-token"] == "write" and perms["packages"] == "write", perms
     assert "build-image --arch all" in json.dumps(flow["jobs"]["reproduce"]["steps"])
+    # Every action pinned by commit, its tag named beside it for whoever bumps it.
+    raw = open(WORKFLOW).read()
+    uses = re.findall(r"^\s*(?:- )?uses:\s*(\S+)(.*)$", raw, re.M)
+    assert uses, "no action in the workflow"
+    unpinned = [u for u, comment in uses if not re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", u)
+                or not re.match(r"\s*#\s*v\d", comment)]
+    assert not unpinned, "actions not pinned by commit (with '# vX.Y.Z' beside): %s" % unpinned
+
+
+def release_out(tmp):
+    """A release's OUT (release.json and both SBOMs) in TMP, as scripts/release writes it."""
+    digests = {"amd64": "sha256:" + "a1" * 32, "arm64": "sha256:" + "b2" * 32}
+    with open(os.path.join(tmp, "release.json"), "w") as f:
+        json.dump({"version": "0.0.0", "index": DIGEST, "manifests": digests}, f)
+    for arch in digests:
+        with open(os.path.join(tmp, "plegscope-%s.spdx.json" % arch), "w") as f:
+            json.dump({"spdxVersion": "SPDX-2.3", "name": arch, "packages": [{"name": "p"}], "files": []}, f)
+    return digests
+
+
+STUB_COSIGN = """#!/usr/bin/env python3
+# cosign as scripts/sign-release sees it: verify passes, verify-attestation
+# prints one DSSE envelope whose statement names $STUB_SUBJECT over the SBOM
+# in $STUB_PREDICATE_DIR/plegscope-<arch of the digest>.spdx.json.
+import base64, json, os, sys
+args = sys.argv[1:]
+if args[0] == "verify-attestation":
+    digest = [a for a in args if "@sha256:" in a][0].split("@")[1]
+    arch = json.load(open(os.path.join(os.environ["STUB_PREDICATE_DIR"], "arches.json")))[digest]
+    pred = json.load(open(os.path.join(os.environ["STUB_PREDICATE_DIR"], "plegscope-%s.spdx.json" % arch)))
+    st = {"_type": "https://in-toto.io/Statement/v1", "predicateType": "https://spdx.dev/Document",
+          "subject": [{"name": "r", "digest": {"sha256": digest.split(":")[1]}}], "predicate": pred}
+    print(json.dumps({"payloadType": "application/vnd.in-toto+json",
+                      "payload": base64.b64encode(json.dumps(st).encode()).decode(), "signatures": []}))
+"""
+
+
+def test_sign_release_compares_the_attested_sbom_with_the_release():
+    """scripts/sign-release's own checks, on a stand-in cosign: bad input is
+    exit 2 with one line; an attestation over the released SBOM passes, one
+    over another SBOM (the same signer, the same digest) is refused."""
+    script = ecolib.path("scripts/sign-release")
+    with tempfile.TemporaryDirectory() as tmp:
+        out, attested = os.path.join(tmp, "out"), os.path.join(tmp, "attested")
+        os.makedirs(out)
+        os.makedirs(attested)
+        digests = release_out(out)
+        release_out(attested)
+        with open(os.path.join(attested, "arches.json"), "w") as f:
+            json.dump({d: a for a, d in digests.items()}, f)
+        cosign = os.path.join(tmp, "cosign")
+        with open(cosign, "w") as f:
+            f.write(STUB_COSIGN)
+        os.chmod(cosign, 0o755)
+        key = os.path.join(tmp, "cosign.pub")
+        open(key, "w").close()
+        env = dict(os.environ, COSIGN=cosign, STUB_PREDICATE_DIR=attested)
+
+        def sign_release(*args):
+            return subprocess.run([sys.executable, script] + list(args), capture_output=True, text=True, env=env)
+        for bad in (["verify", "r.example/p", out], ["verify", "--key", key, "r.example/p:1", out],
+                    ["verify", "--key", key, "r.example/p", tmp], ["sign", "--key", key, "r.example/p", out]):
+            r = sign_release(*bad)
+            assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, (bad, r.returncode, r.stderr)
+        r = sign_release("verify", "--key", key, "r.example/p", out)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.count("verified") == 5, r.stdout
+        sbom = os.path.join(attested, "plegscope-arm64.spdx.json")
+        doc = json.load(open(sbom))
+        doc["packages"][0]["versionInfo"] = "other"
+        json.dump(doc, open(sbom, "w"))
+        r = sign_release("verify", "--key", key, "r.example/p", out)
+        assert r.returncode == 1 and "linux/arm64" in r.stderr and "none over" in r.stderr, (r.returncode, r.stderr)
 
 
 if __name__ == "__main__":
