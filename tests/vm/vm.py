@@ -38,17 +38,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SOURCE_DIR = os.path.dirname(os.path.dirname(HERE))
 GUEST_PORT = 7000
 TMP_PREFIX = "plegscope-vm-"
-# The guest's own waits (initramfs for its root device, udev's events,
-# systemd's device units) run on the host's wall clock while emulation on a
-# loaded host crawls: left at their defaults they give up first (seen: "ALERT!
-# /dev/vda does not exist" at a host load of 22). They are set past the
-# host's boot deadline, which stays the one judge of a boot that hangs.
-GUEST_WAIT_S = 1800
 KERNEL_ARGS = ("root=/dev/vda rw console=ttyS0,115200 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all "
                "psi=1 quiet loglevel=3 systemd.show_status=0 rd.udev.log_level=3 random.trust_cpu=on "
-               "tsc=reliable mitigations=off nowatchdog "
-               "rootdelay={w} udev.event_timeout={w} rd.udev.event_timeout={w} "
-               "systemd.default_device_timeout_sec={w}".format(w=GUEST_WAIT_S))
+               "tsc=reliable mitigations=off")
 # Libraries the guest's own glibc provides: never copied from the host.
 GLIBC = ("linux-vdso", "ld-linux", "libc.so", "libm.so", "libpthread", "libdl.so", "librt.so")
 
