@@ -90,7 +90,7 @@ TEST(NriStall, NamesThePluginThatTimedOutAmongSeveral) {
   Builder b;
   nri_calls(b, "05-slow", "CreateContainer", latency(10, 0, 3));
   nri_calls(b, "20-stuck", "RunPodSandbox", latency(10, 0, 1), 1);
-  const Cause* c = find(b.report(), CauseId::kNriStall);
+  const auto c = find(b.report(), CauseId::kNriStall);
   ASSERT_NE(c, nullptr);
   EXPECT_NE(c->summary.find("NRI plugin 20-stuck"), std::string::npos) << c->summary;
   EXPECT_NE(c->summary.find("RunPodSandbox"), std::string::npos) << c->summary;

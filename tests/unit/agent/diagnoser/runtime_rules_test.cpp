@@ -72,7 +72,7 @@ TEST(RuntimeRules, AStuckUpdateHoldsTheListsOnContainerdOnly) {
     update_stuck_inside(b, runtime);
     b.s.operations[op::kListContainers].in_flight = 1;
     b.s.operations[op::kListContainers].oldest_in_flight_seconds = 40;
-    const Cause* c = find(b.report(), CauseId::kContainerLockStall);
+    const auto c = find(b.report(), CauseId::kContainerLockStall);
     if (runtime == "containerd")
       EXPECT_TRUE(c);
     else

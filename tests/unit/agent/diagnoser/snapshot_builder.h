@@ -2,6 +2,7 @@
 // Snapshots built by hand for the diagnoser's tests: a healthy node (20
 // relists over the last 20 s after an initial relist a minute ago, fast
 // calls, no pressure) that each test bends into its situation.
+#include <memory>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -131,6 +132,13 @@ inline const Cause* find(const Report& r, CauseId id) {
   for (const auto& c : r.causes)
     if (c.id == id) return &c;
   return nullptr;
+}
+
+// A report built inside the call dies at the end of the statement: the cause
+// found in it is handed out as a copy, so a test cannot keep a dangling pointer.
+inline std::unique_ptr<const Cause> find(Report&& r, CauseId id) {
+  const Cause* c = find(static_cast<const Report&>(r), id);
+  return c ? std::make_unique<const Cause>(*c) : nullptr;
 }
 
 inline bool has_evidence(const Cause& c, const std::string& prefix) {
