@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 namespace plegscope {
 namespace {
 
@@ -43,7 +45,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{U, R, {T::ContainerStarted}}, Case{U, E, {T::ContainerDied}}, Case{U, U, {}},
         Case{U, N, {T::ContainerDied, T::ContainerRemoved}},
         Case{N, R, {T::ContainerStarted}}, Case{N, E, {T::ContainerDied}},
-        Case{N, U, {T::ContainerChanged}}, Case{N, N, {}}));
+        Case{N, U, {T::ContainerChanged}}, Case{N, N, {}}),
+    // Named by the pair, so that a test's name is the same in every build
+    // (gtest would otherwise name it by the bytes of the case).
+    [](const ::testing::TestParamInfo<Case>& info) {
+      std::string name = std::string(pleg_state_name(info.param.old_state)) + "_to_" +
+                         pleg_state_name(info.param.new_state);
+      for (char& ch : name)
+        if (ch == '-') ch = '_';
+      return name;
+    });
 
 TEST(StateConversion, CreatedIsUnknownAsInTheKubelet) {
   EXPECT_EQ(to_pleg_state(RuntimeState::Created), PlegState::Unknown);
