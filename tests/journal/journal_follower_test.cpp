@@ -18,6 +18,7 @@
 #include "journal/journal_reader.h"
 #include "journal_time.h"
 #include "journal_writer.h"
+#include "source_tree.h"
 
 namespace plegscope {
 namespace {
@@ -110,7 +111,7 @@ TEST_F(JournalDir, ReaderMarksTheKubeletsPlegLineAndSkipsTheRest) {
 // (a pause) and a later one; the kernel's "suppressed" last word.
 TEST_F(JournalDir, FollowerAssemblesTheKernelsHungTaskReports) {
   REQUIRE_JOURNAL_REMOTE();
-  std::ifstream in(std::string(PLEGSCOPE_SOURCE_DIR) + "/tests/fixtures/hung_task/6.1_shim_overlay_umount.txt");
+  std::ifstream in(source_tree::root() + "/tests/fixtures/hung_task/6.1_shim_overlay_umount.txt");
   ASSERT_TRUE(in);
   std::vector<testing::ExportEntry> entries;
   int64_t t = at(-1min);

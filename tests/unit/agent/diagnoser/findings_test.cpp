@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "snapshot_builder.h"
+#include "source_tree.h"
 
 namespace plegscope {
 namespace {
@@ -33,7 +34,7 @@ std::vector<std::string> sentences(const std::string& source) {
   return out;
 }
 
-const fs::path kDiagnoser = fs::path(PLEGSCOPE_SOURCE_DIR) / "agent" / "diagnoser";
+const fs::path kDiagnoser = fs::path(source_tree::root()) / "agent" / "diagnoser";
 
 TEST(Findings, TheCheckSeesASentence) {
   EXPECT_EQ(sentences("f.reason = \"the runtime is down\"; // a \"quoted\" comment\n").size(), 1u);

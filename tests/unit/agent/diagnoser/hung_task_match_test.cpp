@@ -13,6 +13,7 @@
 #include "report/json.h"
 #include "report/text.h"
 #include "snapshot_builder.h"
+#include "source_tree.h"
 
 namespace plegscope::testing {
 namespace {
@@ -23,7 +24,7 @@ int64_t usec(TimePoint t) { return std::chrono::duration_cast<std::chrono::micro
 
 // The fixture's reports as the follower keeps them, its first line logged at `at`.
 std::vector<host::HungTaskReport> reports_of(const std::string& name, TimePoint at) {
-  std::ifstream in(std::string(PLEGSCOPE_SOURCE_DIR) + "/tests/fixtures/hung_task/" + name);
+  std::ifstream in(source_tree::root() + "/tests/fixtures/hung_task/" + name);
   EXPECT_TRUE(in) << name;
   host::HungTaskAssembler a;
   int64_t t = usec(at);

@@ -15,6 +15,7 @@
 #include "fake_clock.h"
 #include "node/node_without_runtime.h"
 #include "cri/runtime_socket.h"
+#include "source_tree.h"
 
 namespace plegscope {
 namespace {
@@ -75,7 +76,7 @@ TEST(Node, EveryRelistLandsInTheTimelineAndTheCount) {
 TEST(Node, ReadsNodeEvidenceFromTheGivenProcPath) {
   testing::FakeClock clock;
   NodeOptions options = testing::node_without_runtime();
-  options.host.proc_path = PLEGSCOPE_FIXTURES_DIR "/proc/io_pressure";
+  options.host.proc_path = source_tree::fixtures() + "/proc/io_pressure";
   Node node(options, clock);
   Snapshot s = node.snapshot();
   ASSERT_TRUE(s.pressure);
@@ -88,8 +89,8 @@ TEST(Node, ReadsNodeEvidenceFromTheGivenProcPath) {
 TEST(Node, HostEvidenceComesFromItsLaneNotFromSnapshot) {
   testing::FakeClock clock;
   NodeOptions options = testing::node_without_runtime();
-  options.host.proc_path = PLEGSCOPE_FIXTURES_DIR "/host/zombies_300/proc";
-  options.host.sys_path = PLEGSCOPE_FIXTURES_DIR "/host/zombies_300/sys";
+  options.host.proc_path = source_tree::fixtures() + "/host/zombies_300/proc";
+  options.host.sys_path = source_tree::fixtures() + "/host/zombies_300/sys";
   options.host.clock_ticks_per_second = 100;
   Node node(options, clock);
   Lanes lanes(clock);

@@ -12,12 +12,13 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include "source_tree.h"
 
 namespace plegscope {
 namespace {
 
 std::string read_runbook() {
-  std::ifstream in(std::string(PLEGSCOPE_SOURCE_DIR) + "/docs/runbook.md");
+  std::ifstream in(source_tree::root() + "/docs/runbook.md");
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
@@ -109,7 +110,7 @@ std::string joined(const std::vector<std::string>& lines) {
 
 TEST(CauseTexts, RunbookSaysWhatTheTableSays) {
   const std::string runbook = read_runbook();
-  ASSERT_FALSE(runbook.empty()) << "cannot read " << PLEGSCOPE_SOURCE_DIR << "/docs/runbook.md";
+  ASSERT_FALSE(runbook.empty()) << "cannot read " << source_tree::root() << "/docs/runbook.md";
   EXPECT_EQ(cause_sections(runbook).size(), std::size(kAllCauses));
   auto problems = disagreements(runbook);
   EXPECT_TRUE(problems.empty()) << joined(problems);

@@ -4,11 +4,12 @@
 #include "cri/cni_network.h"
 
 #include <gtest/gtest.h>
+#include "source_tree.h"
 
 namespace plegscope {
 namespace {
 
-const std::string kFixtures = std::string(PLEGSCOPE_FIXTURES_DIR) + "/cni";
+const std::string kFixtures = source_tree::fixtures() + "/cni";
 
 TEST(CniNetwork, ParsesANetworkListAndASingleNetwork) {
   auto list = parse_cni_network("10-a.conflist",

@@ -7,6 +7,7 @@
 
 #include "fake_clock.h"
 #include "fake_runtime.h"
+#include "source_tree.h"
 
 namespace plegscope {
 namespace {
@@ -168,7 +169,7 @@ TEST(RuntimeStatusProbeCni, APluginsStatusErrorIsNamedFromTheConfiguration) {
   testing::FakeClock clock;
   testing::FakeRuntime runtime;
   RuntimeStatusOptions options;
-  options.cni_conf_dir = std::string(PLEGSCOPE_FIXTURES_DIR) + "/cni/net.d";
+  options.cni_conf_dir = source_tree::fixtures() + "/cni/net.d";
   RuntimeStatusProbe probe(runtime, clock, options);
   set_conditions(runtime, true, true);
   probe.poll();

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <vector>
+#include "source_tree.h"
 
 namespace plegscope {
 namespace {
@@ -55,7 +56,7 @@ TEST(CrioPages, NoSourceNamesAPageThatActs) {
   namespace fs = std::filesystem;
   size_t files = 0;
   for (const char* dir : {"agent", "collectors"})
-    for (const auto& e : fs::recursive_directory_iterator(fs::path(PLEGSCOPE_SOURCE_DIR) / dir)) {
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(source_tree::root()) / dir)) {
       const auto ext = e.path().extension();
       if (!e.is_regular_file() || (ext != ".cpp" && ext != ".h" && ext != ".c")) continue;
       std::ifstream in(e.path());
@@ -74,7 +75,7 @@ TEST(CrioPages, NoSourceNamesAPageThatActs) {
 TEST(CrioPages, OnlyThePagesReaderAddressesCrio) {
   namespace fs = std::filesystem;
   for (const char* dir : {"agent", "collectors"})
-    for (const auto& e : fs::recursive_directory_iterator(fs::path(PLEGSCOPE_SOURCE_DIR) / dir)) {
+    for (const auto& e : fs::recursive_directory_iterator(fs::path(source_tree::root()) / dir)) {
       const auto ext = e.path().extension();
       if (!e.is_regular_file() || (ext != ".cpp" && ext != ".h")) continue;
       if (e.path().filename() == "crio_pages.cpp") continue;

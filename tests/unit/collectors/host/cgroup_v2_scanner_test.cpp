@@ -16,6 +16,7 @@
 #include "host/host_scanner.h"
 
 #include "fake_clock.h"
+#include "source_tree.h"
 
 namespace plegscope::host {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-const std::string kTrees = std::string(PLEGSCOPE_FIXTURES_DIR) + "/host/";
+const std::string kTrees = source_tree::fixtures() + "/host/";
 const std::string kSandbox = "5f1c2a9e8b7d4c3f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071";
 const std::string kPodA = "3a1f9c2e-5b7d-4e8f-9a0b-1c2d3e4f5a6b";
 const std::string kPodB = "7c2e4a6b-8d0f-4a1c-9e3b-5d7f9a1c3e5b";

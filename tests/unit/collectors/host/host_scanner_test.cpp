@@ -17,6 +17,7 @@
 #include "host/host_scanner.h"
 
 #include "fake_clock.h"
+#include "source_tree.h"
 
 namespace plegscope::host {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-const std::string kTrees = std::string(PLEGSCOPE_FIXTURES_DIR) + "/host/";
+const std::string kTrees = source_tree::fixtures() + "/host/";
 const std::string kSandbox = "5f1c2a9e8b7d4c3f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071";
 
 HostScanOptions tree(const std::string& root) {

@@ -7,11 +7,12 @@
 
 #include <algorithm>
 #include <fstream>
+#include "source_tree.h"
 
 namespace plegscope::host {
 namespace {
 
-const std::string kDir = std::string(PLEGSCOPE_FIXTURES_DIR) + "/hung_task/";
+const std::string kDir = source_tree::fixtures() + "/hung_task/";
 
 std::vector<std::string> lines_of(const std::string& name) {
   std::ifstream in(kDir + name);

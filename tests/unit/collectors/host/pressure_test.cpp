@@ -5,11 +5,12 @@
 #include <filesystem>
 
 #include "host/node_pressure.h"
+#include "source_tree.h"
 
 namespace plegscope {
 namespace {
 
-const std::string kFixtures = std::string(PLEGSCOPE_FIXTURES_DIR) + "/proc/";
+const std::string kFixtures = source_tree::fixtures() + "/proc/";
 
 TEST(ParsePsi, SomeAndFull) {
   auto psi = parse_psi(

@@ -12,13 +12,14 @@
 
 #include "host/host_scanner.h"
 #include "host/process_stat.h"
+#include "source_tree.h"
 
 namespace plegscope::host {
 namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kTree = std::string(PLEGSCOPE_FIXTURES_DIR) + "/host/two_containerds";
+const std::string kTree = source_tree::fixtures() + "/host/two_containerds";
 const std::string kTail = "1c2a9e8b7d4c3f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f6071";
 
 std::string nul_joined(std::initializer_list<const char*> args) {
