@@ -106,6 +106,7 @@ void measure_relist_time(const DiagnoserThresholds& t, Context& c) {
   }
   c.list_seconds = median(lists);
   c.relist_seconds = median(durations);
+  c.completed_relist_seconds = c.relist_seconds;
   if (c.in_progress) c.relist_seconds = std::max(c.relist_seconds, to_seconds(c.in_progress->duration));
   if (total > 0) {
     c.status_share = std::min(1.0, status / total);

@@ -46,6 +46,7 @@ struct Context {
   // Per relist, over the successful window and the relist in progress.
   double list_seconds = 0;     // typical time in the two unfiltered list calls
   double relist_seconds = 0;   // typical duration of a steady relist, or the one running if longer
+  double completed_relist_seconds = 0;  // typical duration of a steady relist, the one running left out
   double status_share = 0;     // share of relist time in per-pod inspection
   double list_share = 0;       // share of relist time in the list calls
   double pods_changed = 0;     // mean pods with events per steady relist (the in-progress one once diffed)

@@ -50,8 +50,8 @@ void relate_host_to_calls(std::vector<Finding>& findings);
 
 void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Finding>& findings);
 
-// Highest confidence first (cause-id order breaks ties), dropping causes
-// below the reporting floor.
+// Causes at warning or above first, then highest confidence first
+// (cause-id order breaks ties), dropping causes below the reporting floor.
 void rank(std::vector<Finding>& findings, double min_confidence);
 
 }  // namespace plegscope

@@ -3,6 +3,7 @@
 // reader that is off has an empty endpoint; one that failed has reachable
 // false and its error. A plain value the diagnoser's snapshot holds as it is.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct RuntimeMetricsEvidence : ScrapeRecord {
     std::string operation;  // "CreateContainer", "StopPodSandbox", "Synchronize"
     Histogram latency;      // the calls that ended in the window
     double timeouts = 0;    // of them, given up at NRI's plugin_request_timeout
+    // Seconds since the scrape that saw its timeouts grow; none when no
+    // scrape saw them grow (none, or all before the agent's first scrape).
+    std::optional<double> seconds_since_timeout;
   };
   std::vector<NriCalls> nri_calls;  // by plugin, then operation
   std::optional<double> nri_active_plugins;

@@ -50,6 +50,10 @@ class RuntimeMetricsReader final : public SourceOf<RuntimeMetricsEvidence> {
   // 2 s timeout stays named for a while after, as the CRI calls' own are.
   HistogramWindow nri_latency_{kNriWindow};
   CounterWindow nri_timeouts_{kNriWindow};
+  // Per plugin and operation: its timeouts counter at the last scrape, and
+  // when that counter last grew (how long ago the plugin was last cut off).
+  std::map<std::string, double> nri_timeouts_seen_;
+  std::map<std::string, MonoTime> nri_timeout_grew_;
   static constexpr Duration kNriWindow = std::chrono::minutes(5);
 };
 

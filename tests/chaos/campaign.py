@@ -5,7 +5,8 @@ recorded for tests/chaos/score.py.
     campaign.py --seed 7 --profile short --out DIR
     campaign.py --seed 11 --profile long --minutes 45 --out DIR
 
-One cluster (kubelet 1.34 on the cluster bed's containerd), plegscope beside
+One cluster (the bed's kubelet on its containerd: 2.3 + runc 1.4 by default,
+env PLEGSCOPE_CONTAINERD), plegscope beside
 it as a node process with the shipped ServiceAccount and --node-condition,
 a private Prometheus scraping it through the shipped rules
 (alerts/plegscope.rules.yml). The schedule (schedule()) is drawn from the
@@ -57,23 +58,30 @@ POLL = 2.0
 
 # ---------------------------------------------------------------- schedule
 
-def schedule(seed, profile, minutes=None):
-    """[(kind, class, hold, overlap)] from the seed. short: every supported
+def schedule(seed, profile, minutes=None, major=2):
+    """[(kind, class, hold, overlap)] from the seed, for a containerd of
+    MAJOR version (NRI and CNI STATUS only from 2). short: every supported
     class once, sub-NotReady classes in a seeded order with seeded holds,
     zombies overlapping the runtime stopped (two faults at once, held until
     the kubelet's Ready=False) while pods are created (a fault during
-    churn). long: seeded draws until MINUTES, every class before any repeats."""
+    churn); on 2.x the network fault is the CNI plugin's STATUS (the way a
+    plugin fails), the configuration taken away only in the long profile.
+    long: seeded draws until MINUTES, every class before any repeats."""
     rng = random.Random(seed)
-    sub = ["runtime_killed", "shim_frozen", "event_storm", "network_not_ready", "zombies"]
+    sub = ["runtime_killed", "shim_frozen", "event_storm", "network_not_ready", "zombies", "memory_pressure_oom"]
+    if major >= 2:
+        sub += ["nri_stall", "cni_status_unhealthy"]
     holds = {"runtime_killed": (15, 30), "shim_frozen": (35, 60), "event_storm": (15, 30),
-             "network_not_ready": (25, 45), "zombies": (25, 40), "runtime_stopped": (40, 90)}
+             "network_not_ready": (25, 45), "zombies": (25, 40), "runtime_stopped": (40, 90),
+             "memory_pressure_oom": (30, 60), "nri_stall": (15, 30), "cni_status_unhealthy": (25, 45)}
     if profile == "short":
         # Within the CI budget: shorter holds (each still past the agent's
         # 10 s hang threshold and the kubelet's 10 s status period).
         holds = {"runtime_killed": (12, 18), "shim_frozen": (25, 35), "event_storm": (10, 15),
-                 "network_not_ready": (20, 30)}
+                 "network_not_ready": (20, 30), "cni_status_unhealthy": (20, 30), "nri_stall": (10, 14),
+                 "memory_pressure_oom": (20, 25)}
         plan = [("quiet", None, rng.randint(10, 15), None), ("churn", None, rng.randint(25, 35), None)]
-        order = [x for x in sub if x != "zombies"]
+        order = [x for x in sub if x != "zombies" and not (major >= 2 and x == "network_not_ready")]
         rng.shuffle(order)
         for cls in order:
             plan.append(("fault", cls, rng.randint(*holds[cls]), None))
@@ -260,23 +268,31 @@ def run_fault(c, rng, cls, hold, overlap, truth):
 
 def campaign(seed, profile, out, minutes=None):
     os.makedirs(out, exist_ok=True)
-    plan = schedule(seed, profile, minutes)
+    major = containerd_fixture.major_version()
+    plan = schedule(seed, profile, minutes, major)
     log("seed %d, %s: %s" % (seed, profile, [(k, c, h, o) for k, c, h, o in plan]))
     rng = random.Random(seed * 7919)
     # A flapping rollout past the event-storm rule's 10 pods a relist: 16 in the
     # short campaign (2 shared cores), 24 in the long one.
     rng.storm_pods = 16 if profile == "short" else 24
     wall0 = time.time()
-    truth = {"seed": seed, "profile": profile, "plan": plan, "segments": [], "missing": faults.MISSING}
-    with Cluster() as c:
+    missing = dict(faults.MISSING, **(faults.MISSING_ON_V1 if major < 2 else {}))
+    truth = {"seed": seed, "profile": profile, "plan": plan, "segments": [], "missing": missing}
+    with Cluster() as c, (faults.Extras(c) if major >= 2 else contextlib.nullcontext()) as extras:
+        c.chaos_extras = extras
         truth["versions"] = versions(c)
         for f in ("rbac.yaml", "admission-policy.yaml"):
             c.kubectl("apply", "-f", os.path.join(SOURCE, "deploy", "components", "node-condition", f))
         sbs.identity_pod(c)
         token = sbs.shipped_token(c, bound_pod="identity")
         faults.setup(c)
+        # As the DaemonSet reads the node: the runtime's metrics page (NRI's
+        # plugin timeouts) and the CNI configuration (which plugin answers).
         flags = sbs.agent_flags(c, token) + ["--node-condition", "--node-condition-clear-after", "%ds" % CLEAR_AFTER,
-                                             "--node-condition-min-interval", "5s"]
+                                             "--node-condition-min-interval", "5s",
+                                             "--cni-conf-dir", os.path.join(c.ctd.tmp, "cni", "conf")]
+        if getattr(c.ctd, "metrics_url", None):
+            flags += ["--runtime-metrics-endpoint", c.ctd.metrics_url]
         with Agent(c.ctd.endpoint, flags, env=sbs.agent_env(c), log_level="info") as agent, \
                 ecolib.Prometheus([agent.base_url.split("//")[1]], scrape_interval="5s", evaluation_interval="5s",
                                   rule_files=[os.path.join(SOURCE, "alerts", "plegscope.rules.yml")],

@@ -82,6 +82,82 @@ def setup(c):
     c.kubectl("create", "namespace", NAMESPACE, check=False)
 
 
+SCRIPTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts")
+NRI_PLUGIN = "10-stall"        # the index and name NRI registers the stall plugin as
+CNI_STATUS_NETWORK = "05-status.conflist"  # sorts first: the network the runtime's Status asks
+CNI_STATUS_WORDS = "node agent at /run/netd/agent.sock does not answer"
+
+
+def _built(cmd, what):
+    """The path a scripts/build-* prints; a build that fails is a skip (a failure under CI)."""
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    if r.returncode != 0:
+        import harness
+        raise harness.Skip("%s failed: %s" % (what, (r.stderr.strip()[-300:] or r.returncode)))
+    return r.stdout.strip().splitlines()[-1].split(": ", 1)[-1]
+
+
+class Extras:
+    """What containerd 2.x lets the campaign inject on top of the bed, set up
+    once for the whole campaign and taken away at its end:
+      * the project's NRI stall plugin (tests/nri/stallplugin), registered on
+        the bed's NRI socket as NRI_PLUGIN with -reconnect, idle until its
+        control file names events to stall on;
+      * the project's CNI plugin (tests/e2e/cni-status-plugin) as the first
+        network of the runtime's conf dir (spec 1.1.0), healthy until its
+        control file exists; the bed's pods are on the host network."""
+
+    def __init__(self, c):
+        self.c = c
+        self.plugin = None
+        self.tmp = os.path.join(c.dir, "chaos")
+        os.makedirs(self.tmp, exist_ok=True)
+        self.control = os.path.join(self.tmp, "nri-control")
+        self.state = os.path.join(self.tmp, "nri-state")
+        self.unhealthy = os.path.join(self.tmp, "status-plugin-unhealthy")
+        self.conf_dir = os.path.join(c.ctd.tmp, "cni", "conf")
+
+    def __enter__(self):
+        binary = _built([os.path.join(SCRIPTS, "build-nri-plugin")], "scripts/build-nri-plugin")
+        cni_dir = _built([os.path.join(SCRIPTS, "build-cni-plugin")], "scripts/build-cni-plugin")
+        self.nri_stall([])
+        idx, name = NRI_PLUGIN.split("-", 1)
+        self.plugin_log = open(os.path.join(self.tmp, "nri-plugin.log"), "w")
+        self.plugin = subprocess.Popen([binary, "-socket", self.c.ctd.nri_socket, "-idx", idx, "-name", name,
+                                        "-control", self.control, "-state", self.state, "-reconnect"],
+                                       stdout=subprocess.DEVNULL, stderr=self.plugin_log)
+        wait_until(lambda: self.count("registered " + NRI_PLUGIN) >= 1, 60, "the NRI plugin to register")
+        bin_dir = os.path.join(self.c.ctd.tmp, "cni", "bin")
+        subprocess.run(["cp", os.path.join(cni_dir, "status-plugin"), os.path.join(bin_dir, "status-plugin")],
+                       check=True)
+        with open(os.path.join(self.conf_dir, CNI_STATUS_NETWORK), "w") as f:
+            json.dump({"cniVersion": "1.1.0", "name": "plegscope-status",
+                       "plugins": [{"type": "status-plugin", "unhealthyFile": self.unhealthy}]}, f)
+        return self
+
+    def __exit__(self, *exc):
+        self.nri_stall([])
+        if self.plugin and self.plugin.poll() is None:
+            self.plugin.terminate()
+            self.plugin.wait(30)
+        if getattr(self, "plugin_log", None):
+            self.plugin_log.close()
+        if os.path.exists(self.unhealthy):
+            os.unlink(self.unhealthy)
+        return False
+
+    def nri_stall(self, events):
+        with open(self.control, "w") as f:
+            f.write(" ".join(events))
+
+    def count(self, line):
+        try:
+            with open(self.state) as f:
+                return sum(1 for x in f.read().splitlines() if x == line)
+        except OSError:
+            return 0
+
+
 # ---------------------------------------------------------------- churn
 
 def churn(c, rng, seconds):
@@ -233,6 +309,85 @@ def network_not_ready(c, rng, hold):
             "expect": ["runtime_network_not_ready"], "notready": True}
 
 
+def nri_stall(c, rng, hold, every=6.0):
+    """The NRI plugin stalls every CreateContainer (it ignores the runtime's
+    deadline): NRI gives up on it after its 2 s plugin_request_timeout and
+    disconnects it, the plugin reconnects, and the next creation stalls
+    again. A pod created every EVERY seconds for HOLD seconds (the kubelet's
+    CreateContainer calls); then the plugin answers again and the pods go."""
+    x = c.chaos_extras
+    stalls0 = x.count("stall CreateContainer")
+    x.nri_stall(["CreateContainer"])
+    start = time.time()
+    n = 0
+    try:
+        while time.time() - start < hold:
+            n += 1
+            c.apply(_pod("nri-%d" % n, ["/workload"], labels={"chaos": "nri"}))
+            time.sleep(max(0, min(every, hold - (time.time() - start))))
+        wait_until(lambda: x.count("stall CreateContainer") > stalls0, 60, "the NRI plugin's first stall",
+                   interval=1.0)
+    finally:
+        x.nri_stall([])
+    end = time.time()
+    stalls = x.count("stall CreateContainer") - stalls0
+    c.kubectl("delete", "pod", "-n", NAMESPACE, "-l", "chaos=nri", "--wait=false", check=False)
+    wait_until(lambda: gone(c, "chaos=nri"), 120, "the NRI fault's pods gone", interval=1.0)
+    return {"class": "nri_stall", "culprit": NRI_PLUGIN, "start": start, "end": end, "expect": ["nri_stall"],
+            "notready": False, "pods": n, "stalls": stalls}
+
+
+def cni_status_unhealthy(c, rng, hold):
+    """The runtime's first network's CNI plugin answers STATUS unhealthy
+    (CNI spec 1.1.0, error 50 in its daemon's words, which do not name it),
+    as a plugin whose node daemon died does: containerd 2.x calls STATUS in
+    every CRI Status and answers NetworkReady=false; the kubelet turns the
+    Node NotReady. Healthy again after HOLD seconds."""
+    x = c.chaos_extras
+    with open(x.unhealthy, "w") as f:
+        f.write(CNI_STATUS_WORDS + "\n")
+    start = time.time()
+    try:
+        time.sleep(hold)
+    finally:
+        os.unlink(x.unhealthy)
+    return {"class": "cni_status_unhealthy", "culprit": "status-plugin", "start": start, "end": time.time(),
+            "expect": ["runtime_network_not_ready"], "notready": True}
+
+
+def _oom_kills(c, name):
+    pods = c.get_json("pods", "-n", NAMESPACE, "-l", "chaos=" + name)["items"]
+    kills = 0
+    for p in pods:
+        for s in p["status"].get("containerStatuses", []):
+            for st in (s.get("state", {}), s.get("lastState", {})):
+                if st.get("terminated", {}).get("reason") == "OOMKilled":
+                    kills = max(kills, s.get("restartCount", 0) + (1 if "terminated" in s.get("state", {}) else 0))
+    return kills
+
+
+def memory_pressure_oom(c, rng, hold, limit_mib=24, alloc_mib=64):
+    """A pod with a LIMIT_MIB memory limit whose container allocates and
+    touches ALLOC_MIB at start: the kernel's OOM killer ends it in its
+    cgroup, the kubelet starts it again (its crash-loop backoff), killed
+    again. From the first OOM kill the kubelet reports to HOLD seconds
+    later, then deleted. The PLEG is not at risk from it: the truth expects
+    no warning, only node_pressure if the agent measures the pressure."""
+    name = "oom"
+    mem = "%dMi" % limit_mib
+    c.apply(_pod(name, ["/workload", "-1", "0", "0", str(alloc_mib)],
+                 resources={"resources": {"requests": {"memory": mem, "cpu": "10m"}, "limits": {"memory": mem}}}))
+    wait_until(lambda: _oom_kills(c, name) >= 1, 120, "the first OOM kill of pod %s" % name, interval=0.5)
+    start = time.time()
+    time.sleep(hold)
+    kills = _oom_kills(c, name)
+    c.kubectl("delete", "pod", "-n", NAMESPACE, name, "--wait=false")
+    wait_until(lambda: gone(c, "chaos=" + name), 120, "pod %s gone" % name, interval=1.0)
+    return {"class": "memory_pressure_oom", "culprit": "%s/%s" % (NAMESPACE, name), "start": start,
+            "end": time.time(), "expect": ["node_pressure"], "notready": False, "warns": False,
+            "oom_kills": kills}
+
+
 CLASSES = {
     "runtime_stopped": runtime_stopped,
     "runtime_killed": runtime_killed,
@@ -240,19 +395,32 @@ CLASSES = {
     "zombies": zombies,
     "event_storm": event_storm,
     "network_not_ready": network_not_ready,
+    "memory_pressure_oom": memory_pressure_oom,
+    # containerd 2.x (Extras)
+    "nri_stall": nri_stall,
+    "cni_status_unhealthy": cni_status_unhealthy,
 }
+NEEDS_V2 = ("nri_stall", "cni_status_unhealthy")
 
-# What the issue lists and this bed does not inject (yet), and why.
+# What the issue lists and the campaign does not inject (yet), and why.
 MISSING = {
     "runtime_disk_slow": "dm-delay needs the runtime root on a device-mapper device before containerd starts; "
                          "the containerd fixture has no hook for its root's device",
     "runtime_disk_full": "same: the runtime root is a directory on the host's disk",
-    "pids_limit": "the bed's kubepods cgroup is under a private parent the agent does not read as kubepods",
+    "pids_limit": "the bed's kubelet sets no podPidsLimit (a node-wide setting the zombie class's 150 children "
+                  "would meet too) and its kubepods cgroup is under a private parent the agent does not read "
+                  "as kubepods",
     "too_many_containers": "thousands of exited containers take longer to make than the short campaign's budget",
     "init_in_d_state": "no FUSE/NFS-like wait made by the tests yet",
-    "memory_pressure_oom": "no OOM workload yet",
-    "runtime_status_hung": "containerd 1.6 does not call the CNI plugin's STATUS",
-    "nri_stall": "the campaign's containerd is 1.6 (its frozen-shim class needs 1.6's locking), which has no NRI "
-                 "on by default (containerd 2.3: e2e_nri_stall)",
-    "pod_relist_hung": "no real runtime hangs one pod's filtered list on demand (fakecri: integration_pod_relist_hung)",
+    "runtime_status_hung": "the project's CNI plugin answers STATUS unhealthy at once (cni_status_unhealthy); "
+                           "it has no mode that holds STATUS yet",
+    "pod_relist_hung": "no real runtime hangs one pod's filtered list alone: containerd 2.3 builds every "
+                       "ListContainers answer, filtered or not, from every container's status under its lock "
+                       "before it filters, so a held container hangs the unfiltered lists too (shim_frozen); "
+                       "the 1.37 kubelet's per-pod relist is judged on the fake runtime "
+                       "(integration_pod_relist_hung)",
+}
+MISSING_ON_V1 = {
+    "nri_stall": "containerd 1.6 has no NRI on by default (the 2.3 bed injects it)",
+    "cni_status_unhealthy": "containerd 1.6 does not call the CNI plugin's STATUS (the 2.3 bed injects it)",
 }

@@ -24,7 +24,9 @@ Definitions (each poll of /diagnose is one sample, every 2 s):
   NotReady is judged as sub-NotReady), named (an expected cause on top while at_risk/unhealthy, or the
   node condition True with its reason) at some sample of the window.
   Sub-NotReady faults: warned (an expected cause at warning or critical, or
-  status at_risk/unhealthy with it on top).
+  status at_risk/unhealthy with it on top). A fault whose truth says
+  "warns": false (a pod OOM-killed in its own cgroup: the PLEG is not at
+  risk from it) is in neither recall; its at-risk samples count in precision.
 - lead: for NotReady faults, Ready=False's first poll minus plegscope's
   first right verdict (expected cause on top, not healthy); negative when
   the kubelet was first. Median and worst.
@@ -174,7 +176,7 @@ def score_one(truth, timeline, kubelet, alerts):
                 k["leads"].append(lead)
             else:
                 k["missed"].append(round(f["start"] - truth["start"]))
-        else:
+        elif f.get("warns", True):
             sub_n += 1
             k["sub"] += 1
             if any(warned_at(r) for r in win):

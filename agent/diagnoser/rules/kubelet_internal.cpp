@@ -49,6 +49,17 @@ bool agent_relisted_throughout(const Context& c, TimePoint from) {
   return any;
 }
 
+// How long the runtime has answered the agent without a break: since the
+// end of the newest relist in the agent's timeline that failed or was held
+// past the hang threshold. nullopt: the timeline holds no such relist.
+std::optional<double> runtime_answering_seconds(const Context& c) {
+  std::optional<TimePoint> since;
+  for (const RelistRecord& r : c.s.timeline)
+    if (r.error_code || to_seconds(r.duration) >= c.t.hang_seconds) since = r.start + r.duration;
+  if (!since) return std::nullopt;
+  return std::max(0.0, to_seconds(c.s.now - *since));
+}
+
 void cite_journal(const JournalEvidence& j, TimePoint now, Finding& f) {
   if (j.pleg_not_healthy_marks == 0 || !j.last_pleg_not_healthy) return;
   f.journal_marks = j.pleg_not_healthy_marks;
@@ -102,7 +113,14 @@ std::optional<Finding> judge_kubelet_internal(const Context& c) {
     flat = std::max(0.0, *v.seconds_since_relist_advanced - v.sample_age_seconds.value_or(0));
   // Same host, same wall clock: a negative age is a clock step, not evidence.
   if (v.last_seen_age_seconds && *v.last_seen_age_seconds >= 0) age = v.last_seen_age_seconds;
-  const double stalled = std::max(flat.value_or(0), age.value_or(0));
+  const double kubelet_stalled = std::max(flat.value_or(0), age.value_or(0));
+  // Only the part of the kubelet's stall during which the runtime answered
+  // is the kubelet's own: a runtime that was down or held stopped the
+  // kubelet's relists too, and once it answers again the kubelet's next
+  // relist comes after its own call returns or its connection's backoff
+  // (chaos campaign: 4-6 s after a stopped or killed runtime came back, a
+  // kubelet last seen 13-23 s ago was named kubelet_internal).
+  const double stalled = std::min(kubelet_stalled, runtime_answering_seconds(c).value_or(kubelet_stalled));
   if (stalled < stall_after) return std::nullopt;
 
   // The agent's relists on the same runtime must be normal. Otherwise the

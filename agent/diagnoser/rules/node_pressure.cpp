@@ -58,7 +58,13 @@ std::optional<Finding> judge_node_pressure(const Context& c) {
                     (worst.p99 >= t.hang_seconds || (worst.in_flight_slow && worst.slow <= 1));
   const double slow_seconds = held ? worst.typical : worst.p99;
   const bool calls_slow = slow_seconds >= std::min(t.slow_list_seconds, t.slow_status_seconds) || c.hung();
-  const bool relists_slow = c.relist_seconds >= t.slow_list_seconds;
+  // The relist running now is as long as the call it waits on: when that
+  // call is held, so is the relist, and only the completed relists say
+  // whether pressure slows them (chaos campaign, on a saturated node: the
+  // first 10 s of a stopped runtime or a frozen shim read "relists take
+  // 9.4s" as pressure, at warning, the only cause named).
+  const double relist_seconds = held ? c.completed_relist_seconds : c.relist_seconds;
+  const bool relists_slow = relist_seconds >= t.slow_list_seconds;
   bool severe = false;
   for (const auto& h : hits) severe = severe || h.severe;
   double confidence = 0.35 + (calls_slow ? 0.4 : relists_slow ? 0.25 : 0) + (severe ? 0.1 : 0);
@@ -77,13 +83,13 @@ std::optional<Finding> judge_node_pressure(const Context& c) {
     f.op = worst.op;
     f.seconds = slow_seconds;
   } else {
-    f.seconds = c.relist_seconds;
+    f.seconds = relist_seconds;
   }
   for (const auto& h : hits) f.evidence.push_back({h.signal, h.reading.value, h.threshold});
   if (!worst.op.empty())
     f.evidence.push_back({"p99_seconds{" + worst.op + "}", worst.p99,
                           std::min(t.slow_list_seconds, t.slow_status_seconds)});
-  f.evidence.push_back({"relist_duration_p50_seconds", c.relist_seconds, t.slow_list_seconds});
+  f.evidence.push_back({"relist_duration_p50_seconds", relist_seconds, t.slow_list_seconds});
   return f;
 }
 

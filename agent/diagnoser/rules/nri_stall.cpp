@@ -47,7 +47,15 @@ std::optional<Finding> judge_nri_stall(const Context& c) {
   }
   if (!worst.calls) return std::nullopt;
   const auto& n = *worst.calls;
-  Finding f = make_finding(CauseId::kNriStall, Severity::kWarning, n.timeouts > 0 ? 0.7 : 0.5);
+  // NRI disconnects a plugin it gave up on; one that comes back answers
+  // the calls after it. Its cut-offs stay listed for the metrics window
+  // (5 min), a warning only while they are recent (chaos campaign: a plugin
+  // that stalled three creations kept the node at risk for 5 min after it
+  // answered again, through the next faults and the quiet between).
+  const bool over = n.timeouts > 0 && n.seconds_since_timeout && *n.seconds_since_timeout > c.t.nri_recent_seconds &&
+                    worst.slow <= n.timeouts;
+  Finding f = over ? make_finding(CauseId::kNriStall, Severity::kInfo, 0.45)
+                   : make_finding(CauseId::kNriStall, Severity::kWarning, n.timeouts > 0 ? 0.7 : 0.5);
   f.nri_plugin = n.plugin;
   f.method = n.operation;
   f.timeouts = static_cast<int>(n.timeouts);
@@ -57,6 +65,9 @@ std::optional<Finding> judge_nri_stall(const Context& c) {
   f.window_seconds = m.nri_window_seconds;
   f.endpoint = m.endpoint;
   if (n.timeouts > 0) f.evidence.push_back({"nri_plugin_timeouts" + labels(n), n.timeouts, 1});
+  if (n.seconds_since_timeout)
+    f.evidence.push_back({"nri_plugin_seconds_since_timeout" + labels(n), *n.seconds_since_timeout,
+                          c.t.nri_recent_seconds});
   f.evidence.push_back({"nri_plugin_slow_calls" + labels(n), worst.slow, 1});
   f.evidence.push_back({"nri_plugin_seconds" + labels(n), n.latency.sum, std::nullopt});
   // The PLEG's own calls meanwhile: what says this plugin is not why PLEG is unhealthy.

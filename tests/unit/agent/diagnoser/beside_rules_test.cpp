@@ -87,6 +87,37 @@ TEST(KubeletInternal, NotNamedWhenTheAgentsOwnRelistsStopped) {
   EXPECT_EQ(find(b.report(), CauseId::kKubeletInternal), nullptr);
 }
 
+// A runtime killed and started again 5 s ago: the agent's relists failed
+// until then, and the kubelet, last seen 23 s ago, has not relisted since
+// (its connection's backoff). Only the 5 s the runtime has answered are the
+// kubelet's own: not named. Once the runtime has answered past the stall
+// threshold while the kubelet stays flat, it is.
+TEST(KubeletInternal, OnlyTheStallWhileTheRuntimeAnsweredCounts) {
+  Builder b;
+  kubelet(b, 23, 23);
+  const size_t last = b.s.timeline.size() - 1;
+  b.s.timeline[last - 5].error_code = GrpcCode::kUnavailable;  // ended 5 s ago
+  EXPECT_EQ(find(b.report(), CauseId::kKubeletInternal), nullptr);
+  b.s.timeline[last - 5].error_code.reset();
+  b.s.timeline[last - kStallAfter].error_code = GrpcCode::kUnavailable;  // ended 11 s ago
+  const Report r = b.report();
+  const Cause* c = find(r, CauseId::kKubeletInternal);
+  ASSERT_NE(c, nullptr) << r.summary;
+  EXPECT_EQ(c->severity, Severity::kWarning);
+}
+
+// A runtime stopped for minutes and resumed 4 s ago: the agent's relist was
+// held all that time. The kubelet's stall began with the runtime's.
+TEST(KubeletInternal, NotNamedRightAfterAHeldRelistReturns) {
+  Builder b;
+  kubelet(b, 200, 200);
+  RelistRecord held = relist(190, 190, 0);
+  held.start = kNow - secs(194);
+  b.s.timeline.insert(b.s.timeline.end() - 4, held);
+  b.s.timeline.erase(b.s.timeline.begin() + 1, b.s.timeline.end() - 5);  // none ran while it was held
+  EXPECT_EQ(find(b.report(), CauseId::kKubeletInternal), nullptr);
+}
+
 TEST(KubeletInternal, NotNamedFromAnUnreachableKubelet) {
   Builder b;
   kubelet(b, 200, 200);

@@ -33,6 +33,28 @@ void nri_calls(Builder& b, const std::string& plugin, const std::string& operati
   b.s.runtime_metrics.nri_calls.push_back({plugin, operation, std::move(h), timeouts});
 }
 
+// A plugin cut off at NRI's timeout, then answering again: a warning while
+// the cut-off is recent, at info once it is more than a minute old (the
+// calls since did not wait on it); slow calls beyond the cut-off ones keep
+// the warning.
+TEST(NriStall, ACutOffOverAMinuteAgoIsInfo) {
+  Builder b;
+  nri_calls(b, "10-stall", "CreateContainer", latency(50, 0, 3), 3);
+  b.s.runtime_metrics.nri_calls.front().seconds_since_timeout = 60;
+  auto recent = find(b.report(), CauseId::kNriStall);
+  ASSERT_NE(recent, nullptr);
+  EXPECT_EQ(recent->severity, Severity::kWarning);
+  b.s.runtime_metrics.nri_calls.front().seconds_since_timeout = 61;
+  Report r = b.report();
+  const Cause* old = find(r, CauseId::kNriStall);
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(old->severity, Severity::kInfo);
+  EXPECT_TRUE(has_evidence(*old, "nri_plugin_seconds_since_timeout{plugin=10-stall,operation=CreateContainer}"));
+  EXPECT_EQ(r.status, Status::kHealthy) << r.summary;
+  b.s.runtime_metrics.nri_calls.front().latency = latency(50, 0, 4);  // a slow call besides the cut-off ones
+  EXPECT_EQ(find(b.report(), CauseId::kNriStall)->severity, Severity::kWarning);
+}
+
 TEST(NriStall, FastPluginNamesNothing) {
   Builder b;
   nri_calls(b, "10-stall", "CreateContainer", latency(200, 0, 0));

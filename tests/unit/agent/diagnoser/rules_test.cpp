@@ -2,6 +2,7 @@
 // plus status, ordering, forecast and summary. Snapshots are built by hand:
 // the diagnoser is a pure function, no clock or runtime needed.
 #include "snapshot_builder.h"
+#include "diagnoser/interactions.h"
 
 #include "report/json.h"
 #include "report/text.h"
@@ -678,6 +679,44 @@ TEST(NodePressureRule, ALoneCallInFlightAmongFastOnesIsNoSlowCall) {
   const Cause* c = find(r, CauseId::kNodePressure);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->severity, Severity::kInfo) << c->summary;
+}
+
+// The same, as the agent sees it: its relist in progress waits on that call,
+// 5 s so far, on a saturated node. The relist is held, not slowed: only the
+// completed relists, fast, say whether pressure slows them. Relists that
+// completed slowly before the call was held still make it a warning.
+TEST(NodePressureRule, ARelistHeldByALoneCallIsNoSlowRelist) {
+  Builder b;
+  b.s.pressure->cpu_some_avg10 = 98;
+  b.s.pressure->load1 = 60;
+  b.call_in_flight(op::kListPodSandbox, 5);
+  RelistRecord running = relist(5, 0, 0);
+  running.start = kNow - secs(5);
+  running.lists_done = 0;
+  b.s.in_progress = running;
+  b.s.relist_in_progress_since = running.start;
+  Report r = b.report();
+  const Cause* c = find(r, CauseId::kNodePressure);
+  ASSERT_TRUE(c) << r.summary;
+  EXPECT_EQ(c->severity, Severity::kInfo) << c->summary;
+  EXPECT_EQ(r.status, Status::kHealthy) << r.summary;
+  b.relists(20, relist(1.2, 1.1, 0.05));
+  b.s.timeline.back().start = kNow - secs(6.3);  // the last one completed before the held one began
+  EXPECT_EQ(find(b.report(), CauseId::kNodePressure)->severity, Severity::kWarning);
+}
+
+// An at-risk report heads with what it is at risk for: pressure at info
+// (no call measured slow with it) ranks below a warning of lower confidence.
+TEST(NodePressureRule, AtInfoItRanksBelowAWarning) {
+  std::vector<Finding> f;
+  f.push_back(make_finding(CauseId::kNodePressure, Severity::kInfo, 0.45, Form::kCallsNotSlowYet));
+  f.push_back(make_finding(CauseId::kRuntimeUnavailable, Severity::kWarning, 0.43));
+  f.push_back(make_finding(CauseId::kDefunctProcesses, Severity::kWarning, 0.55));
+  rank(f, 0.3);
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[0].id, CauseId::kDefunctProcesses);
+  EXPECT_EQ(f[1].id, CauseId::kRuntimeUnavailable);
+  EXPECT_EQ(f[2].id, CauseId::kNodePressure);
 }
 
 // PID limits are pid_exhaustion's (host_rules_test.cpp), judged
