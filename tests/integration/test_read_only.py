@@ -8,7 +8,7 @@ import subprocess
 import harness
 from harness import Agent, FakeCri, wait_until
 
-READ_ONLY = {"Version", "Status", "ListPodSandbox", "PodSandboxStatus", "ListContainers", "ContainerStatus",
+READ_ONLY = {"Version", "Status", "RuntimeConfig", "ListPodSandbox", "PodSandboxStatus", "ListContainers", "ContainerStatus",
              "GetContainerEvents", "StreamPodSandboxes", "StreamContainers"}
 
 EVERYTHING_SUPPORTED = {
