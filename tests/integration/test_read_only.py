@@ -102,7 +102,8 @@ def test_runtime_config_asked_once_and_unimplemented_named():
         counts = fake.counts()
         print("calls: %r; %s" % (counts, cause["summary"]))
         assert_read_only(counts)
-        assert counts["RuntimeConfig"] == counts["Version"], counts
+        # Never more often than Version (which the start-up check also asks), never per relist.
+        assert counts["RuntimeConfig"] <= counts["Version"] and counts["RuntimeConfig"] <= 2, counts
         assert cause["severity"] == "info" and report["status"] == "healthy", (cause, report["status"])
         assert "containerd 1.6.20" in cause["summary"], cause["summary"]
 
