@@ -34,6 +34,9 @@ std::optional<Finding> judge_runtime_losing_support(const Context& c) {
   // runtime was upgraded is stale once the runtime answers.
   if (c.s.runtime_config.answer == RuntimeConfigAnswer::kAnswered) return std::nullopt;
   if (!measured && !kubelet_series) return std::nullopt;
+  // Below the 0.5 that the fleet-wide alert (mixin fleetWideCauseMinConfidence)
+  // counts: a cluster still on containerd 1.x everywhere has an upgrade to
+  // plan, not a regression to page on.
   Finding f = make_finding(CauseId::kRuntimeLosingSupport, Severity::kInfo, measured && kubelet_series ? 0.4 : 0.3,
                            measured ? Form::kFound : Form::kFromKubelet);
   f.op = op::kRuntimeConfig;
