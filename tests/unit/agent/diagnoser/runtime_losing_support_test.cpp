@@ -61,7 +61,7 @@ TEST(RuntimeLosingSupport, TheKubeletsSeriesAloneNamesItsOwnRelease) {
   // Both together weigh more than either.
   Builder both = old_runtime(RuntimeConfigAnswer::kUnimplemented);
   both.s.kubelet.view.cri_losing_support = "1.38.0";
-  const Cause* together = find(both.report(), CauseId::kRuntimeLosingSupport);
+  auto together = find(both.report(), CauseId::kRuntimeLosingSupport);
   ASSERT_TRUE(together);
   EXPECT_GT(together->confidence, c->confidence);
 }
@@ -95,7 +95,7 @@ TEST(RuntimeLosingSupport, OnCrioTheUpgradeIsCriosOwn) {
   b.s.runtime_name = "cri-o";
   b.s.runtime_version = "1.27.0";
   b.s.endpoint = "unix:///var/run/crio/crio.sock";
-  const Cause* c = find(b.report(), CauseId::kRuntimeLosingSupport);
+  auto c = find(b.report(), CauseId::kRuntimeLosingSupport);
   ASSERT_TRUE(c);
   EXPECT_NE(c->summary.find("upgrade CRI-O"), std::string::npos) << c->summary;
   EXPECT_EQ(c->summary.find("containerd"), std::string::npos) << c->summary;
