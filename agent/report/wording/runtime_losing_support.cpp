@@ -34,6 +34,29 @@ CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
   return w;
 }
 
+// The Fix in the node's runtime's own terms; Confirm and Do not name no runtime.
+constexpr RuntimeText kOnContainerd = {
+  nullptr,
+  "Upgrade containerd to 2.x before the kubelet (its configuration file becomes version 3 or later, "
+  "docs/install.md). The kubelet asks RuntimeConfig only when it starts: restart it after containerd's upgrade "
+  "and its kubelet_cri_losing_support series goes away. Until then keep the kubelet's cgroupDriver "
+  "containerd's (SystemdCgroup in the runc runtime's options).",
+  nullptr,
+};
+constexpr RuntimeText kOnCrio = {
+  nullptr,
+  "Upgrade CRI-O to the kubelet's minor release before the kubelet. The kubelet asks RuntimeConfig only when "
+  "it starts: restart it after CRI-O's upgrade and its kubelet_cri_losing_support series goes away. Until then "
+  "keep the kubelet's cgroupDriver CRI-O's (cgroup_manager in crio.conf).",
+  nullptr,
+};
+
+RuntimeText text_on(const RuntimeModel& runtime) {
+  if (runtime.family == RuntimeFamily::kCrio) return kOnCrio;
+  if (runtime.family == RuntimeFamily::kContainerd) return kOnContainerd;
+  return {};
+}
+
 }  // namespace
 
 // The runbook's paragraphs are, word for word, docs/runbook.md's ## runtime_losing_support
@@ -51,7 +74,7 @@ const CauseWording runtime_losing_support_wording = {
    "Upgrade the kubelet to the release it names while the runtime still does not answer. Do not take this for "
    "the cause of an unhealthy PLEG: the kubelet falls back today and no call is slower for it."},
   words_of,
-  nullptr,
+  text_on,
 };
 // clang-format on
 
