@@ -104,7 +104,14 @@ def test_runtime_config_asked_once_and_unimplemented_named():
         assert_read_only(counts)
         # Never more often than Version (which the start-up check also asks), never per relist.
         assert counts["RuntimeConfig"] <= counts["Version"] and counts["RuntimeConfig"] <= 2, counts
-        assert cause["severity"] == "info" and report["status"] == "healthy", (cause, report["status"])
+        assert cause["severity"] == "info" and cause["advice"] == "none", cause
+        # An info cause never raises the status: anything but healthy has
+        # another cause above info or a forecast behind it (a loaded machine's
+        # late relists at this period).
+        others = [(c["id"], c["severity"]) for c in report["causes"] if c["severity"] != "info"]
+        print("status %s; other causes above info %r" % (report["status"], others))
+        assert report["status"] == "healthy" or others or report["forecast"]["seconds_to_unhealthy"] is not None, \
+            (report["status"], report["causes"])
         assert "containerd 1.6.20" in cause["summary"], cause["summary"]
 
 
