@@ -64,6 +64,7 @@ Advice advise(const Finding& f) {
     case CauseId::kNodePressure:
     case CauseId::kCniSlow:
     case CauseId::kNriStall:  // the plugin is fixed where it runs; nothing of the node
+    case CauseId::kRuntimeLosingSupport:  // an upgrade to plan, never a remediator's act
       return Advice::kNone;
     // The runtime's Status: a hung one is cleared by a restart of the
     // runtime (after the stuck CNI call is found); a condition the runtime

@@ -35,4 +35,6 @@
   X(kContainerFrozen, container_frozen)         \
   X(kDefunctProcesses, defunct_processes)       \
   X(kPidExhaustion, pid_exhaustion)             \
-  X(kRuntimeDiskSlow, runtime_disk_slow)
+  X(kRuntimeDiskSlow, runtime_disk_slow)        \
+  /* not a PLEG failure: what the next kubelet will refuse */ \
+  X(kRuntimeLosingSupport, runtime_losing_support)

@@ -109,6 +109,9 @@ enum class Form {
   // runtime_network_not_ready: a configured CNI plugin answers STATUS
   // unhealthy (CNI 1.1.0), where kFound is no network configuration at all
   kPluginUnhealthy,
+  // runtime_losing_support: only the kubelet's kubelet_cri_losing_support
+  // says it (the agent's own RuntimeConfig has no answer yet)
+  kFromKubelet,
 };
 
 // One pressure reading past its threshold (node_pressure).
@@ -240,6 +243,14 @@ struct Finding {
   bool lists_answer = false;       // the PLEG's lists answer meanwhile
   // The kubelet's Ready message, where readable, says this very thing.
   bool ready_message_agrees = false;
+
+  // runtime_losing_support: the runtime as its Version names it, and the
+  // kubelet release that says it stops falling back ("1.38.0"), from the
+  // kubelet's own series or from what that kubelet's release announces.
+  std::string runtime_name, runtime_version;
+  std::string losing_support_from;
+  std::string kubelet_version;    // "v1.37.2"; "" when the agent could not read it
+  bool kubelet_says = false;      // kubelet_cri_losing_support was read
 
   std::vector<Evidence> evidence;  // the measured signals, for /diagnose
   // The runtime's own metrics page fails meanwhile (runtime_hung, shim_hung):

@@ -170,6 +170,8 @@ void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Findi
     // Pressure at info measured no slow call or relist with it: it does
     // not explain a relist that is late.
     if (f.id == CauseId::kNodePressure && f.severity == Severity::kInfo) continue;
+    // A runtime the next kubelet will refuse costs no relist time today.
+    if (f.id == CauseId::kRuntimeLosingSupport) continue;
     if (late ? explains_relist_time(f.id) : true) return;
   }
 

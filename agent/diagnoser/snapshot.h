@@ -10,6 +10,7 @@
 #include "common/clock.h"
 #include "cri/operation_stats.h"
 #include "cri/connect_problem_evidence.h"
+#include "cri/runtime_config_evidence.h"
 #include "cri/runtime_status_evidence.h"
 #include "crio/crio_evidence.h"
 #include "diagnoser/journal_evidence.h"
@@ -58,6 +59,7 @@ struct Snapshot {
   bool agent_blind = false;
   std::string runtime_name;
   std::string runtime_version;
+  RuntimeConfigEvidence runtime_config;  // the agent's own RuntimeConfig call
   std::map<std::string, OperationStats> operations;  // by op name (runtime_client.h op::)
 
   // PLEG state.

@@ -182,6 +182,7 @@ void place_sources(Snapshot& s, SourceEvidence evidence, const UnitRoles& journa
                    const ClockReading& reading) {
   s.runtime_name = evidence.runtime_info.name;
   s.runtime_version = evidence.runtime_info.version;
+  s.runtime_config = evidence.runtime_info.config;
   s.pressure = std::move(evidence.pressure);
   s.journal = journal_evidence(evidence.journal, journal_units, s.timeline, s.now);
   s.kubelet = std::move(evidence.kubelet);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "report/containerd_config.h"
 #include "report/format.h"
 #include "report/html.h"
 #include "report/sections/section.h"
@@ -101,16 +102,25 @@ std::string ready_error_words(const ScrapeOutcome& o) {
   }
 }
 
-std::string runtime_metrics_error_words(const Report::RuntimeMetrics& m) {
+// Where the runtime's metrics address is set, for the release the node runs
+// (containerd_config.h): a CRI-O node reads CRI-O's key only.
+std::string metrics_switch_words(const RuntimeModel& runtime) {
+  if (runtime.family == RuntimeFamily::kCrio) return "CRI-O's [crio.metrics] enable_metrics";
+  const std::string containerd = "containerd's " + containerd_metrics_table(runtime) + " address";
+  if (runtime.family == RuntimeFamily::kContainerd) return containerd;
+  return containerd + ", CRI-O's [crio.metrics] enable_metrics";
+}
+
+std::string runtime_metrics_error_words(const Report::RuntimeMetrics& m, const RuntimeModel& runtime) {
   if (m.endpoint.empty())
-    return "off: turn on the runtime's metrics (containerd [metrics] address, CRI-O enable_metrics) and pass "
-           "--runtime-metrics-endpoint";
+    return "off: turn on the runtime's metrics (" + metrics_switch_words(runtime) +
+           ") and pass --runtime-metrics-endpoint";
   const ScrapeOutcome& o = m.outcome;
   switch (o.error) {
     case ScrapeError::none: return "";
     case ScrapeError::unreachable:
-      return with_detail("nothing answers at --runtime-metrics-endpoint: is the runtime's metrics address on "
-                         "(containerd [metrics] address, CRI-O enable_metrics) and reachable from the agent?",
+      return with_detail("nothing answers at --runtime-metrics-endpoint: is the runtime's metrics address on (" +
+                             metrics_switch_words(runtime) + ") and reachable from the agent?",
                          o);
     case ScrapeError::timeout: return with_detail("the runtime's metrics page did not answer in time", o);
     case ScrapeError::not_found:
@@ -144,7 +154,8 @@ void word_beside(Report& r) {
   if (!r.kubelet.reachable && !r.kubelet.error) r.kubelet.error = kubelet_error_words(r.kubelet);
   if (ready_needs_words(r.kubelet)) r.kubelet.ready_error = ready_error_words(*r.kubelet.ready_outcome);
   if (!r.runtime_metrics.reachable && !r.runtime_metrics.error)
-    r.runtime_metrics.error = runtime_metrics_error_words(r.runtime_metrics);
+    r.runtime_metrics.error =
+        runtime_metrics_error_words(r.runtime_metrics, runtime_model(r.runtime.name, r.runtime.version, r.runtime.endpoint));
 }
 
 std::string model_words(const Report::Kubelet& k) {

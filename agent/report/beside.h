@@ -6,6 +6,7 @@
 #include <string>
 
 #include "diagnoser/report.h"
+#include "diagnoser/runtime_model.h"
 
 namespace plegscope {
 
@@ -13,7 +14,9 @@ namespace plegscope {
 std::string kubelet_error_words(const Report::Kubelet& kubelet);
 // The words, with its fix, of a failed get nodes/<node> (the Ready message).
 std::string ready_error_words(const ScrapeOutcome& outcome);
-std::string runtime_metrics_error_words(const Report::RuntimeMetrics& metrics);
+// Where to turn the metrics on is said for the node's runtime and release
+// (containerd's table moved in 2.3: containerd_config.h).
+std::string runtime_metrics_error_words(const Report::RuntimeMetrics& metrics, const RuntimeModel& runtime);
 // "verified against the CA file", "not verified (--kubelet-insecure-skip-tls-verify)", ...
 std::string tls_mode_words(const std::string& tls_mode);
 

@@ -182,6 +182,13 @@ CallResult<cri::VersionResponse> GrpcRuntimeClient::version_within(Duration time
   });
 }
 
+CallResult<cri::RuntimeConfigResponse> GrpcRuntimeClient::runtime_config_within(Duration timeout) {
+  return unary<cri::RuntimeConfigResponse>(op::kRuntimeConfig, [&](auto& ctx, auto& out) {
+    if (timeout < options_.request_timeout) ctx.set_deadline(deadline_after(timeout));
+    return stub_->RuntimeConfig(&ctx, cri::RuntimeConfigRequest(), &out);
+  });
+}
+
 CallResult<cri::StatusResponse> GrpcRuntimeClient::status() {
   return unary<cri::StatusResponse>(op::kStatus, [&](auto& ctx, auto& out) {
     return stub_->Status(&ctx, cri::StatusRequest(), &out);

@@ -56,6 +56,9 @@ class GrpcRuntimeClient final : public RuntimeClient {
   // would need no waiting thread, but starts two threads of its own.)
   CallResult<cri::VersionResponse> version_within(Duration timeout);
   CallResult<cri::StatusResponse> status() override;
+  // RuntimeConfig, a read (api.proto: "returns configuration information of
+  // the runtime"), with a bounded deadline as version_within().
+  CallResult<cri::RuntimeConfigResponse> runtime_config_within(Duration timeout);
   // Status on a completion queue of its own, collected by polling: no
   // thread waits while the runtime's Status hangs. Deadline: request_timeout.
   void begin_status() override;

@@ -1,5 +1,6 @@
 #pragma once
-// The runtime's name and version (CRI Version), as a source: asked on the
+// The runtime's name and version (CRI Version) and its RuntimeConfig, as a
+// source: asked on the
 // waiting lane after the first good relist and after every recovery (the
 // runtime may have been upgraded while it was away), never on every relist.
 #include <atomic>
@@ -8,6 +9,7 @@
 
 #include "common/source.h"
 #include "cri/grpc_runtime_client.h"
+#include "cri/runtime_config_evidence.h"
 
 namespace plegscope {
 
@@ -15,6 +17,9 @@ struct RuntimeInfo {
   std::string name;         // "containerd", "cri-o"
   std::string version;
   std::string api_version;  // the CRI version it speaks
+  // Asked with Version, as the kubelet asks it at start: the same runtime
+  // answers the same until it is restarted or upgraded.
+  RuntimeConfigEvidence config;
 };
 
 // Thread-safe.
@@ -38,6 +43,8 @@ class RuntimeInfoSource final : public SourceOf<RuntimeInfo> {
   void refresh();
 
  private:
+  RuntimeConfigEvidence ask_runtime_config();
+
   GrpcRuntimeClient& client_;
   const std::string endpoint_;
   mutable std::mutex mu_;

@@ -23,6 +23,7 @@ const std::vector<std::string>& wanted_families() {
       "kubelet_evented_pleg_connection_latency_seconds",
       "kubernetes_feature_enabled",
       "kubernetes_build_info",
+      "kubelet_cri_losing_support",
   };
   return names;
 }
@@ -98,6 +99,12 @@ KubeletSample parse_kubelet_metrics(std::string_view exposition) {
         s.version = parse_kubelet_version(*v);
         if (s.version) break;
       }
+    }
+  }
+  if (auto* losing = f("kubelet_cri_losing_support")) {
+    for (const auto& sample : losing->samples) {
+      auto v = sample.label("version");
+      if (v && !v->empty() && sample.value > 0) s.cri_losing_support = std::string(*v);
     }
   }
   for (const auto& family : parsed.families) {

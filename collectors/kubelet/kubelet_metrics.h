@@ -37,6 +37,10 @@ struct KubeletSample {
   std::optional<bool> evented_pleg_gate;  // kubernetes_feature_enabled{name="EventedPLEG"}
   std::optional<bool> cri_list_streaming_gate;  // kubernetes_feature_enabled{name="CRIListStreaming"}
   std::optional<KubeletVersion> version;  // kubernetes_build_info{git_version}
+  // kubelet_cri_losing_support{version}: the release the kubelet says will
+  // stop supporting the runtime beside it. The kubelet registers the family
+  // only when the runtime answered RuntimeConfig UNIMPLEMENTED at its start.
+  std::optional<std::string> cri_losing_support;
   size_t families_found = 0;  // how many of the families above were present
   size_t malformed_lines = 0;
   std::string parse_error;  // the parser's first error, "" when none

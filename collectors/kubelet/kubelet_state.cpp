@@ -17,6 +17,7 @@ void KubeletState::observe(const KubeletSample& sample, MonotonicTime mono_now, 
   if (sample.version) version_ = sample.version;
   if (sample.evented_pleg_gate) evented_gate_ = sample.evented_pleg_gate;
   if (sample.cri_list_streaming_gate) list_streaming_gate_ = sample.cri_list_streaming_gate;
+  losing_support_ = sample.cri_losing_support;
   last_seen_age_.reset();
   if (sample.pleg_last_seen_seconds && *sample.pleg_last_seen_seconds > 0) {
     last_seen_age_ = unix_seconds(wall_now) - *sample.pleg_last_seen_seconds;
@@ -49,6 +50,7 @@ KubeletView KubeletState::view(MonotonicTime mono_now) const {
   v.version_overridden = override_.has_value();
   v.evented_pleg_gate = evented_gate_;
   v.cri_list_streaming_gate = list_streaming_gate_;
+  v.cri_losing_support = losing_support_;
   // Always a model: the kubelet's own release, the flag's, or the newest
   // released kubelet's when neither is known.
   if (v.version) {

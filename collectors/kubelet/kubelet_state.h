@@ -31,6 +31,10 @@ struct KubeletView {
   bool version_overridden = false;  // set_version_override() is in force
   std::optional<bool> evented_pleg_gate;
   std::optional<bool> cri_list_streaming_gate;  // whether the kubelet streams its CRI lists
+  // The last sample's kubelet_cri_losing_support{version}: the series lives
+  // until the kubelet restarts, so a sample without it means a kubelet that
+  // found RuntimeConfig answered.
+  std::optional<std::string> cri_losing_support;
   // The kubelet's PLEG as the agent copies it; the newest released
   // kubelet's (model.source assumed) when no version is known.
   KubeletPlegModel model;
@@ -64,6 +68,7 @@ class KubeletState {
   std::optional<KubeletVersion> override_;
   std::optional<bool> evented_gate_;
   std::optional<bool> list_streaming_gate_;
+  std::optional<std::string> losing_support_;
 };
 
 }  // namespace plegscope

@@ -49,7 +49,7 @@ import shim_check  # noqa: E402
 import harness  # noqa: E402  (tests/lib, on PYTHONPATH)
 from e2e_context import E2eContext, skip_if  # noqa: E402  (tests/lib)
 import oci_image  # noqa: E402
-from containerd_fixture import Containerd, skip_reason  # noqa: E402
+from containerd_fixture import Containerd, bed_name, skip_reason  # noqa: E402
 from e2e_util import BUILD_DIR, Agent, EventWatcher, log, metric, samples, wait_until  # noqa: E402
 import journal_export  # noqa: E402  (tests/lib)
 
@@ -346,6 +346,38 @@ def test_health_and_build_info():
         log("  plegscope_build_info %s" % samples(Ctx.agent.metrics(), "plegscope_build_info"))
     log("  build info names %s %s, as CRI Version answers" % (info[0]["runtime_name"],
                                                              info[0]["runtime_version"]))
+
+@with_agent
+def test_runtime_losing_support_by_release():
+    """The agent's own RuntimeConfig call (a read, asked with Version) on the
+    real containerd: Debian's 1.6 (the matrix bed) answers UNIMPLEMENTED and
+    /diagnose names runtime_losing_support, info with advice none, with the
+    runtime, its version and the release the newest kubelet names; 2.x
+    answers it and the cause is absent."""
+    name, version = Ctx.runtime_version
+    def asked():
+        m = Ctx.agent.metrics()
+        return m if m.get("pleg_runtime_operations_total", 0, operation_type="runtime_config") >= 1 else None
+    m = wait_until(asked, 15, "the agent's RuntimeConfig call")
+    unimplemented = m.get("pleg_runtime_operations_errors_total", 0, operation_type="runtime_config",
+                          code="UNIMPLEMENTED")
+    rep, problem = diagnose_causes()
+    assert rep is not None, problem
+    cause = next((c for c in rep["causes"] if c["id"] == "runtime_losing_support"), None)
+    log("  RuntimeConfig on %s %s: %s; runtime_losing_support %s"
+        % (name, version, "UNIMPLEMENTED" if unimplemented else "answered",
+           cause["summary"] if cause else "absent"))
+    if bed_name() == "debian-1.6":
+        assert unimplemented >= 1, "containerd %s answered RuntimeConfig" % version
+        assert cause, "runtime_losing_support not named on containerd %s: %s" % (version, rep["causes"])
+        assert cause["severity"] == "info" and cause["advice"] == "none", cause
+        assert ("%s %s" % (name, version)) in cause["summary"], cause["summary"]
+        assert "1.38.0" in cause["summary"] and "2.x" in cause["summary"], cause["summary"]
+        assert any(e["signal"] == "runtime_config_unimplemented" for e in cause["evidence"]), cause
+    else:
+        assert unimplemented == 0, "containerd %s answered RuntimeConfig UNIMPLEMENTED" % version
+        assert cause is None, "runtime_losing_support named on containerd %s: %s" % (version, cause)
+
 
 @with_agent
 def test_runtime_metrics_read_from_containerd():

@@ -321,6 +321,25 @@ TEST_F(FakeCriTest, EventsAndStreamingAreUnimplementedByDefault) {
   EXPECT_EQ(count(Op::StreamContainers), 1u);
 }
 
+// RuntimeConfig answers by default (containerd 2.x, CRI-O); a scenario's
+// runtime_config false makes it the UNIMPLEMENTED of containerd 1.6 and 1.7.
+TEST_F(FakeCriTest, RuntimeConfigAnswersByDefault) {
+  start(R"({"node": {"pods": 1}})");
+  cri::RuntimeConfigResponse config;
+  auto c = ctx();
+  ASSERT_TRUE(stub_->RuntimeConfig(c.get(), cri::RuntimeConfigRequest(), &config).ok());
+  EXPECT_EQ(config.linux().cgroup_driver(), cri::SYSTEMD);
+}
+
+TEST_F(FakeCriTest, RuntimeConfigUnimplementedOnAnOldRuntime) {
+  start(R"({"node": {"pods": 1}, "runtime": {"runtime_config": false}})");
+  cri::RuntimeConfigResponse config;
+  auto c = ctx();
+  EXPECT_EQ(stub_->RuntimeConfig(c.get(), cri::RuntimeConfigRequest(), &config).error_code(),
+            grpc::StatusCode::UNIMPLEMENTED);
+  EXPECT_EQ(count(Op::RuntimeConfig), 1u);
+}
+
 TEST_F(FakeCriTest, ContainerEventsCarryThePodAndBreakAfterK) {
   start(R"({"node": {"pods": 3, "containers_per_pod": 2}, "runtime": {"container_events": true},
             "phases": [{"name": "ok", "duration": "1h"}, {"name": "broken", "events": {"break_after": 2, "code": "UNAVAILABLE"}}]})");

@@ -6,8 +6,9 @@ namespace {
 constexpr const char* kNames[kOpCount] = {
     "Version",          "Status",           "ListPodSandbox",     "PodSandboxStatus",
     "ListContainers",   "ContainerStatus",  "GetContainerEvents", "StreamPodSandboxes",
-    "StreamContainers", "RunPodSandbox",    "StopPodSandbox",     "RemovePodSandbox",
-    "CreateContainer",  "StartContainer",   "StopContainer",      "RemoveContainer",
+    "StreamContainers", "RuntimeConfig",    "RunPodSandbox",      "StopPodSandbox",
+    "RemovePodSandbox", "CreateContainer",  "StartContainer",     "StopContainer",
+    "RemoveContainer",
 };
 }  // namespace
 

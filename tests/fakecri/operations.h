@@ -19,6 +19,7 @@ enum class Op : size_t {
   GetContainerEvents,
   StreamPodSandboxes,
   StreamContainers,
+  RuntimeConfig,
   RunPodSandbox,
   StopPodSandbox,
   RemovePodSandbox,
@@ -27,7 +28,7 @@ enum class Op : size_t {
   StopContainer,
   RemoveContainer,
 };
-constexpr size_t kOpCount = 16;
+constexpr size_t kOpCount = 17;
 
 template <typename T>
 using PerOp = std::array<T, kOpCount>;

@@ -141,6 +141,15 @@ grpc::Status RuntimeService::Version(grpc::ServerContext* ctx, const cri::Versio
   });
 }
 
+grpc::Status RuntimeService::RuntimeConfig(grpc::ServerContext* ctx, const cri::RuntimeConfigRequest*,
+                                           cri::RuntimeConfigResponse* resp) {
+  if (!info_.runtime_config) return unimplemented(Op::RuntimeConfig);
+  return serve(Op::RuntimeConfig, ctx, false, nullptr, [&](const FaultInjector::Plan&, size_t&) {
+    resp->mutable_linux()->set_cgroup_driver(cri::SYSTEMD);
+    return grpc::Status::OK;
+  });
+}
+
 grpc::Status RuntimeService::Status(grpc::ServerContext* ctx, const cri::StatusRequest*, cri::StatusResponse* resp) {
   return serve(Op::Status, ctx, false, nullptr, [&](const FaultInjector::Plan& plan, size_t&) {
     const std::pair<const char*, const ConditionSpec*> conditions[] = {

@@ -32,6 +32,8 @@ class RuntimeService final : public cri::RuntimeService::Service {
                                   grpc::ServerWriter<cri::StreamPodSandboxesResponse>*) override;
   grpc::Status StreamContainers(grpc::ServerContext*, const cri::StreamContainersRequest*,
                                 grpc::ServerWriter<cri::StreamContainersResponse>*) override;
+  grpc::Status RuntimeConfig(grpc::ServerContext*, const cri::RuntimeConfigRequest*,
+                             cri::RuntimeConfigResponse*) override;
 
   grpc::Status RunPodSandbox(grpc::ServerContext*, const cri::RunPodSandboxRequest*,
                              cri::RunPodSandboxResponse*) override;

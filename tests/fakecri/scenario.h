@@ -121,6 +121,9 @@ struct RuntimeInfo {
   std::string version = "0.1.0";
   bool container_events = false;  // GetContainerEvents served, else UNIMPLEMENTED
   bool list_streaming = false;    // StreamPodSandboxes/StreamContainers, else UNIMPLEMENTED
+  // RuntimeConfig served (as containerd 2.x and CRI-O), else UNIMPLEMENTED
+  // (as containerd 1.6 and 1.7).
+  bool runtime_config = true;
   // Items per streamed message: a list of any length, as upstream's api.proto
   // declares (CRI-O 1.36 sends up to 3,000, containerd 2.4 up to 5,000).
   int list_stream_batch = 3000;

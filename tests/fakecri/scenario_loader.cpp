@@ -258,10 +258,12 @@ void parse_node(const json& j, NodeShape& node) {
 }
 
 void parse_runtime(const json& j, RuntimeInfo& rt) {
-  check_keys(j, "runtime", {"name", "version", "container_events", "list_streaming", "list_stream_batch"});
+  check_keys(j, "runtime", {"name", "version", "container_events", "list_streaming", "list_stream_batch",
+                         "runtime_config"});
   if (j.contains("name")) rt.name = get_string(j["name"], "runtime.name");
   if (j.contains("version")) rt.version = get_string(j["version"], "runtime.version");
   if (j.contains("container_events")) rt.container_events = get_bool(j["container_events"], "runtime.container_events");
+  if (j.contains("runtime_config")) rt.runtime_config = get_bool(j["runtime_config"], "runtime.runtime_config");
   if (j.contains("list_streaming")) rt.list_streaming = get_bool(j["list_streaming"], "runtime.list_streaming");
   if (j.contains("list_stream_batch"))
     rt.list_stream_batch = static_cast<int>(get_int(j["list_stream_batch"], "runtime.list_stream_batch", 1, 1'000'000));

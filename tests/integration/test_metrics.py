@@ -32,7 +32,7 @@ FAMILIES = {
 }
 EVENT_TYPES = {"ContainerStarted", "ContainerDied", "ContainerRemoved", "ContainerChanged", "PodSync"}
 KUBELET_OPERATION_TYPES = {"list_podsandbox", "list_containers", "podsandbox_status", "container_status",
-                           "version", "status", "get_container_events",
+                           "version", "status", "get_container_events", "runtime_config",
                            # CRI list streaming (DESIGN §2), named in the kubelet's style
                            "stream_podsandboxes", "stream_containers"}
 

@@ -8,7 +8,7 @@ import subprocess
 import harness
 from harness import Agent, FakeCri, wait_until
 
-READ_ONLY = {"Version", "Status", "ListPodSandbox", "PodSandboxStatus", "ListContainers", "ContainerStatus",
+READ_ONLY = {"Version", "Status", "RuntimeConfig", "ListPodSandbox", "PodSandboxStatus", "ListContainers", "ContainerStatus",
              "GetContainerEvents", "StreamPodSandboxes", "StreamContainers"}
 
 EVERYTHING_SUPPORTED = {
@@ -78,6 +78,41 @@ def test_only_read_only_calls_on_a_broken_runtime():
         counts = fake.counts()
         print("calls on the broken runtime: %r" % counts)
         assert_read_only(counts)
+
+
+def test_runtime_config_asked_once_and_unimplemented_named():
+    """RuntimeConfig is the one call beside Version the agent makes to learn
+    what the runtime is: asked with Version after the first good relist, not
+    per relist. On a runtime that answers UNIMPLEMENTED (containerd 1.6 and
+    1.7) /diagnose names runtime_losing_support as info; the node stays
+    healthy."""
+    old_runtime = {"name": "read_only_old_runtime", "node": {"pods": 5, "containers_per_pod": 1},
+                   "runtime": {"name": "containerd", "version": "1.6.20", "runtime_config": False},
+                   "phases": [{"name": "steady"}]}
+    with FakeCri(old_runtime) as fake, Agent(fake.endpoint, ["--relist-period", "200ms"]) as agent:
+        wait_until(lambda: fake.counts().get("RuntimeConfig", 0) >= 1, 30, "a RuntimeConfig call")
+        wait_until(lambda: fake.counts().get("ListContainers", 0) >= 10, 30, "10 relists")
+
+        def named():
+            status, body = agent.get("/diagnose")
+            report = harness.report_json(body) if status == 200 else {"causes": []}
+            return next((c for c in report["causes"] if c["id"] == "runtime_losing_support"), None) and report
+        report = wait_until(named, 30, "runtime_losing_support in /diagnose")
+        cause = next(c for c in report["causes"] if c["id"] == "runtime_losing_support")
+        counts = fake.counts()
+        print("calls: %r; %s" % (counts, cause["summary"]))
+        assert_read_only(counts)
+        # Never more often than Version (which the start-up check also asks), never per relist.
+        assert counts["RuntimeConfig"] <= counts["Version"] and counts["RuntimeConfig"] <= 2, counts
+        assert cause["severity"] == "info" and cause["advice"] == "none", cause
+        # An info cause never raises the status: anything but healthy has
+        # another cause above info or a forecast behind it (a loaded machine's
+        # late relists at this period).
+        others = [(c["id"], c["severity"]) for c in report["causes"] if c["severity"] != "info"]
+        print("status %s; other causes above info %r" % (report["status"], others))
+        assert report["status"] == "healthy" or others or report["forecast"]["seconds_to_unhealthy"] is not None, \
+            (report["status"], report["causes"])
+        assert "containerd 1.6.20" in cause["summary"], cause["summary"]
 
 
 def test_the_check_sees_calls_to_any_method():

@@ -53,6 +53,29 @@ TEST(KubeletMetrics, NewerSpellingsAndMissingFamilies) {
   EXPECT_EQ(s.families_found, 3u);
 }
 
+// The kubelet registers kubelet_cri_losing_support only when the runtime
+// answered RuntimeConfig UNIMPLEMENTED at its start (1.37 names 1.38.0); a
+// sample without the family, after a restart beside an upgraded runtime,
+// clears what the view says.
+TEST(KubeletMetrics, LosingSupportNamesTheReleaseUntilASampleLacksIt) {
+  const std::string losing =
+      "# HELP kubelet_cri_losing_support [ALPHA] the Kubernetes version that the currently running CRI "
+      "implementation will lose support on if not upgraded.\n"
+      "# TYPE kubelet_cri_losing_support gauge\n"
+      "kubelet_cri_losing_support{version=\"1.38.0\"} 1\n";
+  KubeletSample s = parse_kubelet_metrics(losing);
+  ASSERT_TRUE(s.cri_losing_support);
+  EXPECT_EQ(*s.cri_losing_support, "1.38.0");
+  EXPECT_FALSE(parse_kubelet_metrics("kubelet_running_pods 3\n").cri_losing_support);
+  KubeletState state;
+  const auto t0 = std::chrono::steady_clock::time_point(seconds(100));
+  state.observe(s, t0, TimePoint(seconds(1'800'000'000)));
+  ASSERT_TRUE(state.view(t0).cri_losing_support);
+  state.observe(parse_kubelet_metrics("kubelet_running_pods 3\n"), t0 + seconds(10),
+                TimePoint(seconds(1'800'000'010)));
+  EXPECT_FALSE(state.view(t0 + seconds(10)).cri_losing_support);
+}
+
 TEST(KubeletMetrics, GarbageIsNoFamilyAndAnError) {
   KubeletSample s = parse_kubelet_metrics("<html><body>Unauthorized</body></html>\n");
   EXPECT_EQ(s.families_found, 0u);
