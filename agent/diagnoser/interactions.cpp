@@ -167,6 +167,8 @@ void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Findi
     // A frozen container no PLEG call waits on takes no relist time and
     // explains no unhealthy PLEG: the relist is still named from its time.
     if (f.id == CauseId::kContainerFrozen && f.severity != Severity::kCritical) continue;
+    // A stalled bus holds container starts, which the relist never calls.
+    if (f.id == CauseId::kSystemdBusStalled) continue;
     if (late ? explains_relist_time(f.id) : true) return;
   }
 
