@@ -409,7 +409,8 @@ def scenario_dbus_stopped():
             r = report()
             c = next((c for c in r["causes"] if c["id"] == "systemd_bus_stalled"), None)
             return (c and "dbus-daemon (pid %d)" % pid in c["summary"]
-                    and any(e.startswith("helper_waiting_seconds{") and "comm=runc" in e for e in c["evidence"])
+                    and any(e["signal"].startswith("helper_waiting_seconds{") and "comm=runc" in e["signal"]
+                            for e in c["evidence"])
                     and r)
         rep = wait_until(named, 12 * HANG, "systemd_bus_stalled naming dbus-daemon %d and the waiting runc" % pid)
         t = time.monotonic() - t0

@@ -76,7 +76,7 @@ TEST(SystemdBusStalled, TheWaitIsMeasuredAgainstTheThreshold) {
   EXPECT_FALSE(find(bus_stopped(9.5, 9.5).report(), CauseId::kSystemdBusStalled));
   DiagnoserThresholds t;
   t.hang_seconds = 5;  // the VM's --hang-threshold
-  const Cause* c = find(bus_stopped(9.5, 9.5).report(t), CauseId::kSystemdBusStalled);
+  auto c = find(bus_stopped(9.5, 9.5).report(t), CauseId::kSystemdBusStalled);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->severity, Severity::kWarning);
 }
@@ -94,7 +94,7 @@ TEST(SystemdBusStalled, ARunningBusNamesNothingHoweverOldTheRunc) {
 TEST(SystemdBusStalled, AContainersInitIsNoBusClient) {
   Builder b = bus_stopped(5, -1);
   b.s.host->processes.helpers.push_back(helper(3200, "runc:[2:INIT]", "oci_runtime", 600));
-  const Cause* c = find(b.report(), CauseId::kSystemdBusStalled);
+  auto c = find(b.report(), CauseId::kSystemdBusStalled);
   EXPECT_FALSE(c) << "runc's init waits for its start by design; the bus stalled 5 s only";
 }
 
@@ -115,7 +115,7 @@ TEST(SystemdBusStalled, AStalledBusWithNoStartWaitingIsAnInfoPastTheThreshold) {
 }
 
 TEST(SystemdBusStalled, EachStateHasItsOwnFix) {
-  const Cause* traced = find(bus_stopped(20, 15, 't').report(), CauseId::kSystemdBusStalled);
+  auto traced = find(bus_stopped(20, 15, 't').report(), CauseId::kSystemdBusStalled);
   ASSERT_TRUE(traced);
   EXPECT_NE(traced->action.find("TracerPid /proc/600/status"), std::string::npos) << traced->action;
   const Report in_d = bus_stopped(20, 15, 'D').report();
