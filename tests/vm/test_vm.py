@@ -25,7 +25,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -66,7 +65,7 @@ def test_boot():
     build = harness.build_dir()
     for exe in ("plegscope", "cri-driver"):
         assert os.access(os.path.join(build, exe), os.X_OK), "%s/%s not built" % (build, exe)
-    Ctx.scratch = tempfile.mkdtemp(prefix=vmlib.TMP_PREFIX + "src-", dir="/tmp")
+    Ctx.scratch = vmlib.scratch_dir("src-")
     payload, binaries = vmlib.default_payload(build, Ctx.scratch)
     vm = vmlib.VM(payload, binaries)
     Ctx.vm = vm  # stopped and removed at the end, booted or not
