@@ -126,6 +126,7 @@ struct BusDaemon {
   int64_t pid = 0;
   std::string comm;
   char state = '?';
+  bool stalled = false;  // in T, t or D: it answers nothing (bus_state_stalled())
   // Time this scanner has seen it stalled (T, t or D) without a break, from
   // the first scan that saw it so (0 on that scan): a lower bound, as the
   // kernel does not publish when a task stopped.

@@ -376,7 +376,8 @@ void HostScanner::scan_system_bus(HostEvidence& out, const ScanState& st) {
     d.pid = p.pid;
     d.comm = p.comm;
     d.state = p.state;
-    if (bus_state_stalled(p.state)) {
+    d.stalled = bus_state_stalled(p.state);
+    if (d.stalled) {
       const TaskKey key{p.pid, p.pid, p.starttime};
       auto it = first_seen_bus_stalled_.find(key);
       const MonoTime since = it == first_seen_bus_stalled_.end() ? st.now : it->second;

@@ -15,7 +15,6 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
-#include "host/system_bus.h"
 
 namespace plegscope {
 namespace {
@@ -43,7 +42,7 @@ std::optional<Finding> judge_systemd_bus_stalled(const Context& c) {
   // The bus daemon stalled longest: the one every client waits behind.
   const host::BusDaemon* bus = nullptr;
   for (const auto& d : h.system_bus.daemons)
-    if (host::bus_state_stalled(d.state) && (!bus || d.seconds_stalled > bus->seconds_stalled)) bus = &d;
+    if (d.stalled && (!bus || d.seconds_stalled > bus->seconds_stalled)) bus = &d;
   if (!bus) return std::nullopt;
   Finding f = make_finding(CauseId::kSystemdBusStalled, Severity::kWarning, 0.8);
   f.threshold_seconds = hang;

@@ -23,7 +23,8 @@ std::string waiting_words(const Finding& f) {
   const Finding::HostProcess& w = f.processes.front();
   std::string out = w.comm + " (pid " + std::to_string(w.pid) + ") has waited " + text::elapsed(w.seconds) +
                     " for systemd's answer";
-  if (!f.pods.empty()) out += ", starting pod " + pods_words(f.pods);
+  // An unnamed pod reads "the pod with sandbox …": no "pod" before it.
+  if (!f.pods.empty()) out += std::string(", starting ") + (f.pods.front().name.empty() ? "" : "pod ") + pods_words(f.pods);
   if (f.processes.size() > 1)
     out += ", and " + text::count(static_cast<long>(f.processes.size() - 1), "other runtime helper",
                                   "other runtime helpers") + " with it";

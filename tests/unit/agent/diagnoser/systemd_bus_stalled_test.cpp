@@ -37,7 +37,7 @@ Builder bus_stopped(double stalled, double waiting, char state = 'T') {
   h.processes.helpers.push_back(helper(900, "containerd", "daemon", 3600));
   h.processes.helpers.push_back(helper(2000, "containerd-shim", "shim", 3600));
   if (waiting >= 0) h.processes.helpers.push_back(helper(3100, "runc", "oci_runtime", waiting));
-  h.system_bus.daemons.push_back({600, "dbus-daemon", state, stalled});
+  h.system_bus.daemons.push_back({600, "dbus-daemon", state, state != 'S', stalled});
   b.s.host = h;
   return b;
 }
@@ -65,6 +65,7 @@ TEST(SystemdBusStalled, AStoppedBusWithARuncWaitingPastTheThresholdIsAWarning) {
   EXPECT_NE(c->action.find("kill -CONT 600"), std::string::npos) << c->action;
   EXPECT_NE(c->action.find("never restart the runtime"), std::string::npos) << c->action;
   EXPECT_NE(c->remedy.find("kill -CONT <pid>"), std::string::npos) << c->remedy;
+  EXPECT_NE(c->summary.find("starting pod plegscope-vm/late-0"), std::string::npos) << c->summary;
   EXPECT_FALSE(find(r, CauseId::kShimHung)) << "a helper waiting in S is not a helper in D";
   EXPECT_FALSE(find(r, CauseId::kRuntimeHung));
 }
@@ -79,6 +80,8 @@ TEST(SystemdBusStalled, TheWaitIsMeasuredAgainstTheThreshold) {
   auto c = find(bus_stopped(9.5, 9.5).report(t), CauseId::kSystemdBusStalled);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->severity, Severity::kWarning);
+  // The sandbox being made is not the PLEG's yet: named by its id.
+  EXPECT_NE(c->summary.find("starting the pod with sandbox 4c5d6e7f8a9b"), std::string::npos) << c->summary;
 }
 
 TEST(SystemdBusStalled, ARunningBusNamesNothingHoweverOldTheRunc) {

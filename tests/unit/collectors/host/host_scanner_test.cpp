@@ -133,6 +133,7 @@ TEST(HostScanner, TheSystemBusStoppedIsTimedAcrossScansAndTheSessionBusLeftOut) 
   EXPECT_EQ(first.system_bus.daemons[0].pid, 600);
   EXPECT_EQ(first.system_bus.daemons[0].comm, "dbus-daemon");
   EXPECT_EQ(first.system_bus.daemons[0].state, 'T');
+  EXPECT_TRUE(first.system_bus.daemons[0].stalled);
   EXPECT_EQ(first.system_bus.daemons[0].seconds_stalled, 0) << "first seen stopped on this scan";
   // runc create under shim 2000: its age and the sandbox it acts on.
   const HelperProcess* runc = helper(first, 3100);
