@@ -65,6 +65,9 @@ Advice advise(const Finding& f) {
     case CauseId::kCniSlow:
     case CauseId::kNriStall:  // the plugin is fixed where it runs; nothing of the node
     case CauseId::kRuntimeLosingSupport:  // an upgrade to plan, never a remediator's act
+    // The bus daemon is continued where it stopped: the runtime, the kubelet
+    // and the pods are fine, and a restart of any of them frees nothing.
+    case CauseId::kSystemdBusStalled:
       return Advice::kNone;
     // The runtime's Status: a hung one is cleared by a restart of the
     // runtime (after the stuck CNI call is found); a condition the runtime

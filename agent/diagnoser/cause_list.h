@@ -33,6 +33,7 @@
   X(kShimHung, shim_hung)                       \
   X(kShimLost, shim_lost)                       \
   X(kContainerFrozen, container_frozen)         \
+  X(kSystemdBusStalled, systemd_bus_stalled)    \
   X(kDefunctProcesses, defunct_processes)       \
   X(kPidExhaustion, pid_exhaustion)             \
   X(kRuntimeDiskSlow, runtime_disk_slow)        \

@@ -91,7 +91,8 @@ enum class Form {
   // helper is in D: the lists wait on it (containerd's per-container status
   // lock, held by a call waiting on that shim)
   kBehindHungLists,
-  // shim_hung: a helper in D for the hang threshold while nothing hangs yet
+  // shim_hung: a helper in D for the hang threshold while nothing hangs yet;
+  // systemd_bus_stalled: the bus stalled that long while no start waits on it
   kNothingHangsYet,
   // shim_hung: a pod's helper (conmon, or runc under it) stuck while that
   // pod's status calls are slow, on a runtime whose lists take no container
@@ -205,6 +206,15 @@ struct Finding {
     PodRef pod;              // empty for kubepods
   };
   std::vector<FrozenCgroup> frozen;
+  // systemd_bus_stalled: the system bus daemon that answers nothing (the
+  // runtime helpers waiting on it are in `processes`, `seconds` their age).
+  struct BusDaemon {
+    int64_t pid = 0;
+    std::string comm;  // "dbus-daemon", "dbus-broker"
+    char state = '?';  // 'T', 't' or 'D'
+    double seconds = 0;  // seen stalled this long (a lower bound)
+  };
+  std::optional<BusDaemon> bus;
   int64_t zombies = 0;
   std::string limit_scope;  // pid_exhaustion: "runtime", "kubepods", "node_pid_max", "node_threads_max"
   std::string limit_cgroup; // the cgroup that binds, when a cgroup does

@@ -172,6 +172,8 @@ void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Findi
     if (f.id == CauseId::kNodePressure && f.severity == Severity::kInfo) continue;
     // A runtime the next kubelet will refuse costs no relist time today.
     if (f.id == CauseId::kRuntimeLosingSupport) continue;
+    // A stalled bus holds container starts, which the relist never calls.
+    if (f.id == CauseId::kSystemdBusStalled) continue;
     if (late ? explains_relist_time(f.id) : true) return;
   }
 

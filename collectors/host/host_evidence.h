@@ -119,6 +119,20 @@ struct RuntimeDisk {
   double interval_seconds = 0;  // 0 on the first sample: no rates yet
 };
 
+// A system bus daemon (host/system_bus.h): dbus-daemon or dbus-broker in
+// systemd's system.slice, the bus runc and crun reach systemd through with
+// the systemd cgroup driver.
+struct BusDaemon {
+  int64_t pid = 0;
+  std::string comm;
+  char state = '?';
+  bool stalled = false;  // in T, t or D: it answers nothing (bus_state_stalled())
+  // Time this scanner has seen it stalled (T, t or D) without a break, from
+  // the first scan that saw it so (0 on that scan): a lower bound, as the
+  // kernel does not publish when a task stopped.
+  double seconds_stalled = 0;
+};
+
 struct HostEvidence {
   struct Processes {
     int64_t total = 0;    // processes read
@@ -137,6 +151,10 @@ struct HostEvidence {
     std::string unreadable;
   } runtime_disk;
   CgroupV2Evidence cgroup_v2;
+  struct SystemBus {
+    std::vector<BusDaemon> daemons;  // none on a node without a system bus
+    std::string unreadable;          // a candidate's cgroup that could not be read
+  } system_bus;
 };
 
 }  // namespace plegscope::host

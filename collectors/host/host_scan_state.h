@@ -29,6 +29,7 @@ struct HostScanner::ScanState {
   std::unordered_map<int64_t, size_t> helper_index;   // pid -> index in helpers
   std::map<TaskKey, MonoTime> still_in_d;           // becomes first_seen_in_d_
   std::vector<std::pair<int64_t, std::string>> daemons;  // (pid, comm)
+  std::vector<ProcessStat> bus_candidates;  // dbus-daemon / dbus-broker, system bus or not
   // Reads a task's wchan, and explains a hidden one against the agent's
   // and the task's credentials (each read once per scan).
   std::optional<std::optional<ProcessCreds>> self_creds;

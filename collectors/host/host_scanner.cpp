@@ -16,6 +16,7 @@
 #include "host/pod_cgroup.h"
 #include "host/process_stat.h"
 #include "host/stat_files.h"
+#include "host/system_bus.h"
 
 namespace plegscope::host {
 namespace {
@@ -163,6 +164,7 @@ HostEvidence HostScanner::scan() {
                    [](const BlockedTask& a, const BlockedTask& b) { return a.seconds_in_d > b.seconds_in_d; });
   read_kernel_stacks(out);
   scan_zombie_parents(out, st);
+  scan_system_bus(out, st);
   scan_pid_limits(out, st.daemons);
   scan_disk(out, daemon_comms);
   return out;
@@ -197,6 +199,7 @@ bool HostScanner::read_processes(HostEvidence& out, ScanState& st) {
       ++procs.zombies;
       ++st.zombies_by_parent[stat->ppid];
     }
+    if (bus_daemon_comm(stat->comm) && stat->state != 'Z') st.bus_candidates.push_back(*stat);
     RuntimeRole role = runtime_role(stat->comm);
     if (role != RuntimeRole::kNone && stat->state != 'Z') st.runtime.push_back({*stat, role});
     st.comms.emplace_back(stat->pid, std::move(stat->comm));
@@ -354,6 +357,36 @@ void HostScanner::scan_zombie_parents(HostEvidence& out, const ScanState& st) {
         z.found_by = "cgroup";
       }
   }
+}
+
+// The system bus daemons, by their cgroup (a session bus is not systemd's
+// way in), with how long each has been seen stalled. One cgroup read per
+// candidate: there are one or two on a node.
+void HostScanner::scan_system_bus(HostEvidence& out, const ScanState& st) {
+  std::map<TaskKey, MonoTime> still;
+  for (const ProcessStat& p : st.bus_candidates) {
+    const std::string path = options_.proc_path + "/" + std::to_string(p.pid) + "/cgroup";
+    FileText f = read_small_file(path, 16 * 1024);
+    if (!f.ok) {
+      if (out.system_bus.unreadable.empty()) out.system_bus.unreadable = f.error;
+      continue;
+    }
+    if (!in_system_slice(f.text)) continue;
+    BusDaemon d;
+    d.pid = p.pid;
+    d.comm = p.comm;
+    d.state = p.state;
+    d.stalled = bus_state_stalled(p.state);
+    if (d.stalled) {
+      const TaskKey key{p.pid, p.pid, p.starttime};
+      auto it = first_seen_bus_stalled_.find(key);
+      const MonoTime since = it == first_seen_bus_stalled_.end() ? st.now : it->second;
+      still[key] = since;
+      d.seconds_stalled = std::chrono::duration<double>(st.now - since).count();
+    }
+    out.system_bus.daemons.push_back(std::move(d));
+  }
+  first_seen_bus_stalled_ = std::move(still);
 }
 
 // At most one read per scan, and only for the runtime's tasks in D: the

@@ -106,6 +106,7 @@ class HostScanner {
   BlockedTask blocked_task(ScanState& st, const HelperProcess& h, uint64_t starttime, int64_t tid,
                            const std::string& comm, const std::string& wchan_path);
   void scan_zombie_parents(HostEvidence& out, const ScanState& st);
+  void scan_system_bus(HostEvidence& out, const ScanState& st);
   void scan_cgroup_v2(HostEvidence& out, ScanState& st);
   void add_frozen_helpers(HostEvidence& out, ScanState& st);
   void read_kernel_stacks(HostEvidence& out);
@@ -119,6 +120,7 @@ class HostScanner {
   std::mutex mu_;
   std::unique_ptr<StatFiles> stat_files_;
   std::map<TaskKey, MonoTime> first_seen_in_d_;
+  std::map<TaskKey, MonoTime> first_seen_bus_stalled_;
   std::optional<std::vector<DiskCounters>> previous_disk_;
   MonoTime previous_disk_at_{};
   CgroupV2Reader cgroup_v2_;

@@ -210,7 +210,7 @@ def unit_of(rep, pred):
 def causes_of(rep):
     return [{"id": c["id"], "severity": c["severity"], "summary": c["summary"],
              "evidence": [e["signal"] + "=" + ("%g" % e["value"]) for e in c["evidence"]][:8],
-             "remedy": c["remedy"]} for c in rep["causes"]]
+             "remedy": c["remedy"], "advice": c.get("advice")} for c in rep["causes"]]
 
 
 def witness(rep, unit, names=()):
@@ -390,9 +390,12 @@ def scenario_runtime_cpu_pressure():
 
 
 def scenario_dbus_stopped():
-    """dbus-daemon stopped (SIGSTOP): runc's transient-unit calls to systemd
-    go through the system bus and wait, so RunPodSandbox hangs. What the
-    report names while it waits."""
+    """dbus-daemon stopped (SIGSTOP): runc's StartTransientUnit to systemd
+    goes through the system bus with no deadline, so `runc create` waits (in
+    S, on a futex) and RunPodSandbox with it. The report must name
+    systemd_bus_stalled with the daemon's pid and the waiting runc, within
+    12x --hang-threshold (the emulated node's scans lag); seconds_to_name is
+    from the SIGSTOP to that report."""
     pid = int(sh("systemctl", "show", "-P", "MainPID", "dbus.service"))
     t0 = time.monotonic()
     os.kill(pid, signal.SIGSTOP)
@@ -402,26 +405,28 @@ def scenario_dbus_stopped():
                             "late-0", uid, NAMESPACE], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                            env=env)
     try:
-        # Held for 4x --hang-threshold: the first report that names dbus,
-        # systemd or the waiting `runc create` (none did on 2.3.7 + 1.4.4:
-        # what the report says instead is the excerpt).
-        t, rep = None, None
-        while time.monotonic() - t0 < 4 * HANG:
-            rep = report()
-            text = json.dumps(rep["causes"])
-            if t is None and any(w in text for w in ("dbus", "systemd", "runc create", "RunPodSandbox")):
-                t = time.monotonic() - t0
-            time.sleep(POLL)
+        def named():
+            r = report()
+            c = next((c for c in r["causes"] if c["id"] == "systemd_bus_stalled"), None)
+            return (c and "dbus-daemon (pid %d)" % pid in c["summary"]
+                    and any(e["signal"].startswith("helper_waiting_seconds{") and "comm=runc" in e["signal"]
+                            for e in c["evidence"])
+                    and r)
+        rep = wait_until(named, 12 * HANG, "systemd_bus_stalled naming dbus-daemon %d and the waiting runc" % pid)
+        t = time.monotonic() - t0
         assert run.poll() is None, "RunPodSandbox returned while dbus-daemon was stopped"
-        runc = sh("sh", "-c", "ps -eo pid,stat,etimes,wchan:30,args | grep -E '[r]unc|[c]ontainerd-shim' | head -5",
+        state = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[0]
+        runc = sh("sh", "-c", "ps -eo pid,ppid,stat,etimes,wchan:30,args | grep -E '[r]unc .*create' | head -5",
                   check=False)
-        ex = witness(rep, None, ("late-0", NAMESPACE + "/late-0"))
-        return t, ex, {"run_pod_waiting": run.poll() is None, "helpers": runc}
+        ex = witness(rep, None, ("dbus-daemon", "late-0"))
+        return t, ex, {"run_pod_waiting": run.poll() is None, "dbus_daemon_state": state, "runc_create": runc}
     finally:
         os.kill(pid, signal.SIGCONT)
+        t_cont = time.monotonic()
         try:
-            out, err = run.communicate(timeout=120)
-            log("RunPodSandbox after dbus resumed: rc %s %s" % (run.returncode, err.strip()[:200]))
+            out, err = run.communicate(timeout=180)
+            log("RunPodSandbox returned %.1f s after dbus-daemon was continued: rc %s %s"
+                % (time.monotonic() - t_cont, run.returncode, err.strip()[:200]))
             if run.returncode == 0:
                 driver("stop-pod", out.strip(), timeout=60)
                 driver("remove-pod", out.strip(), timeout=60)

@@ -108,6 +108,45 @@ for _s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
     signal.signal(_s, _on_signal)
 
 
+def _start_time(pid):
+    """The kernel's start time of PID (field 22 of its stat), or None when it
+    is gone: a pid alone may have been reused."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _sweep_orphans():
+    """Removes the scratch directories of runs that died without their
+    cleanup (SIGKILL: no atexit, no handler; qemu itself dies with them by
+    PR_SET_PDEATHSIG). Only a directory whose `owner` file names a process
+    that no longer runs is taken: another run's, alive, is left alone."""
+    for name in os.listdir("/tmp"):
+        if not name.startswith(TMP_PREFIX):
+            continue
+        path = os.path.join("/tmp", name)
+        try:
+            pid, started = open(os.path.join(path, "owner")).read().split()
+            pid = int(pid)
+        except (OSError, ValueError):
+            continue
+        if _start_time(pid) != started:
+            log("removing %s, left by run %d that died without its cleanup" % (path, pid))
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def scratch_dir(kind=""):
+    """A fresh scratch directory under /tmp, owned by this process (for
+    _sweep_orphans), after sweeping what dead runs left."""
+    _sweep_orphans()
+    path = tempfile.mkdtemp(prefix=TMP_PREFIX + kind, dir="/tmp")
+    with open(os.path.join(path, "owner"), "w") as f:
+        f.write("%d %s\n" % (os.getpid(), _start_time(os.getpid())))
+    return path
+
+
 class VMError(RuntimeError):
     pass
 
@@ -160,7 +199,7 @@ class VM:
         return img
 
     def start(self, boot_timeout=600):
-        self.tmp = tempfile.mkdtemp(prefix=TMP_PREFIX, dir="/tmp")
+        self.tmp = scratch_dir()
         _live.add(self)
         t0 = time.monotonic()
         payload = self._make_payload()
@@ -324,7 +363,7 @@ if __name__ == "__main__":
     # runs a command in it.
     import sys
     if sys.argv[1] == "hold":
-        scratch = tempfile.mkdtemp(prefix=TMP_PREFIX + "src-", dir="/tmp")
+        scratch = scratch_dir("src-")
         try:
             payload, binaries = default_payload(sys.argv[2], scratch)
             with VM(payload, binaries) as vm:

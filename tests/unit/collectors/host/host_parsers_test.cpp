@@ -2,6 +2,7 @@
 // truncated or malformed text (nullopt, never a crash or a wrong value).
 #include <gtest/gtest.h>
 
+#include "host/system_bus.h"
 #include "host/cgroup_pids.h"
 #include "host/diskstats.h"
 #include "host/mountinfo.h"
@@ -313,6 +314,39 @@ TEST(PodUidFromCgroup, NoPodIsNullopt) {
   EXPECT_FALSE(pod_uid_from_cgroup("0::/kubepods/burstable/pod0b7e3c2a-91d4\n")) << "cut short";
   EXPECT_FALSE(pod_uid_from_cgroup("0::/kubepods/burstable/pod0b7e3c2a-91d4-4f6e-8a25-6c1d9e0f3b47x/\n"));
   EXPECT_FALSE(pod_uid_from_cgroup(""));
+}
+
+}  // namespace
+}  // namespace plegscope::host
+
+namespace plegscope::host {
+namespace {
+
+TEST(SystemBus, TheBusDaemonsByComm) {
+  EXPECT_TRUE(bus_daemon_comm("dbus-daemon"));
+  EXPECT_TRUE(bus_daemon_comm("dbus-broker"));
+  EXPECT_FALSE(bus_daemon_comm("dbus-broker-lau")) << "the launcher routes no message";
+  EXPECT_FALSE(bus_daemon_comm("dbus"));
+  EXPECT_FALSE(bus_daemon_comm("systemd"));
+}
+
+TEST(SystemBus, InSystemSliceOnEitherHierarchyAndFromAnotherNamespace) {
+  EXPECT_TRUE(in_system_slice("0::/system.slice/dbus.service\n"));
+  EXPECT_TRUE(in_system_slice("0::/system.slice/dbus-broker.service"));
+  // cgroup v1: the name=systemd line says it.
+  EXPECT_TRUE(in_system_slice("12:pids:/system.slice/dbus.service\n1:name=systemd:/system.slice/dbus.service\n0::/\n"));
+  // The agent in a pod with its own cgroup namespace sees host paths so.
+  EXPECT_TRUE(in_system_slice("0::/../../system.slice/dbus.service\n"));
+  EXPECT_FALSE(in_system_slice("0::/user.slice/user-1000.slice/user@1000.service/session.slice/dbus.service\n"));
+  EXPECT_FALSE(in_system_slice("0::/system.slice\n")) << "the slice itself is no service of it";
+  EXPECT_FALSE(in_system_slice("0::/\n"));
+  EXPECT_FALSE(in_system_slice(""));
+  EXPECT_FALSE(in_system_slice("garbage without colons\n"));
+}
+
+TEST(SystemBus, StalledStates) {
+  for (char s : {'T', 't', 'D'}) EXPECT_TRUE(bus_state_stalled(s)) << s;
+  for (char s : {'S', 'R', 'I', 'Z', 'X'}) EXPECT_FALSE(bus_state_stalled(s)) << s;
 }
 
 }  // namespace

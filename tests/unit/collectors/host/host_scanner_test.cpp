@@ -125,6 +125,40 @@ TEST(HostScanner, DockerOnCgroupV1) {
   EXPECT_EQ(e.runtime_disk.value->device, "sda1");
 }
 
+TEST(HostScanner, TheSystemBusStoppedIsTimedAcrossScansAndTheSessionBusLeftOut) {
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "dbus_stopped"), clock);
+  HostEvidence first = scanner.scan();
+  EXPECT_EQ(first.system_bus.unreadable, "");
+  ASSERT_EQ(first.system_bus.daemons.size(), 1u) << "the session bus (user.slice) is not systemd's";
+  EXPECT_EQ(first.system_bus.daemons[0].pid, 600);
+  EXPECT_EQ(first.system_bus.daemons[0].comm, "dbus-daemon");
+  EXPECT_EQ(first.system_bus.daemons[0].state, 'T');
+  EXPECT_TRUE(first.system_bus.daemons[0].stalled);
+  EXPECT_EQ(first.system_bus.daemons[0].seconds_stalled, 0) << "first seen stopped on this scan";
+  // runc create under shim 2000: its age and the sandbox it acts on.
+  const HelperProcess* runc = helper(first, 3100);
+  ASSERT_TRUE(runc);
+  EXPECT_EQ(runc->role, "oci_runtime");
+  EXPECT_EQ(runc->state, 'S');
+  ASSERT_TRUE(runc->age_seconds);
+  EXPECT_NEAR(*runc->age_seconds, 40, 0.01);
+  EXPECT_EQ(runc->sandbox_id, "00" + kSandbox.substr(2));
+  EXPECT_TRUE(first.processes.blocked.empty()) << "a runc waiting on the bus sleeps in S";
+  clock.step(30s);
+  HostEvidence later = scanner.scan();
+  ASSERT_EQ(later.system_bus.daemons.size(), 1u);
+  EXPECT_DOUBLE_EQ(later.system_bus.daemons[0].seconds_stalled, 30);
+}
+
+TEST(HostScanner, NoBusDaemonNoBusEntry) {
+  testing::FakeClock clock;
+  HostScanner scanner(tree(kTrees + "healthy_v2"), clock);
+  HostEvidence e = scanner.scan();
+  EXPECT_TRUE(e.system_bus.daemons.empty()) << "no bus daemon in this tree";
+  EXPECT_EQ(e.system_bus.unreadable, "");
+}
+
 TEST(HostScanner, ShimInDOnNfsIsNamedWithItsSandboxAndTimedAcrossScans) {
   testing::FakeClock clock;
   HostScanner scanner(tree(kTrees + "shim_in_d_nfs"), clock);
