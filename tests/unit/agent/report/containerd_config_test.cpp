@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "report/beside.h"
+#include "source_tree.h"
 
 namespace plegscope {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 RuntimeModel containerd(const std::string& version) { return runtime_model("containerd", version); }
 
 std::string install_doc() {
-  std::ifstream in(std::string(PLEGSCOPE_SOURCE_DIR) + "/docs/install.md");
+  std::ifstream in(source_tree::root() + "/docs/install.md");
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
