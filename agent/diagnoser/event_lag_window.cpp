@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "pleg/lag_summary.h"
+
 namespace plegscope {
 
 namespace {

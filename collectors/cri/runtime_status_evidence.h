@@ -15,7 +15,7 @@
 
 #include "common/clock.h"
 #include "common/grpc_code.h"
-#include "cri/cni_network.h"
+#include "cri/cni_network_evidence.h"
 
 namespace plegscope {
 

@@ -1,5 +1,6 @@
 #include "cri/runtime_status_probe.h"
 
+#include "cri/cni_network.h"
 #include "cri/grpc_runtime_client.h"
 
 #include "common/metric_family.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "crio/crio_pages.h"
+#include "crio/crio_page_contents.h"
 
 namespace plegscope {
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "crio/crio_page_contents.h"
 #include "scrape/http_client.h"
 
 namespace plegscope {
@@ -22,20 +23,6 @@ enum class CrioPage { kInfo, kContainer, kGoroutines };
 // The page's path, "/containers/<id>" for kContainer; nullopt when
 // `container_id` is not a container id (or is given for another page).
 std::optional<std::string> crio_page_path(CrioPage page, std::string_view container_id = {});
-
-struct CrioInfo {
-  std::string storage_driver;
-  std::string storage_root;
-  std::string cgroup_driver;
-};
-
-struct CrioContainerInfo {
-  std::string name;
-  int64_t pid = 0;  // the container's first process, as the host sees it
-  std::string sandbox;
-  std::string log_path;
-  std::map<std::string, std::string> labels;
-};
 
 // nullopt when `body` is not the page's JSON.
 std::optional<CrioInfo> parse_crio_info(std::string_view body);

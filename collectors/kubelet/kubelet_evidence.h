@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "cri/runtime_status_evidence.h"
-#include "kubelet/kubelet_state.h"
-#include "scrape/scrape_loop.h"
+#include "common/clock.h"
+#include "kubelet/kubelet_view.h"
+#include "scrape/scrape_outcome.h"
 
 namespace plegscope {
 

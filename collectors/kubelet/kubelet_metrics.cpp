@@ -113,24 +113,6 @@ KubeletSample parse_kubelet_metrics(std::string_view exposition) {
   return s;
 }
 
-const char* pleg_model_name(PlegModelKind kind) {
-  switch (kind) {
-    case PlegModelKind::generic: return "generic";
-    case PlegModelKind::evented_legacy: return "evented_legacy";
-    case PlegModelKind::evented_hint: return "evented_hint";
-  }
-  return "unknown";
-}
-
-const char* model_source_name(ModelSource source) {
-  switch (source) {
-    case ModelSource::read: return "read";
-    case ModelSource::flag: return "flag";
-    case ModelSource::assumed: return "assumed";
-  }
-  return "assumed";
-}
-
 KubeletPlegModel pleg_model_for(const KubeletVersion& version, bool evented_pleg_gate) {
   KubeletPlegModel model;
   model.behaviour = kubelet_model_of(version.major, version.minor);

@@ -8,16 +8,11 @@
 #include <string>
 #include <string_view>
 
+#include "kubelet/kubelet_pleg_model.h"
 #include "pleg/pleg_options.h"
 #include "prom_text/histogram.h"
 
 namespace plegscope {
-
-struct KubeletVersion {
-  int major = 0;
-  int minor = 0;
-  std::string git_version;  // as reported: "v1.30.2", "v1.36.0-alpha.1+abc"
-};
 
 // "v1.30.2" -> {1, 30}; also without the "v"; nullopt for anything else.
 std::optional<KubeletVersion> parse_kubelet_version(std::string_view git_version);
@@ -48,31 +43,6 @@ struct KubeletSample {
 
 // Never throws; garbage gives families_found == 0 and a parse_error.
 KubeletSample parse_kubelet_metrics(std::string_view exposition);
-
-enum class PlegModelKind {
-  generic,         // relist every 1 s, unhealthy after 3 min
-  evented_legacy,  // before 1.37 with EventedPLEG on: relist every 300 s, 10 min
-  evented_hint,    // 1.37+ with EventedPLEG on: events are a hint, 1 s / 3 min
-};
-const char* pleg_model_name(PlegModelKind kind);
-
-// Where the model's release came from: the kubelet's own build info, the
-// --kubelet-version flag, or nothing (the newest released kubelet assumed).
-enum class ModelSource { read, flag, assumed };
-const char* model_source_name(ModelSource source);
-
-struct KubeletPlegModel {
-  PlegModelKind kind = PlegModelKind::generic;
-  double relist_period_seconds = 1;
-  double relist_threshold_seconds = 180;
-  // Per release: how pods are inspected, on-demand pod relists, what a
-  // re-inspection sends, evented as a hint (pleg_options.h). Every release
-  // re-inspects a pod whose inspection failed at every relist until one
-  // succeeds (generic.go: needsReinspection up to 1.35, podsToReinspect
-  // from 1.36), so that is no field.
-  KubeletModel behaviour = newest_kubelet_model();
-  ModelSource source = ModelSource::assumed;
-};
 
 KubeletPlegModel pleg_model_for(const KubeletVersion& version, bool evented_pleg_gate);
 // Without a version to read: the newest released kubelet's, with the gate

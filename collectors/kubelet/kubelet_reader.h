@@ -13,6 +13,8 @@
 #include "kubelet/kubelet_evidence.h"
 #include "kubelet/kubelet_scraper.h"
 #include "kubelet/node_ready.h"
+#include "kubelet/kubelet_state.h"
+#include "scrape/scrape_loop.h"
 
 namespace plegscope {
 

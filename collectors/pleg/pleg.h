@@ -9,20 +9,9 @@
 
 #include "common/bounded_channel.h"
 #include "common/clock.h"
+#include "pleg/pod_lifecycle_event.h"
 
 namespace plegscope {
-
-enum class PodLifecycleEventType {
-  ContainerStarted,
-  ContainerDied,
-  ContainerRemoved,
-  PodSync,
-  ContainerChanged,
-};
-inline constexpr PodLifecycleEventType kAllEventTypes[] = {
-    PodLifecycleEventType::ContainerStarted, PodLifecycleEventType::ContainerDied,
-    PodLifecycleEventType::ContainerRemoved, PodLifecycleEventType::PodSync,
-    PodLifecycleEventType::ContainerChanged};
 
 // Where `type` stands in kAllEventTypes (for arrays indexed like it).
 inline size_t event_type_index(PodLifecycleEventType type) {
@@ -30,33 +19,6 @@ inline size_t event_type_index(PodLifecycleEventType type) {
     if (kAllEventTypes[i] == type) return i;
   return 0;
 }
-
-inline const char* event_type_name(PodLifecycleEventType type) {
-  switch (type) {
-    case PodLifecycleEventType::ContainerStarted: return "ContainerStarted";
-    case PodLifecycleEventType::ContainerDied: return "ContainerDied";
-    case PodLifecycleEventType::ContainerRemoved: return "ContainerRemoved";
-    case PodLifecycleEventType::PodSync: return "PodSync";
-    case PodLifecycleEventType::ContainerChanged: return "ContainerChanged";
-  }
-  return "Unknown";
-}
-
-struct PodLifecycleEvent {
-  std::string pod_uid;
-  PodLifecycleEventType type = PodLifecycleEventType::PodSync;
-  std::string container_id;  // the kubelet's Data field
-  // Not in the kubelet's event: context for people reading /debug/events.
-  TimePoint time{};
-  std::string pod_name;
-  std::string pod_namespace;
-  std::string container_name;
-
-  // Equality is the kubelet's: pod, type and container.
-  bool operator==(const PodLifecycleEvent& o) const {
-    return pod_uid == o.pod_uid && type == o.type && container_id == o.container_id;
-  }
-};
 
 using EventChannel = BoundedChannel<PodLifecycleEvent>;
 

@@ -12,8 +12,8 @@
 
 #include "common/clock.h"
 #include "common/grpc_code.h"
-#include "pleg/lag_summary.h"
-#include "pleg/pleg.h"
+#include "pleg/lag_buckets.h"
+#include "pleg/pod_lifecycle_event.h"
 
 namespace plegscope {
 

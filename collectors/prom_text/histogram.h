@@ -8,26 +8,17 @@
 #include <utility>
 #include <vector>
 
+#include "prom_text/count_above.h"
+#include "prom_text/histogram_value.h"
 #include "prom_text/prom_text.h"
 
 namespace plegscope {
-
-struct Histogram {
-  double count = 0;
-  double sum = 0;
-  // (upper bound "le", cumulative count), ascending; +Inf last when present.
-  std::vector<std::pair<double, double>> buckets;
-};
 
 // The family's histogram series grouped by one label's value (missing label:
 // ""); by_label empty puts every series in one group "". With then_label,
 // by two: "<by_label's value>/<then_label's value>".
 std::map<std::string, Histogram> histograms_by(const PromFamily& family, std::string_view by_label,
                                                std::string_view then_label = {});
-
-// Observations above the largest bucket bound at or below `bound` (the
-// histogram cannot tell finer); nullopt when no bucket bound is that low.
-std::optional<double> count_above(const Histogram& histogram, double bound);
 
 // The family's only (or first) series; nullopt when the family is null or holds none.
 std::optional<Histogram> single_histogram(const PromFamily* family);

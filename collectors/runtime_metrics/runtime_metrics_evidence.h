@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "prom_text/histogram.h"
-#include "scrape/scrape_loop.h"
+#include "prom_text/histogram_value.h"
+#include "scrape/scrape_outcome.h"
 
 namespace plegscope {
 

@@ -9,6 +9,7 @@
 #include "common/source.h"
 #include "runtime_metrics/runtime_metrics.h"
 #include "runtime_metrics/runtime_metrics_evidence.h"
+#include "scrape/scrape_loop.h"
 
 namespace plegscope {
 

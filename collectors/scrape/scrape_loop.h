@@ -12,15 +12,9 @@
 #include "common/clock.h"
 #include "prom_text/histogram.h"
 #include "scrape/scrape_error.h"
+#include "scrape/scrape_outcome.h"
 
 namespace plegscope {
-
-// A reader's record of its page: whether the last scrape went through, and
-// why not. Not thread-safe: its reader's lock guards it.
-struct ScrapeRecord {
-  bool reachable = false;  // the last scrape succeeded
-  ScrapeOutcome outcome;   // why not, when it did not
-};
 
 // Books `outcome` into `record` and logs "<what> at <endpoint>: ..." on the
 // first scrape and whenever the error changes, never on every scrape.

@@ -2,7 +2,8 @@
 // What went wrong fetching a metrics page or an API object, as data: the
 // report turns each kind into its remedy (401: the kubelet's authentication
 // webhook or the token; 403: RBAC `get nodes/metrics`; ...), the raw detail
-// is kept for the log. outcome_of (scrape/scrape_error.h) makes one.
+// is kept for the log. outcome_of (scrape/scrape_error.h) makes one. And a
+// reader's record of its page, which holds its last outcome.
 #include <string>
 
 namespace plegscope {
@@ -48,6 +49,13 @@ struct ScrapeOutcome {
   long http_status = 0;
   std::string detail;  // raw: libcurl's message, the parser's first error, ...
   bool ok() const { return error == ScrapeError::none; }
+};
+
+// A reader's record of its page: whether the last scrape went through, and
+// why not. Not thread-safe: its reader's lock guards it.
+struct ScrapeRecord {
+  bool reachable = false;  // the last scrape succeeded
+  ScrapeOutcome outcome;   // why not, when it did not
 };
 
 }  // namespace plegscope

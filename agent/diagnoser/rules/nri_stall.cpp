@@ -14,6 +14,7 @@
 // waiting on a plugin is in no figure until it ends, so a pod creation in
 // flight, however slow, names nothing here.
 #include "diagnoser/rule.h"
+#include "prom_text/count_above.h"
 
 namespace plegscope {
 namespace {

@@ -4,6 +4,7 @@
 // cni_slow (network setup/teardown slow beside slow sandbox calls), and the
 // cases that must name none of them.
 #include "snapshot_builder.h"
+#include "kubelet/kubelet_metrics.h"
 
 namespace plegscope::testing {
 namespace {

@@ -5,6 +5,7 @@
 // a few slow sandboxes while the runtime answers its lists are still cni_slow,
 // until sandbox calls end fast again.
 #include "snapshot_builder.h"
+#include "kubelet/kubelet_metrics.h"
 
 namespace plegscope::testing {
 namespace {

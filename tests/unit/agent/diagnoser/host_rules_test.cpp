@@ -4,6 +4,7 @@
 
 #include "diagnoser/advice.h"
 #include "snapshot_builder.h"
+#include "pleg/pleg_options.h"
 
 namespace plegscope::testing {
 namespace {

@@ -6,6 +6,7 @@
 // relists on the same runtime hang, fail or stopped meanwhile. The clock is
 // the builder's fixed kNow.
 #include "snapshot_builder.h"
+#include "kubelet/kubelet_metrics.h"
 
 namespace plegscope::testing {
 namespace {
