@@ -2,6 +2,7 @@
 // What successive kubelet samples say together, as a value (kubelet_state.h makes it).
 #include <cstddef>
 #include <optional>
+#include <string>
 
 #include "kubelet/kubelet_pleg_model.h"
 

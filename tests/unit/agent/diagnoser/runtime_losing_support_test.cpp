@@ -5,6 +5,7 @@
 // risk or explains an unhealthy PLEG.
 #include <gtest/gtest.h>
 
+#include "kubelet/kubelet_metrics.h"
 #include "snapshot_builder.h"
 
 namespace plegscope {
