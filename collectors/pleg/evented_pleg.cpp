@@ -19,12 +19,12 @@ EventedPleg::EventedPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCa
       metrics_(metrics),
       options_(options),
       registry_(registry),
-      hint_(options.hint),
       mode_(prometheus::BuildGauge()
                 .Name("pleg_evented_mode")
                 .Help("1 while the evented PLEG (GetContainerEvents) is active, else 0.")
                 .Register(registry)
-                .Add({})) {}
+                .Add({})),
+      hint_(options.hint) {}
 
 void EventedPleg::register_stream_counters() {
   std::call_once(stream_counters_once_, [this] {

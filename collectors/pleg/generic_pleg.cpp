@@ -2,11 +2,24 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "common/go_duration.h"
 #include "common/metric_family.h"
 #include "common/thread_name.h"
 
 namespace plegscope {
+namespace {
+
+// A sandbox or container in `now` that `before` (the pod's previous record,
+// nullptr for a pod not listed before) did not hold: something created it.
+bool holds_new_ids(const RuntimePod& now, const RuntimePod* before) {
+  auto is_new = [&](const RuntimeContainer& c) { return before == nullptr || before->find(c.id) == nullptr; };
+  return std::any_of(now.sandboxes.begin(), now.sandboxes.end(), is_new) ||
+         std::any_of(now.containers.begin(), now.containers.end(), is_new);
+}
+
+}  // namespace
 
 GenericPleg::GenericPleg(RuntimeClient& runtime, const Clock& clock, PodStatusCache& cache,
                          PlegMetrics& metrics, GenericPlegOptions options, RelistObserver observer)
@@ -296,10 +309,10 @@ bool GenericPleg::inspect(const std::string& uid, const RuntimePod* pod, bool li
   return ok;
 }
 
-void GenericPleg::reconcile(const std::string& uid, std::vector<PodLifecycleEvent>& events, RelistRecord& record,
+bool GenericPleg::reconcile(const std::string& uid, std::vector<PodLifecycleEvent>& events, RelistRecord& record,
                             const KubeletModel& model) {
   const bool reinspect = pods_to_reinspect_.erase(uid) > 0;
-  if (events.empty() && !reinspect) return;
+  if (events.empty() && !reinspect) return false;
   // The pod as listed now (the kubelet's podRecords current): a pod owed an
   // inspection that is gone from the runtime only leaves the cache.
   const RuntimePod* pod = records_.listed_pod(uid);
@@ -307,10 +320,10 @@ void GenericPleg::reconcile(const std::string& uid, std::vector<PodLifecycleEven
   // events are found again next relist; nothing is lost.
   if (!inspect(uid, pod, model.status_lists, record, events.empty() ? nullptr : &events)) {
     pods_to_reinspect_.insert(uid);
-    return;
+    return false;
   }
   // records_.update() moves the listed pod: what is needed of it, first.
-  const bool listed = pod != nullptr;
+  const bool created = pod != nullptr && holds_new_ids(*pod, records_.old_pod(uid));
   if (events.empty()) {
     PodLifecycleEvent sync;
     sync.pod_uid = uid;
@@ -321,17 +334,15 @@ void GenericPleg::reconcile(const std::string& uid, std::vector<PodLifecycleEven
       sync.pod_namespace = pod->namespace_;
     }
     records_.update(uid);
-    if (!model.pod_sync_after_reinspection) return;
+    if (!model.pod_sync_after_reinspection) return false;
     events.push_back(std::move(sync));
   } else {
     record.pods_with_events++;
     records_.update(uid);
   }
-  bool died = false;
   for (auto& e : events) {
     record.events_by_type[event_type_index(e.type)]++;
     metrics_.events(e.type).Increment();
-    died = died || e.type == PodLifecycleEventType::ContainerDied;
     // ContainerChanged is counted but, as in the kubelet, never sent.
     if (e.type == PodLifecycleEventType::ContainerChanged) continue;
     if (!events_.try_send(e)) {
@@ -339,17 +350,24 @@ void GenericPleg::reconcile(const std::string& uid, std::vector<PodLifecycleEven
       record.events_discarded++;
     }
   }
-  // The kubelet relists a pod on demand after a pod sync that acted on it
-  // (kubelet.go SyncPod's postSync, run by the pod worker). The agent makes
-  // no syncs: the event that makes the kubelet act is a container that
-  // died (it restarts it or tears the pod down), so a ContainerDied
-  // delivered here requests the same relist of that pod. A pod that only
-  // started containers or was removed gives the kubelet nothing to do.
-  if (died && listed) request_relist(uid);
+  return created;
 }
 
 void GenericPleg::deliver(EventsByPod& events_by_pod, RelistRecord& record, const KubeletModel& model) {
-  for (auto& [uid, events] : events_by_pod) reconcile(uid, events, record, model);
+  // The kubelet relists a pod on demand after a SyncPod that acted and
+  // succeeded (kubelet.go: SyncResults non-empty and no error, 1.36 and
+  // 1.37). The agent makes no syncs; what it sees of such a sync is what
+  // the sync created: a sandbox or container the runtime did not list
+  // before, a new pod's or a restart's, running or already exited (a fast
+  // crash loop's instance may be dead by the agent's next relist). A death
+  // alone is not one: the sync after a crash starts the container again
+  // (seen as a new one) or fails in back-off (no relist), and a pod torn
+  // down goes through SyncTerminatingPod, which requests none. What the
+  // agent's own pod relist finds is the result of the relist it mirrors,
+  // so only the global relist asks.
+  for (auto& [uid, events] : events_by_pod)
+    if (reconcile(uid, events, record, model) && delivered_once_) request_relist(uid);
+  delivered_once_ = true;
   // Pods owed an inspection whose comparison found nothing: the kubelet
   // walks every pod record and retries these in the same pass.
   std::vector<std::string> owed;

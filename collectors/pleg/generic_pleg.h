@@ -138,8 +138,10 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   void finish_relist(RelistRecord& record, GrpcCode strain);
   // generic.go's reconcilePodRecord for one pod: inspect it when it has
   // events or is owed an inspection, then commit its record and send its
-  // events; a failed inspection owes another.
-  void reconcile(const std::string& uid, std::vector<PodLifecycleEvent>& events, RelistRecord& record,
+  // events; a failed inspection owes another. True when the pod, still
+  // listed, has a sandbox or container newly started: what a kubelet sync
+  // that acted leaves behind.
+  bool reconcile(const std::string& uid, std::vector<PodLifecycleEvent>& events, RelistRecord& record,
                  const KubeletModel& model);
   void publish_reinspect_count();
 
@@ -163,6 +165,9 @@ class GenericPleg final : public PodLifecycleEventGenerator, public prometheus::
   // Pods owed an inspection: their last one failed. The kubelet keeps uids
   // only and inspects the pod as the runtime lists it now.
   std::set<std::string> pods_to_reinspect_;
+  // A relist has delivered: the first one finds every running container
+  // "started", which is the node as it was, not the kubelet acting.
+  bool delivered_once_ = false;
   PodGrouping grouping_;  // reused by every relist
   // The wall time at which the relist holding relist_mu_ began: its events',
   // the cache's and pleg_last_seen_seconds' time. Its record carries only the

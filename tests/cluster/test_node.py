@@ -100,7 +100,8 @@ def compare(c, token, agent, relists=20):
         r = {}
         # pleg_pod_relist_duration_seconds: the on-demand relists of one pod (1.36+), on the
         # same worker as the global relist; the kubelet requests one after each pod sync that
-        # acted, the agent after each ContainerDied it delivers (no sync of its own).
+        # acted, the agent after each relist that finds a sandbox or container it did not list
+        # before (what such a sync creates; the agent makes no sync of its own).
         for h in ("pleg_relist_duration_seconds", "pleg_relist_interval_seconds",
                   "pleg_pod_relist_duration_seconds"):
             name = (prefix + h) if side == "kubelet" else h

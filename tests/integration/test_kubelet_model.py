@@ -100,12 +100,20 @@ def run_release(version, per_pod_calls):
         else:
             assert 0.3 <= ratio <= 0.8, (version, counts)
 
-        # A container dying in a healthy pod: relisted on demand from 1.36.
+        # A death alone asks no relist of the pod (the kubelet's sync after
+        # it acts only when it starts the container again) ...
         fake.phase("healthy", hold=True)
         wait_until(lambda: agent.metrics().get("pleg_pods_to_reinspect") == 0, 20, "the re-inspections to succeed")
         assert fake.kill(pod_uid=pods[3]["uid"]) == 2
         died = wait_until(lambda: agent.metrics().get("pleg_events_total", 0, event_type="ContainerDied") >= 6 and
                           agent.metrics(), 20, "the deaths delivered")
+        harness.wait_until(lambda: agent.metrics().get("pleg_relist_duration_seconds_count") >=
+                           died.get("pleg_relist_duration_seconds_count") + 2, 10, "two more relists")
+        assert agent.metrics().get("pleg_pod_relist_duration_seconds_count", 0) == 0, version
+        # ... a restart does: relisted on demand from 1.36, as after the kubelet's sync that started it.
+        assert fake.kill(pod_uid=pods[4]["uid"], restart=True) == 2
+        died = wait_until(lambda: agent.metrics().get("pleg_events_total", 0, event_type="ContainerDied") >= 8 and
+                          agent.metrics(), 20, "the restarts delivered")
         if per_pod_calls == 4:
             harness.wait_until(lambda: agent.metrics().get("pleg_relist_duration_seconds_count") >=
                                died.get("pleg_relist_duration_seconds_count") + 2, 10, "two more relists")

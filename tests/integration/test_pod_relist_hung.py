@@ -4,9 +4,10 @@ of 1.35 (tests/lib/fake_kubelet.py reporting its version).
 From 1.36 the kubelet relists one pod on demand (generic.go relistPod: its
 ListPodSandbox and ListContainers filtered by the pod's uid) on the worker and
 under the lock of its global relist; the agent copies that model and relists a
-pod whose container died the same way. The fake runtime (build/fakecri: a real
+pod whose containers were started anew (a restart, a new pod) the same way. The fake runtime (build/fakecri: a real
 runtime cannot be made to hang one pod's filtered list on demand) hangs every
-ListContainers filtered by pod 3's uid; a container of pod 3 is killed.
+ListContainers filtered by pod 3's uid; the containers of pod 3 are killed
+and restarted.
 Asserted:
 - beside 1.37: the agent's relist of pod 3 hangs, its global relists stop
   behind it (pleg_last_seen_age_seconds grows past the hang threshold), and
@@ -50,7 +51,8 @@ def run_release(version):
         fake.phase("hung", hold=True)
         # The kubelet beside it stops relisting as the agent does (its worker is held the same way).
         kubelet.mode = "frozen"
-        assert fake.kill(pod_uid=pod["uid"]) == 2
+        # The kubelet restarts them: the sync that started them is followed by its relist of the pod.
+        assert fake.kill(pod_uid=pod["uid"], restart=True) == 2
 
         def named():
             c = hung_cause(agent)

@@ -41,8 +41,12 @@ TEST(CrioPages, NoContainerIdReachesAPageThatActs) {
     for (const auto& id : hostile) {
       auto path = crio_page_path(page, id);
       SCOPED_TRACE(id);
-      if (path) EXPECT_FALSE(reaches_acting_page(*path)) << *path;
-      if (page == CrioPage::kContainer) EXPECT_FALSE(path) << *path;
+      if (path) {
+        EXPECT_FALSE(reaches_acting_page(*path)) << *path;
+      }
+      if (page == CrioPage::kContainer) {
+        EXPECT_FALSE(path) << *path;
+      }
     }
   // And the reader itself refuses before connecting.
   HttpResult r = get_crio_page("/nonexistent/crio.sock", CrioPage::kContainer, "../pause/4c5d");

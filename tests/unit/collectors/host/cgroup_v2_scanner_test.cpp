@@ -83,8 +83,12 @@ TEST(CgroupV2Witness, StoppedPodsAndContainersNamedByPod) {
   EXPECT_FALSE(unit(e, "pod", kPodC));  // nothing wrong with it but its container's process count
   ASSERT_EQ(e.cgroup_v2.containers.size(), 4u);  // and pod C's conmon scope
   for (const auto& k : e.cgroup_v2.containers) {
-    if (k.pod_uid == kPodC) EXPECT_EQ(k.populated, std::optional<bool>(k.kind == "conmon"));
-    if (k.pod_uid == kPodA) EXPECT_EQ(k.populated, std::optional<bool>(true));
+    if (k.pod_uid == kPodC) {
+      EXPECT_EQ(k.populated, std::optional<bool>(k.kind == "conmon"));
+    }
+    if (k.pod_uid == kPodA) {
+      EXPECT_EQ(k.populated, std::optional<bool>(true));
+    }
     EXPECT_EQ(k.stopped, k.pod_uid == kPodB);
   }
   // How long each stays stopped counts from the first scan that saw it so,
@@ -188,8 +192,11 @@ TEST(CgroupV2Witness, CgroupfsDriverWithoutLocalEventsOrPsi) {
   const CgroupV2Unit* c = unit(e, "container", kPodA);
   ASSERT_TRUE(c);
   EXPECT_TRUE(c->freeze_incomplete());
-  for (const auto& k : e.cgroup_v2.containers)
-    if (k.pod_uid == kPodC) EXPECT_EQ(k.populated, std::optional<bool>(true));
+  for (const auto& k : e.cgroup_v2.containers) {
+    if (k.pod_uid == kPodC) {
+      EXPECT_EQ(k.populated, std::optional<bool>(true));
+    }
+  }
 }
 
 // Every pod's refused forks and OOM kills, watched or not: a pod at its

@@ -71,13 +71,14 @@ TEST_P(KubeletModelTest, CallsOfTheFirstRelist) {
   EXPECT_EQ(runtime.calls[op::kPodSandboxStatus], 2);
   EXPECT_EQ(runtime.calls[op::kContainerStatus], 2);
   EXPECT_EQ(records.back().status_calls, 4 + 2 * per_pod_lists);
-  EXPECT_EQ(pleg->queued_pod_relists(), 0u) << "nothing died: no pod relist requested";
+  EXPECT_EQ(pleg->queued_pod_relists(), 0u) << "the node as it was when the agent came: no kubelet sync acted";
 }
 
-// A container dies. The relist inspects its pod; from 1.36 the agent then
-// relists that pod on demand (as the kubelet does after the sync the death
-// causes): a ListPodSandbox and a ListContainers filtered by its uid, and
-// no status call when nothing changed since.
+// A container dies. The relist inspects its pod (up to 1.35 with the
+// pod's own lists, from 1.36 with the status calls only). A death alone
+// asks no relist of the pod: the kubelet's sync after it either starts the
+// container again or fails in back-off, and only a sync that acted and
+// succeeded is followed by the kubelet's on-demand relist.
 TEST_P(KubeletModelTest, CallsAfterAContainerDies) {
   pleg->relist();
   drain();
@@ -90,11 +91,26 @@ TEST_P(KubeletModelTest, CallsAfterAContainerDies) {
                                      {op::kContainerStatus, 2}};
   EXPECT_EQ(calls_since(before), want);
   EXPECT_EQ(drain(), (std::vector<PodLifecycleEvent>{{"uid-1", T::ContainerDied, "c1"}}));
+  EXPECT_EQ(pleg->queued_pod_relists(), 0u) << "a death alone is no sync that acted";
+}
+
+// The kubelet restarts it: a new container of the pod runs. From 1.36 the
+// agent then relists that pod on demand, as the kubelet does after the sync
+// that started it: a ListPodSandbox and a ListContainers filtered by its
+// uid, and no status call when nothing changed since.
+TEST_P(KubeletModelTest, CallsAfterAContainerIsRestarted) {
+  pleg->relist();
+  drain();
+  runtime.set_state("c1", cri::CONTAINER_EXITED);
+  runtime.add_container("c3", "uid-1", cri::CONTAINER_RUNNING, "s1");
+  pleg->relist();
+  EXPECT_EQ(drain(), (std::vector<PodLifecycleEvent>{{"uid-1", T::ContainerDied, "c1"},
+                                                     {"uid-1", T::ContainerStarted, "c3"}}));
 
   const bool on_demand = GetParam() >= 36;
   ASSERT_EQ(pleg->queued_pod_relists(), on_demand ? 1u : 0u);
   if (!on_demand) return;
-  before = runtime.calls;
+  auto before = runtime.calls;
   pleg->relist_pod("uid-1");
   EXPECT_EQ(calls_since(before), (std::map<std::string, int>{{op::kListPodSandbox, 1}, {op::kListContainers, 1}}));
   for (const auto& e : drain())
@@ -104,16 +120,57 @@ TEST_P(KubeletModelTest, CallsAfterAContainerDies) {
 
   // A change the pod relist finds first is its to deliver, inspected as in
   // a relist (status calls only), and not found again by the next relist.
+  // A start it finds asks no further relist: it is the relist that follows
+  // the sync.
   runtime.set_state("c2", cri::CONTAINER_EXITED);
+  runtime.add_container("c4", "uid-1", cri::CONTAINER_RUNNING, "s1");
   before = runtime.calls;
   pleg->relist_pod("uid-1");
   EXPECT_EQ(calls_since(before), (std::map<std::string, int>{{op::kListPodSandbox, 1},
                                                              {op::kListContainers, 1},
                                                              {op::kPodSandboxStatus, 1},
-                                                             {op::kContainerStatus, 2}}));
-  EXPECT_EQ(drain(), (std::vector<PodLifecycleEvent>{{"uid-1", T::ContainerDied, "c2"}}));
+                                                             {op::kContainerStatus, 4}}));
+  EXPECT_EQ(drain(), (std::vector<PodLifecycleEvent>{{"uid-1", T::ContainerDied, "c2"},
+                                                     {"uid-1", T::ContainerStarted, "c4"}}));
+  EXPECT_EQ(pleg->queued_pod_relists(), 1u) << "the global relist's request only (tests serve none)";
   pleg->relist();
   EXPECT_TRUE(drain().empty());
+}
+
+// A fast crash loop: the instance the kubelet's sync started is dead by
+// the next relist (ContainerDied only), and the sync that started it was
+// still followed by the kubelet's relist of the pod.
+TEST_P(KubeletModelTest, AnInstanceAlreadyDeadIsStillASyncThatActed) {
+  pleg->relist();
+  drain();
+  runtime.set_state("c1", cri::CONTAINER_EXITED);
+  pleg->relist();
+  drain();
+  runtime.add_container("c3", "uid-1", cri::CONTAINER_EXITED, "s1");
+  pleg->relist();
+  EXPECT_EQ(drain(), (std::vector<PodLifecycleEvent>{{"uid-1", T::ContainerDied, "c3"}}));
+  EXPECT_EQ(pleg->queued_pod_relists(), GetParam() >= 36 ? 1u : 0u);
+}
+
+// A new pod: the kubelet's sync created its sandbox and started its
+// container, and relists it (1.36+); a pod torn down goes through
+// SyncTerminatingPod, which asks none.
+TEST_P(KubeletModelTest, ANewPodIsRelistedAndARemovedOneIsNot) {
+  pleg->relist();
+  drain();
+  runtime.add_sandbox("s3", "uid-3");
+  runtime.add_container("c5", "uid-3", cri::CONTAINER_RUNNING, "s3");
+  pleg->relist();
+  const size_t queued = pleg->queued_pod_relists();
+  EXPECT_EQ(queued, GetParam() >= 36 ? 1u : 0u);
+  drain();
+
+  runtime.set_state("c1", cri::CONTAINER_EXITED);
+  runtime.set_state("c2", cri::CONTAINER_EXITED);
+  runtime.set_sandbox_state("s1", cri::SANDBOX_NOTREADY);
+  pleg->relist();
+  EXPECT_FALSE(drain().empty());
+  EXPECT_EQ(pleg->queued_pod_relists(), queued) << "a pod stopped: no sync that started anything";
 }
 
 // Every release re-inspects a pod whose inspection failed at every relist
@@ -243,9 +300,10 @@ TEST(PodRelist, AHungPodRelistBlocksTheGlobalRelistWithThePodNamed) {
   ASSERT_TRUE(wait([&] { return relists >= 1; }));
   ASSERT_TRUE(clock.wait_for_waits(1));
 
-  // The container dies; the next relist requests a relist of its pod, whose
-  // filtered ListPodSandbox then hangs.
+  // The container is restarted; the next relist requests a relist of its
+  // pod, whose filtered ListPodSandbox then hangs.
   runtime.set_state("c1", cri::CONTAINER_EXITED);
+  runtime.add_container("c2", "uid-1", cri::CONTAINER_RUNNING, "s1");
   clock.step(seconds(1));
   ASSERT_TRUE(wait([&] { return relists >= 2; }));
   // The request was queued during relist 2; the runner serves it at once.
