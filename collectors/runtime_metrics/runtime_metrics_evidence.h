@@ -39,6 +39,10 @@ struct RuntimeMetricsEvidence : ScrapeRecord {
     // Seconds since the scrape that saw its timeouts grow; none when no
     // scrape saw them grow (none, or all before the agent's first scrape).
     std::optional<double> seconds_since_timeout;
+    // The calls that ended after that scrape: a plugin that answers again
+    // after NRI cut it off (it reconnected) shows here, fast or slow; none
+    // when no cut-off was seen.
+    std::optional<Histogram> since_timeout;
   };
   std::vector<NriCalls> nri_calls;  // by plugin, then operation
   std::optional<double> nri_active_plugins;

@@ -44,27 +44,8 @@ void RuntimeMetricsReader::scrape_now() {
 }
 
 void RuntimeMetricsReader::observe_nri(const RuntimeMetricsSample& sample, MonoTime now) {
-  nri_latency_.add(now, sample.nri_latency);
-  nri_timeouts_.add(now, sample.nri_timeouts);
-  for (const auto& [key, total] : sample.nri_timeouts) {
-    auto seen = nri_timeouts_seen_.find(key);
-    // The first scrape's total is history of unknown age; a counter that
-    // went down is a restarted runtime, counting again from 0.
-    if (seen != nri_timeouts_seen_.end() && total > seen->second) nri_timeout_grew_[key] = now;
-    if (seen != nri_timeouts_seen_.end() && total < seen->second && total > 0) nri_timeout_grew_[key] = now;
-    nri_timeouts_seen_[key] = total;
-  }
-  const std::map<std::string, double> timeouts = nri_timeouts_.added();
-  evidence_.nri_calls.clear();
-  for (auto& [key, latency] : nri_latency_.added()) {
-    auto [plugin, operation] = split_nri_call_key(key);
-    auto t = timeouts.find(key);
-    std::optional<double> since;
-    if (auto g = nri_timeout_grew_.find(key); g != nri_timeout_grew_.end())
-      since = std::chrono::duration<double>(now - g->second).count();
-    evidence_.nri_calls.push_back({std::move(plugin), std::move(operation), std::move(latency),
-                                   t == timeouts.end() ? 0 : t->second, since});
-  }
+  nri_.observe(sample, now);
+  evidence_.nri_calls = nri_.calls(now);
   evidence_.nri_active_plugins = sample.nri_active_plugins;
   evidence_.nri_window_seconds = std::chrono::duration<double>(kNriWindow).count();
 }

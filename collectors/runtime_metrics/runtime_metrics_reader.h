@@ -8,6 +8,7 @@
 
 #include "common/source.h"
 #include "runtime_metrics/runtime_metrics.h"
+#include "runtime_metrics/nri_call_tracker.h"
 #include "runtime_metrics/runtime_metrics_evidence.h"
 #include "scrape/scrape_loop.h"
 
@@ -49,13 +50,8 @@ class RuntimeMetricsReader final : public SourceOf<RuntimeMetricsEvidence> {
   HistogramWindow network_;  // network setup/teardown histograms
   // NRI plugins' calls: a window long enough that a plugin cut off at its
   // 2 s timeout stays named for a while after, as the CRI calls' own are.
-  HistogramWindow nri_latency_{kNriWindow};
-  CounterWindow nri_timeouts_{kNriWindow};
-  // Per plugin and operation: its timeouts counter at the last scrape, and
-  // when that counter last grew (how long ago the plugin was last cut off).
-  std::map<std::string, double> nri_timeouts_seen_;
-  std::map<std::string, MonoTime> nri_timeout_grew_;
   static constexpr Duration kNriWindow = std::chrono::minutes(5);
+  NriCallTracker nri_{kNriWindow};
 };
 
 }  // namespace plegscope

@@ -52,9 +52,13 @@ std::optional<Finding> judge_nri_stall(const Context& c) {
   // the calls after it. Its cut-offs stay listed for the metrics window
   // (5 min), a warning only while they are recent (chaos campaign: a plugin
   // that stalled three creations kept the node at risk for 5 min after it
-  // answered again, through the next faults and the quiet between).
-  const bool over = n.timeouts > 0 && n.seconds_since_timeout && *n.seconds_since_timeout > c.t.nri_recent_seconds &&
-                    worst.slow <= n.timeouts;
+  // answered again, through the next faults and the quiet between), or
+  // until the plugin is seen answering again: calls ended since the last
+  // cut-off, none of them slow.
+  const bool answers_again = n.since_timeout && n.since_timeout->count > 0 &&
+                             count_above(*n.since_timeout, c.t.nri_slow_seconds).value_or(1) <= 0;
+  const bool cut_off_long_ago = n.seconds_since_timeout && *n.seconds_since_timeout > c.t.nri_recent_seconds;
+  const bool over = n.timeouts > 0 && (cut_off_long_ago || answers_again) && worst.slow <= n.timeouts;
   Finding f = over ? make_finding(CauseId::kNriStall, Severity::kInfo, 0.45)
                    : make_finding(CauseId::kNriStall, Severity::kWarning, n.timeouts > 0 ? 0.7 : 0.5);
   f.nri_plugin = n.plugin;
@@ -69,6 +73,8 @@ std::optional<Finding> judge_nri_stall(const Context& c) {
   if (n.seconds_since_timeout)
     f.evidence.push_back({"nri_plugin_seconds_since_timeout" + labels(n), *n.seconds_since_timeout,
                           c.t.nri_recent_seconds});
+  if (n.since_timeout)
+    f.evidence.push_back({"nri_plugin_calls_since_timeout" + labels(n), n.since_timeout->count, std::nullopt});
   f.evidence.push_back({"nri_plugin_slow_calls" + labels(n), worst.slow, 1});
   f.evidence.push_back({"nri_plugin_seconds" + labels(n), n.latency.sum, std::nullopt});
   // The PLEG's own calls meanwhile: what says this plugin is not why PLEG is unhealthy.

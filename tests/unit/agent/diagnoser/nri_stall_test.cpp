@@ -55,6 +55,28 @@ TEST(NriStall, ACutOffOverAMinuteAgoIsInfo) {
   EXPECT_EQ(find(b.report(), CauseId::kNriStall)->severity, Severity::kWarning);
 }
 
+// A plugin seen answering again since its last cut-off (it reconnected and
+// its calls end fast) is info at once; a slow call since keeps the warning.
+TEST(NriStall, APluginAnsweringAgainSinceItsCutOffIsInfo) {
+  Builder b;
+  nri_calls(b, "10-stall", "CreateContainer", latency(52, 0, 3), 3);
+  auto& n = b.s.runtime_metrics.nri_calls.front();
+  n.seconds_since_timeout = 10;
+  n.since_timeout = latency(2, 0, 0);
+  Report r = b.report();
+  const Cause* again = find(r, CauseId::kNriStall);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->severity, Severity::kInfo);
+  EXPECT_TRUE(has_evidence(*again, "nri_plugin_calls_since_timeout{plugin=10-stall,operation=CreateContainer}"));
+  EXPECT_EQ(r.status, Status::kHealthy) << r.summary;
+
+  n.since_timeout = latency(0, 0, 0);
+  EXPECT_EQ(find(b.report(), CauseId::kNriStall)->severity, Severity::kWarning) << "no call since: not yet known";
+  n.since_timeout = latency(1, 0, 1);
+  n.latency = latency(52, 0, 4);
+  EXPECT_EQ(find(b.report(), CauseId::kNriStall)->severity, Severity::kWarning) << "slow again since";
+}
+
 TEST(NriStall, FastPluginNamesNothing) {
   Builder b;
   nri_calls(b, "10-stall", "CreateContainer", latency(200, 0, 0));
