@@ -1,15 +1,18 @@
 #pragma once
 // THE cause list: every cause id, once. Each row is X(enumerator, name):
 // the name is the docs/report.md cause id (dashboards and alerts use it), the
-// rule is judge_<name> in rules/<name>.cpp, and the words are
+// rule is judge_<name> in rules/<name>.cpp, its typed details
+// CauseDetails<enumerator> in rules/<name>.h, and the words are
 // <name>_wording in agent/report/wording/<name>.cpp. The enum, the names,
-// kAllCauses, the rule table and the wording table are all generated from
-// this list (causes.h, rule_table.cpp, report/wording.cpp), and the Python
-// tests read their cause ids from it (tests/lib/harness.py cause_ids()).
+// kAllCauses, the rule table, the variant of details and the wording table
+// are all generated from this list (causes.h, rule_table.cpp,
+// cause_details.h, report/wording.cpp), and the Python tests read their
+// cause ids from it (tests/lib/harness.py cause_ids()).
 // Row order is the tie-break when two causes are equally confident.
 //
-// Adding a cause: one row here, rules/<name>.cpp, report/wording/<name>.cpp,
-// and its section under # Causes in docs/runbook.md.
+// Adding a cause: one row here, rules/<name>.h (and its include line in
+// cause_details.h), rules/<name>.cpp, report/wording/<name>.cpp, and its
+// section under # Causes in docs/runbook.md.
 #define PLEGSCOPE_CAUSES(X)                     \
   X(kRuntimeUnavailable, runtime_unavailable)   \
   X(kRuntimeHung, runtime_hung)                 \

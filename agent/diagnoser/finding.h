@@ -2,30 +2,22 @@
 // What a rule found, as typed values: no sentence. agent/report turns a
 // finding into the words the operator reads (report/wording.h), so the
 // diagnoser decides and the report speaks.
+//
+// A finding is a common core, the fields read across causes, plus its
+// cause's own details (CauseDetails<id>, in rules/<name>.h beside its rule),
+// read by that cause's rule and words only, through details<>().
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "common/clock.h"
-#include "diagnoser/causes.h"
+#include "diagnoser/cause_details.h"
+#include "diagnoser/finding_values.h"
 #include "host/host_evidence.h"
 
 namespace plegscope {
-
-enum class Severity { kInfo, kWarning, kCritical };
-
-// What an operator or a remediator should do about a cause (docs/report.md
-// "advice"); plegscope itself never acts. Set by advise() (advice.h).
-enum class Advice { kNone, kFixPod, kRestartKubelet, kRestartRuntime, kFixStorage, kReboot, kReplace };
-
-// A measured signal as /diagnose lists it (docs/report.md): a machine name such
-// as "oldest_in_flight_seconds{list_containers}", its value and threshold.
-struct Evidence {
-  std::string signal;
-  double value = 0;
-  std::optional<double> threshold;
-};
 
 // The kernel's hung-task report (host/hung_task.h) as the diagnoser keeps
 // it: on a blocked process of the host section and in shim_hung's processes.
@@ -45,133 +37,37 @@ struct KernelHungTask {
   std::optional<double> predates_stall_seconds;
 };
 
-// The pod a per-pod finding is about.
-struct PodRef {
-  std::string namespace_;
-  std::string name;
-  std::string uid;
-  std::string sandbox_id;
-  std::string container_name;  // empty when the sandbox itself is meant
+// Where a late relist's time goes, for a cause named after the rules from
+// it (interactions.h: the forms kNoRelistYet, kLateInLists,
+// kLateInInspection): whichever cause it names, the same figures and the
+// same words (report/wording.cpp).
+struct RelistAttribution {
+  double period_seconds = 0;       // the relist period
+  double share = 0;                // 0..1 of the relist's time in the lists, or in inspection
+  double list_seconds = 0;         // time per relist in the two list calls
+  int objects = 0;                 // sandboxes and containers in the newest answer
+  double pods_per_relist = 0;      // pods with events per relist
+  double status_call_seconds = 0;  // a typical status call
 };
 
-// How a cause was found, when it can be found in more than one way; each
-// form has its own words.
-enum class Form {
-  kFound,  // the cause's only form
-  // runtime_unavailable
-  kSocketMissing,
-  kDown,
-  kFlapping,
-  kBlind,  // the agent cannot see the runtime for a reason of its own
-  // runtime_hung
-  kCallHung,
-  kDeadlines,
-  kStalling,
-  // runtime_slow
-  kListCallSlow,
-  kListsSlowPerRelist,
-  // message_too_large
-  kOverLimit,
-  kNearLimit,
-  // node_pressure: what the runtime's calls do meanwhile
-  kWhileCallHung,
-  kWhileCallsSlow,
-  kWhileRelistsSlow,
-  kCallsNotSlowYet,
-  // attributed after the rules (interactions.h): no rule named a cause, so
-  // it is named from where the relist's time goes
-  kNoRelistYet,
-  kLateInLists,
-  kLateInInspection,
-  // runtime_hung: lists answer, one pod's calls hang
-  kStuckPod,
-  // shim_hung: the helper of a hung per-pod call's pod is in D
-  kBehindHungCall,
-  // shim_hung: calls for no pod (the unfiltered lists) hang while a pod's
-  // helper is in D: the lists wait on it (containerd's per-container status
-  // lock, held by a call waiting on that shim)
-  kBehindHungLists,
-  // shim_hung: a helper in D for the hang threshold while nothing hangs yet;
-  // systemd_bus_stalled: the bus stalled that long while no start waits on it
-  kNothingHangsYet,
-  // shim_hung: a pod's helper (conmon, or runc under it) stuck while that
-  // pod's status calls are slow, on a runtime whose lists take no container
-  // lock (CRI-O): only that pod's inspection waits, the lists answer
-  kBehindSlowStatus,
-  // kubelet_internal: the kubelet's metrics unreadable; named from its
-  // journal's "PLEG is not healthy" lines beside the agent's fast relists
-  kFromJournal,
-  // runtime_status_hung: Status has no answer while the lists answer (a CNI
-  // lock, a deadlocked plugin), or while the lists hang too
-  kStatusWhileListsAnswer,
-  kStatusWithLists,
-  // runtime_status_hung: Status answers with an error (not a deadline)
-  kStatusFailing,
-  // runtime_network_not_ready: a configured CNI plugin answers STATUS
-  // unhealthy (CNI 1.1.0), where kFound is no network configuration at all
-  kPluginUnhealthy,
-  // runtime_losing_support: only the kubelet's kubelet_cri_losing_support
-  // says it (the agent's own RuntimeConfig has no answer yet)
-  kFromKubelet,
-};
-
-// One pressure reading past its threshold (node_pressure).
-struct PressureReading {
-  enum class Kind { kCpu, kIo, kMemory, kLoadPerCpu, kPidUsage, kThreadUsage } kind;
-  double value;  // percent for PSI, load per CPU, a fraction for PID usage
-};
-
-// How one finding relates to others, decided after the rules.
-struct Relation {
-  enum class Kind {
-    kPressureMayExplain,  // node pressure may explain this one
-    kLikelyRootOf,        // strong pressure: the likely root of `causes`
-    kMaySlow,             // mild pressure: may be slowing `causes`
-    kClearsWith,          // a backlog of the failing lists of `causes`
-    kExplainedBy,         // `causes` explains this one: another client's call holding the
-                          // runtime's lock or a pod's stuck helper
-    kExplains,            // this stuck helper explains `causes`
-    kListsWaitOn,         // `causes` (the hung lists) wait on this stuck helper
-    kBehind,              // the runtime's slow disk is behind `causes`
-  } kind;
-  std::vector<CauseId> causes;
-};
+// A finding of another cause's details was asked for its own: a bug in the
+// caller, never a state of the node (rule_table.cpp).
+[[noreturn]] void throw_wrong_details(CauseId held, CauseId asked);
 
 // Thread-compatible value.
 struct Finding {
   CauseId id = CauseId::kRuntimeUnavailable;
   Severity severity = Severity::kWarning;
   double confidence = 0;
-  Form form = Form::kFound;
+  Form form = Form::kFound;  // read by interactions.h, advice.h and the repair gate
 
-  // Typed evidence for the words; a cause sets the fields its forms print.
-  std::string op;                 // the CRI operation label, "list_containers"
-  std::string endpoint;           // the CRI endpoint, "unix:///run/containerd/containerd.sock"
-  std::string blind_reason;       // runtime_unavailable kBlind: pleg_runtime_unreachable's reason
-  double seconds = 0;             // what is too long: a call (p99 or in flight), a list, a relist
-  double median_seconds = 0;      // the median beside a p99 in `seconds`
-  double threshold_seconds = 0;   // what `seconds` was judged against
-  double period_seconds = 0;      // the relist period
-  double window_seconds = 0;      // the time the counts below cover
-  double list_seconds = 0;        // time per relist in the two list calls
-  double status_call_seconds = 0; // a typical status call
-  double share = 0;               // 0..1: of the relist's time, or of the message limit
-  double bytes = 0;               // a list answer's size
-  double limit_bytes = 0;         // the gRPC message limit
-  double pods_per_relist = 0;     // pods with events per relist
-  double events_per_relist = 0;
-  int relists = 0;                // relists counted (failed, in a row)
-  int calls = 0;                  // calls counted (failed)
-  int pod_count = 0;              // pods counted (waiting for reinspection)
-  int objects = 0;                // sandboxes and containers in the newest answer
-  int exited = 0;                 // of them, exited containers
-  int discarded = 0;              // events discarded
-  bool call_in_flight = false;    // a call still in flight is among the slow ones
-  bool mostly_exited = false;     // exited containers are much of the list
-  bool failed_last = false;       // the newest relist failed too
-  std::vector<PressureReading> pressure;
-  std::vector<PodRef> pods;       // the pods a per-pod cause is about
-  // Host evidence: a process, a limit, a device.
+  // The core: what more than one cause's code reads.
+  std::string op;      // the CRI operation label, "list_containers": the culprit's call (culprit.h)
+  double seconds = 0;  // what is too long (a call, a list, a relist, a stall): the culprit's time
+  // The pods a per-pod cause is about: the culprit's pod, and the sandboxes
+  // two findings share (interactions.h).
+  std::vector<PodRef> pods;
+  // Host evidence: a process below the runtime.
   struct HostProcess {
     int64_t pid = 0;
     std::string comm;
@@ -194,7 +90,36 @@ struct Finding {
     std::string frozen_cgroup{};
     bool freeze_incomplete = false;
   };
-  std::vector<HostProcess> processes;  // blocked helpers, or zombie parents
+  // Blocked helpers, or zombie parents, worst first: the culprit, the
+  // advice (a helper all in D on storage), the kernel's hung-task match.
+  std::vector<HostProcess> processes;
+  std::vector<Evidence> evidence;  // the measured signals, for /diagnose: every cause's
+  RelistAttribution attribution;   // the attributed forms only, set after the rules
+  // MOVING to each cause's details (rules/<name>.h): read by causes not yet moved.
+  // Typed evidence for the words; a cause sets the fields its forms print.
+  std::string endpoint;           // the CRI endpoint, "unix:///run/containerd/containerd.sock"
+  std::string blind_reason;       // runtime_unavailable kBlind: pleg_runtime_unreachable's reason
+  double median_seconds = 0;      // the median beside a p99 in `seconds`
+  double threshold_seconds = 0;   // what `seconds` was judged against
+  double period_seconds = 0;      // the relist period
+  double window_seconds = 0;      // the time the counts below cover
+  double list_seconds = 0;        // time per relist in the two list calls
+  double status_call_seconds = 0; // a typical status call
+  double share = 0;               // 0..1: of the relist's time, or of the message limit
+  double bytes = 0;               // a list answer's size
+  double limit_bytes = 0;         // the gRPC message limit
+  double pods_per_relist = 0;     // pods with events per relist
+  double events_per_relist = 0;
+  int relists = 0;                // relists counted (failed, in a row)
+  int calls = 0;                  // calls counted (failed)
+  int pod_count = 0;              // pods counted (waiting for reinspection)
+  int objects = 0;                // sandboxes and containers in the newest answer
+  int exited = 0;                 // of them, exited containers
+  int discarded = 0;              // events discarded
+  bool call_in_flight = false;    // a call still in flight is among the slow ones
+  bool mostly_exited = false;     // exited containers are much of the list
+  bool failed_last = false;       // the newest relist failed too
+  std::vector<PressureReading> pressure;
   // container_frozen: a container's, pod's or kubepods' cgroup v2 cgroup
   // frozen (or freezing), with the pod it holds.
   struct FrozenCgroup {
@@ -262,21 +187,41 @@ struct Finding {
   std::string kubelet_version;    // "v1.37.2"; "" when the agent could not read it
   bool kubelet_says = false;      // kubelet_cri_losing_support was read
 
-  std::vector<Evidence> evidence;  // the measured signals, for /diagnose
-  // The runtime's own metrics page fails meanwhile (runtime_hung, shim_hung):
-  // a runtime blocked this way does not serve it either.
   bool runtime_metrics_failed = false;
-  // runtime_hung: the host scan saw no pod's helper in D, so the runtime
-  // itself holds the call.
   bool no_helper_in_d = false;
-  // runtime_hung: the hung call is a list of the on-demand relist of pods[0]
-  // (the 1.36+ kubelet's model), which holds the global relist behind it.
   bool pod_relist = false;
+  // END MOVING
   // Evidence strong enough to be the root of other causes (interactions.h),
   // e.g. pressure well past its threshold.
   bool strong = false;
   std::vector<Relation> relations;  // set by interactions.h
   Advice advice = Advice::kNone;    // set by advise(), after the relations
+
+  // This finding's cause's own details: f.details<NriStallDetails>().
+  // Asking for another cause's throws std::logic_error: a caller's bug, which
+  // fails the test that asks. A finding that recorded none (a cause read back
+  // from JSON carries only the core) reads the details' defaults, and its
+  // first write through the mutable form starts them.
+  template <class Details>
+  const Details& details() const {
+    expect_details_of(DetailsCause<Details>::id, std::holds_alternative<Details>(details_));
+    if (const Details* held = std::get_if<Details>(&details_)) return *held;
+    static const Details kNone{};
+    return kNone;
+  }
+  template <class Details>
+  Details& details() {
+    expect_details_of(DetailsCause<Details>::id, std::holds_alternative<Details>(details_));
+    if (std::holds_alternative<std::monostate>(details_)) details_.template emplace<Details>();
+    return std::get<Details>(details_);
+  }
+
+ private:
+  void expect_details_of(CauseId asked, bool held) const {
+    const bool none_yet = std::holds_alternative<std::monostate>(details_);
+    if (asked != id || (!held && !none_yet)) throw_wrong_details(id, asked);
+  }
+  AnyCauseDetails details_;
 };
 
 // A finding with its confidence rounded and capped below certainty: no

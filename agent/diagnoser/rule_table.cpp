@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <string>
 
 #include "diagnoser/rule.h"
 
@@ -12,6 +14,11 @@ const std::vector<Rule>& rule_table() {
 #undef PLEGSCOPE_CAUSE_ROW
   };
   return rules;
+}
+
+void throw_wrong_details(CauseId held, CauseId asked) {
+  throw std::logic_error(std::string("a finding of ") + cause_name(held) + " was asked for " +
+                         cause_name(asked) + "'s details");
 }
 
 Finding make_finding(CauseId id, Severity severity, double confidence, Form form) {

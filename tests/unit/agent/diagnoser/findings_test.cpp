@@ -6,6 +6,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 #include "snapshot_builder.h"
 #include "source_tree.h"
@@ -42,13 +43,29 @@ TEST(Findings, TheCheckSeesASentence) {
 }
 
 TEST(Findings, NoRuleHoldsASentence) {
-  int rules = 0;
+  int rules = 0, details = 0;
   for (const auto& entry : fs::directory_iterator(kDiagnoser / "rules")) {
-    ++rules;
+    (entry.path().extension() == ".h" ? details : rules) += 1;
     for (const auto& s : sentences(read(entry.path())))
       ADD_FAILURE() << entry.path().filename() << " holds the sentence " << s;
   }
   EXPECT_EQ(rules, static_cast<int>(std::size(kAllCauses))) << "one rule file per row of cause_list.h";
+  EXPECT_EQ(details, static_cast<int>(std::size(kAllCauses))) << "one details header per row of cause_list.h";
+}
+
+TEST(Findings, ACauseKeepsItsOwnDetails) {
+  Finding f = make_finding(CauseId::kNriStall, Severity::kWarning, 0.5);
+  EXPECT_EQ(f.details<NriStallDetails>().timeouts, 0);  // none recorded yet: the defaults
+  f.details<NriStallDetails>().timeouts = 3;
+  const Finding& read = f;
+  EXPECT_EQ(read.details<NriStallDetails>().timeouts, 3);
+  // Another cause's details are a caller's bug, loud on either side.
+  EXPECT_THROW(f.details<CniSlowDetails>(), std::logic_error);
+  EXPECT_THROW(read.details<CniSlowDetails>(), std::logic_error);
+  // A finding whose id changed after its details were written keeps them
+  // under the old cause: asking under the new one is refused too.
+  f.id = CauseId::kCniSlow;
+  EXPECT_THROW(f.details<CniSlowDetails>(), std::logic_error);
 }
 
 TEST(Findings, TheDiagnoserNeverIncludesTheReport) {
