@@ -188,7 +188,7 @@ void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Findi
     f.evidence.push_back({"successful_relists", 0, 1});
     if (c.in_progress) {
       f.seconds = to_seconds(c.in_progress->duration);
-      f.period_seconds = period;
+      f.attribution.period_seconds = period;
       f.evidence.push_back({"first_relist_running_seconds", f.seconds, c.t.late_relist_periods * period});
     }
   } else {
@@ -196,9 +196,9 @@ void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Findi
     if (lists) {
       f = make_finding(c.objects >= c.t.many_objects / 2 ? CauseId::kTooManyContainers : CauseId::kRuntimeSlow,
                        Severity::kWarning, 0.5, Form::kLateInLists);
-      f.share = c.list_share;
-      f.list_seconds = c.list_seconds;
-      f.objects = c.objects;
+      f.attribution.share = c.list_share;
+      f.attribution.list_seconds = c.list_seconds;
+      f.attribution.objects = c.objects;
     } else {
       const bool slow_calls = c.statuses.typical >= c.t.slow_status_seconds / 10;
       const bool backlog = c.s.pods_to_reinspect > 0 && c.pods_changed < 1;
@@ -206,12 +206,12 @@ void attribute_unexplained(const Context& c, bool needs_cause, std::vector<Findi
                        : slow_calls ? CauseId::kPodStatusSlow
                                     : CauseId::kEventStorm,
                        Severity::kWarning, 0.5, Form::kLateInInspection);
-      f.share = c.status_share;
-      f.pods_per_relist = c.pods_changed;
-      f.status_call_seconds = c.statuses.typical;
+      f.attribution.share = c.status_share;
+      f.attribution.pods_per_relist = c.pods_changed;
+      f.attribution.status_call_seconds = c.statuses.typical;
     }
     f.seconds = c.relist_seconds;
-    f.period_seconds = period;
+    f.attribution.period_seconds = period;
     f.evidence.push_back({"relist_seconds", c.relist_seconds, c.t.late_relist_periods * period});
     f.evidence.push_back({lists ? "list_share_of_relist" : "status_share_of_relist",
                           lists ? c.list_share : c.status_share, 0.5});

@@ -15,6 +15,7 @@ namespace {
 // A cause named after the rules from where a late relist's time goes
 // (interactions.h): the same words whichever cause it names.
 std::optional<CauseWords> attributed_words(const Finding& f) {
+  const RelistAttribution& a = f.attribution;
   CauseWords w;
   std::string where;
   switch (f.form) {
@@ -22,7 +23,7 @@ std::optional<CauseWords> attributed_words(const Finding& f) {
       if (f.seconds > 0) {
         w.reason = "the first relist has run for " + text::elapsed(f.seconds) + " and not finished";
         const std::optional<double> late = f.evidence.back().threshold;
-        w.action = "wait for it; if it runs past " + text::elapsed(late.value_or(f.period_seconds)) +
+        w.action = "wait for it; if it runs past " + text::elapsed(late.value_or(a.period_seconds)) +
                    ", check that the runtime answers on its socket";
       } else {
         w.reason = "the runtime has not answered a relist yet";
@@ -31,20 +32,20 @@ std::optional<CauseWords> attributed_words(const Finding& f) {
       w.summary = "No relist has succeeded yet: " + w.reason + ".";
       return w;
     case Form::kLateInLists:
-      where = text::fmt("%.0f", f.share * 100) + "% of it in the two list calls (" + text::elapsed(f.list_seconds) +
-              " for " + std::to_string(f.objects) + " objects)";
+      where = text::fmt("%.0f", a.share * 100) + "% of it in the two list calls (" + text::elapsed(a.list_seconds) +
+              " for " + std::to_string(a.objects) + " objects)";
       w.action = "find what slows the runtime's list calls";
       break;
     case Form::kLateInInspection:
-      where = text::fmt("%.0f", f.share * 100) + "% of it in per-pod inspection (" +
-              text::fmt("%.0f", f.pods_per_relist) + " pods changed per relist, status calls " +
-              text::elapsed(f.status_call_seconds) + " each)";
+      where = text::fmt("%.0f", a.share * 100) + "% of it in per-pod inspection (" +
+              text::fmt("%.0f", a.pods_per_relist) + " pods changed per relist, status calls " +
+              text::elapsed(a.status_call_seconds) + " each)";
       w.action = "find what makes per-pod inspection slow";
       break;
     default: return std::nullopt;
   }
-  w.reason = "relists take " + text::elapsed(f.seconds) + ", " + text::fmt("%.0f", f.seconds / f.period_seconds) +
-             " times the " + text::elapsed(f.period_seconds) + " period, " + where;
+  w.reason = "relists take " + text::elapsed(f.seconds) + ", " + text::fmt("%.0f", f.seconds / a.period_seconds) +
+             " times the " + text::elapsed(a.period_seconds) + " period, " + where;
   w.summary = "Relists are late: " + w.reason + ".";
   return w;
 }

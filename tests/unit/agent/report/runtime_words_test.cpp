@@ -40,6 +40,10 @@ Cause full_finding(CauseId id, Form form, const std::string& helper) {
   f.maximum = 100;
   f.device = "sda";
   f.mount = "/var/lib/containers";
+  f.attribution.period_seconds = 1;
+  f.attribution.share = 0.8;
+  f.attribution.list_seconds = 2;
+  f.attribution.objects = 110;
   PodRef pod{"default", "web-0", "1f2e3d4c", "4c5d6e7f", "app"};
   f.pods = {pod};
   Finding::HostProcess p;
