@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/event_storm.h"
 
 namespace plegscope {
 
@@ -55,10 +56,11 @@ std::optional<Finding> judge_event_storm(const Context& c) {
                       (c.pods_changed >= 2 * c.t.storm_pods_per_relist ? 0.1 : 0) -
                       (c.change_relists < 2 ? 0.1 : 0);  // one relist may be a single rollout
   Finding f = make_finding(CauseId::kEventStorm, Severity::kWarning, confidence);
-  f.pods_per_relist = c.pods_changed;
-  f.events_per_relist = events_mean;
-  f.share = c.status_share;
-  f.discarded = discarded;
+  EventStormDetails& d = f.details<EventStormDetails>();
+  d.pods_per_relist = c.pods_changed;
+  d.events_per_relist = events_mean;
+  d.share = c.status_share;
+  d.discarded = discarded;
   f.evidence.push_back({"pods_with_events_per_relist", c.pods_changed, c.t.storm_pods_per_relist});
   f.evidence.push_back({"events_per_relist", events_mean, {}});
   f.evidence.push_back({"relists_judged", static_cast<double>(c.change_relists), {}});

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/message_too_large.h"
 
 namespace plegscope {
 
@@ -20,23 +21,25 @@ std::optional<Finding> judge_message_too_large(const Context& c) {
   const double fraction = bytes / c.t.message_limit_bytes;
 
   Finding f;
+  MessageTooLargeDetails d;  // filled beside the form, set once the form is chosen
   if (trailing > 0 || in_window > 0 || call_errors > 0) {
     f = make_finding(CauseId::kMessageTooLarge, Severity::kCritical, trailing > 0 ? 0.95 : 0.8, Form::kOverLimit);
-    f.calls = std::max({trailing, in_window, call_errors});
+    d.calls = std::max({trailing, in_window, call_errors});
   } else if (fraction >= c.t.message_warn_fraction) {
     double confidence = 0.6 + 0.3 * std::clamp((fraction - c.t.message_warn_fraction) /
                                                    (1 - c.t.message_warn_fraction), 0.0, 1.0);
     f = make_finding(CauseId::kMessageTooLarge, Severity::kWarning, confidence, Form::kNearLimit);
     f.op = bytes_op;
-    f.bytes = bytes;
-    f.share = fraction;
+    d.bytes = bytes;
+    d.share = fraction;
   } else {
     return std::nullopt;
   }
-  f.limit_bytes = c.t.message_limit_bytes;
+  d.limit_bytes = c.t.message_limit_bytes;
   // Exited containers piling up, or a few containers with huge labels?
-  f.mostly_exited = c.last_ok && c.last_ok->containers > 0 &&
+  d.mostly_exited = c.last_ok && c.last_ok->containers > 0 &&
                     c.last_ok->exited_containers >= 0.3 * c.last_ok->containers;
+  f.details<MessageTooLargeDetails>() = std::move(d);
   f.evidence.push_back({"relist_errors_in_window{RESOURCE_EXHAUSTED}", static_cast<double>(in_window), 0});
   if (call_errors > 0)
     f.evidence.push_back({"list_errors_recent{RESOURCE_EXHAUSTED}", static_cast<double>(call_errors), 0});

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/node_pressure.h"
 
 namespace plegscope {
 namespace {
@@ -74,8 +75,9 @@ std::optional<Finding> judge_node_pressure(const Context& c) {
                                    : Form::kCallsNotSlowYet;
   Finding f = make_finding(CauseId::kNodePressure, confidence >= 0.5 ? Severity::kWarning : Severity::kInfo,
                            confidence, form);
+  NodePressureDetails& d = f.details<NodePressureDetails>();
   f.strong = severe;
-  for (const auto& h : hits) f.pressure.push_back(h.reading);
+  for (const auto& h : hits) d.pressure.push_back(h.reading);
   if (c.hung()) {
     f.op = c.hung_op;
     f.seconds = c.hung_seconds;

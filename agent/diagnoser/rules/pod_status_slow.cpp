@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/pod_status_slow.h"
 
 namespace plegscope {
 
@@ -16,11 +17,12 @@ std::optional<Finding> judge_pod_status_slow(const Context& c) {
   double confidence = 0.6 + (c.status_share >= 0.5 ? 0.15 : 0) + (l.p50 >= threshold ? 0.1 : 0) +
                       (l.p99 >= 4 * threshold ? 0.05 : 0);
   Finding f = make_finding(CauseId::kPodStatusSlow, Severity::kWarning, confidence);
+  PodStatusSlowDetails& d = f.details<PodStatusSlowDetails>();
   f.op = l.op;
   f.seconds = l.p99;
-  f.median_seconds = l.p50;
-  f.threshold_seconds = threshold;
-  f.call_in_flight = l.in_flight_slow;
+  d.median_seconds = l.p50;
+  d.threshold_seconds = threshold;
+  d.call_in_flight = l.in_flight_slow;
   // The pods behind the slowest status calls of the window.
   for (const auto& pc : c.s.pod_calls) {
     if (!is_status_op(pc.op) || pc.seconds < threshold || (!pc.in_flight && pc.end < c.window_start)) continue;

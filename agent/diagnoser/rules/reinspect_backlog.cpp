@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/reinspect_backlog.h"
 
 namespace plegscope {
 
@@ -22,8 +23,9 @@ std::optional<Finding> judge_reinspect_backlog(const Context& c) {
   if (run < c.t.reinspect_relists) return std::nullopt;
   double confidence = 0.6 + (last > first ? 0.1 : 0) + (run >= 10 ? 0.1 : 0) + (failures > 0 ? 0.05 : 0);
   Finding f = make_finding(CauseId::kReinspectBacklog, Severity::kWarning, confidence);
-  f.pod_count = static_cast<int>(s.pods_to_reinspect);
-  f.relists = run;
+  ReinspectBacklogDetails& d = f.details<ReinspectBacklogDetails>();
+  d.pod_count = static_cast<int>(s.pods_to_reinspect);
+  d.relists = run;
   f.evidence.push_back({"pods_to_reinspect", static_cast<double>(s.pods_to_reinspect), 0});
   f.evidence.push_back({"relists_with_backlog_in_a_row", static_cast<double>(run),
                         static_cast<double>(c.t.reinspect_relists)});

@@ -4,6 +4,7 @@
 
 #include "cri/operation_names.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/runtime_hung.h"
 
 namespace plegscope {
 namespace {
@@ -38,6 +39,7 @@ std::vector<PodRef> hung_pods(const Context& c, bool& runtime_wide_hung) {
 // Said only where the model in use has those relists; up to 1.35 a filtered
 // list is the inspection inside a global relist, said as a plain hung call.
 void mark_pod_relist(const Context& c, Finding& f) {
+  RuntimeHungDetails& d = f.details<RuntimeHungDetails>();
   const Snapshot& s = c.s;
   if (!s.kubelet.view.model.behaviour.pod_relists || !c.in_progress || !c.in_progress->pod) return;
   const NamedPod& pod = *c.in_progress->pod;
@@ -48,7 +50,7 @@ void mark_pod_relist(const Context& c, Finding& f) {
   if (std::none_of(it->second.in_flight_calls.begin(), it->second.in_flight_calls.end(),
                    [&](const InFlightCall& call) { return call.target == target && call.seconds > c.t.hang_seconds; }))
     return;
-  f.pod_relist = true;
+  d.pod_relist = true;
   // That pod named first.
   auto same = [&](const PodRef& p) { return p.uid == pod.uid; };
   auto named = std::find_if(f.pods.begin(), f.pods.end(), same);
@@ -59,7 +61,7 @@ void mark_pod_relist(const Context& c, Finding& f) {
   // The kubelet's own relists, where read: flat for as long, they are held the same way.
   const auto& flat = s.kubelet.view.seconds_since_relist_advanced;
   if (flat && *flat > c.t.hang_seconds && s.kubelet.view.samples > 1) {
-    f.kubelet_flat_seconds = *flat;
+    d.kubelet_flat_seconds = *flat;
     f.evidence.push_back({"kubelet_relist_flat_seconds", *flat, c.t.hang_seconds});
   }
 }
@@ -73,12 +75,13 @@ std::optional<Finding> judge_runtime_hung(const Context& c) {
     int deadline = window_errors(c, GrpcCode::kDeadlineExceeded);
     if (deadline == 0) return std::nullopt;
     Finding f;
+    RuntimeHungDetails d;  // filled beside the form, set once the form is chosen
     if (failures_interleaved(c, GrpcCode::kDeadlineExceeded)) {
       // Good relists between the failed ones: the runtime stalls on and
       // off (a slow shim, a lock held for a while), it has not stopped.
       double share = static_cast<double>(deadline) / std::max(1, window_relist_count(c));
       f = make_finding(CauseId::kRuntimeHung, Severity::kWarning, 0.4 + 0.25 * share, Form::kStalling);
-      f.window_seconds = to_seconds(s.now - c.window_start);
+      d.window_seconds = to_seconds(s.now - c.window_start);
     } else {
       // A hang that already reached --runtime-request-timeout: between two
       // retries nothing is in flight past the threshold, yet it is the same
@@ -87,40 +90,42 @@ std::optional<Finding> judge_runtime_hung(const Context& c) {
       f = make_finding(CauseId::kRuntimeHung, Severity::kCritical, 0.85 + 0.02 * std::min(deadline, 5),
                        Form::kDeadlines);
     }
-    f.relists = deadline;
+    d.relists = deadline;
+    f.details<RuntimeHungDetails>() = std::move(d);
     f.evidence.push_back({"relist_errors_in_window{DEADLINE_EXCEEDED}", static_cast<double>(deadline), 0});
     return f;
   }
   double over = (c.hung_seconds - hang) / (2 * hang);
   Finding f = make_finding(CauseId::kRuntimeHung, Severity::kCritical, 0.8 + 0.15 * std::clamp(over, 0.0, 1.0),
                            Form::kCallHung);
+  RuntimeHungDetails& d = f.details<RuntimeHungDetails>();
   const auto& st = s.operations.at(c.hung_op);
   f.op = c.hung_op;
   f.seconds = c.hung_seconds;
-  f.threshold_seconds = hang;
+  d.threshold_seconds = hang;
   // The relists before this call that ended at their deadline: the call is
   // their retry, the same hang.
   if (!failures_interleaved(c, GrpcCode::kDeadlineExceeded))
-    f.relists = trailing_errors(c, GrpcCode::kDeadlineExceeded);
+    d.relists = trailing_errors(c, GrpcCode::kDeadlineExceeded);
   // Lists answer quickly while one pod's calls hang: a stuck pod
   // (its shim, its storage), not a hung runtime.
   bool runtime_wide_hung = false;
   f.pods = hung_pods(c, runtime_wide_hung);
   if (!f.pods.empty() && !runtime_wide_hung && c.lists.samples > 0 && c.lists.typical < c.t.slow_list_seconds) {
     f.form = Form::kStuckPod;
-    f.pod_count = static_cast<int>(f.pods.size());
-    f.list_seconds = c.lists.typical;
+    d.pod_count = static_cast<int>(f.pods.size());
+    d.list_seconds = c.lists.typical;
     f.evidence.push_back({"list_typical_seconds{" + c.lists.op + "}", c.lists.typical, c.t.slow_list_seconds});
   }
   f.evidence.push_back({"oldest_in_flight_seconds{" + c.hung_op + "}", c.hung_seconds, hang});
   if (f.form == Form::kCallHung) mark_pod_relist(c, f);
   // The runtime's own metrics page failing meanwhile is the same hang seen
   // from another door, not a reason to doubt it.
-  f.runtime_metrics_failed = runtime_metrics_failed(c);
-  if (f.runtime_metrics_failed) f.evidence.push_back({"runtime_metrics_up", 0, 1});
+  d.runtime_metrics_failed = runtime_metrics_failed(c);
+  if (d.runtime_metrics_failed) f.evidence.push_back({"runtime_metrics_up", 0, 1});
   // A scan that saw no pod's helper in D: nothing below holds the runtime.
   if (s.host && s.host->processes.unreadable.empty())
-    f.no_helper_in_d = std::none_of(s.host->processes.blocked.begin(), s.host->processes.blocked.end(),
+    d.no_helper_in_d = std::none_of(s.host->processes.blocked.begin(), s.host->processes.blocked.end(),
                                     [](const host::BlockedTask& b) { return b.role != "daemon"; });
   f.evidence.push_back({"in_flight{" + c.hung_op + "}", static_cast<double>(st.in_flight), {}});
   if (c.in_progress)

@@ -6,6 +6,7 @@
 
 #include "diagnoser/cgroup_stalls.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/runtime_slow.h"
 
 namespace plegscope {
 
@@ -34,11 +35,12 @@ std::optional<Finding> judge_runtime_slow(const Context& c) {
   const bool per_call_worse = per_call >= per_relist;
   Finding f = make_finding(CauseId::kRuntimeSlow, Severity::kWarning, confidence,
                            per_call_worse ? Form::kListCallSlow : Form::kListsSlowPerRelist);
+  RuntimeSlowDetails& d = f.details<RuntimeSlowDetails>();
   f.op = c.lists.op;
   f.seconds = per_call_worse ? per_call : per_relist;
-  f.threshold_seconds = threshold;
-  f.objects = c.objects;
-  f.call_in_flight = c.lists.in_flight_slow;
+  d.threshold_seconds = threshold;
+  d.objects = c.objects;
+  d.call_in_flight = c.lists.in_flight_slow;
   f.evidence.push_back({"relist_list_seconds_p50", per_relist, threshold});
   f.evidence.push_back({"list_call_seconds_recent{" + c.lists.op + "}", per_call, threshold});
   f.evidence.push_back({"slow_list_calls_recent", static_cast<double>(c.lists.slow), 2});

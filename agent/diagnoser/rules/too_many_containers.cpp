@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/too_many_containers.h"
 
 namespace plegscope {
 
@@ -17,10 +18,11 @@ std::optional<Finding> judge_too_many_containers(const Context& c) {
   double confidence = 0.55 + (piling_up ? 0.15 : 0) + (lists_slow ? 0.15 : 0) +
                       (c.objects >= 2 * c.t.many_objects ? 0.1 : 0);
   Finding f = make_finding(CauseId::kTooManyContainers, Severity::kWarning, confidence);
-  f.objects = c.objects;
-  f.exited = r ? r->exited_containers : 0;
-  f.list_seconds = c.list_seconds;
-  f.mostly_exited = piling_up;
+  TooManyContainersDetails& d = f.details<TooManyContainersDetails>();
+  d.objects = c.objects;
+  d.exited = r ? r->exited_containers : 0;
+  d.list_seconds = c.list_seconds;
+  d.mostly_exited = piling_up;
   f.evidence.push_back({"sandboxes_and_containers", static_cast<double>(c.objects),
                         static_cast<double>(c.t.many_objects)});
   f.evidence.push_back({"exited_share", exited, c.t.exited_share});

@@ -1,15 +1,17 @@
 // The words of event_storm: many pods change per relist.
+#include "diagnoser/rules/event_storm.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const EventStormDetails& d = f.details<EventStormDetails>();
   CauseWords w;
-  w.reason = text::fmt("%.0f", f.pods_per_relist) + " pods change per relist (" +
-             text::fmt("%.0f", f.events_per_relist) + " events), and inspecting them one by one takes " +
-             text::fmt("%.0f", f.share * 100) + "% of each relist";
-  if (f.discarded > 0) w.reason += "; " + std::to_string(f.discarded) + " events were discarded";
+  w.reason = text::fmt("%.0f", d.pods_per_relist) + " pods change per relist (" +
+             text::fmt("%.0f", d.events_per_relist) + " events), and inspecting them one by one takes " +
+             text::fmt("%.0f", d.share * 100) + "% of each relist";
+  if (d.discarded > 0) w.reason += "; " + std::to_string(d.discarded) + " events were discarded";
   w.action = "find and stop the crash-looping or rolling workload";
   w.summary = "An event storm: " + w.reason + ".";
   return w;

@@ -1,22 +1,24 @@
 // The words of message_too_large: a list answer over (or near) the gRPC message limit.
+#include "diagnoser/rules/message_too_large.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const MessageTooLargeDetails& d = f.details<MessageTooLargeDetails>();
   CauseWords w;
-  const std::string limit = text::bytes(f.limit_bytes);
+  const std::string limit = text::bytes(d.limit_bytes);
   if (f.form == Form::kNearLimit) {
-    w.reason = "the last " + cri_method(f.op) + " answer was " + text::bytes(f.bytes) + ", " +
-               text::fmt("%.0f", f.share * 100) + "% of the " + limit + " gRPC limit past which every relist fails";
-    w.action = f.mostly_exited ? "remove exited containers before it crosses the limit"
+    w.reason = "the last " + cri_method(f.op) + " answer was " + text::bytes(d.bytes) + ", " +
+               text::fmt("%.0f", d.share * 100) + "% of the " + limit + " gRPC limit past which every relist fails";
+    w.action = d.mostly_exited ? "remove exited containers before it crosses the limit"
                                : "find the containers with oversized labels or annotations before it crosses the limit";
     w.summary = "The node is approaching the list size cliff: " + w.reason + ".";
   } else {  // Form::kOverLimit
     w.reason = "the runtime's list answer is over the " + limit + " gRPC message limit (RESOURCE_EXHAUSTED in " +
-               text::count(f.calls, "call", "calls") + ")";
-    w.action = f.mostly_exited ? "remove exited containers so the list fits again"
+               text::count(d.calls, "call", "calls") + ")";
+    w.action = d.mostly_exited ? "remove exited containers so the list fits again"
                                : "find the containers with oversized labels or annotations";
     w.summary = "Relists fail because " + w.reason + ".";
   }

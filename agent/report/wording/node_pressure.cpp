@@ -1,4 +1,5 @@
 // The words of node_pressure: CPU, IO or memory pressure, or PID exhaustion.
+#include "diagnoser/rules/node_pressure.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -15,11 +16,12 @@ std::string describe(const PressureReading& p) {
 }
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const NodePressureDetails& d = f.details<NodePressureDetails>();
   CauseWords w;
   std::string what;
-  for (size_t i = 0; i < f.pressure.size(); ++i) {
-    if (i) what += i + 1 == f.pressure.size() ? " and " : ", ";
-    what += describe(f.pressure[i]);
+  for (size_t i = 0; i < d.pressure.size(); ++i) {
+    if (i) what += i + 1 == d.pressure.size() ? " and " : ", ";
+    what += describe(d.pressure[i]);
   }
   std::string meanwhile;
   switch (f.form) {

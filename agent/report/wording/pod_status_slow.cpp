@@ -1,13 +1,15 @@
 // The words of pod_status_slow: slow PodSandboxStatus / ContainerStatus calls.
+#include "diagnoser/rules/pod_status_slow.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const PodStatusSlowDetails& d = f.details<PodStatusSlowDetails>();
   CauseWords w;
   w.reason = cri_method(f.op) + " takes " + text::elapsed(f.seconds) + " (p99, median " +
-             text::elapsed(f.median_seconds) + (f.call_in_flight ? ", one call still in flight" : "") +
+             text::elapsed(d.median_seconds) + (d.call_in_flight ? ", one call still in flight" : "") +
              "), so every changed pod costs seconds to inspect";
   w.action = "find which pods' sandboxes or containers are slow to inspect";
   if (!f.pods.empty()) {  // the pods behind the slowest calls

@@ -1,13 +1,15 @@
 // The words of reinspect_backlog: pods failing inspection, retried every relist.
+#include "diagnoser/rules/reinspect_backlog.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const ReinspectBacklogDetails& d = f.details<ReinspectBacklogDetails>();
   CauseWords w;
-  w.reason = text::count(f.pod_count, "pod has", "pods have") + " failed inspection for " +
-             text::count(f.relists, "relist", "relists") + " in a row and " + (f.pod_count == 1 ? "is" : "are") +
+  w.reason = text::count(d.pod_count, "pod has", "pods have") + " failed inspection for " +
+             text::count(d.relists, "relist", "relists") + " in a row and " + (d.pod_count == 1 ? "is" : "are") +
              " retried every relist";
   w.action = "find the pods whose status calls fail";
   w.summary = "A reinspection backlog: " + w.reason + ".";

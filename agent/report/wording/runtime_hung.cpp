@@ -1,30 +1,32 @@
 // The words of runtime_hung: a CRI call in flight past --hang-threshold, or list calls past their deadline.
+#include "diagnoser/rules/runtime_hung.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
+  const RuntimeHungDetails& d = f.details<RuntimeHungDetails>();
   const std::string helper = helper_name(runtime);
   CauseWords w;
   switch (f.form) {
     case Form::kStalling:
-      w.reason = "list calls hit their deadline (DEADLINE_EXCEEDED) in " + text::count(f.relists, "relist", "relists") +
-                 " of the last " + text::elapsed(f.window_seconds) + ", with good relists between them";
+      w.reason = "list calls hit their deadline (DEADLINE_EXCEEDED) in " + text::count(d.relists, "relist", "relists") +
+                 " of the last " + text::elapsed(d.window_seconds) + ", with good relists between them";
       w.action = "capture the runtime's goroutine dump during a stall and look for a stuck " + helper;
       w.summary = "The runtime stalls on and off: " + w.reason + ".";
       break;
     case Form::kDeadlines:
       w.reason = "list calls hit their deadline (DEADLINE_EXCEEDED) in " +
-                 text::count(f.relists, "recent relist", "recent relists");
+                 text::count(d.relists, "recent relist", "recent relists");
       w.action = std::string(runtime.family == RuntimeFamily::kCrio ? "capture CRI-O's" : "capture the runtime's") +
                  " goroutine dump" + restart_words(runtime);
       w.summary = "The runtime stopped answering: " + w.reason + ".";
       break;
     case Form::kStuckPod:  // one pod's calls hang, lists answer
       w.reason = cri_method(f.op) + " for " + pods_words(f.pods) + " has been in flight for " +
-                 text::elapsed(f.seconds) + " (hang threshold " + text::elapsed(f.threshold_seconds) +
-                 ") while list calls answer in " + text::elapsed(f.list_seconds);
+                 text::elapsed(f.seconds) + " (hang threshold " + text::elapsed(d.threshold_seconds) +
+                 ") while list calls answer in " + text::elapsed(d.list_seconds);
       w.action = "look at that " + std::string(runtime.family == RuntimeFamily::kCrio ? "container's " : "pod's ") +
                  helper + " and storage first; restarting the runtime is not the first remedy";
       w.summary = "One pod is stuck, not the runtime: " + w.reason + ". Restarting the runtime does not free a " +
@@ -32,30 +34,30 @@ CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
       break;
     default:  // Form::kCallHung
       w.reason = cri_method(f.op) + " has been in flight for " + text::elapsed(f.seconds) + " (hang threshold " +
-                 text::elapsed(f.threshold_seconds) + ")";
+                 text::elapsed(d.threshold_seconds) + ")";
       w.action = hung_runtime_words(runtime);
-      if (f.pod_relist) {
+      if (d.pod_relist) {
         // The kubelet's on-demand relist of one pod (1.36+) shares the
         // global relist's worker and lock: the hung list of that pod is
         // what every global relist waits behind.
         w.reason += ", in the on-demand relist of " + pod_words(f.pods.front()) +
                     " alone, which the 1.36+ kubelet runs on the same worker and lock as its global relist";
-        if (f.relists > 0)
-          w.reason += ", after " + text::count(f.relists, "relist", "relists") + " that ended at their deadline";
+        if (d.relists > 0)
+          w.reason += ", after " + text::count(d.relists, "relist", "relists") + " that ended at their deadline";
         w.summary = "A CRI call is hung: " + w.reason + ", so no global relist can start until it returns";
-        if (f.kubelet_flat_seconds)
+        if (d.kubelet_flat_seconds)
           w.summary += "; the kubelet's own relist count has not advanced for " +
-                       text::elapsed(*f.kubelet_flat_seconds);
+                       text::elapsed(*d.kubelet_flat_seconds);
         w.summary += ". The list reads the runtime's store, not the pod's " + helper + ": the hang is the runtime's.";
       } else {
         if (!f.pods.empty()) w.reason += ", for " + pods_words(f.pods);
-        if (f.relists > 0)
-          w.reason += ", after " + text::count(f.relists, "relist", "relists") + " that ended at their deadline";
+        if (d.relists > 0)
+          w.reason += ", after " + text::count(d.relists, "relist", "relists") + " that ended at their deadline";
         w.summary = "A CRI call is hung: " + w.reason + ", so the relist cannot finish.";
       }
-      if (f.runtime_metrics_failed)
+      if (d.runtime_metrics_failed)
         w.summary += " The runtime's own metrics page does not answer either: the runtime is blocked, not slow.";
-      if (f.no_helper_in_d)
+      if (d.no_helper_in_d)
         w.summary += " No pod's runtime helper is stuck in the kernel: the runtime itself holds the call, so a "
                      "restart is expected to clear it (capture its goroutine dump first).";
       break;

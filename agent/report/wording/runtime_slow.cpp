@@ -1,17 +1,19 @@
 // The words of runtime_slow: list calls slow for the number of objects they return.
+#include "diagnoser/rules/runtime_slow.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const RuntimeSlowDetails& d = f.details<RuntimeSlowDetails>();
   CauseWords w;
-  const std::string objects = f.objects > 0 ? " for only " + std::to_string(f.objects) + " sandboxes and containers"
+  const std::string objects = d.objects > 0 ? " for only " + std::to_string(d.objects) + " sandboxes and containers"
                                             : " before the first answer";
   w.reason = f.form == Form::kListsSlowPerRelist
                  ? "list calls take " + text::elapsed(f.seconds) + " per relist" + objects
                  : cri_method(f.op) + " takes " + text::elapsed(f.seconds) + objects +
-                       (f.call_in_flight ? " (one call still in flight)" : "");
+                       (d.call_in_flight ? " (one call still in flight)" : "");
   w.action = "look for slow storage or lock contention in the runtime";
   w.summary = "The runtime is slow to list: " + w.reason + ".";
   return w;

@@ -1,31 +1,33 @@
 // The words of runtime_unavailable: the CRI socket is missing, refuses, or answers UNAVAILABLE.
+#include "diagnoser/rules/runtime_unavailable.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const RuntimeUnavailableDetails& d = f.details<RuntimeUnavailableDetails>();
   CauseWords w;
   switch (f.form) {
     case Form::kBlind:
-      w.reason = "plegscope cannot see the runtime: " + blind_why(f.blind_reason, f.endpoint);
-      w.action = blind_fix(f.blind_reason);
-      w.summary = "plegscope is blind, not the node: " + blind_why(f.blind_reason, f.endpoint) +
+      w.reason = "plegscope cannot see the runtime: " + blind_why(d.blind_reason, d.endpoint);
+      w.action = blind_fix(d.blind_reason);
+      w.summary = "plegscope is blind, not the node: " + blind_why(d.blind_reason, d.endpoint) +
                   ". The node is not judged until the agent can see the runtime.";
       return w;
     case Form::kSocketMissing:
-      w.reason = "the CRI socket " + f.endpoint + " does not exist";
+      w.reason = "the CRI socket " + d.endpoint + " does not exist";
       w.action = "start the runtime service, or fix the endpoint";
       break;
     case Form::kDown:
-      w.reason = "the runtime at " + f.endpoint + " answers UNAVAILABLE (" +
-                 text::count(f.relists, "relist", "relists") + " in a row failed)";
+      w.reason = "the runtime at " + d.endpoint + " answers UNAVAILABLE (" +
+                 text::count(d.relists, "relist", "relists") + " in a row failed)";
       w.action = "check why the runtime service is down";
       break;
     default:  // Form::kFlapping
-      w.reason = "the runtime answered UNAVAILABLE in " + text::count(f.relists, "relist", "relists") +
-                 " of the last " + text::elapsed(f.window_seconds) +
-                 (f.failed_last ? ", with good relists between them" : ", not in the last one");
+      w.reason = "the runtime answered UNAVAILABLE in " + text::count(d.relists, "relist", "relists") +
+                 " of the last " + text::elapsed(d.window_seconds) +
+                 (d.failed_last ? ", with good relists between them" : ", not in the last one");
       w.action = "check the runtime's logs for restarts";
       break;
   }

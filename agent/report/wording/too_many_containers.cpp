@@ -1,15 +1,17 @@
 // The words of too_many_containers: relist cost dominated by the number of objects.
+#include "diagnoser/rules/too_many_containers.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const TooManyContainersDetails& d = f.details<TooManyContainersDetails>();
   CauseWords w;
-  w.reason = "the runtime holds " + std::to_string(f.objects) + " sandboxes and containers (" +
-             std::to_string(f.exited) + " exited) and every relist lists them all (" +
-             text::elapsed(f.list_seconds) + ")";
-  w.action = f.mostly_exited ? "remove exited containers and fix whatever piles them up"
+  w.reason = "the runtime holds " + std::to_string(d.objects) + " sandboxes and containers (" +
+             std::to_string(d.exited) + " exited) and every relist lists them all (" +
+             text::elapsed(d.list_seconds) + ")";
+  w.action = d.mostly_exited ? "remove exited containers and fix whatever piles them up"
                              : "spread the pods over more nodes (lower maxPods here): they are running, "
                                "not leftovers";
   w.summary = "Relist cost is dominated by object count: " + w.reason + ".";

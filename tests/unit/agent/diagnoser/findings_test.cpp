@@ -86,7 +86,7 @@ TEST(Findings, AHungCallIsTypedEvidenceWithoutWords) {
   EXPECT_EQ(c->form, Form::kCallHung);
   EXPECT_EQ(c->op, op::kListContainers);
   EXPECT_DOUBLE_EQ(c->seconds, 12);
-  EXPECT_DOUBLE_EQ(c->threshold_seconds, DiagnoserThresholds{}.hang_seconds);
+  EXPECT_DOUBLE_EQ(c->details<RuntimeHungDetails>().threshold_seconds, DiagnoserThresholds{}.hang_seconds);
   EXPECT_TRUE(c->summary.empty() && c->reason.empty() && c->action.empty() && c->remedy.empty());
   EXPECT_TRUE(r.summary.empty());
 }

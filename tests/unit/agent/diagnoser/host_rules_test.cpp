@@ -123,7 +123,7 @@ TEST(PodNamed, AHungPodRelistIsSaidToHoldTheGlobalRelist) {
   const Cause& c = r.causes.front();
   EXPECT_EQ(c.id, CauseId::kRuntimeHung);
   EXPECT_EQ(c.form, Form::kCallHung);
-  EXPECT_TRUE(c.pod_relist);
+  EXPECT_TRUE(c.details<RuntimeHungDetails>().pod_relist);
   EXPECT_EQ(c.advice, Advice::kRestartRuntime) << "the runtime's hang, not the pod's";
   ASSERT_FALSE(c.pods.empty());
   EXPECT_EQ(c.pods[0].name, "web-0");
@@ -141,8 +141,8 @@ TEST(PodNamed, APodRelistHungWithTheKubeletUnreadClaimsNoKubeletFigure) {
   Report r = b.report();
   const Cause* c = find(r, CauseId::kRuntimeHung);
   ASSERT_TRUE(c);
-  EXPECT_TRUE(c->pod_relist);
-  EXPECT_FALSE(c->kubelet_flat_seconds);
+  EXPECT_TRUE(c->details<RuntimeHungDetails>().pod_relist);
+  EXPECT_FALSE(c->details<RuntimeHungDetails>().kubelet_flat_seconds);
   EXPECT_EQ(c->summary.find("has not advanced"), std::string::npos) << c->summary;
 }
 
@@ -155,7 +155,7 @@ TEST(PodNamed, BeforeTheKubelet136AFilteredListHangIsNoPodRelist) {
   const Cause* c = find(r, CauseId::kRuntimeHung);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->form, Form::kCallHung);
-  EXPECT_FALSE(c->pod_relist);
+  EXPECT_FALSE(c->details<RuntimeHungDetails>().pod_relist);
   EXPECT_EQ(c->summary.find("on-demand relist"), std::string::npos) << c->summary;
   EXPECT_NE(c->summary.find("shop/web-0"), std::string::npos) << c->summary;
 }
@@ -169,7 +169,7 @@ TEST(PodNamed, AGlobalRelistInFlightIsNoPodRelist) {
   Report r = b.report();
   const Cause* c = find(r, CauseId::kRuntimeHung);
   ASSERT_TRUE(c);
-  EXPECT_FALSE(c->pod_relist);
+  EXPECT_FALSE(c->details<RuntimeHungDetails>().pod_relist);
   EXPECT_EQ(c->summary.find("on-demand relist"), std::string::npos) << c->summary;
 }
 
@@ -178,7 +178,7 @@ TEST(PodNamed, APodRelistJustUnderTheHangThresholdIsNoHang) {
   hang_pod_relist(b, 10);  // not past 10 s
   Report r = b.report();
   const Cause* c = find(r, CauseId::kRuntimeHung);
-  EXPECT_TRUE(!c || !c->pod_relist);
+  EXPECT_TRUE(!c || !c->details<RuntimeHungDetails>().pod_relist);
 }
 
 TEST(PodNamed, JustUnderTheHangThresholdIsNoHang) {

@@ -432,7 +432,7 @@ TEST(TooManyContainers, ManyRunningWithSlowListsIsACause) {
   Report rep = b.report();  // the cause points into it
   const Cause* c = find(rep, CauseId::kTooManyContainers);
   ASSERT_TRUE(c);
-  EXPECT_EQ(c->exited, 0);
+  EXPECT_EQ(c->details<TooManyContainersDetails>().exited, 0);
   EXPECT_EQ(c->action.find("exited"), std::string::npos) << c->action;
   EXPECT_NE(c->action.find("maxPods"), std::string::npos) << c->action;
 }

@@ -17,14 +17,132 @@ namespace {
 
 constexpr Form kLastForm = Form::kPluginUnhealthy;
 
+// The figures a cause's words may print, in the details that cause keeps.
+void fill_details(Finding& f) {
+  constexpr double kThreshold = 10, kWindow = 60, kLists = 2, kShare = 0.8;
+  constexpr int kRelists = 3, kObjects = 110;
+  const std::string method = "UpdateContainerResources";
+  switch (f.id) {
+    case CauseId::kRuntimeUnavailable: {
+      auto& d = f.details<RuntimeUnavailableDetails>();
+      d.window_seconds = kWindow;
+      d.relists = kRelists;
+      break;
+    }
+    case CauseId::kRuntimeHung: {
+      auto& d = f.details<RuntimeHungDetails>();
+      d.threshold_seconds = kThreshold;
+      d.window_seconds = kWindow;
+      d.list_seconds = kLists;
+      d.relists = kRelists;
+      break;
+    }
+    case CauseId::kRuntimeSlow: {
+      auto& d = f.details<RuntimeSlowDetails>();
+      d.threshold_seconds = kThreshold;
+      d.objects = kObjects;
+      break;
+    }
+    case CauseId::kMessageTooLarge: {
+      auto& d = f.details<MessageTooLargeDetails>();
+      d.share = kShare;
+      d.bytes = 15e6;
+      d.limit_bytes = 16 * 1024 * 1024;
+      break;
+    }
+    case CauseId::kTooManyContainers: {
+      auto& d = f.details<TooManyContainersDetails>();
+      d.list_seconds = kLists;
+      d.objects = kObjects;
+      break;
+    }
+    case CauseId::kEventStorm: f.details<EventStormDetails>().share = kShare; break;
+    case CauseId::kPodStatusSlow: f.details<PodStatusSlowDetails>().threshold_seconds = kThreshold; break;
+    case CauseId::kReinspectBacklog: f.details<ReinspectBacklogDetails>().relists = kRelists; break;
+    case CauseId::kNodePressure: break;
+    case CauseId::kKubeletInternal: f.details<KubeletInternalDetails>().threshold_seconds = kThreshold; break;
+    case CauseId::kContainerLockStall: {
+      auto& d = f.details<ContainerLockStallDetails>();
+      d.threshold_seconds = kThreshold;
+      d.method = method;
+      break;
+    }
+    case CauseId::kCniSlow: {
+      auto& d = f.details<CniSlowDetails>();
+      d.threshold_seconds = kThreshold;
+      d.list_seconds = kLists;
+      d.method = method;
+      break;
+    }
+    case CauseId::kNriStall: {
+      auto& d = f.details<NriStallDetails>();
+      d.threshold_seconds = kThreshold;
+      d.window_seconds = kWindow;
+      d.method = method;
+      break;
+    }
+    case CauseId::kRuntimeStatusHung: {
+      auto& d = f.details<RuntimeStatusHungDetails>();
+      d.threshold_seconds = kThreshold;
+      d.list_seconds = kLists;
+      break;
+    }
+    case CauseId::kRuntimeNotReady: f.details<RuntimeNotReadyDetails>().threshold_seconds = kThreshold; break;
+    case CauseId::kRuntimeNetworkNotReady: break;
+    case CauseId::kShimHung: {
+      auto& d = f.details<ShimHungDetails>();
+      d.threshold_seconds = kThreshold;
+      d.relists = kRelists;
+      break;
+    }
+    case CauseId::kShimLost: {
+      auto& d = f.details<ShimLostDetails>();
+      d.objects = kObjects;
+      d.current = 100;
+      break;
+    }
+    case CauseId::kContainerFrozen: f.details<ContainerFrozenDetails>().threshold_seconds = kThreshold; break;
+    case CauseId::kSystemdBusStalled:
+      f.details<SystemdBusStalledDetails>().threshold_seconds = kThreshold;
+      break;
+    case CauseId::kDefunctProcesses: {
+      auto& d = f.details<DefunctProcessesDetails>();
+      d.objects = kObjects;
+      d.zombies = 150;
+      break;
+    }
+    case CauseId::kPidExhaustion: {
+      auto& d = f.details<PidExhaustionDetails>();
+      d.share = kShare;
+      d.limit_scope = "runtime";
+      d.current = 100;
+      d.maximum = 100;
+      break;
+    }
+    case CauseId::kRuntimeDiskSlow: {
+      auto& d = f.details<RuntimeDiskSlowDetails>();
+      d.device = "sda";
+      d.mount = "/var/lib/containers";
+      break;
+    }
+    case CauseId::kRuntimeLosingSupport: break;
+  }
+  // The forms named after the rules, whichever cause they name.
+  f.attribution.period_seconds = 1;
+  f.attribution.share = kShare;
+  f.attribution.list_seconds = kLists;
+  f.attribution.objects = kObjects;
+}
+
 // A finding of `id` in `form` with every field its words may print filled.
 Cause full_finding(CauseId id, Form form, const std::string& helper) {
   Finding f;
   f.id = id;
   f.form = form;
   f.op = "list_containers";
-  f.method = "UpdateContainerResources";
   f.seconds = 12;
+  fill_details(f);
+  f.method = "UpdateContainerResources";
   f.threshold_seconds = 10;
   f.period_seconds = 1;
   f.window_seconds = 60;
@@ -40,10 +158,6 @@ Cause full_finding(CauseId id, Form form, const std::string& helper) {
   f.maximum = 100;
   f.device = "sda";
   f.mount = "/var/lib/containers";
-  f.attribution.period_seconds = 1;
-  f.attribution.share = 0.8;
-  f.attribution.list_seconds = 2;
-  f.attribution.objects = 110;
   PodRef pod{"default", "web-0", "1f2e3d4c", "4c5d6e7f", "app"};
   f.pods = {pod};
   Finding::HostProcess p;
