@@ -220,11 +220,9 @@ RuntimeWideHang runtime_wide_hang(const Context& c) {
   return h;
 }
 
-void set_condition(Finding& f, const std::optional<RuntimeConditionValue>& condition) {
-  f.condition_missing = !condition;
-  if (!condition) return;
-  f.condition_reason = condition->reason;
-  f.condition_message = condition->message;
+ReportedCondition reported_condition(const std::optional<RuntimeConditionValue>& condition) {
+  if (!condition) return {"", "", true};
+  return {condition->reason, condition->message, false};
 }
 
 bool runtime_metrics_failed(const Context& c) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "diagnoser/finding_values.h"
 #include "diagnoser/runtime_model.h"
 #include "diagnoser/snapshot.h"
 #include "diagnoser/thresholds.h"
@@ -93,8 +94,8 @@ struct RuntimeWideHang {
 RuntimeWideHang runtime_wide_hang(const Context& c);
 
 // The runtime's condition as it gave it (reason, message), or that it gave
-// none (the kubelet's <nil>), on a finding about it.
-void set_condition(Finding& f, const std::optional<RuntimeConditionValue>& condition);
+// none (the kubelet's <nil>), for a finding about it.
+ReportedCondition reported_condition(const std::optional<RuntimeConditionValue>& condition);
 
 // The runtime's own metrics page is configured and did not answer.
 bool runtime_metrics_failed(const Context& c);

@@ -98,7 +98,9 @@ void relate_lock_stall_to_hung_calls(std::vector<Finding>& findings) {
 void relate_cni_to_sandbox_status(std::vector<Finding>& findings) {
   Finding* cni = find(findings, CauseId::kCniSlow);
   Finding* status = find(findings, CauseId::kPodStatusSlow);
-  if (!cni || !status || cni->status_call_seconds <= 0 || status->op != op::kPodSandboxStatus) return;
+  if (!cni || !status || cni->details<CniSlowDetails>().status_call_seconds <= 0 ||
+      status->op != op::kPodSandboxStatus)
+    return;
   cni->confidence = std::min(0.98, std::max(cni->confidence, status->confidence + 0.05));
   status->confidence = std::min(status->confidence, std::round((cni->confidence - 0.05) * 100) / 100);
   status->relations.push_back({Relation::Kind::kExplainedBy, {CauseId::kCniSlow}});

@@ -21,6 +21,7 @@
 
 #include "cri/operation_names.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/cni_slow.h"
 
 namespace plegscope {
 namespace {
@@ -224,9 +225,10 @@ std::optional<Finding> judge_cni_slow(const Context& c) {
   // sandbox latency also holds image and runtime time.
   const double confidence = network_slow ? 0.75 : sandbox_in_flight ? 0.6 : 0.5;
   Finding f = make_finding(CauseId::kCniSlow, Severity::kWarning, confidence);
-  f.threshold_seconds = limit;
-  if (status_slow) f.status_call_seconds = status_seconds;
-  if (list_slow) f.list_seconds = list_seconds;
+  CniSlowDetails& d = f.details<CniSlowDetails>();
+  d.threshold_seconds = limit;
+  if (status_slow) d.status_call_seconds = status_seconds;
+  if (list_slow) d.list_seconds = list_seconds;
   if (network_slow) {
     f.op = network.name;
     f.seconds = network.seconds;
@@ -237,8 +239,8 @@ std::optional<Finding> judge_cni_slow(const Context& c) {
   }
   if (kubelet_beside) add_kubelet_evidence(c, kubelet_sandbox_calls, f);
   if (in_flight.seconds > 0) {
-    f.method = in_flight.name;
-    f.call_in_flight = sandbox_in_flight;
+    d.method = in_flight.name;
+    d.call_in_flight = sandbox_in_flight;
     if (!network_slow && !kubelet_slow) f.seconds = in_flight.seconds;
     f.evidence.push_back({"runtime_in_flight_seconds{" + in_flight.name + "}", in_flight.seconds, limit});
   }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/container_lock_stall.h"
 
 namespace plegscope {
 namespace {
@@ -44,14 +45,15 @@ std::optional<Finding> judge_container_lock_stall(const Context& c) {
 
   Finding f = make_finding(CauseId::kContainerLockStall, agent_hung ? Severity::kCritical : Severity::kWarning,
                            agent_hung ? 0.9 : 0.65);
-  f.method = stuck->method;
-  f.in_flight_count = stuck->count;
+  ContainerLockStallDetails& d = f.details<ContainerLockStallDetails>();
+  d.method = stuck->method;
+  d.in_flight_count = stuck->count;
   f.seconds = stuck->seconds;
-  f.threshold_seconds = c.t.hang_seconds;
-  f.call_in_flight = agent_hung;
+  d.threshold_seconds = c.t.hang_seconds;
+  d.call_in_flight = agent_hung;
   f.op = agent_hung ? c.hung_op
                     : (lists_slow && c.lists.typical >= c.statuses.typical ? c.lists.op : c.statuses.op);
-  f.endpoint = m.endpoint;
+  d.endpoint = m.endpoint;
   f.evidence.push_back({"runtime_in_flight_seconds{" + stuck->method + "}", stuck->seconds, c.t.hang_seconds});
   f.evidence.push_back({"runtime_completed_since{" + stuck->method + "}", stuck->completed_since,
                         c.t.stuck_call_max_completions});

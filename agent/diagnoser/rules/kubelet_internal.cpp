@@ -9,6 +9,7 @@
 
 #include "common/quantile.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/kubelet_internal.h"
 
 namespace plegscope {
 namespace {
@@ -61,11 +62,12 @@ std::optional<double> runtime_answering_seconds(const Context& c) {
 }
 
 void cite_journal(const JournalEvidence& j, TimePoint now, Finding& f) {
+  KubeletInternalDetails& d = f.details<KubeletInternalDetails>();
   if (j.pleg_not_healthy_marks == 0 || !j.last_pleg_not_healthy) return;
-  f.journal_marks = j.pleg_not_healthy_marks;
-  f.journal_first_mark = j.first_pleg_not_healthy;
-  f.journal_last_mark = j.last_pleg_not_healthy;
-  f.journal_last_message = j.last_pleg_not_healthy_message;
+  d.journal_marks = j.pleg_not_healthy_marks;
+  d.journal_first_mark = j.first_pleg_not_healthy;
+  d.journal_last_mark = j.last_pleg_not_healthy;
+  d.journal_last_message = j.last_pleg_not_healthy_message;
   f.evidence.push_back({"kubelet_journal_pleg_not_healthy_lines", double(j.pleg_not_healthy_marks), std::nullopt});
   f.evidence.push_back({"kubelet_journal_seconds_since_pleg_not_healthy",
                         std::max(0.0, to_seconds(now - *j.last_pleg_not_healthy)), std::nullopt});
@@ -88,9 +90,10 @@ std::optional<Finding> from_journal(const Context& c) {
   if (!agent_relisted_throughout(c, from)) return std::nullopt;
 
   Finding f = make_finding(CauseId::kKubeletInternal, Severity::kWarning, kFromJournalConfidence, Form::kFromJournal);
-  f.endpoint = c.s.kubelet.endpoint;
-  f.model_threshold_seconds = threshold;
-  f.agent_relist_p99_seconds = *agent_p99;
+  KubeletInternalDetails& d = f.details<KubeletInternalDetails>();
+  d.endpoint = c.s.kubelet.endpoint;
+  d.model_threshold_seconds = threshold;
+  d.agent_relist_p99_seconds = *agent_p99;
   cite_journal(j, c.s.now, f);
   f.evidence.push_back({"agent_relist_p99_seconds", *agent_p99, c.t.hang_seconds});
   return f;
@@ -132,13 +135,14 @@ std::optional<Finding> judge_kubelet_internal(const Context& c) {
   const double reach = std::clamp((stalled - stall_after) / std::max(1.0, threshold - stall_after), 0.0, 1.0);
   Finding f = make_finding(CauseId::kKubeletInternal, stalled >= threshold ? Severity::kCritical : Severity::kWarning,
                            0.6 + 0.3 * reach);
-  f.endpoint = k.endpoint;
+  KubeletInternalDetails& d = f.details<KubeletInternalDetails>();
+  d.endpoint = k.endpoint;
   f.seconds = stalled;
-  f.threshold_seconds = stall_after;
-  f.model_threshold_seconds = threshold;
-  f.kubelet_last_seen_age_seconds = age;
-  f.kubelet_flat_seconds = flat;
-  f.agent_relist_p99_seconds = *agent_p99;
+  d.threshold_seconds = stall_after;
+  d.model_threshold_seconds = threshold;
+  d.kubelet_last_seen_age_seconds = age;
+  d.kubelet_flat_seconds = flat;
+  d.agent_relist_p99_seconds = *agent_p99;
   if (age) f.evidence.push_back({"kubelet_last_seen_age_seconds", *age, stall_after});
   if (flat) f.evidence.push_back({"kubelet_seconds_since_relist_count_advanced", *flat, stall_after});
   f.evidence.push_back({"agent_relist_p99_seconds", *agent_p99, c.t.hang_seconds});

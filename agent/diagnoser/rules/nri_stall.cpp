@@ -14,6 +14,7 @@
 // waiting on a plugin is in no figure until it ends, so a pod creation in
 // flight, however slow, names nothing here.
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/nri_stall.h"
 #include "prom_text/count_above.h"
 
 namespace plegscope {
@@ -61,14 +62,15 @@ std::optional<Finding> judge_nri_stall(const Context& c) {
   const bool over = n.timeouts > 0 && (cut_off_long_ago || answers_again) && worst.slow <= n.timeouts;
   Finding f = over ? make_finding(CauseId::kNriStall, Severity::kInfo, 0.45)
                    : make_finding(CauseId::kNriStall, Severity::kWarning, n.timeouts > 0 ? 0.7 : 0.5);
-  f.nri_plugin = n.plugin;
-  f.method = n.operation;
-  f.timeouts = static_cast<int>(n.timeouts);
-  f.calls = static_cast<int>(worst.slow);
+  NriStallDetails& d = f.details<NriStallDetails>();
+  d.plugin = n.plugin;
+  d.method = n.operation;
+  d.timeouts = static_cast<int>(n.timeouts);
+  d.calls = static_cast<int>(worst.slow);
   f.seconds = n.latency.sum;
-  f.threshold_seconds = c.t.nri_slow_seconds;
-  f.window_seconds = m.nri_window_seconds;
-  f.endpoint = m.endpoint;
+  d.threshold_seconds = c.t.nri_slow_seconds;
+  d.window_seconds = m.nri_window_seconds;
+  d.endpoint = m.endpoint;
   if (n.timeouts > 0) f.evidence.push_back({"nri_plugin_timeouts" + labels(n), n.timeouts, 1});
   if (n.seconds_since_timeout)
     f.evidence.push_back({"nri_plugin_seconds_since_timeout" + labels(n), *n.seconds_since_timeout,

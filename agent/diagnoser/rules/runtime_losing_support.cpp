@@ -8,6 +8,7 @@
 // never makes a node at risk or explains a PLEG.
 #include "cri/operation_names.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/runtime_losing_support.h"
 
 namespace plegscope {
 namespace {
@@ -39,13 +40,14 @@ std::optional<Finding> judge_runtime_losing_support(const Context& c) {
   // plan, not a regression to page on.
   Finding f = make_finding(CauseId::kRuntimeLosingSupport, Severity::kInfo, measured && kubelet_series ? 0.4 : 0.3,
                            measured ? Form::kFound : Form::kFromKubelet);
+  RuntimeLosingSupportDetails& d = f.details<RuntimeLosingSupportDetails>();
   f.op = op::kRuntimeConfig;
-  f.runtime_name = c.s.runtime_name;
-  f.runtime_version = c.s.runtime_version;
-  f.kubelet_says = kubelet_series.has_value();
+  d.runtime_name = c.s.runtime_name;
+  d.runtime_version = c.s.runtime_version;
+  d.kubelet_says = kubelet_series.has_value();
   const auto& kubelet = c.s.kubelet.view.version;
-  if (kubelet) f.kubelet_version = kubelet->git_version;
-  f.losing_support_from = kubelet_series ? *kubelet_series : announced_by(kubelet);
+  if (kubelet) d.kubelet_version = kubelet->git_version;
+  d.losing_support_from = kubelet_series ? *kubelet_series : announced_by(kubelet);
   if (measured) f.evidence.push_back({"runtime_config_unimplemented", 1, 0});
   if (kubelet_series) f.evidence.push_back({"kubelet_cri_losing_support{" + *kubelet_series + "}", 1, 0});
   return f;

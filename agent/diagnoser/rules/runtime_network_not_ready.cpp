@@ -9,26 +9,28 @@
 // name and the CNI configuration the runtime loaded does.
 #include "cri/operation_names.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/runtime_network_not_ready.h"
 
 namespace plegscope {
 namespace {
 
 // The plugin's side: its own words, and the network the runtime loaded.
 void name_the_plugin(Finding& f, const RuntimeStatusEvidence& e) {
+  RuntimeNetworkNotReadyDetails& d = f.details<RuntimeNetworkNotReadyDetails>();
   f.form = Form::kPluginUnhealthy;
-  f.cni_plugin_error = e.cni_plugin_error;
+  d.cni_plugin_error = e.cni_plugin_error;
   if (!e.cni) return;
-  f.cni_conf_dir = e.cni->dir;
+  d.cni_conf_dir = e.cni->dir;
   if (!e.cni->error.empty()) {
-    f.cni_read_error = e.cni->error;
+    d.cni_read_error = e.cni->error;
   } else if (!e.cni->network) {
-    f.cni_no_network = true;
+    d.cni_no_network = true;
   } else {
     const CniNetwork& n = *e.cni->network;
-    f.cni_file = n.file;
-    f.cni_network = n.name;
-    f.cni_plugins = n.plugins;
-    f.cni_plugin = e.cni_plugin;
+    d.cni_file = n.file;
+    d.cni_network = n.name;
+    d.cni_plugins = n.plugins;
+    d.cni_plugin = e.cni_plugin;
   }
 }
 
@@ -46,19 +48,20 @@ std::optional<Finding> judge_runtime_network_not_ready(const Context& c) {
   Finding f = not_ready ? make_finding(CauseId::kRuntimeNetworkNotReady, Severity::kCritical, flapping ? 0.88 : 0.9,
                                        flapping ? Form::kFlapping : Form::kFound)
                         : make_finding(CauseId::kRuntimeNetworkNotReady, Severity::kWarning, 0.6, Form::kFlapping);
+  RuntimeNetworkNotReadyDetails& d = f.details<RuntimeNetworkNotReadyDetails>();
   f.op = op::kStatus;
-  set_condition(f, e.network_ready);
-  f.transitions = e.transitions_recent;
-  f.calls = e.recent_calls;
-  f.failed_last = not_ready;
+  d.condition = reported_condition(e.network_ready);
+  d.transitions = e.transitions_recent;
+  d.calls = e.recent_calls;
+  d.failed_last = not_ready;
   if (c.s.kubelet.ready_message)
-    f.ready_message_agrees = c.s.kubelet.ready_says.network_not_ready;
+    d.ready_message_agrees = c.s.kubelet.ready_says.network_not_ready;
   f.evidence.push_back({"runtime_condition{NetworkReady}", not_ready ? 0.0 : 1.0, 1});
   if (flapping)
     f.evidence.push_back({"runtime_readiness_changes_recent", static_cast<double>(e.transitions_recent), 3});
   if (not_ready && e.network_message == NetworkMessageKind::kPluginError) {
     name_the_plugin(f, e);
-    const std::string& named = !f.cni_plugin.empty() ? f.cni_plugin : f.cni_network;
+    const std::string& named = !d.cni_plugin.empty() ? d.cni_plugin : d.cni_network;
     f.evidence.push_back({"cni_status_ok{" + (named.empty() ? std::string("network") : named) + "}", 0, 1});
   }
   return f;

@@ -8,6 +8,7 @@
 
 #include "cri/operation_names.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/runtime_status_hung.h"
 
 namespace plegscope {
 
@@ -35,15 +36,16 @@ std::optional<Finding> judge_runtime_status_hung(const Context& c) {
   if (e.runtime_down) confidence += 0.08;
   Finding f = make_finding(CauseId::kRuntimeStatusHung, e.runtime_down ? Severity::kCritical : Severity::kWarning,
                            confidence, form);
+  RuntimeStatusHungDetails& d = f.details<RuntimeStatusHungDetails>();
   f.op = op::kStatus;
   f.seconds = e.seconds_since_success;
-  f.threshold_seconds = e.down_threshold_seconds;
-  f.status_down_in_seconds = e.runtime_down ? 0.0 : std::max(0.0, e.down_threshold_seconds - e.seconds_since_success);
-  f.calls = e.consecutive_failures;
-  f.lists_answer = lists_answer;
-  f.list_seconds = c.lists.typical;
+  d.threshold_seconds = e.down_threshold_seconds;
+  d.status_down_in_seconds = e.runtime_down ? 0.0 : std::max(0.0, e.down_threshold_seconds - e.seconds_since_success);
+  d.calls = e.consecutive_failures;
+  d.lists_answer = lists_answer;
+  d.list_seconds = c.lists.typical;
   if (c.s.kubelet.ready_message)
-    f.ready_message_agrees = c.s.kubelet.ready_says.status_sync;
+    d.ready_message_agrees = c.s.kubelet.ready_says.status_sync;
   f.evidence.push_back({"runtime_status_seconds_since_success", e.seconds_since_success, e.down_threshold_seconds});
   if (pending) f.evidence.push_back({"oldest_in_flight_seconds{status}", *e.in_flight_seconds, c.t.hang_seconds});
   if (e.consecutive_failures > 0)

@@ -1,4 +1,5 @@
 // The words of cni_slow: network setup or teardown slow, beside slow sandbox calls.
+#include "diagnoser/rules/cni_slow.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -6,18 +7,19 @@ namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const CniSlowDetails& d = f.details<CniSlowDetails>();
   CauseWords w;
   if (!f.op.empty())
     w.reason = "network " + f.op + " takes " + text::elapsed(f.seconds) + " (p99, threshold " +
-               text::elapsed(f.threshold_seconds) + ")";
+               text::elapsed(d.threshold_seconds) + ")";
   else
-    w.reason = f.method + " has been in flight for " + text::elapsed(f.seconds) + " (threshold " +
-               text::elapsed(f.threshold_seconds) + ")";
-  if (!f.op.empty() && !f.method.empty() && f.call_in_flight) w.reason += " and " + f.method + " is in flight";
-  if (f.status_call_seconds > 0) w.reason += ", with PodSandboxStatus at " + text::elapsed(f.status_call_seconds);
-  if (f.list_seconds > 0)
-    w.reason += (f.status_call_seconds > 0 ? " and ListPodSandbox at " : ", with ListPodSandbox at ") +
-                text::elapsed(f.list_seconds);
+    w.reason = d.method + " has been in flight for " + text::elapsed(f.seconds) + " (threshold " +
+               text::elapsed(d.threshold_seconds) + ")";
+  if (!f.op.empty() && !d.method.empty() && d.call_in_flight) w.reason += " and " + d.method + " is in flight";
+  if (d.status_call_seconds > 0) w.reason += ", with PodSandboxStatus at " + text::elapsed(d.status_call_seconds);
+  if (d.list_seconds > 0)
+    w.reason += (d.status_call_seconds > 0 ? " and ListPodSandbox at " : ", with ListPodSandbox at ") +
+                text::elapsed(d.list_seconds);
   w.action = "look at the CNI plugin's log and the IP allocator; the runtime holds the sandbox's lock meanwhile";
   w.summary = "Network setup or teardown is slow: " + w.reason + ".";
   return w;

@@ -1,4 +1,5 @@
 // The words of container_lock_stall: another client's mutating call, stuck inside the runtime, holds a container's lock.
+#include "diagnoser/rules/container_lock_stall.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -6,14 +7,15 @@ namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
+  const ContainerLockStallDetails& d = f.details<ContainerLockStallDetails>();
   CauseWords w;
-  w.reason = f.method + " has been in flight inside the runtime for " + text::elapsed(f.seconds) +
-             " (hang threshold " + text::elapsed(f.threshold_seconds) + ") with no call of it completing";
-  w.action = "find the container that " + f.method + " is stuck on and its " + helper_name(runtime) +
+  w.reason = d.method + " has been in flight inside the runtime for " + text::elapsed(f.seconds) +
+             " (hang threshold " + text::elapsed(d.threshold_seconds) + ") with no call of it completing";
+  w.action = "find the container that " + d.method + " is stuck on and its " + helper_name(runtime) +
              "; the runtime itself is not hung";
-  w.summary = "Another client's " + f.method + " is stuck inside the runtime: " + w.reason + ", and it holds the lock " +
+  w.summary = "Another client's " + d.method + " is stuck inside the runtime: " + w.reason + ", and it holds the lock " +
               (f.op.empty() ? std::string("the agent's calls wait") : cri_method(f.op) + " waits") + " for" +
-              (f.call_in_flight ? ", so " + cri_method(f.op) + " hangs." : ", so the agent's calls are slow.");
+              (d.call_in_flight ? ", so " + cri_method(f.op) + " hangs." : ", so the agent's calls are slow.");
   return w;
 }
 

@@ -1,4 +1,5 @@
 // The words of kubelet_internal: the kubelet's own relist has stopped while the agent's relists are fast.
+#include "diagnoser/rules/kubelet_internal.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -6,25 +7,27 @@ namespace {
 
 // "the kubelet's journal says \"PLEG is not healthy\" 3 times (first at ..., last at ...: \"...\")"
 std::string journal_words(const Finding& f) {
-  if (f.journal_marks == 0 || !f.journal_last_mark) return "";
+  const KubeletInternalDetails& d = f.details<KubeletInternalDetails>();
+  if (d.journal_marks == 0 || !d.journal_last_mark) return "";
   std::string words = "the kubelet's journal says \"PLEG is not healthy\" " +
-                      text::count(f.journal_marks, "time", "times") + " (";
-  if (f.journal_marks > 1 && f.journal_first_mark)
-    words += "first at " + rfc3339(*f.journal_first_mark) + ", last at ";
+                      text::count(d.journal_marks, "time", "times") + " (";
+  if (d.journal_marks > 1 && d.journal_first_mark)
+    words += "first at " + rfc3339(*d.journal_first_mark) + ", last at ";
   else
     words += "at ";
-  words += rfc3339(*f.journal_last_mark);
-  if (!f.journal_last_message.empty()) words += ": \"" + f.journal_last_message + "\"";
+  words += rfc3339(*d.journal_last_mark);
+  if (!d.journal_last_message.empty()) words += ": \"" + d.journal_last_message + "\"";
   return words + ")";
 }
 
 CauseWords from_journal(const Finding& f) {
+  const KubeletInternalDetails& d = f.details<KubeletInternalDetails>();
   CauseWords w;
-  const std::string metrics = f.endpoint.empty()
+  const std::string metrics = d.endpoint.empty()
                                   ? "the kubelet's metrics are not read (--kubelet-endpoint is off)"
-                                  : "the kubelet's metrics at " + f.endpoint + " could not be read (see the kubelet section)";
+                                  : "the kubelet's metrics at " + d.endpoint + " could not be read (see the kubelet section)";
   w.reason = journal_words(f) + ", while plegscope's relists on the same runtime take " +
-             text::elapsed(f.agent_relist_p99_seconds) + " (p99) and never stopped meanwhile; " + metrics +
+             text::elapsed(d.agent_relist_p99_seconds) + " (p99) and never stopped meanwhile; " + metrics +
              ", so the kubelet's own relist was not measured";
   w.action = "the kubelet is likely stuck, not the runtime: read its metrics to confirm (RBAC get nodes/metrics), "
              "dump the kubelet's goroutines, then restart the kubelet";
@@ -33,22 +36,23 @@ CauseWords from_journal(const Finding& f) {
 }
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const KubeletInternalDetails& d = f.details<KubeletInternalDetails>();
   if (f.form == Form::kFromJournal) return from_journal(f);
   CauseWords w;
   std::string stopped;
-  if (f.kubelet_flat_seconds && *f.kubelet_flat_seconds >= f.threshold_seconds)
-    stopped = "the kubelet's relist count has not advanced for " + text::elapsed(*f.kubelet_flat_seconds);
-  if (f.kubelet_last_seen_age_seconds && *f.kubelet_last_seen_age_seconds >= f.threshold_seconds)
+  if (d.kubelet_flat_seconds && *d.kubelet_flat_seconds >= d.threshold_seconds)
+    stopped = "the kubelet's relist count has not advanced for " + text::elapsed(*d.kubelet_flat_seconds);
+  if (d.kubelet_last_seen_age_seconds && *d.kubelet_last_seen_age_seconds >= d.threshold_seconds)
     stopped += (stopped.empty() ? "the kubelet's PLEG was last seen active " : " and it was last seen active ") +
-               text::elapsed(*f.kubelet_last_seen_age_seconds) + " ago";
+               text::elapsed(*d.kubelet_last_seen_age_seconds) + " ago";
   w.reason = stopped + ", while plegscope's relists on the same runtime take " +
-             text::elapsed(f.agent_relist_p99_seconds) + " (p99)";
+             text::elapsed(d.agent_relist_p99_seconds) + " (p99)";
   const std::string journal = journal_words(f);
   if (!journal.empty()) w.reason += "; " + journal;
   w.action = "the kubelet is stuck, not the runtime: dump the kubelet's goroutines, then restart the kubelet";
   w.summary = "The kubelet's own PLEG has stopped: " + w.reason + ", so the runtime answers and the kubelet does not ask";
   if (f.severity != Severity::kCritical)
-    w.summary += " (the kubelet reports PLEG unhealthy after " + text::elapsed(f.model_threshold_seconds) + ")";
+    w.summary += " (the kubelet reports PLEG unhealthy after " + text::elapsed(d.model_threshold_seconds) + ")";
   w.summary += ".";
   return w;
 }

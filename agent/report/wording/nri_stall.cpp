@@ -1,4 +1,5 @@
 // The words of nri_stall: an NRI plugin answers the runtime's events late or not at all.
+#include "diagnoser/rules/nri_stall.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -6,17 +7,18 @@ namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const NriStallDetails& d = f.details<NriStallDetails>();
   CauseWords w;
   std::string counted;
-  if (f.timeouts > 0)
-    counted = text::count(f.timeouts, "call", "calls") + " given up at the runtime's NRI request timeout " +
+  if (d.timeouts > 0)
+    counted = text::count(d.timeouts, "call", "calls") + " given up at the runtime's NRI request timeout " +
               "(NRI then disconnects the plugin)";
-  if (f.calls > 0)
-    counted += (counted.empty() ? "" : ", ") + text::count(f.calls, "call", "calls") + " slower than " +
-               text::elapsed(f.threshold_seconds);
-  w.reason = "NRI plugin " + f.nri_plugin + " held the runtime's " + f.method + " events: " + counted + ", " +
-             text::elapsed(f.seconds) + " waited on it in all over the last " + text::elapsed(f.window_seconds);
-  w.action = "fix or restart NRI plugin " + f.nri_plugin + "; the runtime is not hung";
+  if (d.calls > 0)
+    counted += (counted.empty() ? "" : ", ") + text::count(d.calls, "call", "calls") + " slower than " +
+               text::elapsed(d.threshold_seconds);
+  w.reason = "NRI plugin " + d.plugin + " held the runtime's " + d.method + " events: " + counted + ", " +
+             text::elapsed(f.seconds) + " waited on it in all over the last " + text::elapsed(d.window_seconds);
+  w.action = "fix or restart NRI plugin " + d.plugin + "; the runtime is not hung";
   w.summary = "An NRI plugin stalls pod creation and teardown: " + w.reason +
               "; the PLEG's list calls do not wait on it.";
   return w;

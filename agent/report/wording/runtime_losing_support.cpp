@@ -1,13 +1,15 @@
 // The words of runtime_losing_support: the runtime does not answer CRI
 // RuntimeConfig, and the kubelet says which release stops falling back.
+#include "diagnoser/rules/runtime_losing_support.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 std::string runtime_words(const Finding& f) {
-  if (f.runtime_name.empty()) return "the runtime";
-  return f.runtime_name + (f.runtime_version.empty() ? "" : " " + f.runtime_version);
+  const RuntimeLosingSupportDetails& d = f.details<RuntimeLosingSupportDetails>();
+  if (d.runtime_name.empty()) return "the runtime";
+  return d.runtime_name + (d.runtime_version.empty() ? "" : " " + d.runtime_version);
 }
 
 // The upgrade that answers RuntimeConfig, in the runtime's own terms.
@@ -19,17 +21,18 @@ std::string upgrade_words(const RuntimeModel& runtime) {
 }
 
 CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
+  const RuntimeLosingSupportDetails& d = f.details<RuntimeLosingSupportDetails>();
   CauseWords w;
-  const std::string kubelet = f.kubelet_version.empty() ? "the kubelet" : "the kubelet " + f.kubelet_version;
+  const std::string kubelet = d.kubelet_version.empty() ? "the kubelet" : "the kubelet " + d.kubelet_version;
   if (f.form == Form::kFromKubelet) {
-    w.reason = kubelet + " reports kubelet_cri_losing_support{version=\"" + f.losing_support_from + "\"}: " +
+    w.reason = kubelet + " reports kubelet_cri_losing_support{version=\"" + d.losing_support_from + "\"}: " +
                runtime_words(f) + " did not answer CRI RuntimeConfig when the kubelet started";
   } else {
     w.reason = runtime_words(f) + " answers CRI RuntimeConfig with UNIMPLEMENTED, so " + kubelet +
                " falls back to its own cgroupDriver and says it drops that fallback in Kubernetes " +
-               f.losing_support_from;
+               d.losing_support_from;
   }
-  w.action = upgrade_words(runtime) + " before the kubelet reaches " + f.losing_support_from;
+  w.action = upgrade_words(runtime) + " before the kubelet reaches " + d.losing_support_from;
   w.summary = "Nothing fails today, but " + w.reason + "; " + w.action + ".";
   return w;
 }

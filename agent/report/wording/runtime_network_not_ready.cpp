@@ -1,5 +1,6 @@
 // The words of runtime_network_not_ready: NetworkReady false in the runtime's Status (no network configuration,
 // or a configured plugin that answers CNI STATUS unhealthy), or readiness flapping.
+#include "diagnoser/rules/runtime_network_not_ready.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -16,57 +17,59 @@ std::string chain(const std::vector<std::string>& plugins) {
 // the runtime loaded, since the runtime's message carries only the plugin's
 // own words.
 CauseWords plugin_words(const Finding& f) {
+  const RuntimeNetworkNotReadyDetails& d = f.details<RuntimeNetworkNotReadyDetails>();
   CauseWords w;
   std::string who;
-  if (!f.cni_plugin.empty()) {
-    who = "the CNI plugin " + f.cni_plugin + " of the network " + f.cni_network + " (" + f.cni_conf_dir + "/" +
-          f.cni_file + ")";
-  } else if (!f.cni_network.empty()) {
-    who = "a CNI plugin of the network " + f.cni_network + " (" + f.cni_conf_dir + "/" + f.cni_file +
-          ": " + chain(f.cni_plugins) + ")";
+  if (!d.cni_plugin.empty()) {
+    who = "the CNI plugin " + d.cni_plugin + " of the network " + d.cni_network + " (" + d.cni_conf_dir + "/" +
+          d.cni_file + ")";
+  } else if (!d.cni_network.empty()) {
+    who = "a CNI plugin of the network " + d.cni_network + " (" + d.cni_conf_dir + "/" + d.cni_file +
+          ": " + chain(d.cni_plugins) + ")";
   } else {
     who = "the node's configured CNI plugin";
   }
-  w.reason = who + " answers CNI STATUS unhealthy: \"" + f.cni_plugin_error + "\"";
-  if (f.transitions >= 3)
-    w.reason += "; readiness changed " + text::count(f.transitions, "time", "times") + " over the last " +
-                text::count(f.calls, "Status answer", "Status answers");
-  const std::string plugin = f.cni_plugin.empty() ? "the network plugin" : f.cni_plugin;
+  w.reason = who + " answers CNI STATUS unhealthy: \"" + d.cni_plugin_error + "\"";
+  if (d.transitions >= 3)
+    w.reason += "; readiness changed " + text::count(d.transitions, "time", "times") + " over the last " +
+                text::count(d.calls, "Status answer", "Status answers");
+  const std::string plugin = d.cni_plugin.empty() ? "the network plugin" : d.cni_plugin;
   w.action = "make " + plugin + "'s node agent healthy (its DaemonSet pod on this node, and what that agent waits "
              "for); the runtime asks STATUS again by itself and the network turns ready once the plugin answers: "
              "the runtime needs nothing";
   w.summary = "The node's pod network plugin reports itself unavailable: " + w.reason +
-              "; the runtime says NetworkReady=false (reason " + f.condition_reason +
+              "; the runtime says NetworkReady=false (reason " + d.condition.reason +
               "), the kubelet's Ready condition says \"container runtime network not ready\" and no new pod gets "
               "a network. The runtime is not at fault.";
-  if (!f.cni_read_error.empty() || f.cni_no_network)
+  if (!d.cni_read_error.empty() || d.cni_no_network)
     w.summary += " The agent could not name the plugin: " +
-                 (f.cni_no_network ? "no loadable network configuration in " + f.cni_conf_dir : f.cni_read_error) +
+                 (d.cni_no_network ? "no loadable network configuration in " + d.cni_conf_dir : d.cni_read_error) +
                  " (point --cni-conf-dir at the runtime's CNI configuration directory).";
-  if (f.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
+  if (d.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
   return w;
 }
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const RuntimeNetworkNotReadyDetails& d = f.details<RuntimeNetworkNotReadyDetails>();
   if (f.form == Form::kPluginUnhealthy) return plugin_words(f);
   CauseWords w;
   const std::string condition =
-      f.condition_missing ? "the runtime's Status answer has no NetworkReady condition"
-                          : "the runtime says NetworkReady=false (reason " + f.condition_reason +
-                                (f.condition_message.empty() ? "" : ": " + f.condition_message) + ")";
+      d.condition.missing ? "the runtime's Status answer has no NetworkReady condition"
+                          : "the runtime says NetworkReady=false (reason " + d.condition.reason +
+                                (d.condition.message.empty() ? "" : ": " + d.condition.message) + ")";
   if (f.form == Form::kFlapping) {
-    w.reason = "the runtime's readiness changed " + text::count(f.transitions, "time", "times") + " over its last " +
-               text::count(f.calls, "Status answer", "Status answers");
-    if (f.failed_last) w.reason += ", and now " + condition;
+    w.reason = "the runtime's readiness changed " + text::count(d.transitions, "time", "times") + " over its last " +
+               text::count(d.calls, "Status answer", "Status answers");
+    if (d.failed_last) w.reason += ", and now " + condition;
   } else {
     w.reason = condition;
   }
   w.action = "get the node's CNI agent running so that it writes its configuration; the runtime reloads it";
   w.summary = (f.form == Form::kFlapping ? "The runtime's network readiness flaps: " : "The node has no pod network: ") +
-              w.reason + (f.failed_last ? "; the kubelet's Ready condition says \"container runtime network not "
+              w.reason + (d.failed_last ? "; the kubelet's Ready condition says \"container runtime network not "
                                           "ready\" and no new pod gets a network."
                                         : ".");
-  if (f.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
+  if (d.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
   return w;
 }
 

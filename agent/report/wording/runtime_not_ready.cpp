@@ -1,23 +1,25 @@
 // The words of runtime_not_ready: the runtime answers Status with RuntimeReady false.
+#include "diagnoser/rules/runtime_not_ready.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const RuntimeNotReadyDetails& d = f.details<RuntimeNotReadyDetails>();
   CauseWords w;
-  w.reason = f.condition_missing ? "the runtime's Status answer has no RuntimeReady condition"
-                                 : "the runtime says RuntimeReady=false (reason " + f.condition_reason +
-                                       (f.condition_message.empty() ? "" : ": " + f.condition_message) + ")";
+  w.reason = d.condition.missing ? "the runtime's Status answer has no RuntimeReady condition"
+                                 : "the runtime says RuntimeReady=false (reason " + d.condition.reason +
+                                       (d.condition.message.empty() ? "" : ": " + d.condition.message) + ")";
   w.action = "read the runtime's reason and its log; fix what it names";
   w.summary = "The runtime says it is not ready: " + w.reason +
               "; the kubelet's Ready condition says \"container runtime not ready\"";
-  if (f.status_down_in_seconds && *f.status_down_in_seconds <= 0)
+  if (d.status_down_in_seconds && *d.status_down_in_seconds <= 0)
     w.summary += " and \"container runtime is down\"";
-  else if (f.status_down_in_seconds)
-    w.summary += ", and \"container runtime is down\" in " + text::elapsed(*f.status_down_in_seconds);
+  else if (d.status_down_in_seconds)
+    w.summary += ", and \"container runtime is down\" in " + text::elapsed(*d.status_down_in_seconds);
   w.summary += ".";
-  if (f.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
+  if (d.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
   return w;
 }
 

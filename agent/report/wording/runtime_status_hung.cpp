@@ -1,4 +1,5 @@
 // The words of runtime_status_hung: the runtime's CRI Status has no good answer, the kubelet's 30 s path to NotReady.
+#include "diagnoser/rules/runtime_status_hung.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -6,22 +7,24 @@ namespace {
 
 // When the kubelet's 30 s rule says "down", or how long until it does.
 std::string down_words(const Finding& f) {
-  if (f.status_down_in_seconds && *f.status_down_in_seconds <= 0)
+  const RuntimeStatusHungDetails& d = f.details<RuntimeStatusHungDetails>();
+  if (d.status_down_in_seconds && *d.status_down_in_seconds <= 0)
     return "the kubelet now says \"container runtime is down\" and the node is NotReady";
   return "the kubelet says \"container runtime is down\" (node NotReady) in " +
-         text::elapsed(f.status_down_in_seconds.value_or(0));
+         text::elapsed(d.status_down_in_seconds.value_or(0));
 }
 
 CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
+  const RuntimeStatusHungDetails& d = f.details<RuntimeStatusHungDetails>();
   CauseWords w;
   const std::string since = "the runtime's Status has had no good answer for " + text::elapsed(f.seconds);
   switch (f.form) {
     case Form::kStatusFailing:
-      w.reason = since + " (" + text::count(f.calls, "call", "calls") + " in a row failed)";
+      w.reason = since + " (" + text::count(d.calls, "call", "calls") + " in a row failed)";
       w.action = "read the runtime's log for the Status error; restart the runtime once if it persists";
       break;
     case Form::kStatusWhileListsAnswer:
-      w.reason = since + " while its container lists answer in " + text::elapsed(f.list_seconds);
+      w.reason = since + " while its container lists answer in " + text::elapsed(d.list_seconds);
       w.action = "capture the runtime's goroutine dump and look for Status waiting on the CNI library; end the "
                  "stuck CNI plugin call, then restart the runtime once";
       break;
@@ -30,13 +33,13 @@ CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
       w.action = hung_runtime_words(runtime);
       break;
   }
-  if (f.calls > 0 && f.form != Form::kStatusFailing)
-    w.reason += " (" + text::count(f.calls, "retry", "retries") + " ended at the deadline)";
-  const bool down = f.status_down_in_seconds && *f.status_down_in_seconds <= 0;
+  if (d.calls > 0 && f.form != Form::kStatusFailing)
+    w.reason += " (" + text::count(d.calls, "retry", "retries") + " ended at the deadline)";
+  const bool down = d.status_down_in_seconds && *d.status_down_in_seconds <= 0;
   w.summary = std::string(down ? "The runtime is down for the kubelet: " : "The runtime is about to be down for the kubelet: ") +
               w.reason + "; " + down_words(f) + ".";
   if (f.form == Form::kStatusWhileListsAnswer) w.summary += " PLEG sees nothing wrong: its lists answer.";
-  if (f.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
+  if (d.ready_message_agrees) w.summary += " The kubelet's Ready message says so.";
   return w;
 }
 

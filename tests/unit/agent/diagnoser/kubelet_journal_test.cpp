@@ -70,10 +70,10 @@ TEST(KubeletInternalJournal, StuckKubeletCitesItsOwnLines) {
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->form, Form::kFound);
   EXPECT_GE(c->confidence, 0.6);  // measured from the kubelet's metrics
-  EXPECT_EQ(c->journal_marks, 3);
-  ASSERT_TRUE(c->journal_last_mark);
-  EXPECT_EQ(*c->journal_last_mark, kNow - seconds(5));
-  EXPECT_EQ(c->journal_last_message, kKubeletLine);
+  EXPECT_EQ(c->details<KubeletInternalDetails>().journal_marks, 3);
+  ASSERT_TRUE(c->details<KubeletInternalDetails>().journal_last_mark);
+  EXPECT_EQ(*c->details<KubeletInternalDetails>().journal_last_mark, kNow - seconds(5));
+  EXPECT_EQ(c->details<KubeletInternalDetails>().journal_last_message, kKubeletLine);
   ASSERT_NE(evidence(*c, "kubelet_journal_pleg_not_healthy_lines"), nullptr);
   EXPECT_EQ(evidence(*c, "kubelet_journal_pleg_not_healthy_lines")->value, 3);
   EXPECT_EQ(evidence(*c, "kubelet_journal_seconds_since_pleg_not_healthy")->value, 5);
@@ -88,7 +88,7 @@ TEST(KubeletInternalJournal, StuckKubeletWithoutLinesCitesNone) {
   Report rep = b.report();  // the cause points into it
   const Cause* c = find(rep, CauseId::kKubeletInternal);
   ASSERT_NE(c, nullptr);
-  EXPECT_EQ(c->journal_marks, 0);
+  EXPECT_EQ(c->details<KubeletInternalDetails>().journal_marks, 0);
   EXPECT_EQ(evidence(*c, "kubelet_journal_pleg_not_healthy_lines"), nullptr);
 }
 
@@ -104,9 +104,9 @@ TEST(KubeletInternalJournal, UnreadableKubeletLinesAndFastRelistsNameItLower) {
   EXPECT_LT(c.confidence, 0.6);
   EXPECT_GE(c.confidence, DiagnoserThresholds{}.min_confidence);
   EXPECT_EQ(c.severity, Severity::kWarning);
-  EXPECT_EQ(c.journal_marks, 2);
-  EXPECT_EQ(*c.journal_first_mark, kNow - seconds(40));
-  EXPECT_EQ(*c.journal_last_mark, kNow - seconds(10));
+  EXPECT_EQ(c.details<KubeletInternalDetails>().journal_marks, 2);
+  EXPECT_EQ(*c.details<KubeletInternalDetails>().journal_first_mark, kNow - seconds(40));
+  EXPECT_EQ(*c.details<KubeletInternalDetails>().journal_last_mark, kNow - seconds(10));
   ASSERT_NE(evidence(c, "agent_relist_p99_seconds"), nullptr);
   EXPECT_NEAR(evidence(c, "agent_relist_p99_seconds")->value, 0.005, 1e-9);
   EXPECT_EQ(evidence(c, "kubelet_last_seen_age_seconds"), nullptr);  // not measured: not claimed
