@@ -42,8 +42,10 @@ bool node_evidence(const Cause& c) {
       return true;
     case CauseId::kRuntimeUnavailable:  // the socket: refused, or gone after it answered
       return c.form == Form::kDown || c.form == Form::kSocketMissing;
-    case CauseId::kPidExhaustion:  // the kernel's pids counters
-      return c.limit_scope == "runtime" || c.limit_scope == "node";
+    case CauseId::kPidExhaustion: {  // the kernel's pids counters
+      const std::string& scope = c.details<PidExhaustionDetails>().limit_scope;
+      return scope == "runtime" || scope == "node";
+    }
     default:
       return false;
   }

@@ -48,8 +48,8 @@ Advice advise(const Finding& f) {
     case CauseId::kShimHung:
       return all_on_storage(f) ? Advice::kFixStorage : Advice::kReboot;
     case CauseId::kPidExhaustion:
-      if (f.limit_scope == "runtime") return Advice::kRestartRuntime;
-      if (f.limit_scope == "kubepods") return Advice::kFixPod;
+      if (f.details<PidExhaustionDetails>().limit_scope == "runtime") return Advice::kRestartRuntime;
+      if (f.details<PidExhaustionDetails>().limit_scope == "kubepods") return Advice::kFixPod;
       return Advice::kReboot;  // the node's pid_max or threads-max
     case CauseId::kMessageTooLarge:
     case CauseId::kTooManyContainers:

@@ -15,9 +15,12 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/container_frozen.h"
 
 namespace plegscope {
 namespace {
+
+using FrozenCgroup = ContainerFrozenDetails::FrozenCgroup;
 
 bool workload(const host::CgroupV2Unit& u) {
   return u.role == "container" || u.role == "pod" || u.role == "kubepods";
@@ -53,7 +56,7 @@ bool same_pod(const PodRef& a, const PodRef& b) {
   return (!a.uid.empty() && a.uid == b.uid) || (!a.sandbox_id.empty() && a.sandbox_id == b.sandbox_id);
 }
 
-std::string cgroup_labels(const Finding::FrozenCgroup& g) {
+std::string cgroup_labels(const FrozenCgroup& g) {
   return "cgroup=" + g.path + (g.incomplete ? ",complete=false" : "") + (g.inherited ? ",inherited=true" : "");
 }
 
@@ -64,12 +67,13 @@ std::optional<Finding> judge_container_frozen(const Context& c) {
   const auto& units = c.s.host->cgroup_v2.units;
   const double hang = c.t.hang_seconds;
   Finding f = make_finding(CauseId::kContainerFrozen, Severity::kWarning, 0.7);
-  f.threshold_seconds = hang;
+  ContainerFrozenDetails& d = f.details<ContainerFrozenDetails>();
+  d.threshold_seconds = hang;
   for (const auto& u : units) {
     if (!workload(u) || !u.stopped() || u.seconds_stopped < hang || held_by_listed_parent(units, u) ||
         holds_a_helper(c, u))
       continue;
-    Finding::FrozenCgroup g;
+    FrozenCgroup g;
     g.path = u.path;
     g.role = u.role;
     g.seconds = u.seconds_stopped;
@@ -77,35 +81,35 @@ std::optional<Finding> judge_container_frozen(const Context& c) {
     g.inherited = !u.freeze.value_or(false);
     g.pod = pod_of(c, u);
     g.pod.container_name.clear();
-    f.frozen.push_back(std::move(g));
+    d.frozen.push_back(std::move(g));
   }
-  if (f.frozen.empty()) return std::nullopt;
+  if (d.frozen.empty()) return std::nullopt;
   // Longest frozen first: the culprit is the first cgroup and its pod.
-  std::stable_sort(f.frozen.begin(), f.frozen.end(), [](const Finding::FrozenCgroup& a,
-                                                        const Finding::FrozenCgroup& b) { return a.seconds > b.seconds; });
-  for (const auto& g : f.frozen) {
+  std::stable_sort(d.frozen.begin(), d.frozen.end(),
+                   [](const FrozenCgroup& a, const FrozenCgroup& b) { return a.seconds > b.seconds; });
+  for (const auto& g : d.frozen) {
     f.evidence.push_back({"seconds_frozen{" + cgroup_labels(g) + "}", g.seconds, hang});
     if (!g.pod.uid.empty() &&
         std::none_of(f.pods.begin(), f.pods.end(), [&](const PodRef& p) { return same_pod(p, g.pod); }))
       f.pods.push_back(g.pod);
   }
-  f.seconds = f.frozen.front().seconds;
+  f.seconds = d.frozen.front().seconds;
   // The PLEG's own calls for those pods still in flight: past the threshold,
   // the relist that made them waits on the freeze.
-  const bool kubepods = std::any_of(f.frozen.begin(), f.frozen.end(),
-                                    [](const Finding::FrozenCgroup& g) { return g.role == "kubepods"; });
+  const bool kubepods = std::any_of(d.frozen.begin(), d.frozen.end(),
+                                    [](const FrozenCgroup& g) { return g.role == "kubepods"; });
   for (const auto& pc : c.s.pod_calls) {
     if (!pc.in_flight) continue;
     if (!kubepods && std::none_of(f.pods.begin(), f.pods.end(), [&](const PodRef& p) { return same_pod(p, pc.pod); }))
       continue;
     const std::string pod = pc.pod.name.empty() ? pc.pod.uid : pc.pod.namespace_ + "/" + pc.pod.name;
     f.evidence.push_back({"in_flight_seconds{" + pc.op + ",pod=" + pod + "}", pc.seconds, hang});
-    if (pc.seconds <= hang || (f.call_in_flight && pc.seconds <= f.status_call_seconds)) continue;
-    f.call_in_flight = true;
+    if (pc.seconds <= hang || (d.call_in_flight && pc.seconds <= d.status_call_seconds)) continue;
+    d.call_in_flight = true;
     f.op = pc.op;
-    f.status_call_seconds = pc.seconds;
+    d.status_call_seconds = pc.seconds;
   }
-  if (f.call_in_flight) {
+  if (d.call_in_flight) {
     f.severity = Severity::kCritical;
     f.form = Form::kBehindHungCall;
     f.confidence = 0.9;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/defunct_processes.h"
 
 namespace plegscope {
 
@@ -19,8 +20,9 @@ std::optional<Finding> judge_defunct_processes(const Context& c) {
   if (!many && !growing) return std::nullopt;
   double confidence = 0.45 + (many ? 0.1 : 0) + (growing ? 0.1 : 0) + (p.zombies >= 4 * c.t.zombies ? 0.1 : 0);
   Finding f = make_finding(CauseId::kDefunctProcesses, Severity::kWarning, confidence);
-  f.zombies = p.zombies;
-  f.objects = growing ? static_cast<int>(history.back() - history.front()) : 0;  // growth over the scans
+  DefunctProcessesDetails& d = f.details<DefunctProcessesDetails>();
+  d.zombies = p.zombies;
+  d.objects = growing ? static_cast<int>(history.back() - history.front()) : 0;  // growth over the scans
   for (const auto& z : p.zombie_parents) {
     f.processes.push_back({z.pid, z.comm, "", 0, z.zombies, z.sandbox_id, host::WchanHidden::kNo, std::nullopt});
     if (auto it = c.s.zombie_parent_pods.find(z.pid); it != c.s.zombie_parent_pods.end())

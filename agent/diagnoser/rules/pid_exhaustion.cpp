@@ -3,6 +3,7 @@
 // shims, runc and exec calls then fail to fork while the node stays Ready.
 #include "diagnoser/cgroup_stalls.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/pid_exhaustion.h"
 
 namespace plegscope {
 
@@ -17,11 +18,12 @@ std::optional<Finding> judge_pid_exhaustion(const Context& c) {
   const double ratio = *worst->ratio;
   Finding f = make_finding(CauseId::kPidExhaustion, ratio >= 0.98 ? Severity::kCritical : Severity::kWarning,
                            0.6 + (ratio >= 0.95 ? 0.15 : 0) + (ratio >= 0.98 ? 0.1 : 0));
-  f.limit_scope = worst->scope;
-  f.limit_cgroup = worst->limited_by.empty() ? worst->cgroup : worst->limited_by;
-  f.current = worst->current;
-  f.maximum = *worst->max;
-  f.share = ratio;
+  PidExhaustionDetails& d = f.details<PidExhaustionDetails>();
+  d.limit_scope = worst->scope;
+  d.limit_cgroup = worst->limited_by.empty() ? worst->cgroup : worst->limited_by;
+  d.current = worst->current;
+  d.maximum = *worst->max;
+  d.share = ratio;
   f.strong = ratio >= 0.97;
   for (const auto& l : c.s.host->pid_limits)
     if (l.unreadable.empty() && l.ratio && *l.ratio >= c.t.pid_limit_usage)

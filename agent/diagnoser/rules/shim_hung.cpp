@@ -7,6 +7,7 @@
 
 #include "diagnoser/hung_task_match.h"
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/shim_hung.h"
 
 namespace plegscope {
 namespace {
@@ -150,21 +151,22 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
   Finding f = make_finding(CauseId::kShimHung, only_slows ? Severity::kWarning : Severity::kCritical,
                            form == Form::kNothingHangsYet ? 0.6 : only_slows ? 0.75 : explains_a_hang ? 0.92 : 0.8,
                            form);
-  f.threshold_seconds = hang;
+  ShimHungDetails& d = f.details<ShimHungDetails>();
+  d.threshold_seconds = hang;
   if (hung_call) {
     f.op = hung_call->op;
     f.seconds = hung_call->seconds;
-    f.call_in_flight = true;
+    d.call_in_flight = true;
   } else if (slow_call) {
     f.op = slow_call->op;
     f.seconds = slow_call->seconds;
-    f.call_in_flight = slow_call->in_flight;
+    d.call_in_flight = slow_call->in_flight;
   } else if (form == Form::kBehindHungLists) {
     f.op = lists.op;
     f.seconds = lists.seconds;
-    f.call_in_flight = lists.in_flight;
-    f.relists = lists.deadline_errors;
-    f.runtime_metrics_failed = runtime_metrics_failed(c);
+    d.call_in_flight = lists.in_flight;
+    d.relists = lists.deadline_errors;
+    d.runtime_metrics_failed = runtime_metrics_failed(c);
   }
   for (const auto* b : *named) add_process(c, *b, hang, f);
   add_kernel_stacks(f);
@@ -176,7 +178,7 @@ std::optional<Finding> judge_shim_hung(const Context& c) {
     if (lists.in_flight) f.evidence.push_back({"oldest_in_flight_seconds{" + lists.op + "}", lists.seconds, hang});
     if (lists.deadline_errors > 0)
       f.evidence.push_back({"list_errors_in_window{DEADLINE_EXCEEDED}", static_cast<double>(lists.deadline_errors), 0});
-    if (f.runtime_metrics_failed) f.evidence.push_back({"runtime_metrics_up", 0, 1});
+    if (d.runtime_metrics_failed) f.evidence.push_back({"runtime_metrics_up", 0, 1});
   }
   return f;
 }

@@ -7,6 +7,7 @@
 // or once beside CRI-O's own containers_stopped_monitor_count for its name),
 // and whether its init process still lives.
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/shim_lost.h"
 
 namespace plegscope {
 namespace {
@@ -25,6 +26,7 @@ std::optional<Finding> judge_shim_lost(const Context& c) {
   if (c.runtime.family != RuntimeFamily::kCrio) return std::nullopt;
   const CrioPagesEvidence& pages = c.s.crio_pages;
   Finding f = make_finding(CauseId::kShimLost, Severity::kWarning, 0.7);
+  ShimLostDetails& d = f.details<ShimLostDetails>();
   int counted = 0, alive = 0;
   for (const auto& u : pages.unmonitored) {
     const bool counted_here = counted_by_runtime(c, u.name);
@@ -51,8 +53,8 @@ std::optional<Finding> judge_shim_lost(const Context& c) {
                             c.s.runtime_metrics.stopped_monitors.at(u.name), 0});
   }
   if (f.processes.empty()) return std::nullopt;
-  f.objects = static_cast<int>(pages.unmonitored.size());
-  f.current = alive;
+  d.objects = static_cast<int>(pages.unmonitored.size());
+  d.current = alive;
   // CRI-O's own count beside the missing process: no doubt left.
   if (counted > 0) f.confidence = 0.85;
   return f;

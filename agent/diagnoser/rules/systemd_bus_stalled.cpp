@@ -15,6 +15,7 @@
 #include <algorithm>
 
 #include "diagnoser/rule.h"
+#include "diagnoser/rules/systemd_bus_stalled.h"
 
 namespace plegscope {
 namespace {
@@ -41,12 +42,13 @@ std::optional<Finding> judge_systemd_bus_stalled(const Context& c) {
   const double hang = c.t.hang_seconds;
   // The bus daemon stalled longest: the one every client waits behind.
   const host::BusDaemon* bus = nullptr;
-  for (const auto& d : h.system_bus.daemons)
-    if (d.stalled && (!bus || d.seconds_stalled > bus->seconds_stalled)) bus = &d;
+  for (const auto& daemon : h.system_bus.daemons)
+    if (daemon.stalled && (!bus || daemon.seconds_stalled > bus->seconds_stalled)) bus = &daemon;
   if (!bus) return std::nullopt;
   Finding f = make_finding(CauseId::kSystemdBusStalled, Severity::kWarning, 0.8);
-  f.threshold_seconds = hang;
-  f.bus = Finding::BusDaemon{bus->pid, bus->comm, bus->state, bus->seconds_stalled};
+  SystemdBusStalledDetails& d = f.details<SystemdBusStalledDetails>();
+  d.threshold_seconds = hang;
+  d.bus = SystemdBusStalledDetails::BusDaemon{bus->pid, bus->comm, bus->state, bus->seconds_stalled};
   for (const auto& p : h.processes.helpers) {
     if (!runtime_cli(p) || !p.age_seconds || *p.age_seconds < hang) continue;
     Finding::HostProcess w;

@@ -2,10 +2,13 @@
 // for how long, and how to thaw it. The scan cannot read systemd's
 // FreezerState (it is systemd's, not the kernel's), so the words give both
 // thaws and the one command that tells them apart.
+#include "diagnoser/rules/container_frozen.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
+
+using FrozenCgroup = ContainerFrozenDetails::FrozenCgroup;
 
 // The systemd unit a cgroup is ("cri-containerd-<id>.scope"), "" under the
 // cgroupfs driver (no unit: only the cgroup.freeze write thaws it).
@@ -17,7 +20,7 @@ std::string unit_of(const std::string& path) {
   return ends(".scope") || ends(".slice") ? name : "";
 }
 
-std::string cgroup_words(const Finding::FrozenCgroup& g) {
+std::string cgroup_words(const FrozenCgroup& g) {
   std::string out = g.role == "kubepods" ? "kubepods' cgroup " + g.path + " (every pod on the node)"
                                          : "the " + g.role + " cgroup " + g.path + " of pod " + pod_words(g.pod);
   if (g.incomplete) out += ", asked to freeze (cgroup.freeze 1) and never frozen to the end,";
@@ -25,7 +28,7 @@ std::string cgroup_words(const Finding::FrozenCgroup& g) {
   return out;
 }
 
-std::string thaw_words(const Finding::FrozenCgroup& g) {
+std::string thaw_words(const FrozenCgroup& g) {
   const std::string write = "`echo 0 > /sys/fs/cgroup/" + g.path + "/cgroup.freeze`";
   if (g.inherited) return "thaw the parent cgroup whose cgroup.freeze is 1 (the same way)";
   const std::string unit = unit_of(g.path);
@@ -36,24 +39,25 @@ std::string thaw_words(const Finding::FrozenCgroup& g) {
 }
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const ContainerFrozenDetails& d = f.details<ContainerFrozenDetails>();
   CauseWords w;
   // A finding read back without its cgroups still reads as one frozen container.
-  Finding::FrozenCgroup unnamed;
+  FrozenCgroup unnamed;
   unnamed.role = "container";
   unnamed.path = "(not named)";
   unnamed.seconds = f.seconds;
-  const Finding::FrozenCgroup& g = f.frozen.empty() ? unnamed : f.frozen.front();
+  const FrozenCgroup& g = d.frozen.empty() ? unnamed : d.frozen.front();
   w.reason = cgroup_words(g) + " has been frozen for " + text::elapsed(g.seconds) + " (threshold " +
-             text::elapsed(f.threshold_seconds) + ")";
-  if (f.frozen.size() > 1)
-    w.reason += ", and " + text::count(static_cast<long>(f.frozen.size() - 1), "other cgroup", "other cgroups");
-  if (f.call_in_flight)
+             text::elapsed(d.threshold_seconds) + ")";
+  if (d.frozen.size() > 1)
+    w.reason += ", and " + text::count(static_cast<long>(d.frozen.size() - 1), "other cgroup", "other cgroups");
+  if (d.call_in_flight)
     w.reason += "; the PLEG's " + cri_method(f.op) + " for that pod has waited " +
-                text::elapsed(f.status_call_seconds) + " on it";
+                text::elapsed(d.status_call_seconds) + " on it";
   w.summary = "A container is frozen by the cgroup v2 freezer: " + w.reason +
               ". Its processes cannot run: a SIGTERM waits for the thaw (StopContainer waits out its grace "
               "period), probes and execs fail, and restarting the runtime thaws nothing." +
-              (f.call_in_flight ? " The relist waits on it, so the PLEG stays unhealthy until it is thawed." : "");
+              (d.call_in_flight ? " The relist waits on it, so the PLEG stays unhealthy until it is thawed." : "");
   w.action = thaw_words(g) + "; never restart the runtime for it";
   return w;
 }

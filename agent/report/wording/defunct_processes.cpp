@@ -1,13 +1,15 @@
 // The words of defunct_processes: zombies piling up, by parent.
+#include "diagnoser/rules/defunct_processes.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const DefunctProcessesDetails& d = f.details<DefunctProcessesDetails>();
   CauseWords w;
-  w.reason = text::count(f.zombies, "zombie process is", "zombie processes are") + " on the node";
-  if (f.objects > 0) w.reason += ", " + text::count(f.objects, "more", "more") + " across the recent scans";
+  w.reason = text::count(d.zombies, "zombie process is", "zombie processes are") + " on the node";
+  if (d.objects > 0) w.reason += ", " + text::count(d.objects, "more", "more") + " across the recent scans";
   if (!f.processes.empty()) {
     w.reason += "; most under ";
     for (size_t i = 0; i < f.processes.size() && i < 3; ++i) {

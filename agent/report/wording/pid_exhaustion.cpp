@@ -1,22 +1,25 @@
 // The words of pid_exhaustion: a PID limit nearly reached, named.
+#include "diagnoser/rules/pid_exhaustion.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 std::string limit_words(const Finding& f) {
-  if (f.limit_scope == "runtime") return "the runtime's pids cgroup" + (f.limit_cgroup.empty() ? "" : " (" + f.limit_cgroup + ")");
-  if (f.limit_scope == "kubepods") return "the kubepods pids cgroup" + (f.limit_cgroup.empty() ? "" : " (" + f.limit_cgroup + ")");
-  if (f.limit_scope == "node_threads_max") return "the node's threads-max";
-  if (f.limit_scope == "node_pid_max") return "the node's pid_max";
-  return f.limit_scope;
+  const PidExhaustionDetails& d = f.details<PidExhaustionDetails>();
+  if (d.limit_scope == "runtime") return "the runtime's pids cgroup" + (d.limit_cgroup.empty() ? "" : " (" + d.limit_cgroup + ")");
+  if (d.limit_scope == "kubepods") return "the kubepods pids cgroup" + (d.limit_cgroup.empty() ? "" : " (" + d.limit_cgroup + ")");
+  if (d.limit_scope == "node_threads_max") return "the node's threads-max";
+  if (d.limit_scope == "node_pid_max") return "the node's pid_max";
+  return d.limit_scope;
 }
 
 CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
+  const PidExhaustionDetails& d = f.details<PidExhaustionDetails>();
   CauseWords w;
-  w.reason = limit_words(f) + " is " + text::fmt("%.0f", f.share * 100) + "% used (" + std::to_string(f.current) +
-             " of " + std::to_string(f.maximum) + ")";
-  w.action = f.limit_scope == "runtime" ? "raise the runtime service's TasksMax and find what leaks processes"
+  w.reason = limit_words(f) + " is " + text::fmt("%.0f", d.share * 100) + "% used (" + std::to_string(d.current) +
+             " of " + std::to_string(d.maximum) + ")";
+  w.action = d.limit_scope == "runtime" ? "raise the runtime service's TasksMax and find what leaks processes"
                                         : "find the pods that leak processes and set podPidsLimit";
   w.summary = "PIDs are running out: " + w.reason + ", so new " + helper_name(runtime) +
               "s, runc and exec calls fail to fork.";

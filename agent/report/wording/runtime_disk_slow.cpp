@@ -1,15 +1,17 @@
 // The words of runtime_disk_slow: the disk under the runtime's
 // root is slow or saturated, behind slow or hung runtime calls.
+#include "diagnoser/rules/runtime_disk_slow.h"
 #include "report/wording.h"
 
 namespace plegscope {
 namespace {
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const RuntimeDiskSlowDetails& d = f.details<RuntimeDiskSlowDetails>();
   CauseWords w;
-  w.reason = "the disk under the runtime's root (" + (f.device.empty() ? std::string("unknown device") : f.device) +
-             (f.mount.empty() ? "" : ", mounted at " + f.mount) + ") takes " + text::fmt("%.0f", f.latency_ms) +
-             " ms per IO and is busy " + text::fmt("%.0f", f.utilization * 100) + "% of the time";
+  w.reason = "the disk under the runtime's root (" + (d.device.empty() ? std::string("unknown device") : d.device) +
+             (d.mount.empty() ? "" : ", mounted at " + d.mount) + ") takes " + text::fmt("%.0f", d.latency_ms) +
+             " ms per IO and is busy " + text::fmt("%.0f", d.utilization * 100) + "% of the time";
   w.action = "find what saturates the runtime's disk";
   w.summary = "The runtime's disk is slow: " + w.reason + ".";
   return w;

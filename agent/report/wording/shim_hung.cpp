@@ -1,5 +1,6 @@
 // The words of shim_hung: a pod's runtime helper (shim, conmon,
 // runc) stuck in uninterruptible sleep, named with its pod, pid and wchan.
+#include "diagnoser/rules/shim_hung.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -62,8 +63,9 @@ const char* lock_words(const RuntimeModel& runtime) {
 
 CauseWords slow_status_words(const Finding& f, const std::string& what, const std::string& pods,
                              const RuntimeModel& runtime) {
+  const bool in_flight = f.details<ShimHungDetails>().call_in_flight;
   CauseWords w;
-  w.reason = cri_method(f.op) + " for " + pods + (f.call_in_flight ? " has been in flight for " : " took ") +
+  w.reason = cri_method(f.op) + " for " + pods + (in_flight ? " has been in flight for " : " took ") +
              text::elapsed(f.seconds) + " because its " + what;
   w.summary = "A " + whose_helper(runtime) + " is stuck, and that pod's status calls wait on it: " + w.reason +
               ". This runtime's lists take no container lock, so the lists answer and only that pod's inspection "
@@ -75,6 +77,7 @@ CauseWords slow_status_words(const Finding& f, const std::string& what, const st
 }
 
 CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
+  const ShimHungDetails& d = f.details<ShimHungDetails>();
   const std::string helper = helper_name(runtime);
   const bool crio = runtime.family == RuntimeFamily::kCrio;
   CauseWords w;
@@ -83,15 +86,15 @@ CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
     what += ", and " + text::count(static_cast<long>(f.processes.size() - 1), "other helper", "other helpers");
   const std::string pods = f.pods.empty() ? "a pod the agent has not inspected" : pods_words(f.pods);
   if (f.form == Form::kBehindHungLists) {
-    const std::string lists = f.call_in_flight ? cri_method(f.op) + " has been in flight for " + text::elapsed(f.seconds)
+    const std::string lists = d.call_in_flight ? cri_method(f.op) + " has been in flight for " + text::elapsed(f.seconds)
                                                : "list calls hit their deadline (DEADLINE_EXCEEDED) " +
-                                                     text::count(f.relists, "time", "times");
+                                                     text::count(d.relists, "time", "times");
     w.reason = lists + " because the runtime waits on the stuck " + helper + " of " + pods + ": its " + what;
     w.summary = "A " + whose_helper(runtime) + " is stuck in the kernel, and the runtime's lists wait on it: " +
                 w.reason + ". The chain: a call for that pod (the kubelet's status, stop or update call) waits on its " +
                 helper + " while holding the container's lock, and every list waits on that lock" +
                 lock_words(runtime) + "." +
-                (f.runtime_metrics_failed ? " The runtime's own metrics page does not answer either: the runtime is "
+                (d.runtime_metrics_failed ? " The runtime's own metrics page does not answer either: the runtime is "
                                             "blocked behind the " + helper + ", not slow."
                                           : "") +
                 " Restarting the runtime would not fix it: the restarted runtime waits on the same " + helper +

@@ -1,5 +1,6 @@
 // The words of shim_lost: a container the runtime lists as running whose
 // helper died, named with its pod; whether its process still runs unwatched.
+#include "diagnoser/rules/shim_lost.h"
 #include "report/wording.h"
 
 namespace plegscope {

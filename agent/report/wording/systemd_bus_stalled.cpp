@@ -1,6 +1,7 @@
 // The words of systemd_bus_stalled: which bus daemon answers nothing, in
 // which state and for how long, which runtime helper waits on it for whose
 // pod, and how to let the bus run again. The runtime is fine: no restart.
+#include "diagnoser/rules/systemd_bus_stalled.h"
 #include "report/wording.h"
 
 namespace plegscope {
@@ -15,7 +16,7 @@ std::string state_words(char state) {
   return std::string("in state ") + state;
 }
 
-std::string bus_words(const Finding::BusDaemon& b) {
+std::string bus_words(const SystemdBusStalledDetails::BusDaemon& b) {
   return b.comm + " (pid " + std::to_string(b.pid) + "), the system bus,";
 }
 
@@ -31,7 +32,7 @@ std::string waiting_words(const Finding& f) {
   return out;
 }
 
-std::string fix_words(const Finding::BusDaemon& b) {
+std::string fix_words(const SystemdBusStalledDetails::BusDaemon& b) {
   const std::string pid = std::to_string(b.pid);
   if (b.state == 'T') return "continue it: `kill -CONT " + pid + "`, then find who stopped it";
   if (b.state == 't')
@@ -40,13 +41,14 @@ std::string fix_words(const Finding::BusDaemon& b) {
 }
 
 CauseWords words_of(const Finding& f, const RuntimeModel&) {
+  const SystemdBusStalledDetails& d = f.details<SystemdBusStalledDetails>();
   CauseWords w;
-  Finding::BusDaemon unnamed;
+  SystemdBusStalledDetails::BusDaemon unnamed;
   unnamed.comm = "the bus daemon";
   unnamed.seconds = f.seconds;
-  const Finding::BusDaemon& b = f.bus ? *f.bus : unnamed;
+  const SystemdBusStalledDetails::BusDaemon& b = d.bus ? *d.bus : unnamed;
   w.reason = bus_words(b) + " has been " + state_words(b.state) + " for " + text::elapsed(b.seconds) +
-             " (threshold " + text::elapsed(f.threshold_seconds) + ")";
+             " (threshold " + text::elapsed(d.threshold_seconds) + ")";
   const bool waiting = f.form != Form::kNothingHangsYet && !f.processes.empty();
   if (waiting) w.reason += "; " + waiting_words(f);
   w.summary = "systemd's bus answers nothing: " + w.reason +

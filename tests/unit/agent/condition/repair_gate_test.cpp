@@ -119,9 +119,9 @@ TEST(RepairGate, UnreadableOnlyEvidenceOfTheNodeStands) {
   EXPECT_EQ(kubelet_gate(none, cause(CauseId::kRuntimeUnavailable, Form::kDown)), Withheld::kNone);
   EXPECT_EQ(kubelet_gate(none, cause(CauseId::kRuntimeUnavailable, Form::kSocketMissing)), Withheld::kNone);
   Cause pids = cause(CauseId::kPidExhaustion);
-  pids.limit_scope = "node";
+  pids.details<PidExhaustionDetails>().limit_scope = "node";
   EXPECT_EQ(kubelet_gate(none, pids), Withheld::kNone);
-  pids.limit_scope = "kubepods";  // one pod's doing
+  pids.details<PidExhaustionDetails>().limit_scope = "kubepods";  // one pod's doing
   EXPECT_EQ(kubelet_gate(none, pids), Withheld::kKubeletUnreadable);
   // The agent's own calls: hung, stalled behind a lock, slow disk behind them,
   // the runtime's Status, a flapping or blind socket.

@@ -103,9 +103,9 @@ TEST(ContainerFrozen, AFrozenPodIsNamedOnceByItsSliceNotEachContainer) {
   const Report r = b.report();
   const Cause* c = find(r, CauseId::kContainerFrozen);
   ASSERT_TRUE(c);
-  ASSERT_EQ(c->frozen.size(), 1u);
-  EXPECT_EQ(c->frozen[0].path, kPodPath);
-  EXPECT_EQ(c->frozen[0].role, "pod");
+  ASSERT_EQ(c->details<ContainerFrozenDetails>().frozen.size(), 1u);
+  EXPECT_EQ(c->details<ContainerFrozenDetails>().frozen[0].path, kPodPath);
+  EXPECT_EQ(c->details<ContainerFrozenDetails>().frozen[0].role, "pod");
   EXPECT_NE(c->summary.find("the pod cgroup"), std::string::npos) << c->summary;
   EXPECT_NE(c->action.find("systemctl thaw kubepods-burstable-pod"), std::string::npos) << c->action;
 }

@@ -545,7 +545,7 @@ TEST(PidExhaustion, TheRuntimesCgroupAt90PercentIsNamed) {
   Report r = b.report();
   const Cause* c = find(r, CauseId::kPidExhaustion);
   ASSERT_TRUE(c);
-  EXPECT_EQ(c->limit_scope, "runtime");
+  EXPECT_EQ(c->details<PidExhaustionDetails>().limit_scope, "runtime");
   EXPECT_NE(c->summary.find("the runtime's pids cgroup"), std::string::npos) << c->summary;
   EXPECT_NE(c->summary.find("3600 of 4000"), std::string::npos) << c->summary;
 }
@@ -709,9 +709,9 @@ TEST(Advice, OneClassPerCauseFromItsOwnEvidence) {
   EXPECT_EQ(advise(make_finding(CauseId::kKubeletInternal, Severity::kCritical, 0.9)), Advice::kRestartKubelet);
   EXPECT_EQ(advise(make_finding(CauseId::kRuntimeUnavailable, Severity::kCritical, 0.9)), Advice::kRestartRuntime);
   Finding pids = make_finding(CauseId::kPidExhaustion, Severity::kCritical, 0.9);
-  pids.limit_scope = "kubepods";
+  pids.details<PidExhaustionDetails>().limit_scope = "kubepods";
   EXPECT_EQ(advise(pids), Advice::kFixPod);
-  pids.limit_scope = "node_pid_max";
+  pids.details<PidExhaustionDetails>().limit_scope = "node_pid_max";
   EXPECT_EQ(advise(pids), Advice::kReboot);
   for (CauseId id : kAllCauses) EXPECT_TRUE(advice_from_name(advice_name(advise(make_finding(id, Severity::kWarning, 0.5)))));
 }
