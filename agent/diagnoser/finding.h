@@ -50,8 +50,9 @@ struct RelistAttribution {
   double status_call_seconds = 0;  // a typical status call
 };
 
-// A finding of another cause's details was asked for its own: a bug in the
-// caller, never a state of the node (rule_table.cpp).
+// Finding::details<>() asked for another cause's details than the
+// finding's own: a caller's bug, never a state of the node. Throws
+// std::logic_error naming both causes (rule_table.cpp).
 [[noreturn]] void throw_wrong_details(CauseId held, CauseId asked);
 
 // Thread-compatible value.
