@@ -323,7 +323,9 @@ bool GenericPleg::reconcile(const std::string& uid, std::vector<PodLifecycleEven
     return false;
   }
   // records_.update() moves the listed pod: what is needed of it, first.
-  const bool created = pod != nullptr && holds_new_ids(*pod, records_.old_pod(uid));
+  // Only the releases that relist a pod on demand need to know (a changed
+  // pod's ids against its record, every relist).
+  const bool created = model.pod_relists && pod != nullptr && holds_new_ids(*pod, records_.old_pod(uid));
   if (events.empty()) {
     PodLifecycleEvent sync;
     sync.pod_uid = uid;
