@@ -135,19 +135,7 @@ void HungTaskAssembler::feed(std::string_view raw, int64_t realtime_usec) {
     finish();
   }
   if (auto h = header(line)) {
-    if (open_ && reports_.back().frames.empty()) reports_.back().truncated = true;
-    finish();
-    h->line = index;
-    h->realtime_usec = realtime_usec;
-    reports_.push_back(std::move(*h));
-    ++reports_total_;
-    if (options_.max_reports > 0 && reports_.size() > options_.max_reports) {
-      reports_.erase(reports_.begin());
-      ++reports_dropped_;
-    }
-    open_ = true;
-    last_line_usec_ = realtime_usec;
-    ++generation_;
+    open_report(std::move(*h), index, realtime_usec);
     return;
   }
   if (has(line, "Future hung task reports are suppressed")) {
@@ -159,8 +147,26 @@ void HungTaskAssembler::feed(std::string_view raw, int64_t realtime_usec) {
     }
     return;
   }
-  if (!open_) return;
-  HungTaskReport& r = reports_.back();
+  if (open_) take_line(reports_.back(), line, realtime_usec);
+}
+
+void HungTaskAssembler::open_report(HungTaskReport report, size_t index, int64_t realtime_usec) {
+  if (open_ && reports_.back().frames.empty()) reports_.back().truncated = true;
+  finish();
+  report.line = index;
+  report.realtime_usec = realtime_usec;
+  reports_.push_back(std::move(report));
+  ++reports_total_;
+  if (options_.max_reports > 0 && reports_.size() > options_.max_reports) {
+    reports_.erase(reports_.begin());
+    ++reports_dropped_;
+  }
+  open_ = true;
+  last_line_usec_ = realtime_usec;
+  ++generation_;
+}
+
+void HungTaskAssembler::take_line(HungTaskReport& r, std::string_view line, int64_t realtime_usec) {
   // Lines were lost: printk's rate limit ("hung_task: 3 callbacks
   // suppressed", "printk: 12 messages suppressed"), its ring overwritten
   // before it was read ("** 12 printk messages dropped **"), or journald

@@ -66,6 +66,9 @@ class HungTaskAssembler {
 
  private:
   void finish();
+  void open_report(HungTaskReport report, size_t index, int64_t realtime_usec);
+  // A line of the open report: its kernel, its task's tgid, or a frame.
+  void take_line(HungTaskReport& report, std::string_view line, int64_t realtime_usec);
   const HungTaskAssemblerOptions options_;
   std::vector<HungTaskReport> reports_;
   bool open_ = false;             // the last report still takes lines

@@ -86,12 +86,20 @@ TEST(ShimOwner, ForeignAndMobyShimsAndTheRuncUnderThemAreLeftOut) {
   // What is kept is kept whole, wherever it sat among the dropped ones.
   for (const auto& h : e.processes.helpers) {
     EXPECT_EQ(h.role, h.pid < 1000 ? "daemon" : "shim") << h.pid;
-    if (h.pid == 4100) EXPECT_EQ(h.sandbox_id, "0a" + kTail);
-    if (h.pid == 4400) EXPECT_EQ(h.sandbox_id, "0d" + kTail);
+    if (h.pid == 4100) {
+      EXPECT_EQ(h.sandbox_id, "0a" + kTail);
+    }
+    if (h.pid == 4400) {
+      EXPECT_EQ(h.sandbox_id, "0d" + kTail);
+    }
   }
   for (const auto& b : e.processes.blocked) {
-    if (b.pid == 4100) EXPECT_EQ(b.sandbox_id, "0a" + kTail);
-    if (b.pid == 4400) EXPECT_EQ(b.sandbox_id, "0d" + kTail);
+    if (b.pid == 4100) {
+      EXPECT_EQ(b.sandbox_id, "0a" + kTail);
+    }
+    if (b.pid == 4400) {
+      EXPECT_EQ(b.sandbox_id, "0d" + kTail);
+    }
   }
 }
 
@@ -102,7 +110,9 @@ TEST(ShimOwner, TheOtherContainerdsAgentSeesItsOwn) {
   EXPECT_EQ(blocked_pids(e), (std::set<int64_t>{4200, 4210, 4211, 4400}));
   for (const auto& h : e.processes.helpers) {
     EXPECT_EQ(h.role, h.pid < 1000 ? "daemon" : h.pid == 4210 || h.pid == 4211 ? "oci_runtime" : "shim") << h.pid;
-    if (h.pid == 4200 || h.pid == 4210) EXPECT_EQ(h.sandbox_id, "0b" + kTail) << h.pid;
+    if (h.pid == 4200 || h.pid == 4210) {
+      EXPECT_EQ(h.sandbox_id, "0b" + kTail) << h.pid;
+    }
   }
 }
 
