@@ -82,6 +82,19 @@ struct KernelStacksRead {
   double cpu_seconds = 0;
 };
 
+// A process a runtime daemon started and still waits on that is not one of
+// its helpers: a CNI plugin running ADD, DEL or STATUS, an image unpacker, a
+// mount helper. Each lives for the call that started it, so one that has run
+// for seconds holds that call (containerd 2.x runs the CNI plugins' STATUS
+// inside the CRI Status, with no deadline of its own).
+struct DaemonChild {
+  int64_t pid = 0;
+  std::string comm;
+  std::string daemon;  // its parent's comm ("containerd", "crio")
+  char state = '?';
+  std::optional<double> age_seconds;  // nullopt without <proc>/uptime
+};
+
 struct ZombieParent {
   int64_t pid = 0;
   std::string comm;  // "" when the parent is gone or unreadable
@@ -140,6 +153,7 @@ struct HostEvidence {
     int64_t in_d = 0;     // processes in D, node-wide (helpers or not)
     std::vector<HelperProcess> helpers;  // helpers and daemons
     std::vector<BlockedTask> blocked;    // longest in D first
+    std::vector<DaemonChild> daemon_children;  // longest running first, top N
     KernelStacksRead kernel_stacks;
     int64_t zombies = 0;
     std::vector<ZombieParent> zombie_parents;  // most zombies first, top N

@@ -26,6 +26,13 @@ struct HostScanner::ScanState {
   std::unordered_map<int64_t, int64_t> zombies_by_parent;
   std::unordered_map<int64_t, int64_t> parent_of;  // every process's ppid: zombie parents' pods
   std::vector<std::pair<int64_t, std::string>> comms;  // every process's (pid, comm)
+  // every process's (ppid, state, starttime), comms[i]'s: the daemons' children
+  struct Lineage {
+    int64_t ppid;
+    char state;
+    uint64_t starttime;
+  };
+  std::vector<Lineage> lineage;
   std::unordered_map<int64_t, size_t> helper_index;   // pid -> index in helpers
   std::map<TaskKey, MonoTime> still_in_d;           // becomes first_seen_in_d_
   std::vector<std::pair<int64_t, std::string>> daemons;  // (pid, comm)

@@ -164,6 +164,7 @@ HostEvidence HostScanner::scan() {
                    [](const BlockedTask& a, const BlockedTask& b) { return a.seconds_in_d > b.seconds_in_d; });
   read_kernel_stacks(out);
   scan_zombie_parents(out, st);
+  scan_daemon_children(out, st);
   scan_system_bus(out, st);
   scan_pid_limits(out, st.daemons);
   scan_disk(out, daemon_comms);
@@ -202,6 +203,7 @@ bool HostScanner::read_processes(HostEvidence& out, ScanState& st) {
     if (bus_daemon_comm(stat->comm) && stat->state != 'Z') st.bus_candidates.push_back(*stat);
     RuntimeRole role = runtime_role(stat->comm);
     if (role != RuntimeRole::kNone && stat->state != 'Z') st.runtime.push_back({*stat, role});
+    st.lineage.push_back({stat->ppid, stat->state, stat->starttime});
     st.comms.emplace_back(stat->pid, std::move(stat->comm));
   }
   ::closedir(dir);

@@ -41,6 +41,7 @@ struct HostScanOptions {
   enum class Cmdline { kOffThread, kSkip } cmdline = Cmdline::kOffThread;
   CmdlineReader::Options cmdline_options;
   size_t top_zombie_parents = 5;
+  size_t top_daemon_children = 8;
   // The agent's own credentials, against which a hidden wchan is explained.
   std::string self_status_path = "/proc/self/status";
   // --kernel-stacks: the reader of the blocked tasks' kernel stacks, asked
@@ -106,6 +107,7 @@ class HostScanner {
   BlockedTask blocked_task(ScanState& st, const HelperProcess& h, uint64_t starttime, int64_t tid,
                            const std::string& comm, const std::string& wchan_path);
   void scan_zombie_parents(HostEvidence& out, const ScanState& st);
+  void scan_daemon_children(HostEvidence& out, const ScanState& st) const;
   void scan_system_bus(HostEvidence& out, const ScanState& st);
   void scan_cgroup_v2(HostEvidence& out, ScanState& st);
   void add_frozen_helpers(HostEvidence& out, ScanState& st);

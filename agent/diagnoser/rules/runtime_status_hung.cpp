@@ -11,6 +11,30 @@
 #include "diagnoser/rules/runtime_status_hung.h"
 
 namespace plegscope {
+namespace {
+
+// What containerd starts and waits on beside the CNI plugins, which no
+// Status waits on.
+bool unpacks_or_mounts(const std::string& comm) {
+  return comm == "unpigz" || comm == "igzip" || comm == "mount" || comm == "umount";
+}
+
+// The runtime's child that has run since before the pending Status call
+// began, longest first: containerd 2.x runs every CNI network's STATUS
+// inside the CRI Status, with no deadline of its own, so a plugin that does
+// not return holds the call as long as the plugin runs. Each later call
+// starts its own, so the oldest is the one the first call waits on.
+const host::DaemonChild* status_waits_on(const Context& c, double in_flight_seconds) {
+  if (!c.s.host) return nullptr;
+  constexpr double kSpawnSlack = 2.0;  // the runtime starts the plugin just after the call arrives
+  for (const host::DaemonChild& child : c.s.host->processes.daemon_children)
+    if (child.age_seconds && *child.age_seconds + kSpawnSlack >= in_flight_seconds &&
+        !unpacks_or_mounts(child.comm))
+      return &child;
+  return nullptr;
+}
+
+}  // namespace
 
 std::optional<Finding> judge_runtime_status_hung(const Context& c) {
   const RuntimeStatusEvidence& e = c.s.runtime_status;
@@ -48,6 +72,16 @@ std::optional<Finding> judge_runtime_status_hung(const Context& c) {
     d.ready_message_agrees = c.s.kubelet.ready_says.status_sync;
   f.evidence.push_back({"runtime_status_seconds_since_success", e.seconds_since_success, e.down_threshold_seconds});
   if (pending) f.evidence.push_back({"oldest_in_flight_seconds{status}", *e.in_flight_seconds, c.t.hang_seconds});
+  if (const host::DaemonChild* child = pending ? status_waits_on(c, *e.in_flight_seconds) : nullptr) {
+    Finding::HostProcess p;
+    p.pid = child->pid;
+    p.comm = child->comm;
+    p.seconds = *child->age_seconds;
+    f.processes.push_back(std::move(p));
+    d.waits_on_daemon = child->daemon;
+    f.evidence.push_back({"runtime_child_running_seconds{" + child->comm + "}", *child->age_seconds,
+                          *e.in_flight_seconds});
+  }
   if (e.consecutive_failures > 0)
     f.evidence.push_back({"status_failures_in_a_row{" + std::string(grpc_code_name(e.last_code)) + "}",
                           static_cast<double>(e.consecutive_failures), 0});

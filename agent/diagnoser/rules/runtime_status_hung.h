@@ -16,6 +16,9 @@ struct CauseDetails<CauseId::kRuntimeStatusHung> {
   std::optional<double> status_down_in_seconds;  // until "container runtime is down"; 0: it is
   bool lists_answer = false;     // the PLEG's lists answer meanwhile
   bool ready_message_agrees = false;  // the kubelet's Ready message, where readable, says this very thing
+  // The runtime's child that has run since before the pending call began
+  // (finding.processes' first): what Status waits on; "" when none.
+  std::string waits_on_daemon;  // its parent's comm
 };
 using RuntimeStatusHungDetails = CauseDetails<CauseId::kRuntimeStatusHung>;
 

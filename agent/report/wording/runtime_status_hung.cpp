@@ -14,6 +14,17 @@ std::string down_words(const Finding& f) {
          text::elapsed(d.status_down_in_seconds.value_or(0));
 }
 
+// The runtime's child the pending call waits on, as measured; "" when none.
+std::string waits_on_words(const Finding& f) {
+  const RuntimeStatusHungDetails& d = f.details<RuntimeStatusHungDetails>();
+  if (f.processes.empty()) return "";
+  const Finding::HostProcess& p = f.processes.front();
+  std::string w = "; " + d.waits_on_daemon + " started `" + p.comm + "` (pid " + std::to_string(p.pid) + ") " +
+                  text::elapsed(p.seconds) + " ago, before this call, and it has not returned";
+  if (d.waits_on_daemon == "containerd") w += " (containerd runs each CNI network's STATUS inside Status)";
+  return w;
+}
+
 CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
   const RuntimeStatusHungDetails& d = f.details<RuntimeStatusHungDetails>();
   CauseWords w;
@@ -24,12 +35,16 @@ CauseWords words_of(const Finding& f, const RuntimeModel& runtime) {
       w.action = "read the runtime's log for the Status error; restart the runtime once if it persists";
       break;
     case Form::kStatusWhileListsAnswer:
-      w.reason = since + " while its container lists answer in " + text::elapsed(d.list_seconds);
-      w.action = "capture the runtime's goroutine dump and look for Status waiting on the CNI library; end the "
-                 "stuck CNI plugin call, then restart the runtime once";
+      w.reason = since + " while its container lists answer in " + text::elapsed(d.list_seconds) + waits_on_words(f);
+      w.action = f.processes.empty()
+                     ? "capture the runtime's goroutine dump and look for Status waiting on the CNI library; end the "
+                       "stuck CNI plugin call, then restart the runtime once"
+                     : "end `" + f.processes.front().comm + "` (pid " + std::to_string(f.processes.front().pid) +
+                           ") or fix the plugin it is (its own log says what it waits on); restart the runtime "
+                           "once only if Status still hangs after";
       break;
     default:  // Form::kStatusWithLists
-      w.reason = since + ", and the container lists hang too";
+      w.reason = since + ", and the container lists hang too" + waits_on_words(f);
       w.action = hung_runtime_words(runtime);
       break;
   }

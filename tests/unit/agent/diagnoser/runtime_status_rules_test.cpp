@@ -69,6 +69,48 @@ TEST(RuntimeStatusHung, StatusHangWithFastListsIsTheRuntimeDownForTheKubelet) {
   EXPECT_EQ(r.runtime_status.kubelet_errors.front(), "container runtime is down");
 }
 
+// containerd has run what it started for as long as the Status call waits:
+// the CNI plugin whose STATUS does not return, named with its pid; a child
+// younger than the call, a zombie-free image unpacker, or none, names nothing.
+host::HostEvidence runtime_children(std::vector<std::pair<std::string, double>> children) {
+  host::HostEvidence h;
+  h.processes.total = 200;
+  int64_t pid = 4100;
+  for (const auto& [comm, age] : children) h.processes.daemon_children.push_back({pid++, comm, "containerd", 'S', age});
+  return h;
+}
+
+TEST(RuntimeStatusHung, ThePluginTheCallWaitsOnIsNamed) {
+  Builder b = status_hung(35, 35);
+  b.s.host = runtime_children({{"unpigz", 300}, {"status-plugin", 35.5}, {"status-plugin", 30}});
+  Report r = b.report();
+  ASSERT_FALSE(r.causes.empty());
+  const Cause& c = r.causes.front();
+  EXPECT_EQ(c.id, CauseId::kRuntimeStatusHung);
+  EXPECT_NE(c.summary.find("containerd started `status-plugin` (pid 4101) 36s ago, before this call, and it has "
+                           "not returned"),
+            std::string::npos)
+      << c.summary;
+  EXPECT_TRUE(has_evidence(c, "runtime_child_running_seconds{status-plugin}"));
+  EXPECT_NE(c.action.find("end `status-plugin` (pid 4101)"), std::string::npos) << c.action;
+  const Culprit k = culprit_of(c);
+  EXPECT_EQ(k.pid, 4101);
+  EXPECT_EQ(k.comm, "status-plugin");
+
+  for (auto children : {std::vector<std::pair<std::string, double>>{{"status-plugin", 20}},
+                        std::vector<std::pair<std::string, double>>{{"unpigz", 300}},
+                        std::vector<std::pair<std::string, double>>{}}) {
+    Builder none = status_hung(35, 35);
+    none.s.host = runtime_children(children);
+    const Report nr = none.report();
+    ASSERT_FALSE(nr.causes.empty());
+    const Cause& n = nr.causes.front();
+    EXPECT_EQ(n.id, CauseId::kRuntimeStatusHung);
+    EXPECT_EQ(n.summary.find("before this call"), std::string::npos) << n.summary;
+    EXPECT_FALSE(has_evidence(n, "runtime_child_running_seconds"));
+  }
+}
+
 TEST(RuntimeStatusHung, BeforeThirtySecondsItSaysWhen) {
   Report r = status_hung(18, 13).report();
   const Cause* c = find(r, CauseId::kRuntimeStatusHung);

@@ -525,6 +525,28 @@ TEST(HostScanner, KernelStacksAreHandedOverRead) {
   }
 }
 
+TEST(HostScanner, WhatTheRuntimeDaemonStartedAndStillWaitsOn) {
+  testing::FakeClock clock;
+  HostEvidence e = HostScanner(tree(kTrees + "cni_status_held"), clock).scan();
+  std::vector<std::pair<int64_t, std::string>> seen;
+  for (const auto& c : e.processes.daemon_children) seen.emplace_back(c.pid, c.comm);
+  // Longest running first; the zombie, the plugin's own child and a
+  // container's process are not the daemon's to wait on.
+  EXPECT_EQ(seen, (std::vector<std::pair<int64_t, std::string>>{
+                      {4120, "unpigz"}, {4100, "status-plugin"}, {4110, "status-plugin"}}));
+  ASSERT_EQ(e.processes.daemon_children.size(), 3u);
+  const DaemonChild& plugin = e.processes.daemon_children[1];
+  EXPECT_EQ(plugin.daemon, "containerd");
+  EXPECT_EQ(plugin.state, 'S');
+  EXPECT_NEAR(*plugin.age_seconds, 64, 0.01);
+  EXPECT_EQ(helper(e, 4100), nullptr) << "a plugin is no helper of the runtime's";
+
+  HostScanOptions few = tree(kTrees + "cni_status_held");
+  few.top_daemon_children = 1;
+  EXPECT_EQ(HostScanner(few, clock).scan().processes.daemon_children.size(), 1u);
+  EXPECT_TRUE(HostScanner(tree(kTrees + "healthy_v2"), clock).scan().processes.daemon_children.empty());
+}
+
 TEST(HostScanner, KernelStacksMissingOrUnavailableSayWhy) {
   auto reader = std::make_shared<RecordingReader>();
   reader->text = "task 4242 4242 2 1\n __refrigerator+0x1/0x2\n";  // 4244 not seen by the iterator
