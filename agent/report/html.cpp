@@ -112,7 +112,7 @@ std::string render_html(const Report& r) {
   std::ostringstream h;
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
     << "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-    << "<title>plegscope: " << html_escape(status_label(r.status)) << " on " << html_escape(r.node)
+    << "<title>plegscope: " << html_escape(status_label(r)) << " on " << html_escape(r.node)
     << "</title>"
     << "<style>" << kStyle << "</style></head><body><main>\n";
   report::render_layout(kHtmlLayout, report::Format::kHtml, r, h);

@@ -83,6 +83,8 @@ std::string status_label(Status status) {
   return status_name(status);
 }
 
+std::string status_label(const Report& r) { return r.blind ? "BLIND" : status_label(r.status); }
+
 std::string render_text(const Report& r) {
   if (needs_words(r)) return render_text(worded(r));
   std::ostringstream out;

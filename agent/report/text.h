@@ -12,6 +12,10 @@ std::string render_text(const Report& report);
 
 // "HEALTHY", "AT RISK", "UNHEALTHY"
 std::string status_label(Status status);
+// The report's status word: BLIND when the agent cannot see the runtime
+// (the JSON's status stays the contract's at_risk: the node is not judged,
+// and a reader of the text must not take it for a node at risk).
+std::string status_label(const Report& r);
 // The relist running now, as far as it got: "running for 42s; lists done in
 // 8s (20 pods, 40 containers); 14 status calls so far (3.1s) for 20 events".
 std::string describe_in_progress(const TimelineEntry& relist);

@@ -23,7 +23,7 @@ const char* status_class(Status status) {
 
 void banner_html(const Report& r, std::ostream& h) {
   h << "<section id=\"status\" class=\"banner " << status_class(r.status) << "\" data-status=\""
-    << status_name(r.status) << "\"><div class=\"status\">" << status_label(r.status)
+    << status_name(r.status) << "\"><div class=\"status\">" << status_label(r)
     << "</div><div class=\"summary\">" << with_code(r.summary)
     << "</div><div class=\"meta\">node <b>" << html_escape(r.node) << "</b> · "
     << rfc3339(r.generated_at);
@@ -124,9 +124,9 @@ class StatusSection final : public Section {
       return;
     }
     out << "plegscope diagnosis of node " << r.node << " at " << rfc3339(r.generated_at) << "\n\n";
-    out << "STATUS: " << status_label(r.status);
+    out << "STATUS: " << status_label(r);
     if (r.blind)
-      out << "  (plegscope is blind: " << r.blind->reason << ")";
+      out << "  (plegscope cannot see the runtime: " << r.blind->reason << "; the node is not judged)";
     else if (!r.healthy && !r.health_message.empty())
       out << "  (PLEG is not healthy: " << r.health_message << ")";
     if (r.healthy && r.seconds_to_unhealthy)

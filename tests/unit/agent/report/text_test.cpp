@@ -37,6 +37,19 @@ TEST(ReportText, HasStatusCausesEvidenceRemedy) {
   EXPECT_FALSE(has(text, "late")) << text;
 }
 
+TEST(ReportText, ABlindAgentsStatusWordIsBlindNotAtRisk) {
+  Report r = sample();
+  r.blind = Report::Blind{"no_such_socket", "unix:///run/containerd/containerd.sock", ""};
+  const std::string text = render_text(r);
+  EXPECT_TRUE(has(text, "STATUS: BLIND (plegscope cannot see the runtime: no_such_socket; the node is not judged)"))
+      << text;
+  EXPECT_FALSE(has(text, "AT RISK")) << text;
+  const std::string html = render_html(r);
+  EXPECT_NE(html.find("<div class=\"status\">BLIND</div>"), std::string::npos);
+  EXPECT_NE(html.find("<title>plegscope: BLIND on "), std::string::npos);
+  EXPECT_NE(html.find("data-status=\"at_risk\""), std::string::npos) << "the contract's status stays";
+}
+
 TEST(ReportText, HealthyReportSaysNoCause) {
   Report r = sample();
   r.causes.clear();
