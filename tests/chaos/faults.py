@@ -376,7 +376,7 @@ def runtime_status_hung(c, rng, hold):
         time.sleep(hold)
     finally:
         os.unlink(x.status_hold)
-    return {"class": "runtime_status_hung", "culprit": None, "start": start, "end": time.time(),
+    return {"class": "runtime_status_hung", "culprit": "status-plugin", "start": start, "end": time.time(),
             "expect": ["runtime_status_hung"], "notready": True}
 
 
