@@ -58,7 +58,7 @@ POLL = 2.0
 
 # ---------------------------------------------------------------- schedule
 
-def schedule(seed, profile, minutes=None, major=2):
+def schedule(seed, profile, minutes=None, major=2, only=None):
     """[(kind, class, hold, overlap)] from the seed, for a containerd of
     MAJOR version (NRI and CNI STATUS only from 2). short: every supported
     class once, sub-NotReady classes in a seeded order with seeded holds,
@@ -66,20 +66,31 @@ def schedule(seed, profile, minutes=None, major=2):
     the kubelet's Ready=False) while pods are created (a fault during
     churn); on 2.x the network fault is the CNI plugin's STATUS (the way a
     plugin fails), the configuration taken away only in the long profile.
-    long: seeded draws until MINUTES, every class before any repeats."""
+    long: seeded draws until MINUTES, every class before any repeats.
+    ONLY (class names): a quiet start, then each of them once with the
+    profile's holds, for a developer trying one class on the bed."""
     rng = random.Random(seed)
     sub = ["runtime_killed", "shim_frozen", "event_storm", "network_not_ready", "zombies", "memory_pressure_oom"]
     if major >= 2:
-        sub += ["nri_stall", "cni_status_unhealthy"]
+        sub += ["nri_stall", "cni_status_unhealthy", "runtime_status_hung"]
     holds = {"runtime_killed": (15, 30), "shim_frozen": (35, 60), "event_storm": (15, 30),
              "network_not_ready": (25, 45), "zombies": (25, 40), "runtime_stopped": (40, 90),
-             "memory_pressure_oom": (30, 60), "nri_stall": (15, 30), "cni_status_unhealthy": (25, 45)}
+             "memory_pressure_oom": (30, 60), "nri_stall": (15, 30), "cni_status_unhealthy": (25, 45),
+             "runtime_status_hung": (45, 75)}
     if profile == "short":
         # Within the CI budget: shorter holds (each still past the agent's
         # 10 s hang threshold and the kubelet's 10 s status period).
         holds = {"runtime_killed": (12, 18), "shim_frozen": (25, 35), "event_storm": (10, 15),
                  "network_not_ready": (20, 30), "cni_status_unhealthy": (20, 30), "nri_stall": (10, 14),
+                 "runtime_status_hung": (40, 50),
                  "memory_pressure_oom": (20, 25)}
+    if only:
+        plan = [("quiet", None, 15, None)]
+        for cls in only:
+            plan.append(("fault", cls, rng.randint(*holds[cls]) if cls in holds else None, None))
+            plan.append(("quiet", None, 20, None))
+        return plan
+    if profile == "short":
         plan = [("quiet", None, rng.randint(10, 15), None), ("churn", None, rng.randint(25, 35), None)]
         order = [x for x in sub if x != "zombies" and not (major >= 2 and x == "network_not_ready")]
         rng.shuffle(order)
@@ -266,10 +277,14 @@ def run_fault(c, rng, cls, hold, overlap, truth):
     log("fault %s: %.0fs (%s)" % (cls, seg["end"] - seg["start"], seg.get("culprit")))
 
 
-def campaign(seed, profile, out, minutes=None):
+def campaign(seed, profile, out, minutes=None, only=None):
     os.makedirs(out, exist_ok=True)
     major = containerd_fixture.major_version()
-    plan = schedule(seed, profile, minutes, major)
+    unknown = [x for x in only or [] if x not in faults.CLASSES]
+    if unknown:
+        raise SystemExit("campaign.py: --only %s: not a fault class (%s)" % (",".join(unknown),
+                                                                           ", ".join(sorted(faults.CLASSES))))
+    plan = schedule(seed, profile, minutes, major, only)
     log("seed %d, %s: %s" % (seed, profile, [(k, c, h, o) for k, c, h, o in plan]))
     rng = random.Random(seed * 7919)
     # A flapping rollout past the event-storm rule's 10 pods a relist: 16 in the
@@ -339,12 +354,13 @@ def main():
     ap.add_argument("--profile", choices=["short", "long"], default="short")
     ap.add_argument("--minutes", type=float, default=None)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--only", default=None, help="comma-separated fault classes, each injected once")
     a = ap.parse_args()
 
     def on_term(signum, frame):  # the with-blocks' cleanup runs (faults undone, cluster torn down)
         raise SystemExit(128 + signum)
     signal.signal(signal.SIGTERM, on_term)
-    campaign(a.seed, a.profile, a.out, a.minutes)
+    campaign(a.seed, a.profile, a.out, a.minutes, a.only.split(",") if a.only else None)
 
 
 if __name__ == "__main__":

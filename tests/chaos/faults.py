@@ -105,7 +105,8 @@ class Extras:
         control file names events to stall on;
       * the project's CNI plugin (tests/e2e/cni-status-plugin) as the first
         network of the runtime's conf dir (spec 1.1.0), healthy until its
-        control file exists; the bed's pods are on the host network."""
+        unhealthy file exists, answering no STATUS while its hold file
+        exists; the bed's pods are on the host network."""
 
     def __init__(self, c):
         self.c = c
@@ -115,6 +116,7 @@ class Extras:
         self.control = os.path.join(self.tmp, "nri-control")
         self.state = os.path.join(self.tmp, "nri-state")
         self.unhealthy = os.path.join(self.tmp, "status-plugin-unhealthy")
+        self.status_hold = os.path.join(self.tmp, "status-plugin-hold")
         self.conf_dir = os.path.join(c.ctd.tmp, "cni", "conf")
 
     def __enter__(self):
@@ -132,7 +134,8 @@ class Extras:
                        check=True)
         with open(os.path.join(self.conf_dir, CNI_STATUS_NETWORK), "w") as f:
             json.dump({"cniVersion": "1.1.0", "name": "plegscope-status",
-                       "plugins": [{"type": "status-plugin", "unhealthyFile": self.unhealthy}]}, f)
+                       "plugins": [{"type": "status-plugin", "unhealthyFile": self.unhealthy,
+                                    "holdFile": self.status_hold}]}, f)
         return self
 
     def __exit__(self, *exc):
@@ -142,8 +145,9 @@ class Extras:
             self.plugin.wait(30)
         if getattr(self, "plugin_log", None):
             self.plugin_log.close()
-        if os.path.exists(self.unhealthy):
-            os.unlink(self.unhealthy)
+        for path in (self.unhealthy, self.status_hold):
+            if os.path.exists(path):
+                os.unlink(path)
         return False
 
     def nri_stall(self, events):
@@ -355,6 +359,27 @@ def cni_status_unhealthy(c, rng, hold):
             "expect": ["runtime_network_not_ready"], "notready": True}
 
 
+def runtime_status_hung(c, rng, hold):
+    """The runtime's first network's CNI plugin stops answering STATUS (its
+    hold file), as a plugin that waits on a node daemon which accepts and
+    never replies does. containerd 2.x asks every network's STATUS in each
+    CRI Status, without a deadline of its own (go-cni's Status passes a
+    background context), so Status hangs while the lists answer; past the
+    kubelet's 30 s without a good Status it says "container runtime is
+    down" and the Node goes NotReady. Released after HOLD seconds: every
+    STATUS waiting returns and Status answers again."""
+    x = c.chaos_extras
+    with open(x.status_hold, "w") as f:
+        f.write("held by the campaign\n")
+    start = time.time()
+    try:
+        time.sleep(hold)
+    finally:
+        os.unlink(x.status_hold)
+    return {"class": "runtime_status_hung", "culprit": "status-plugin", "start": start, "end": time.time(),
+            "expect": ["runtime_status_hung"], "notready": True}
+
+
 def _oom_kills(c, name):
     pods = c.get_json("pods", "-n", NAMESPACE, "-l", "chaos=" + name)["items"]
     kills = 0
@@ -399,8 +424,9 @@ CLASSES = {
     # containerd 2.x (Extras)
     "nri_stall": nri_stall,
     "cni_status_unhealthy": cni_status_unhealthy,
+    "runtime_status_hung": runtime_status_hung,
 }
-NEEDS_V2 = ("nri_stall", "cni_status_unhealthy")
+NEEDS_V2 = ("nri_stall", "cni_status_unhealthy", "runtime_status_hung")
 
 # What the issue lists and the campaign does not inject (yet), and why.
 MISSING = {
@@ -412,8 +438,6 @@ MISSING = {
                   "as kubepods",
     "too_many_containers": "thousands of exited containers take longer to make than the short campaign's budget",
     "init_in_d_state": "no FUSE/NFS-like wait made by the tests yet",
-    "runtime_status_hung": "the project's CNI plugin answers STATUS unhealthy at once (cni_status_unhealthy); "
-                           "it has no mode that holds STATUS yet",
     "pod_relist_hung": "no real runtime hangs one pod's filtered list alone: containerd 2.3 builds every "
                        "ListContainers answer, filtered or not, from every container's status under its lock "
                        "before it filters, so a held container hangs the unfiltered lists too (shim_frozen); "
@@ -423,4 +447,5 @@ MISSING = {
 MISSING_ON_V1 = {
     "nri_stall": "containerd 1.6 has no NRI on by default (the 2.3 bed injects it)",
     "cni_status_unhealthy": "containerd 1.6 does not call the CNI plugin's STATUS (the 2.3 bed injects it)",
+    "runtime_status_hung": "containerd 1.6 does not call the CNI plugin's STATUS (the 2.3 bed injects it)",
 }

@@ -4,14 +4,18 @@
 // that plugin's result on), and it answers STATUS the way a network plugin
 // whose node daemon is gone does: unhealthy, with the CNI spec's code 50
 // ("plugin not available") or 51 (also "existing containers may have limited
-// connectivity"), while its control file exists.
+// connectivity"), while its control file exists. While its hold file exists,
+// STATUS does not answer at all, as a plugin that waits on a node daemon that
+// accepts connections but never replies does (at most holdMaxSeconds, 600 by
+// default, so that no test leaves a plugin behind).
 //
-// Its network configuration names the control file:
+// Its network configuration names the control files:
 //
-//	{"type": "status-plugin", "unhealthyFile": "/path/to/file", "unhealthyCode": 50}
+//	{"type": "status-plugin", "unhealthyFile": "/path/to/file", "unhealthyCode": 50,
+//	 "holdFile": "/path/to/other"}
 //
-// The file's first line, when it has one, is the error's message (as a real
-// plugin would say what it waits for); otherwise "plugin not available".
+// The unhealthy file's first line, when it has one, is the error's message (as
+// a real plugin would say what it waits for); otherwise "plugin not available".
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/containernetworking/cni/pkg/skel"
 	"github.com/containernetworking/cni/pkg/types"
@@ -37,12 +42,17 @@ type netConf struct {
 	types.PluginConf
 	UnhealthyFile string `json:"unhealthyFile"`
 	UnhealthyCode uint   `json:"unhealthyCode"`
+	HoldFile      string `json:"holdFile"`
+	HoldMax       uint   `json:"holdMaxSeconds"`
 }
 
 func parse(stdin []byte) (*netConf, error) {
 	conf := &netConf{}
 	if err := json.Unmarshal(stdin, conf); err != nil {
 		return nil, fmt.Errorf("status-plugin: bad network configuration: %w", err)
+	}
+	if conf.HoldMax == 0 {
+		conf.HoldMax = 600
 	}
 	if conf.UnhealthyCode == 0 {
 		conf.UnhealthyCode = codePluginNotAvailable
@@ -74,11 +84,26 @@ func nothing(args *skel.CmdArgs) error {
 	return err
 }
 
+// hold waits while the hold file exists, up to the configured bound.
+func hold(conf *netConf) {
+	if conf.HoldFile == "" {
+		return
+	}
+	deadline := time.Now().Add(time.Duration(conf.HoldMax) * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(conf.HoldFile); os.IsNotExist(err) {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 func status(args *skel.CmdArgs) error {
 	conf, err := parse(args.StdinData)
 	if err != nil {
 		return err
 	}
+	hold(conf)
 	if conf.UnhealthyFile == "" {
 		return nil
 	}
