@@ -5,6 +5,9 @@
 // the same time (containerd's Status waiting on a CNI lock or a deadlocked
 // CNI library), where the PLEG sees nothing wrong.
 #include <algorithm>
+#include <chrono>
+#include <optional>
+#include <utility>
 
 #include "cri/operation_names.h"
 #include "diagnoser/rule.h"
@@ -23,15 +26,22 @@ bool unpacks_or_mounts(const std::string& comm) {
 // began, longest first: containerd 2.x runs every CNI network's STATUS
 // inside the CRI Status, with no deadline of its own, so a plugin that does
 // not return holds the call as long as the plugin runs. Each later call
-// starts its own, so the oldest is the one the first call waits on.
-const host::DaemonChild* status_waits_on(const Context& c, double in_flight_seconds) {
-  if (!c.s.host) return nullptr;
+// starts its own, so the oldest is the one the first call waits on. Ages are
+// the scan's, which may be a scan period old: each child's start is placed
+// at the scan's time less its age and compared with the call's start.
+// Returns the child and its age now.
+std::optional<std::pair<const host::DaemonChild*, double>> status_waits_on(const Context& c,
+                                                                           double in_flight_seconds) {
+  if (!c.s.host) return std::nullopt;
+  const double scan_age =
+      c.s.host_scanned_at ? std::max(0.0, std::chrono::duration<double>(c.s.now - *c.s.host_scanned_at).count()) : 0;
   constexpr double kSpawnSlack = 2.0;  // the runtime starts the plugin just after the call arrives
-  for (const host::DaemonChild& child : c.s.host->processes.daemon_children)
-    if (child.age_seconds && *child.age_seconds + kSpawnSlack >= in_flight_seconds &&
-        !unpacks_or_mounts(child.comm))
-      return &child;
-  return nullptr;
+  for (const host::DaemonChild& child : c.s.host->processes.daemon_children) {
+    if (!child.age_seconds || unpacks_or_mounts(child.comm)) continue;
+    const double age_now = *child.age_seconds + scan_age;
+    if (age_now + kSpawnSlack >= in_flight_seconds) return std::make_pair(&child, age_now);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -72,15 +82,15 @@ std::optional<Finding> judge_runtime_status_hung(const Context& c) {
     d.ready_message_agrees = c.s.kubelet.ready_says.status_sync;
   f.evidence.push_back({"runtime_status_seconds_since_success", e.seconds_since_success, e.down_threshold_seconds});
   if (pending) f.evidence.push_back({"oldest_in_flight_seconds{status}", *e.in_flight_seconds, c.t.hang_seconds});
-  if (const host::DaemonChild* child = pending ? status_waits_on(c, *e.in_flight_seconds) : nullptr) {
+  if (const auto waits_on = pending ? status_waits_on(c, *e.in_flight_seconds) : std::nullopt) {
+    const auto& [child, seconds] = *waits_on;
     Finding::HostProcess p;
     p.pid = child->pid;
     p.comm = child->comm;
-    p.seconds = *child->age_seconds;
+    p.seconds = seconds;
     f.processes.push_back(std::move(p));
     d.waits_on_daemon = child->daemon;
-    f.evidence.push_back({"runtime_child_running_seconds{" + child->comm + "}", *child->age_seconds,
-                          *e.in_flight_seconds});
+    f.evidence.push_back({"runtime_child_running_seconds{" + child->comm + "}", seconds, *e.in_flight_seconds});
   }
   if (e.consecutive_failures > 0)
     f.evidence.push_back({"status_failures_in_a_row{" + std::string(grpc_code_name(e.last_code)) + "}",

@@ -97,6 +97,16 @@ TEST(RuntimeStatusHung, ThePluginTheCallWaitsOnIsNamed) {
   EXPECT_EQ(k.pid, 4101);
   EXPECT_EQ(k.comm, "status-plugin");
 
+  // A scan taken 4 s before the report: the plugin's age then, 31.5 s, is
+  // 35.5 s now, and it still began before the call.
+  Builder stale = status_hung(35, 35);
+  stale.s.host = runtime_children({{"status-plugin", 31.5}});
+  stale.s.host_scanned_at = stale.s.now - secs(4);
+  const Report sr = stale.report();
+  ASSERT_FALSE(sr.causes.empty());
+  EXPECT_NE(sr.causes.front().summary.find("`status-plugin` (pid 4100) 36s ago"), std::string::npos)
+      << sr.causes.front().summary;
+
   for (auto children : {std::vector<std::pair<std::string, double>>{{"status-plugin", 20}},
                         std::vector<std::pair<std::string, double>>{{"unpigz", 300}},
                         std::vector<std::pair<std::string, double>>{}}) {
