@@ -46,20 +46,43 @@ void relate_pressure_to_slow_calls(std::vector<Finding>& findings) {
   pressure->relations.push_back({strong ? Relation::Kind::kLikelyRootOf : Relation::Kind::kMaySlow, symptoms});
 }
 
+// The causes that name what holds a call past the hang threshold: a
+// stopped or deadlocked runtime, a frozen or stuck shim, a lifecycle call
+// holding a container's lock, a frozen container, a stalled system bus.
+bool names_what_holds_a_call(const Finding& f) {
+  switch (f.id) {
+    case CauseId::kRuntimeHung:
+      return f.severity == Severity::kCritical;
+    case CauseId::kShimHung:
+    case CauseId::kContainerLockStall:
+    case CauseId::kContainerFrozen:
+    case CauseId::kSystemdBusStalled:
+      return f.severity != Severity::kInfo;
+    default:
+      return false;
+  }
+}
+
 void relate_pressure_to_hung_calls(const Context& c, std::vector<Finding>& findings) {
   Finding* pressure = find(findings, CauseId::kNodePressure);
-  Finding* hung = find(findings, CauseId::kRuntimeHung);
-  if (!pressure || !hung || hung->severity != Severity::kCritical) return;
+  if (!pressure) return;
+  const Finding* hold = nullptr;
+  for (const Finding& f : findings)
+    if (names_what_holds_a_call(f) && (!hold || f.confidence > hold->confidence)) hold = &f;
+  if (!hold) return;
   // Pressure slows a runtime; it does not hold a call past the hang
-  // threshold unless the runtime's own threads wait in the kernel (reclaim,
-  // IO). Without that, a stopped, frozen or deadlocked runtime on a busy node
-  // is the hang, and the pressure only a suspect beside it.
+  // threshold, nor stop a shim or a container, unless the runtime's own
+  // threads wait in the kernel (reclaim, IO). Without that, a stopped,
+  // frozen or deadlocked runtime or shim on a busy node is the hang, and the
+  // pressure only a suspect beside it (chaos campaign, on a loaded node: a
+  // frozen shim holding the kubelet's resize ranked below the pressure for
+  // its whole window).
   const bool daemon_waits_in_kernel =
       c.s.host && std::any_of(c.s.host->processes.blocked.begin(), c.s.host->processes.blocked.end(),
                               [](const host::BlockedTask& b) { return b.role == "daemon" && b.state == 'D'; });
   if (pressure->strong && daemon_waits_in_kernel) return;
-  pressure->confidence = std::min(pressure->confidence, std::round((hung->confidence - 0.05) * 100) / 100);
-  pressure->relations.push_back({Relation::Kind::kMaySlow, {CauseId::kRuntimeHung}});
+  pressure->confidence = std::min(pressure->confidence, std::round((hold->confidence - 0.05) * 100) / 100);
+  pressure->relations.push_back({Relation::Kind::kMaySlow, {hold->id}});
 }
 
 void relate_backlog_to_failing_lists(const Context& c, std::vector<Finding>& findings) {

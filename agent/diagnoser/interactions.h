@@ -17,10 +17,12 @@ namespace plegscope {
 // causes say that it may explain them.
 void relate_pressure_to_slow_calls(std::vector<Finding>& findings);
 
-// Node pressure beside a call hung past the hang threshold: the hang ranks
-// first, and the pressure says it may be slowing the runtime, unless a
-// runtime daemon thread waits in the kernel (D) under strong pressure,
-// which is pressure holding the runtime.
+// Node pressure beside a cause that names what holds a call past the hang
+// threshold (a hung runtime, a frozen or stuck shim, a container's lock, a
+// frozen container, the system bus): that cause ranks first, and the
+// pressure says it may be slowing it, unless a runtime daemon thread waits
+// in the kernel (D) under strong pressure, which is pressure holding the
+// runtime.
 void relate_pressure_to_hung_calls(const Context& c, std::vector<Finding>& findings);
 
 // A reinspection backlog while the runtime's list calls fail (runtime_hung

@@ -34,6 +34,24 @@ host::HostEvidence host_with_frozen_shim(double seconds, bool incomplete = false
 
 void hang_lists(Builder& b, double seconds) { b.call_in_flight(op::kListContainers, seconds); }
 
+// A frozen shim on a busy node, its calls slowed by real CPU pressure: the
+// pressure cannot freeze a shim, so the shim ranks first and the pressure
+// says it may slow it (chaos campaign: the pressure ranked first for the
+// frozen shim's whole window).
+TEST(CgroupV2ShimHung, AFrozenShimOutranksThePressureBesideIt) {
+  Builder b;
+  b.s.host = host_with_frozen_shim(30);
+  b.s.pods_by_sandbox[kSandbox] = web_pod();
+  b.s.pressure->cpu_some_avg10 = 75;  // strong
+  b.s.operations[op::kListContainers] = op_stats(0.6, 0.9);
+  Report r = b.report();
+  const Cause* shim = find(r, CauseId::kShimHung);
+  const Cause* pressure = find(r, CauseId::kNodePressure);
+  ASSERT_TRUE(shim && pressure) << r.summary;
+  EXPECT_EQ(r.causes.front().id, CauseId::kShimHung) << r.summary;
+  EXPECT_LT(pressure->confidence, shim->confidence);
+}
+
 TEST(CgroupV2ShimHung, AFrozenShimBehindHungListsIsTheCulpritWithTheChain) {
   Builder b;
   b.s.host = host_with_frozen_shim(0);
