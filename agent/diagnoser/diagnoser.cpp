@@ -6,14 +6,14 @@
 
 #include "common/quantile.h"
 #include "diagnoser/advice.h"
-#include "diagnoser/cgroup_v2_view.h"
+#include "diagnoser/report_sections/cgroup_v2.h"
 #include "diagnoser/context.h"
 #include "diagnoser/event_lag_window.h"
 #include "diagnoser/forecast.h"
 #include "diagnoser/interactions.h"
 #include "diagnoser/rule.h"
-#include "diagnoser/runtime_status_report.h"
-#include "diagnoser/shim_list.h"
+#include "diagnoser/report_sections/runtime_status.h"
+#include "diagnoser/report_sections/shims.h"
 
 namespace plegscope {
 namespace {

@@ -25,7 +25,7 @@ Cause cause(CauseId id, Form form = Form::kFound) {
 // A report whose kubelet section is read as the agent reads it.
 struct Kubelet {
   std::optional<std::string> ready_message;
-  std::optional<std::string> ready_path;  // what runtime_status_report.cpp makes of the message
+  std::optional<std::string> ready_path;  // what report_sections/runtime_status.cpp makes of the message
   bool metrics = false;
   double flat_seconds = 1;  // since its relist count last moved
   std::optional<double> last_seen_age = 1;

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "diagnoser/cgroup_stalls.h"
-#include "diagnoser/cgroup_v2_view.h"
+#include "diagnoser/report_sections/cgroup_v2.h"
 #include "report/json.h"
 #include "snapshot_builder.h"
 

@@ -3,7 +3,7 @@
 // unmapped first, bounded with the true count beside.
 #include <gtest/gtest.h>
 
-#include "diagnoser/shim_list.h"
+#include "diagnoser/report_sections/shims.h"
 #include "snapshot_builder.h"
 
 namespace plegscope::testing {

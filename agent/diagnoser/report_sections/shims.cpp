@@ -1,4 +1,4 @@
-#include "diagnoser/shim_list.h"
+#include "diagnoser/report_sections/shims.h"
 
 #include <algorithm>
 #include <tuple>

@@ -1,4 +1,4 @@
-#include "diagnoser/runtime_status_report.h"
+#include "diagnoser/report_sections/runtime_status.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "diagnoser/cgroup_v2_view.h"
+#include "diagnoser/report_sections/cgroup_v2.h"
 
 namespace plegscope {
 namespace {
