@@ -341,21 +341,27 @@ def nri_stall(c, rng, hold, every=6.0):
             "notready": False, "pods": n, "stalls": stalls}
 
 
+def _control_file_held(path, line, hold):
+    """The CNI plugin's control file at PATH (its first line LINE) for HOLD
+    seconds, removed whatever happens: (start, end)."""
+    with open(path, "w") as f:
+        f.write(line + "\n")
+    start = time.time()
+    try:
+        time.sleep(hold)
+    finally:
+        os.unlink(path)
+    return start, time.time()
+
+
 def cni_status_unhealthy(c, rng, hold):
     """The runtime's first network's CNI plugin answers STATUS unhealthy
     (CNI spec 1.1.0, error 50 in its daemon's words, which do not name it),
     as a plugin whose node daemon died does: containerd 2.x calls STATUS in
     every CRI Status and answers NetworkReady=false; the kubelet turns the
     Node NotReady. Healthy again after HOLD seconds."""
-    x = c.chaos_extras
-    with open(x.unhealthy, "w") as f:
-        f.write(CNI_STATUS_WORDS + "\n")
-    start = time.time()
-    try:
-        time.sleep(hold)
-    finally:
-        os.unlink(x.unhealthy)
-    return {"class": "cni_status_unhealthy", "culprit": "status-plugin", "start": start, "end": time.time(),
+    start, end = _control_file_held(c.chaos_extras.unhealthy, CNI_STATUS_WORDS, hold)
+    return {"class": "cni_status_unhealthy", "culprit": "status-plugin", "start": start, "end": end,
             "expect": ["runtime_network_not_ready"], "notready": True}
 
 
@@ -368,15 +374,8 @@ def runtime_status_hung(c, rng, hold):
     kubelet's 30 s without a good Status it says "container runtime is
     down" and the Node goes NotReady. Released after HOLD seconds: every
     STATUS waiting returns and Status answers again."""
-    x = c.chaos_extras
-    with open(x.status_hold, "w") as f:
-        f.write("held by the campaign\n")
-    start = time.time()
-    try:
-        time.sleep(hold)
-    finally:
-        os.unlink(x.status_hold)
-    return {"class": "runtime_status_hung", "culprit": "status-plugin", "start": start, "end": time.time(),
+    start, end = _control_file_held(c.chaos_extras.status_hold, "held by the campaign", hold)
+    return {"class": "runtime_status_hung", "culprit": "status-plugin", "start": start, "end": end,
             "expect": ["runtime_status_hung"], "notready": True}
 
 
