@@ -49,7 +49,7 @@ TAIL = 45.0
 SETTLE = 45.0
 ABOVE_INFO = ("warning", "critical")
 
-# The goals of issue 46; the short campaign's floors are in test_chaos.py.
+# The goals the verdict is held to; the short campaign's floors are in test_chaos.py.
 GOALS = {"precision": 0.95, "culprit": 0.9, "recall_notready": 1.0, "lead_median_s": 60}
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The cgroup v2 witness on a real cgroup v2 node, in a virtual machine
-(issue 45): systemd as PID 1, dbus, every controller, containerd 2.3 + runc
+"""The cgroup v2 witness on a real cgroup v2 node, in a virtual machine:
+systemd as PID 1, dbus, every controller, containerd 2.3 + runc
 1.4 with the systemd cgroup driver, pods made through CRI as the kubelet
 makes them (kubepods.slice/kubepods-burstable.slice/...-pod<uid>.slice,
 cri-containerd-<id>.scope), the agent as the DaemonSet runs it (uid 65532,

@@ -1,4 +1,4 @@
-"""The cgroup v2 test bed's virtual machine, from the host's side (issue 45).
+"""The cgroup v2 test bed's virtual machine, from the host's side.
 
 A Debian 12 guest built by scripts/build-vm (systemd as PID 1, dbus,
 containerd 2.3 + runc 1.4 with SystemdCgroup = true), booted under qemu's
