@@ -45,10 +45,6 @@ struct DiagnoserThresholds {
   // nri_stall: an NRI plugin call that ended this slow (containerd's default
   // plugin_request_timeout is 2 s; a plugin answers in milliseconds).
   double nri_slow_seconds = 1;
-  // A plugin last cut off at NRI's timeout longer ago than this answers
-  // again: the runtime's calls no longer wait on it, and the stall is
-  // listed at info for the rest of the runtime-metrics window.
-  double nri_recent_seconds = 60;
   // Host causes.
   int zombies = 100;              // defunct_processes: zombies on the node ...
   int zombie_growth = 20;         // ... or this many more across the scans kept, never fewer

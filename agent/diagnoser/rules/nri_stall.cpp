@@ -51,14 +51,14 @@ std::optional<Finding> judge_nri_stall(const Context& c) {
   const auto& n = *worst.calls;
   // NRI disconnects a plugin it gave up on; one that comes back answers
   // the calls after it. Its cut-offs stay listed for the metrics window
-  // (5 min), a warning only while they are recent (chaos campaign: a plugin
-  // that stalled three creations kept the node at risk for 5 min after it
-  // answered again, through the next faults and the quiet between), or
-  // until the plugin is seen answering again: calls ended since the last
-  // cut-off, none of them slow.
+  // (5 min), a warning only while they are recent, as any evidence is: its
+  // last cut-off within the diagnoser's window (chaos campaign: held for a
+  // minute, a stall kept the node at risk through the quiet after it, with
+  // no call made to the plugin since), or until the plugin is seen
+  // answering again: calls ended since the last cut-off, none of them slow.
   const bool answers_again = n.since_timeout && n.since_timeout->count > 0 &&
                              count_above(*n.since_timeout, c.t.nri_slow_seconds).value_or(1) <= 0;
-  const bool cut_off_long_ago = n.seconds_since_timeout && *n.seconds_since_timeout > c.t.nri_recent_seconds;
+  const bool cut_off_long_ago = n.seconds_since_timeout && *n.seconds_since_timeout > c.t.window_seconds;
   const bool over = n.timeouts > 0 && (cut_off_long_ago || answers_again) && worst.slow <= n.timeouts;
   Finding f = over ? make_finding(CauseId::kNriStall, Severity::kInfo, 0.45)
                    : make_finding(CauseId::kNriStall, Severity::kWarning, n.timeouts > 0 ? 0.7 : 0.5);
@@ -74,7 +74,7 @@ std::optional<Finding> judge_nri_stall(const Context& c) {
   if (n.timeouts > 0) f.evidence.push_back({"nri_plugin_timeouts" + labels(n), n.timeouts, 1});
   if (n.seconds_since_timeout)
     f.evidence.push_back({"nri_plugin_seconds_since_timeout" + labels(n), *n.seconds_since_timeout,
-                          c.t.nri_recent_seconds});
+                          c.t.window_seconds});
   if (n.since_timeout)
     f.evidence.push_back({"nri_plugin_calls_since_timeout" + labels(n), n.since_timeout->count, std::nullopt});
   f.evidence.push_back({"nri_plugin_slow_calls" + labels(n), worst.slow, 1});
