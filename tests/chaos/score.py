@@ -29,7 +29,10 @@ Definitions (each poll of /diagnose is one sample, every 2 s):
   risk from it) is in neither recall; its at-risk samples count in precision.
 - lead: for NotReady faults, Ready=False's first poll minus plegscope's
   first right verdict (expected cause on top, not healthy); negative when
-  the kubelet was first. Median and worst.
+  the kubelet was first. Median and worst, and by the kubelet's own reason
+  in that poll's Ready message: its PLEG rule (3 min), its runtime-down rule
+  (30 s without a good Status) or the runtime's NetworkReady=false, which
+  the kubelet reads from its next Status call and nobody can foresee.
 - false alarms, during quiet and churn samples (past SETTLE): the node
   condition True, any cause above info (warning, critical), status not
   healthy; and any critical alert Prometheus fired (the shipped rules on
@@ -141,6 +144,7 @@ def score_one(truth, timeline, kubelet, alerts):
                 cul_right += any(names_culprit(tc, f["culprit"]) for f in owners)
 
     leads = []
+    lead_paths = {}
     clears = []
     notready_n = notready_named = sub_n = sub_warned = 0
     for f in faults:
@@ -174,6 +178,8 @@ def score_one(truth, timeline, kubelet, alerts):
                 lead = ready_false[0] - named[0]
                 leads.append(lead)
                 k["leads"].append(lead)
+                message = next((r.get("ready_message") or "" for r in win if r["t"] == ready_false[0]), "")
+                lead_paths.setdefault(kubelet_path(message), []).append(lead)
             else:
                 k["missed"].append(round(f["start"] - truth["start"]))
         elif f.get("warns", True):
@@ -221,13 +227,24 @@ def score_one(truth, timeline, kubelet, alerts):
         "recall_notready": notready_named / notready_n if notready_n else None,
         "sub": sub_n, "sub_warned": sub_warned, "recall_sub": sub_warned / sub_n if sub_n else None,
         "leads": leads, "lead_median_s": statistics.median(leads) if leads else None,
-        "lead_worst_s": min(leads) if leads else None,
+        "lead_worst_s": min(leads) if leads else None, "lead_paths": lead_paths,
         "clear_median_s": statistics.median(clears) if clears else None, "clear_worst_s": max(clears) if clears else None,
         "false": fa, "false_causes": fa_causes, "critical_alerts_quiet": len(crit),
         "critical_alert_names": crit_names, "false_alarms": false_alarms, "wrong_tops": wrong_tops,
         "per_class": per_class, "kubelet_pleg_lines": len((kubelet or {}).get("pleg_not_healthy", [])),
         "missing": truth.get("missing", {}),
     }
+
+
+def kubelet_path(ready_message):
+    """Which of the kubelet's rules turned the Node NotReady, from its Ready message."""
+    if "PLEG is not healthy" in ready_message:
+        return "PLEG is not healthy"
+    if "container runtime is down" in ready_message or "status check may not have completed" in ready_message:
+        return "container runtime is down"
+    if "network not ready" in ready_message:
+        return "network not ready"
+    return "other"
 
 
 def merge(scores):
@@ -245,6 +262,10 @@ def merge(scores):
     m["leads"] = leads
     m["lead_median_s"] = statistics.median(leads) if leads else None
     m["lead_worst_s"] = min(leads) if leads else None
+    m["lead_paths"] = {}
+    for s in scores:
+        for path, xs in s.get("lead_paths", {}).items():
+            m["lead_paths"].setdefault(path, []).extend(xs)
     clears = [x for s in scores for c in s["per_class"].values() for x in c["clear"]]
     m["clear_median_s"] = statistics.median(clears) if clears else None
     m["clear_worst_s"] = max(clears) if clears else None
@@ -298,6 +319,9 @@ def table(m, title):
               fmt(m["recall_sub"], True), m["sub_warned"], m["sub"]),
           "| lead over Ready=False, median / worst | %s / %s | median >= 60 s |" % (
               fmt(m["lead_median_s"], secs=True), fmt(m["lead_worst_s"], secs=True)),
+          "| lead by the kubelet's reason for Ready=False, median / worst (faults) | %s | |" % (
+              "; ".join("%s: %s / %s (%d)" % (path, fmt(statistics.median(xs), secs=True), fmt(min(xs), secs=True),
+                                               len(xs)) for path, xs in sorted(m["lead_paths"].items())) or "-"),
           "| time to all-clear after a fault ends, median / worst | %s / %s | |" % (
               fmt(m["clear_median_s"], secs=True), fmt(m["clear_worst_s"], secs=True))]
     for q in ("quiet", "churn"):
