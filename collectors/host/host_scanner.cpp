@@ -237,8 +237,7 @@ void HostScanner::resolve_helpers(HostEvidence& out, ScanState& st) {
     h.role = role_name(s.role);
     h.state = s.stat.state;
     h.threads = s.stat.num_threads;
-    if (st.uptime && ticks_ > 0)
-      h.age_seconds = std::max(0.0, *st.uptime - static_cast<double>(s.stat.starttime) / static_cast<double>(ticks_));
+    h.age_seconds = age_of(st, s.stat.starttime);
     if (s.role == RuntimeRole::kShim || s.role == RuntimeRole::kConmon) {
       if (!cmdline_) {
         h.cmdline_status = "skipped";

@@ -108,6 +108,9 @@ class HostScanner {
                            const std::string& comm, const std::string& wchan_path);
   void scan_zombie_parents(HostEvidence& out, const ScanState& st);
   void scan_daemon_children(HostEvidence& out, const ScanState& st) const;
+  // A process's age at the scan, from its start time (clock ticks after
+  // boot); nullopt without <proc>/uptime.
+  std::optional<double> age_of(const ScanState& st, uint64_t starttime) const;
   void scan_system_bus(HostEvidence& out, const ScanState& st);
   void scan_cgroup_v2(HostEvidence& out, ScanState& st);
   void add_frozen_helpers(HostEvidence& out, ScanState& st);

@@ -1,5 +1,6 @@
-// HostScanner's part that finds what the runtime daemons wait on: their
-// children that are not their helpers (host_scanner.cpp holds the process scan).
+// HostScanner's part that finds what the runtime daemons wait on (their
+// children that are not their helpers) and a process's age at the scan;
+// host_scanner.cpp holds the process scan.
 #include <algorithm>
 #include <unordered_map>
 
@@ -7,6 +8,11 @@
 #include "host/host_scanner.h"
 
 namespace plegscope::host {
+
+std::optional<double> HostScanner::age_of(const ScanState& st, uint64_t starttime) const {
+  if (!st.uptime || ticks_ <= 0) return std::nullopt;
+  return std::max(0.0, *st.uptime - static_cast<double>(starttime) / static_cast<double>(ticks_));
+}
 
 // The runtime daemons' children that are not their helpers, from the stat
 // lines already read: no file is opened for them.
@@ -24,8 +30,7 @@ void HostScanner::scan_daemon_children(HostEvidence& out, const ScanState& st) c
     c.comm = st.comms[i].second;
     c.daemon = *d->second;
     c.state = l.state;
-    if (st.uptime && ticks_ > 0)
-      c.age_seconds = std::max(0.0, *st.uptime - static_cast<double>(l.starttime) / static_cast<double>(ticks_));
+    c.age_seconds = age_of(st, l.starttime);
     children.push_back(std::move(c));
   }
   std::sort(children.begin(), children.end(), [](const DaemonChild& a, const DaemonChild& b) {
