@@ -181,10 +181,13 @@ class Poller:
 
 
 def agent_settled(poller):
+    """All clear as the scorer's all-clear is: healthy, nothing above info,
+    the Node Ready and the node condition False (its --node-condition-clear-after
+    hold over), so that the next segment does not inherit the fault's tail."""
     row = poller.last or {}
     return row.get("status") == "healthy" and not any(x["severity"] in ("warning", "critical")
                                                       for x in row.get("causes", [])) \
-        and row.get("ready") == "True"
+        and row.get("ready") == "True" and row.get("condition") != "True"
 
 
 def kubelet_record(c, t0):
